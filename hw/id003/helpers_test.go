@@ -1,0 +1,153 @@
+package id003_test
+
+import (
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"pharaon/hw"
+	"pharaon/hw/id003"
+	"pharaon/hw/id003/id003test"
+	"pharaon/hw/sim/id003sim"
+)
+
+// Short timings keep the pty tests fast; the protocol is the same.
+func testConfig() id003.Config {
+	return id003.Config{
+		PollInterval: 3 * time.Millisecond,
+		ReplyTimeout: 60 * time.Millisecond,
+		Retries:      3,
+		Backoff:      hw.Backoff{Min: 5 * time.Millisecond, Max: 40 * time.Millisecond},
+	}
+}
+
+// recorder keeps every event and lets a test wait for one.
+type recorder struct {
+	mu     sync.Mutex
+	events []id003.Event
+	wallet *id003test.MemoryWallet
+}
+
+func (r *recorder) on(e id003.Event) {
+	if r.wallet != nil {
+		r.wallet.Observe(e)
+	}
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+func (r *recorder) all() []id003.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
+func (r *recorder) count(k id003.EventKind) int {
+	n := 0
+	for _, e := range r.all() {
+		if e.Kind == k {
+			n++
+		}
+	}
+	return n
+}
+
+// states lists the device states reported, in order.
+func (r *recorder) states() []id003.State {
+	var out []id003.State
+	for _, e := range r.all() {
+		if e.Kind == id003.EventState {
+			out = append(out, e.Status.State)
+		}
+	}
+	return out
+}
+
+func (r *recorder) has(k id003.EventKind) bool { return r.count(k) > 0 }
+
+func (r *recorder) sawState(s id003.State) bool { return slices.Contains(r.states(), s) }
+
+const waitFor = 10 * time.Second
+
+func eventually(t *testing.T, cond func() bool, msg string, args ...any) {
+	t.Helper()
+	require.Eventually(t, cond, waitFor, 2*time.Millisecond, append([]any{msg}, args...)...)
+}
+
+type rig struct {
+	t      *testing.T
+	sim    *id003sim.Sim
+	link   string
+	wallet *id003test.MemoryWallet
+	host   *id003.Host
+	rec    *recorder
+}
+
+func newSim(t *testing.T, cfg id003sim.Config) (*id003sim.Sim, string) {
+	t.Helper()
+	link := filepath.Join(t.TempDir(), "validator")
+	s := id003sim.New(cfg)
+	require.NoError(t, s.Start(link))
+	t.Cleanup(func() { s.Close() })
+	return s, link
+}
+
+// newRig starts a simulator, and a host on it with a fresh wallet, accepting notes.
+func newRig(t *testing.T, simCfg id003sim.Config, mod func(*id003.Config)) *rig {
+	t.Helper()
+	s, link := newSim(t, simCfg)
+	r := &rig{t: t, sim: s, link: link, wallet: &id003test.MemoryWallet{}}
+	r.startHost(mod)
+	return r
+}
+
+func (r *rig) startHost(mod func(*id003.Config)) {
+	r.t.Helper()
+	r.rec = &recorder{wallet: r.wallet}
+	cfg := testConfig()
+	cfg.OnEvent = r.rec.on
+	if mod != nil {
+		mod(&cfg)
+	}
+	h, err := id003.New(func() (hw.Port, error) { return hw.Open(r.link, id003.Mode) }, r.wallet, cfg)
+	require.NoError(r.t, err)
+	h.SetAccepting(true)
+	require.NoError(r.t, h.Start())
+	r.host = h
+	r.t.Cleanup(func() { h.Close() })
+}
+
+// killHost stops the host as a crash would, as far as the unit can tell: it stops polling.
+func (r *rig) killHost() {
+	r.t.Helper()
+	require.NoError(r.t, r.host.Close())
+}
+
+func (r *rig) waitState(s id003.State) {
+	r.t.Helper()
+	eventually(r.t, func() bool { return r.sim.State() == s }, "simulator never reached %s (at %s)", s, r.sim.State())
+}
+
+// waitReady waits until the host has configured the unit and it takes notes.
+func (r *rig) waitReady() {
+	r.t.Helper()
+	r.waitState(id003.StateIdle)
+	eventually(r.t, func() bool { return r.rec.has(id003.EventConfigured) }, "host never configured the unit")
+}
+
+// insert inserts a note once the unit is idle.
+func (r *rig) insert(cents int64) {
+	r.t.Helper()
+	r.waitReady()
+	require.NoError(r.t, r.sim.InsertNote(cents))
+}
+
+func (r *rig) credits() []id003.Note {
+	_, _, c := r.wallet.Snapshot()
+	return c
+}

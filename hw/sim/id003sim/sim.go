@@ -1,0 +1,751 @@
+// Package id003sim simulates a JCM ID-003 bill validator on a pseudo-terminal, byte for byte, for
+// the tests and the development run: any ID-003 host, not only ours, can drive it.
+//
+// It answers every command a host may send as the unit does (status, ACK, reset, stack-1/2,
+// return, hold, wait, the six setting commands and their status requests, version, boot version,
+// currency assignment) and answers INVALID COMMAND to anything else. Notes are scripted
+// (InsertNote, InsertCounterfeit), and so are the faults of the line (bad CRC, split and merged
+// frames, garbage, silence, lost ACKs, unplug and replug) and of the unit (jams, stacker full or
+// open, cheated, failure, pause, power cycles with a note in the path).
+//
+// Time in the simulator is counted in status requests, not in seconds: a note moves on when the
+// host polls. So a host that dies leaves the unit exactly as it was (a note in escrow stays, VEND
+// VALID keeps waiting for its ACK) until a host polls again. A real unit also moves on with time
+// (it returns a note left in escrow after about 10 s); EscrowTimeout is in polls for that reason.
+//
+// The simulator must never reach into a host: everything goes through the pty.
+package id003sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"pharaon/hw/id003"
+	"pharaon/hw/sim"
+)
+
+// Config describes the simulated unit. Zero values take the defaults.
+type Config struct {
+	Table       id003.DenomTable // default id003.EURTable
+	Country     byte             // default id003.CountryEUR
+	Version     string           // answer to 0x88
+	BootVersion string           // answer to 0x89
+
+	AcceptPolls   int // polls in ACCEPTING before the note is judged (default 2)
+	StackPolls    int // polls in STACKING before VEND VALID (default 2)
+	StackedPolls  int // polls in STACKED (default 1)
+	RejectPolls   int // polls in REJECTING or RETURNING (default 2)
+	InitPolls     int // polls in INITIALIZE after a reset (default 2)
+	EscrowTimeout int // polls in ESCROW without a decision before the note is rejected (default 60)
+	Capacity      int // notes the stacker holds before STACKER FULL (default 1000)
+
+	Seed uint64 // for garbage bytes
+	// Start idle (as if a host had already reset and configured the unit) instead of POWER UP.
+	StartIdle bool
+}
+
+func (c *Config) fill() {
+	if c.Table == nil {
+		c.Table = id003.EURTable
+		if c.Country == 0 {
+			c.Country = id003.CountryEUR
+		}
+	}
+	if c.Version == "" {
+		c.Version = "PHARAON-SIM ID003 EUR V1.00 2025-01-01"
+	}
+	if c.BootVersion == "" {
+		c.BootVersion = "PHARAON-SIM BOOT V1.00"
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&c.AcceptPolls, 2)
+	def(&c.StackPolls, 2)
+	def(&c.StackedPolls, 1)
+	def(&c.RejectPolls, 2)
+	def(&c.InitPolls, 2)
+	def(&c.EscrowTimeout, 60)
+	def(&c.Capacity, 1000)
+}
+
+// Fault is something that can go wrong, on the line or in the unit.
+type Fault string
+
+// Line faults, applied to the next n answers (or host ACKs for DropAck).
+const (
+	BadCRC  Fault = "bad-crc" // the answer's CRC is corrupted
+	Split   Fault = "split"   // the answer is written one byte at a time, with pauses
+	Merged  Fault = "merged"  // the answer is written glued to a second copy of itself
+	Garbage Fault = "garbage" // random bytes (0xFC among them) come before the answer
+	Silence Fault = "silence" // no answer at all
+	DropAck Fault = "drop-ack"
+)
+
+// Unit faults: conditions that hold until Clear (staff) or, for Cheated, a reset.
+const (
+	StackerFull   Fault = "stacker-full"
+	StackerOpen   Fault = "stacker-open"
+	JamInAcceptor Fault = "jam-acceptor"
+	JamInStacker  Fault = "jam-stacker"
+	Cheated       Fault = "cheated"
+	Failure       Fault = "failure" // n is the failure code (0: 0xA2 stack motor)
+	Pause         Fault = "pause"
+)
+
+var conditions = map[Fault]byte{
+	StackerFull: id003.StatusStackerFull, StackerOpen: id003.StatusStackerOpen,
+	JamInAcceptor: id003.StatusJamInAcceptor, JamInStacker: id003.StatusJamInStacker,
+	Cheated: id003.StatusCheated, Failure: id003.StatusFailure, Pause: id003.StatusPause,
+}
+
+var (
+	ErrBusy      = errors.New("simulator: a note is already in the path")
+	ErrDisabled  = errors.New("simulator: unit is inhibited or not idle")
+	ErrUnknown   = errors.New("simulator: no such note")
+	ErrUnplugged = errors.New("simulator: unplugged")
+	ErrFault     = errors.New("simulator: unknown fault")
+)
+
+type note struct {
+	code    byte
+	cents   int64
+	reason  id003.RejectReason // counterfeit: rejected with this reason
+	counted bool               // reached VEND VALID: it is in the stacker for good
+}
+
+// Counts is the truth of the simulated cash box.
+type Counts struct {
+	Stacked     int     // notes in the stacker
+	StackedSum  int64   // their value, cents
+	Values      []int64 // each stacked note's value, in order
+	Returned    int     // notes given back (returned, rejected)
+	Removed     int     // notes staff took out of a jam
+	VendValid   int     // VEND VALID episodes (one per note reaching it)
+	Acked       int     // host ACKs of VEND VALID that the unit took
+	BadCommands int     // frames the unit could not read (answered COMMUNICATION ERROR)
+}
+
+// Sim is one simulated unit.
+type Sim struct {
+	cfg Config
+
+	mu        sync.Mutex
+	status    byte
+	data      []byte
+	ticks     int
+	note      *note
+	condition byte // a unit fault status, 0 if none
+	failCode  byte
+	powerNote byte // status of the power-up with a note in the path, 0 if none
+
+	enable, security [2]byte
+	commMode         byte
+	inhibit          byte
+	direction        byte
+	optional         [2]byte
+
+	line   map[Fault]int
+	counts Counts
+	cmds   map[byte]int
+	rng    *rand.Rand
+
+	link    string
+	pty     *sim.PTY
+	serving sync.WaitGroup
+	closed  bool
+}
+
+// New builds a unit in POWER UP (or idle with StartIdle); Start puts it on a pty.
+func New(cfg Config) *Sim {
+	cfg.fill()
+	s := &Sim{cfg: cfg, line: map[Fault]int{}, cmds: map[byte]int{},
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x1d003))}
+	s.powerOn(0)
+	if cfg.StartIdle {
+		s.inhibit = 0
+		s.set(id003.StatusIdle)
+	}
+	return s
+}
+
+// Start opens the pty (with a stable symlink at link, if not "") and serves the host.
+func (s *Sim) Start(link string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.link = link
+	return s.plugLocked()
+}
+
+func (s *Sim) plugLocked() error {
+	if s.pty != nil {
+		return nil
+	}
+	p, err := sim.OpenPTY(s.link)
+	if err != nil {
+		return fmt.Errorf("simulator: %w", err)
+	}
+	s.pty = p
+	s.serving.Add(1)
+	go s.serve(p)
+	return nil
+}
+
+// Path is what the host opens.
+func (s *Sim) Path() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pty == nil {
+		return s.link
+	}
+	return s.pty.Path
+}
+
+// Unplug pulls the cable: the host's reads fail and the path vanishes. The unit keeps its state.
+func (s *Sim) Unplug() error {
+	s.mu.Lock()
+	p := s.pty
+	s.pty = nil
+	s.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	err := p.Close()
+	s.serving.Wait()
+	return err
+}
+
+// Replug puts the cable back, at the same stable path.
+func (s *Sim) Replug() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrUnplugged
+	}
+	return s.plugLocked()
+}
+
+// Close unplugs for good.
+func (s *Sim) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	return s.Unplug()
+}
+
+// serve reads the host's bytes and answers. The unit's own framing: bytes before a 0xFC are
+// dropped; a frame whose CRC fails is answered COMMUNICATION ERROR; a frame left incomplete for
+// more than 100 ms is dropped (the inter-character timeout of a real unit).
+func (s *Sim) serve(p *sim.PTY) {
+	defer s.serving.Done()
+	buf := make([]byte, 0, 512)
+	rd := make([]byte, 256)
+	var lastByte time.Time
+	for {
+		n, err := p.Master.Read(rd)
+		if err != nil {
+			if errors.Is(err, os.ErrClosed) {
+				return // unplugged
+			}
+			// EIO: no host holds the line (none yet, or it died). Wait for one.
+			time.Sleep(10 * time.Millisecond)
+			s.mu.Lock()
+			gone := s.pty != p
+			s.mu.Unlock()
+			if gone {
+				return
+			}
+			continue
+		}
+		now := time.Now()
+		if len(buf) > 0 && now.Sub(lastByte) > 100*time.Millisecond {
+			buf = buf[:0]
+		}
+		lastByte = now
+		buf = append(buf, rd[:n]...)
+		for {
+			i := slices.Index(buf, id003.Sync)
+			if i < 0 {
+				buf = buf[:0]
+				break
+			}
+			buf = buf[:copy(buf, buf[i:])]
+			if len(buf) < 2 {
+				break
+			}
+			l := int(buf[1])
+			if l < id003.MinFrameLen {
+				buf = buf[:copy(buf, buf[1:])]
+				continue
+			}
+			if len(buf) < l {
+				break
+			}
+			f, derr := id003.DecodeFrame(buf[:l])
+			buf = buf[:copy(buf, buf[l:])]
+			var answer []byte
+			var fault Fault
+			if derr != nil {
+				answer, fault = s.commError()
+			} else {
+				answer, fault = s.Handle(f)
+			}
+			if answer != nil {
+				s.write(p, answer, fault)
+			}
+		}
+	}
+}
+
+func (s *Sim) commError() ([]byte, Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts.BadCommands++
+	return s.answerLocked(id003.MustEncode(id003.StatusCommunicationError))
+}
+
+// write sends an answer with the line fault drawn for it.
+func (s *Sim) write(p *sim.PTY, b []byte, fault Fault) {
+	switch fault {
+	case Split:
+		for _, c := range b {
+			if _, err := p.Master.Write([]byte{c}); err != nil {
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		return
+	}
+	_, _ = p.Master.Write(b)
+}
+
+// answerLocked applies the pending line faults to an encoded answer. nil means silence.
+func (s *Sim) answerLocked(b []byte) ([]byte, Fault) {
+	take := func(f Fault) bool {
+		if s.line[f] > 0 {
+			s.line[f]--
+			return true
+		}
+		return false
+	}
+	if take(Silence) {
+		return nil, Silence
+	}
+	var fault Fault
+	if take(BadCRC) {
+		b = slices.Clone(b)
+		b[len(b)-1] ^= 0x5A
+		fault = BadCRC
+	}
+	if take(Garbage) {
+		g := make([]byte, 3+s.rng.IntN(10))
+		for i := range g {
+			g[i] = byte(s.rng.IntN(256))
+		}
+		g[0] = id003.Sync // a false start with a random length byte
+		b = append(g, b...)
+		fault = Garbage
+	}
+	if take(Merged) {
+		b = append(slices.Clone(b), b...)
+		fault = Merged
+	}
+	if take(Split) {
+		fault = Split
+	}
+	return b, fault
+}
+
+// Handle answers one command frame as the unit does (exported for tests of hosts without a pty).
+// It returns the encoded answer (nil: no answer) and the line fault applied to it.
+func (s *Sim) Handle(f id003.Frame) ([]byte, Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cmds[f.Cmd]++
+	a := s.handleLocked(f)
+	if a == nil {
+		return nil, ""
+	}
+	return s.answerLocked(a)
+}
+
+func invalid() []byte { return id003.MustEncode(id003.RespInvalidCommand) }
+func ack() []byte     { return id003.MustEncode(id003.RespAck) }
+
+var settingLen = map[byte]int{
+	id003.CmdSetEnable: 2, id003.CmdSetSecurity: 2, id003.CmdSetCommMode: 1,
+	id003.CmdSetInhibit: 1, id003.CmdSetDirection: 1, id003.CmdSetOptionalFun: 2,
+}
+
+func (s *Sim) handleLocked(f id003.Frame) []byte {
+	powerUp := id003.StateOf(s.status).PowerUp()
+	switch f.Cmd {
+	case id003.CmdStatusRequest:
+		if len(f.Data) != 0 {
+			return invalid()
+		}
+		a := id003.MustEncode(s.status, s.data...)
+		s.advance()
+		return a
+	case id003.CmdAck:
+		// The unit answers nothing to the host's ACK.
+		if s.status == id003.StatusVendValid {
+			if s.line[DropAck] > 0 {
+				s.line[DropAck]--
+				return nil
+			}
+			s.counts.Acked++
+			s.set(id003.StatusStacked)
+		}
+		return nil
+	case id003.CmdReset:
+		if len(f.Data) != 0 {
+			return invalid()
+		}
+		s.reset()
+		return ack()
+	case id003.CmdStack1, id003.CmdStack2, id003.CmdReturn, id003.CmdHold, id003.CmdWait:
+		if len(f.Data) != 0 || powerUp || (s.status != id003.StatusEscrow && s.status != id003.StatusHolding) {
+			return invalid()
+		}
+		switch f.Cmd {
+		case id003.CmdStack1, id003.CmdStack2:
+			s.set(id003.StatusStacking)
+		case id003.CmdReturn:
+			s.set(id003.StatusReturning)
+		default:
+			s.set(id003.StatusHolding)
+		}
+		return ack()
+	case id003.CmdSetEnable, id003.CmdSetSecurity, id003.CmdSetCommMode, id003.CmdSetInhibit,
+		id003.CmdSetDirection, id003.CmdSetOptionalFun:
+		if len(f.Data) != settingLen[f.Cmd] {
+			return invalid()
+		}
+		s.storeSetting(f.Cmd, f.Data)
+		return id003.MustEncode(f.Cmd, f.Data...)
+	case id003.CmdGetEnable, id003.CmdGetSecurity, id003.CmdGetCommMode, id003.CmdGetInhibit,
+		id003.CmdGetDirection, id003.CmdGetOptionalFun:
+		if len(f.Data) != 0 {
+			return invalid()
+		}
+		return id003.MustEncode(f.Cmd, s.setting(f.Cmd+0x40)...)
+	case id003.CmdGetVersion:
+		return id003.MustEncode(f.Cmd, []byte(s.cfg.Version)...)
+	case id003.CmdGetBootVersion:
+		return id003.MustEncode(f.Cmd, []byte(s.cfg.BootVersion)...)
+	case id003.CmdGetCurrency:
+		return id003.MustEncode(f.Cmd, id003.EncodeCurrencyAssignment(s.cfg.Table.Entries(s.cfg.Country))...)
+	}
+	return invalid()
+}
+
+func (s *Sim) setting(cmd byte) []byte {
+	switch cmd {
+	case id003.CmdSetEnable:
+		return s.enable[:]
+	case id003.CmdSetSecurity:
+		return s.security[:]
+	case id003.CmdSetCommMode:
+		return []byte{s.commMode}
+	case id003.CmdSetInhibit:
+		return []byte{s.inhibit}
+	case id003.CmdSetDirection:
+		return []byte{s.direction}
+	}
+	return s.optional[:]
+}
+
+func (s *Sim) storeSetting(cmd byte, d []byte) {
+	switch cmd {
+	case id003.CmdSetEnable:
+		copy(s.enable[:], d)
+	case id003.CmdSetSecurity:
+		copy(s.security[:], d)
+	case id003.CmdSetCommMode:
+		s.commMode = d[0]
+	case id003.CmdSetInhibit:
+		s.inhibit = d[0]
+		switch {
+		case s.status == id003.StatusIdle && s.inhibit != 0:
+			s.set(id003.StatusDisabled)
+		case s.status == id003.StatusDisabled && s.inhibit == 0:
+			s.set(id003.StatusIdle)
+		}
+	case id003.CmdSetDirection:
+		s.direction = d[0]
+	case id003.CmdSetOptionalFun:
+		copy(s.optional[:], d)
+	}
+}
+
+func (s *Sim) set(status byte, data ...byte) {
+	s.status, s.data, s.ticks = status, data, 0
+}
+
+func (s *Sim) idle() {
+	if s.condition != 0 {
+		s.showCondition()
+		return
+	}
+	if s.inhibit != 0 {
+		s.set(id003.StatusDisabled)
+	} else {
+		s.set(id003.StatusIdle)
+	}
+}
+
+func (s *Sim) showCondition() {
+	if s.condition == id003.StatusFailure {
+		s.set(s.condition, s.failCode)
+	} else {
+		s.set(s.condition)
+	}
+}
+
+// powerOn is the state after power comes back: POWER UP (with the note's position), every
+// setting at its default, notes inhibited until the host resets and enables.
+func (s *Sim) powerOn(withNote byte) {
+	s.enable, s.security, s.optional = [2]byte{}, [2]byte{}, [2]byte{}
+	s.commMode, s.direction, s.inhibit = 0, 0, 1
+	s.powerNote = withNote
+	switch withNote {
+	case id003.StatusPowerUpBillInAcceptor, id003.StatusPowerUpBillInStacker:
+		s.set(withNote)
+	default:
+		s.set(id003.StatusPowerUp)
+	}
+}
+
+func (s *Sim) reset() {
+	if s.condition == id003.StatusCheated {
+		s.condition = 0
+	}
+	if s.note != nil && s.powerNote == 0 {
+		// A reset with a note in the path ends it as a power cut would.
+		s.powerNote = id003.StatusPowerUpBillInAcceptor
+		switch s.status {
+		case id003.StatusStacking, id003.StatusVendValid, id003.StatusStacked:
+			s.powerNote = id003.StatusPowerUpBillInStacker
+		}
+	}
+	s.inhibit = 1
+	s.set(id003.StatusInitialize)
+}
+
+// finishNote removes the note from the path, into the stacker or back to the player.
+func (s *Sim) finishNote(stacked bool) {
+	n := s.note
+	s.note = nil
+	if n == nil {
+		return
+	}
+	if stacked {
+		if !n.counted {
+			s.stack(n)
+		}
+		return
+	}
+	s.counts.Returned++
+}
+
+func (s *Sim) stack(n *note) {
+	n.counted = true
+	s.counts.Stacked++
+	s.counts.StackedSum += n.cents
+	s.counts.Values = append(s.counts.Values, n.cents)
+}
+
+// advance moves the unit on by one poll.
+func (s *Sim) advance() {
+	s.ticks++
+	switch s.status {
+	case id003.StatusAccepting:
+		if s.ticks < s.cfg.AcceptPolls {
+			return
+		}
+		n := s.note
+		switch {
+		case n.reason != 0:
+			s.set(id003.StatusRejecting, byte(n.reason))
+		case s.inhibited(n.code):
+			s.set(id003.StatusRejecting, byte(id003.RejectInhibited))
+		default:
+			s.set(id003.StatusEscrow, n.code)
+		}
+	case id003.StatusEscrow:
+		if s.ticks >= s.cfg.EscrowTimeout {
+			s.set(id003.StatusRejecting, byte(id003.RejectInhibited)) // as observed on hardware
+		}
+	case id003.StatusStacking:
+		if s.ticks >= s.cfg.StackPolls {
+			// The point of no return: from here the note is the host's to credit.
+			s.stack(s.note)
+			s.counts.VendValid++
+			s.set(id003.StatusVendValid, s.note.code)
+		}
+	case id003.StatusStacked:
+		if s.ticks >= s.cfg.StackedPolls {
+			s.finishNote(true)
+			if s.counts.Stacked >= s.cfg.Capacity {
+				s.condition = id003.StatusStackerFull
+			}
+			s.idle()
+		}
+	case id003.StatusRejecting, id003.StatusReturning:
+		if s.ticks >= s.cfg.RejectPolls {
+			s.finishNote(false)
+			s.idle()
+		}
+	case id003.StatusInitialize:
+		if s.ticks >= s.cfg.InitPolls {
+			switch s.powerNote {
+			case id003.StatusPowerUpBillInAcceptor:
+				s.finishNote(false)
+			case id003.StatusPowerUpBillInStacker:
+				s.finishNote(true) // stacked during initialisation, without VEND VALID
+			}
+			s.powerNote = 0
+			s.idle()
+		}
+	}
+}
+
+func (s *Sim) inhibited(code byte) bool {
+	if code < id003.FirstCode || code > id003.LastCode {
+		return true
+	}
+	bit := uint16(1) << (code - id003.FirstCode)
+	return (uint16(s.enable[0])|uint16(s.enable[1])<<8)&bit != 0
+}
+
+// InsertNote inserts a genuine note of the given value (it must be in the unit's table).
+func (s *Sim) InsertNote(cents int64) error {
+	code, ok := s.cfg.Table.Code(cents)
+	if !ok {
+		return fmt.Errorf("%w: %d cents", ErrUnknown, cents)
+	}
+	return s.insert(&note{code: code, cents: cents})
+}
+
+// InsertCounterfeit inserts a note the unit rejects with the given reason.
+func (s *Sim) InsertCounterfeit(reason id003.RejectReason) error {
+	if reason == 0 {
+		reason = id003.RejectPhotoPattern
+	}
+	return s.insert(&note{reason: reason})
+}
+
+func (s *Sim) insert(n *note) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.note != nil {
+		return ErrBusy
+	}
+	if s.status != id003.StatusIdle {
+		return fmt.Errorf("%w (%s)", ErrDisabled, id003.StateOf(s.status))
+	}
+	s.note = n
+	s.set(id003.StatusAccepting)
+	return nil
+}
+
+// Inject starts a fault: a line fault for the next n answers (n ACKs for DropAck), or a unit
+// condition (n is the failure code for Failure). A jam or an open stacker while a note is in the
+// path keeps the note there until Clear.
+func (s *Sim) Inject(f Fault, n int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch f {
+	case BadCRC, Split, Merged, Garbage, Silence, DropAck:
+		s.line[f] += max(n, 1)
+		return nil
+	}
+	st, ok := conditions[f]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrFault, f)
+	}
+	s.condition = st
+	s.failCode = 0xA2
+	if f == Failure && n > 0 {
+		s.failCode = byte(n)
+	}
+	s.showCondition()
+	return nil
+}
+
+// Clear is staff fixing the unit: the condition goes, a note stuck in the path is taken out
+// (unless it already reached VEND VALID, then it is in the stacker), and the unit initialises.
+func (s *Sim) Clear() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.condition == id003.StatusStackerFull {
+		// Emptied.
+		s.counts.Stacked, s.counts.StackedSum, s.counts.Values = 0, 0, nil
+	}
+	s.condition = 0
+	if s.note != nil && !s.note.counted {
+		s.counts.Removed++
+	}
+	s.note = nil
+	s.set(id003.StatusInitialize)
+}
+
+// PowerCycle cuts and restores the unit's power. A note in the acceptor comes back at the next
+// reset; a note being stacked (or waiting for its ACK) is stacked during the reset, with no VEND
+// VALID: POWER UP WITH BILL IN ACCEPTOR / IN STACKER tells the host.
+func (s *Sim) PowerCycle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	where := byte(0)
+	if s.note != nil {
+		switch s.status {
+		case id003.StatusStacking, id003.StatusVendValid, id003.StatusStacked:
+			where = id003.StatusPowerUpBillInStacker
+		default:
+			where = id003.StatusPowerUpBillInAcceptor
+		}
+	}
+	s.powerOn(where)
+}
+
+// State is the unit's current status byte as a state.
+func (s *Sim) State() id003.State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return id003.StateOf(s.status)
+}
+
+// Counts returns the cash box truth.
+func (s *Sim) Counts() Counts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.counts
+	c.Values = slices.Clone(c.Values)
+	return c
+}
+
+// Commands returns how many times the unit received each command byte.
+func (s *Sim) Commands() map[byte]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := make(map[byte]int, len(s.cmds))
+	for k, v := range s.cmds {
+		m[k] = v
+	}
+	return m
+}
+
+// Settings returns the enable and security masks and the inhibit byte the unit holds.
+func (s *Sim) Settings() (enable, security [2]byte, inhibit byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enable, s.security, s.inhibit
+}
