@@ -1,0 +1,187 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"pharaon/game"
+)
+
+// lang formats what the tool prints for people: French first (the
+// regulation's language and money format), English with -lang en. Error
+// messages stay in English, like the package errors they wrap.
+type lang struct {
+	en bool
+}
+
+func parseLang(s string) (lang, bool) {
+	switch strings.ToLower(s) {
+	case "fr", "":
+		return lang{}, true
+	case "en":
+		return lang{en: true}, true
+	}
+	return lang{}, false
+}
+
+// tr picks the French or the English text.
+func (l lang) tr(fr, en string) string {
+	if l.en {
+		return en
+	}
+	return fr
+}
+
+// money is "3 750 €" (no-break spaces) or "€3,750".
+func (l lang) money(m game.Money) string {
+	if l.en {
+		return m.English()
+	}
+	return m.French()
+}
+
+// count is "350 000" (no-break space) or "350,000".
+func (l lang) count(n int) string { return group(strconv.Itoa(n), l.tr("\u00a0", ",")) }
+
+// decimal is x with two decimals: "4 666,67" or "4,666.67".
+func (l lang) decimal(x float64) string {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return "—"
+	}
+	s := strconv.FormatFloat(x, 'f', 2, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	return group(whole, l.tr("\u00a0", ",")) + l.tr(",", ".") + frac
+}
+
+// percent is "69,86 %" or "69.86%".
+func (l lang) percent(ratio float64) string {
+	return l.decimal(100*ratio) + l.tr("\u00a0%", "%")
+}
+
+// group inserts sep between groups of three digits of a decimal integer.
+func group(digits, sep string) string {
+	neg := strings.HasPrefix(digits, "-")
+	digits = strings.TrimPrefix(digits, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, r := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// symbolNames are the symbols of Art. 4.2, singular and plural.
+var symbolNames = map[game.Symbol][2][2]string{ // [fr, en][singular, plural]
+	game.Bird:   {{"oiseau", "oiseaux"}, {"bird", "birds"}},
+	game.Scarab: {{"scarabée", "scarabées"}, {"scarab", "scarabs"}},
+	game.Cross:  {{"croix", "croix"}, {"cross", "crosses"}},
+	game.Head:   {{"tête", "têtes"}, {"head", "heads"}},
+	game.Eye:    {{"œil", "yeux"}, {"eye", "eyes"}},
+	game.Snake:  {{"serpent", "serpents"}, {"snake", "snakes"}},
+}
+
+// combination is "3 oiseaux" or "3 birds".
+func (l lang) combination(c game.Combination) string {
+	i := 0
+	if l.en {
+		i = 1
+	}
+	names, ok := symbolNames[c.Symbol]
+	if !ok {
+		return c.String()
+	}
+	name := names[i][0]
+	if c.Count > 1 {
+		name = names[i][1]
+	}
+	return fmt.Sprintf("%d %s", c.Count, name)
+}
+
+func (l lang) usage() string {
+	if l.en {
+		return usageEN
+	}
+	return usageFR
+}
+
+const usageFR = `pharaon-issuer — l'outil de l'émetteur des blocs d'unités de jeu de Pharaon
+
+Usage :
+  pharaon-issuer [-lang fr|en] <commande> [options]
+
+Commandes :
+  keygen -out NOM
+      Crée une paire de clés Ed25519 : NOM.key (clé privée, PKCS #8 PEM,
+      lisible du seul propriétaire) et NOM.pub (clé publique, PKIX PEM, à
+      installer sur les bornes). N'écrase jamais un fichier existant.
+
+  generate -emission N -block N -stake 0,50|1|2 -key FICHIER.key -out FICHIER
+           [-bonus-share "200,200,200,200,200,200,200,200"]
+      Génère et signe un bloc de 350 000 unités (Art. 2 et 3 du règlement)
+      dans un ordre tiré au hasard. -bonus-share donne, pour chacun des 8
+      rangs de lots, la part en pour mille révélée par le jeu bonus
+      (Art. 4.7) ; par défaut 200 ‰ de chaque rang, au moins un lot.
+      Le bloc est écrit dans un fichier temporaire, relu et vérifié, puis
+      renommé en FICHIER (qu'il remplace d'un coup s'il existe) : jamais
+      de fichier partiel.
+
+  verify -key FICHIER.pub [-key FICHIER.pub ...] FICHIER...
+      Vérifie chaque bloc comme le fait une borne : signature d'une clé de
+      confiance, en-tête, nombre exact de lots de chaque rang. Affiche une
+      ligne « ok » par bloc conforme.
+
+  inspect [-key FICHIER.pub ...] FICHIER
+      Affiche l'en-tête et la table des lots comptée dans les unités du bloc
+      (lots, montants, totaux, lots par le bonus, chances de gain). Sans
+      -key, la signature n'est pas vérifiée, et l'affichage le dit.
+
+  help
+      Affiche cette aide (-lang en : in English).
+
+Codes de sortie : 0 succès, 1 échec (bloc refusé, fichier illisible…),
+2 mauvaise utilisation.
+`
+
+const usageEN = `pharaon-issuer — the issuer's tool for Pharaon blocks of units of play
+
+Usage:
+  pharaon-issuer [-lang fr|en] <command> [options]
+
+Commands:
+  keygen -out NAME
+      Creates an Ed25519 key pair: NAME.key (private key, PKCS #8 PEM,
+      readable by its owner only) and NAME.pub (public key, PKIX PEM, for
+      the kiosks). Never overwrites a file.
+
+  generate -emission N -block N -stake 0,50|1|2 -key FILE.key -out FILE
+           [-bonus-share "200,200,200,200,200,200,200,200"]
+      Generates and signs a block of 350 000 units (regulation Art. 2 and
+      3) in random order. -bonus-share gives, for each of the 8 prize
+      tiers, the share in per mille revealed through the bonus game
+      (Art. 4.7); default 200 per mille of each tier, at least one lot.
+      The block is written to a temporary file, read back and verified,
+      then renamed to FILE (replacing it at once if it exists): never a
+      partial file.
+
+  verify -key FILE.pub [-key FILE.pub ...] FILE...
+      Checks each block as a kiosk does: signature by a trusted key,
+      header, exact lots of every tier. Prints one "ok" line per good block.
+
+  inspect [-key FILE.pub ...] FILE
+      Prints the header and the lot table counted from the block's units
+      (lots, amounts, totals, lots via the bonus, odds). Without -key the
+      signature is not checked, and the output says so.
+
+  help
+      Prints this help (-lang fr: en français).
+
+Exit status: 0 success, 1 failure (block refused, unreadable file…),
+2 misuse.
+`
