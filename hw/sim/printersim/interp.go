@@ -1,0 +1,768 @@
+package printersim
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"golang.org/x/text/encoding/charmap"
+	"rsc.io/qr"
+)
+
+// Config sets up a simulated printer. Zero fields take the defaults.
+type Config struct {
+	Layout Layout // default 42 columns on 576 dots (80 mm roll, 203 dpi, font A)
+	// CodeTable and Charset are what the printer selects at power-on and on ESC @, as its memory
+	// switches say: by default PC437 and USA, like a printer out of the box. A host that needs é or
+	// € must select its code table itself.
+	CodeTable byte
+	Charset   byte
+	// Logf receives the oddities of the stream: unknown commands, ignored ones, bad barcode data.
+	Logf func(format string, args ...any)
+
+	// Used by Start only.
+	Link string // stable symlink the host opens; "" = the pty slave's own path
+	Dir  string // where each receipt is written as NNNN.txt and NNNN.png; "" = nowhere
+}
+
+func (c Config) withDefaults() Config {
+	if c.Layout.Columns <= 0 {
+		c.Layout.Columns = 42
+	}
+	if c.Layout.Width <= 0 {
+		c.Layout.Width = 576
+	}
+	return c
+}
+
+// codeTables are the ESC t n tables the simulator prints with.
+var codeTables = map[byte]*charmap.Charmap{
+	0: charmap.CodePage437, 2: charmap.CodePage850, 3: charmap.CodePage860,
+	4: charmap.CodePage863, 5: charmap.CodePage865, 16: charmap.Windows1252,
+	17: charmap.CodePage866, 18: charmap.CodePage852, 19: charmap.CodePage858,
+}
+
+// franceSet is ESC R 1: the ASCII positions the French international character set replaces.
+var franceSet = map[byte]rune{
+	0x40: 'à', 0x5B: '°', 0x5C: 'ç', 0x5D: '§', 0x7B: 'é', 0x7C: 'ù', 0x7D: 'è', 0x7E: '¨',
+}
+
+var symbologies = map[byte]string{
+	0: "UPC-A", 1: "UPC-E", 2: "EAN13", 3: "EAN8", 4: "CODE39", 5: "ITF", 6: "CODABAR",
+	65: "UPC-A", 66: "UPC-E", 67: "EAN13", 68: "EAN8", 69: "CODE39", 70: "ITF", 71: "CODABAR",
+	72: "CODE93", 73: "CODE128",
+}
+
+// Interpreter is the printer's mind without the wire: it reads an ESC/POS byte stream, keeps the
+// printer's state, answers status requests through reply and cuts the paper into Receipts. It is
+// safe for concurrent use; reply and the OnReceipt callback are called with its lock held and must
+// not call back into it.
+type Interpreter struct {
+	mu        sync.Mutex
+	cfg       Config
+	reply     func([]byte)
+	onReceipt func(*Receipt)
+	tamper    func(request, normal []byte) []byte
+
+	state      State
+	injections []injection
+
+	in       []byte // received, not yet a whole command
+	queue    []byte // whole commands held while the printer is stopped
+	draining bool
+
+	// Print settings.
+	bold, underline bool
+	width, height   int
+	align           Align
+	table           *charmap.Charmap
+	charset         byte
+	hriPos          int
+	barHeight       int
+	barModule       int
+	qrModule        int
+	qrLevel         byte
+	qrData          []byte
+
+	// The line being filled and the receipt being printed.
+	runs        []Run
+	lineAlign   Align
+	lineCols    int
+	lineStarted bool
+	lines       []Line
+
+	receipts []*Receipt
+	seq      int
+	notify   chan struct{}
+	log      []string
+}
+
+// NewInterpreter returns a printer, powered on and ready, that sends its answers through reply.
+func NewInterpreter(cfg Config, reply func([]byte)) *Interpreter {
+	in := &Interpreter{cfg: cfg.withDefaults(), reply: reply, notify: make(chan struct{})}
+	in.reset()
+	return in
+}
+
+// reset is ESC @ (and power-on): settings back to the memory switches, the line buffer dropped.
+func (in *Interpreter) reset() {
+	in.bold, in.underline = false, false
+	in.width, in.height = 1, 1
+	in.align = Left
+	in.table = codeTables[in.cfg.CodeTable]
+	if in.table == nil {
+		in.table = charmap.CodePage437
+	}
+	in.charset = in.cfg.Charset
+	in.hriPos, in.barHeight, in.barModule = 0, 162, 3
+	in.qrModule, in.qrLevel = 3, 'L'
+	in.runs, in.lineCols, in.lineStarted = nil, 0, false
+}
+
+func (in *Interpreter) logf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if len(in.log) < 10000 {
+		in.log = append(in.log, msg)
+	}
+	if in.cfg.Logf != nil {
+		in.cfg.Logf("printersim: %s", msg)
+	}
+}
+
+// Write feeds bytes received from the host. It never fails: what the printer does not understand it
+// logs and skips.
+func (in *Interpreter) Write(p []byte) (int, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.in = append(in.in, p...)
+	off := 0
+	for off < len(in.in) {
+		n, ok := frame(in.in[off:])
+		if !ok {
+			break
+		}
+		in.dispatch(in.in[off : off+n])
+		off += n
+	}
+	in.in = append(in.in[:0], in.in[off:]...)
+	return len(p), nil
+}
+
+// dispatch runs a real-time command at once and any other in order: now if the printer is
+// printing, later if it is stopped.
+func (in *Interpreter) dispatch(cmd []byte) {
+	if len(cmd) >= 3 && cmd[0] == dle && (cmd[1] == eot || cmd[1] == enq || cmd[1] == dc4) {
+		in.realTime(cmd)
+		return
+	}
+	if in.state.Stopped() || len(in.queue) > 0 {
+		in.queue = append(in.queue, cmd...)
+		return
+	}
+	if used := in.exec(cmd); used < len(cmd) {
+		in.queue = append(in.queue, cmd[used:]...)
+	}
+}
+
+// resume prints what was held while the printer was stopped.
+func (in *Interpreter) resume() {
+	if in.draining {
+		return
+	}
+	in.draining = true
+	defer func() { in.draining = false }()
+	for len(in.queue) > 0 && !in.state.Stopped() {
+		n, _ := frame(in.queue)
+		used := in.exec(in.queue[:n])
+		in.queue = in.queue[used:]
+	}
+	if len(in.queue) == 0 {
+		in.queue = nil
+	}
+}
+
+// changed follows a change of state: a stop ends the receipt in progress, incomplete; a restart
+// prints what was held.
+func (in *Interpreter) changed() {
+	if in.state.Stopped() {
+		if len(in.lines) > 0 {
+			in.finish(false, in.state.cause())
+		}
+		return
+	}
+	in.resume()
+}
+
+// exec runs one whole non-real-time command and returns how many of its bytes it used: all of
+// them, except for a text run cut short when the printer stopped at a line wrap.
+func (in *Interpreter) exec(cmd []byte) int {
+	switch c := cmd[0]; {
+	case c >= 0x20:
+		return in.text(cmd)
+	case c == lf || c == ff:
+		in.printLine()
+	case c == cr || c == can:
+		// CR is ignored with auto line feed off (the default on serial); CAN is for page mode.
+	case c == ht:
+		for in.addRune(' ') && in.lineCols%8 != 0 {
+		}
+	case c == esc:
+		in.execESC(cmd)
+	case c == gs:
+		in.execGS(cmd)
+	case c == fs:
+		in.logf("ignored FS %q", cmd[1:])
+	default:
+		in.logf("unknown byte %#02x", c)
+	}
+	return len(cmd)
+}
+
+func (in *Interpreter) text(b []byte) int {
+	for i, c := range b {
+		if !in.addRune(in.decode(c)) {
+			return i
+		}
+	}
+	return len(b)
+}
+
+func (in *Interpreter) decode(c byte) rune {
+	if c < 0x80 {
+		if in.charset == 1 {
+			if r, ok := franceSet[c]; ok {
+				return r
+			}
+		}
+		if c != 0x7F {
+			return rune(c)
+		}
+	}
+	return in.table.DecodeByte(c)
+}
+
+// addRune puts a character in the line buffer, printing the buffer first when the character does
+// not fit (the printer wraps). It returns false when that print stopped the printer: the character
+// is then left for later.
+func (in *Interpreter) addRune(r rune) bool {
+	if in.lineStarted && in.lineCols+in.width > in.cfg.Layout.Columns {
+		in.printLine()
+		if in.state.Stopped() {
+			return false
+		}
+	}
+	if !in.lineStarted {
+		in.lineStarted = true
+		in.lineAlign = in.align
+	}
+	st := Run{Bold: in.bold, Underline: in.underline, Width: in.width, Height: in.height}
+	if n := len(in.runs); n > 0 {
+		last := &in.runs[n-1]
+		if last.Bold == st.Bold && last.Underline == st.Underline && last.Width == st.Width && last.Height == st.Height {
+			last.Text += string(r)
+			in.lineCols += in.width
+			return true
+		}
+	}
+	st.Text = string(r)
+	in.runs = append(in.runs, st)
+	in.lineCols += in.width
+	return true
+}
+
+// printLine prints the line buffer (a blank line if it is empty) and feeds one line.
+func (in *Interpreter) printLine() {
+	if in.lineStarted {
+		in.emit(Line{Kind: TextLine, Align: in.lineAlign, Runs: in.runs})
+	} else {
+		in.emit(Line{Kind: BlankLine, Align: in.align})
+	}
+	in.runs, in.lineCols, in.lineStarted = nil, 0, false
+}
+
+// startSymbol prints pending text before a barcode or a QR code, which start on a line of their own.
+func (in *Interpreter) startSymbol(what string) bool {
+	if in.lineStarted {
+		in.logf("%s not at the beginning of a line: pending text printed first", what)
+		in.printLine()
+	}
+	return !in.state.Stopped()
+}
+
+// emit adds a printed line to the receipt and counts it for the injected faults.
+func (in *Interpreter) emit(l Line) {
+	in.lines = append(in.lines, l)
+	fired := false
+	kept := in.injections[:0]
+	for _, inj := range in.injections {
+		if inj.kind == afterLines {
+			inj.n--
+			if inj.n <= 0 {
+				in.state.apply(inj.fault, true)
+				fired = true
+				continue
+			}
+		}
+		kept = append(kept, inj)
+	}
+	in.injections = kept
+	if fired {
+		in.changed()
+	}
+}
+
+func (in *Interpreter) fire(kind triggerKind) {
+	fired := false
+	kept := in.injections[:0]
+	for _, inj := range in.injections {
+		if inj.kind == kind {
+			in.state.apply(inj.fault, true)
+			fired = true
+			continue
+		}
+		kept = append(kept, inj)
+	}
+	in.injections = kept
+	if fired {
+		in.changed()
+	}
+}
+
+// finish closes the receipt in progress.
+func (in *Interpreter) finish(complete bool, fault Fault) {
+	in.seq++
+	r := &Receipt{Seq: in.seq, Lines: in.lines, Complete: complete, layout: in.cfg.Layout}
+	if !complete {
+		r.Fault = fault
+	}
+	r.Text = r.renderText()
+	in.lines = nil
+	in.receipts = append(in.receipts, r)
+	if in.onReceipt != nil {
+		in.onReceipt(r)
+	}
+	close(in.notify)
+	in.notify = make(chan struct{})
+}
+
+func (in *Interpreter) cut() {
+	if in.lineStarted {
+		in.printLine()
+		if in.state.Stopped() {
+			return
+		}
+	}
+	in.fire(atCut)
+	if in.state.Stopped() {
+		return // the cutter failed: the receipt was closed incomplete
+	}
+	if len(in.lines) == 0 {
+		in.logf("cut with nothing printed since the last cut")
+		return
+	}
+	in.finish(true, 0)
+}
+
+func (in *Interpreter) execESC(cmd []byte) {
+	if _, known := escArgs[cmd[1]]; !known {
+		in.logf("unknown command ESC %#02x", cmd[1])
+		return
+	}
+	arg := byte(0)
+	if len(cmd) > 2 {
+		arg = cmd[2]
+	}
+	switch cmd[1] {
+	case '@':
+		in.reset()
+	case '!':
+		in.bold = arg&0x08 != 0
+		in.underline = arg&0x80 != 0
+		in.height = 1 + int(arg>>4&1)
+		in.width = 1 + int(arg>>5&1)
+		if arg&1 != 0 {
+			in.logf("font B selected: rendered as font A")
+		}
+	case 'E', 'G':
+		in.bold = arg&1 != 0
+	case '-':
+		in.underline = arg%48 != 0
+	case 'a':
+		if a := arg % 48; a <= 2 {
+			in.align = Align(a)
+		}
+	case 'd':
+		if in.lineStarted {
+			in.printLine()
+		}
+		for i := 0; i < int(arg) && !in.state.Stopped(); i++ {
+			in.printLine()
+		}
+	case 'J':
+		if in.lineStarted {
+			in.printLine()
+		}
+		for i := 0; i < int(arg)/lineSpace && !in.state.Stopped(); i++ {
+			in.printLine()
+		}
+	case 't':
+		if t, ok := codeTables[arg]; ok {
+			in.table = t
+		} else {
+			in.logf("code table %d not supported: kept %v", arg, in.table)
+		}
+	case 'R':
+		if arg > 1 {
+			in.logf("international character set %d not supported: USA used", arg)
+			arg = 0
+		}
+		in.charset = arg
+	case 'M':
+		if arg%48 != 0 {
+			in.logf("font %d selected: rendered as font A", arg)
+		}
+	case 'i', 'm':
+		in.cut()
+	default:
+		in.logf("ignored ESC %q", cmd[1:])
+	}
+}
+
+func (in *Interpreter) execGS(cmd []byte) {
+	if _, known := gsArgs[cmd[1]]; !known {
+		in.logf("unknown command GS %#02x", cmd[1])
+		return
+	}
+	arg := byte(0)
+	if len(cmd) > 2 {
+		arg = cmd[2]
+	}
+	switch cmd[1] {
+	case '!':
+		in.width = 1 + int(arg>>4&7)
+		in.height = 1 + int(arg&7)
+	case 'H':
+		in.hriPos = int(arg % 48 & 3)
+	case 'h':
+		if arg > 0 {
+			in.barHeight = int(arg)
+		}
+	case 'w':
+		if arg >= 1 && arg <= 6 {
+			in.barModule = int(arg)
+		}
+	case 'k':
+		in.barcode(cmd)
+	case '(':
+		if cmd[2] == 'k' && len(cmd) >= 7 && cmd[5] == 49 {
+			in.qrFunction(cmd[6], cmd[7:])
+		} else {
+			in.logf("ignored GS ( %c function", cmd[2])
+		}
+	case 'V':
+		in.cut()
+	case 'r':
+		in.sync(arg)
+	case 'I':
+		in.identify(arg)
+	default:
+		in.logf("ignored GS %q", cmd[1:])
+	}
+}
+
+func (in *Interpreter) barcode(cmd []byte) {
+	m := cmd[2]
+	var data []byte
+	if m <= 6 {
+		data = cmd[3 : len(cmd)-1]
+	} else {
+		data = cmd[4:]
+	}
+	name, ok := symbologies[m]
+	if !ok {
+		in.logf("barcode type %d not supported: not printed", m)
+		return
+	}
+	bc := &Barcode{Symbology: name, HRIPosition: in.hriPos, Height: in.barHeight, ModuleWidth: in.barModule}
+	if m == 73 {
+		c, err := parseCode128(data)
+		if err != nil {
+			in.logf("barcode not printed: %v", err)
+			return
+		}
+		bc.Values, bc.HRI = c.Values, c.HRI
+		if w := len(c.modules()) * in.barModule; w > printWidth(in.cfg.Layout) {
+			in.logf("barcode of %d dots wider than the print area: not printed", w)
+			return
+		}
+	} else {
+		bc.HRI = string(data)
+		in.logf("barcode %s printed as text only", name)
+	}
+	if !in.startSymbol("barcode") {
+		return
+	}
+	in.emit(Line{Kind: BarcodeLine, Align: in.align, Barcode: bc})
+}
+
+func (in *Interpreter) qrFunction(fn byte, args []byte) {
+	switch fn {
+	case 65: // model
+		if len(args) > 0 && args[0] != 50 {
+			in.logf("QR model %d: printed as model 2", args[0])
+		}
+	case 67: // module size
+		if len(args) > 0 && args[0] >= 1 && args[0] <= 16 {
+			in.qrModule = int(args[0])
+		}
+	case 69: // error correction
+		if len(args) > 0 && args[0] >= 48 && args[0] <= 51 {
+			in.qrLevel = "LMQH"[args[0]-48]
+		}
+	case 80: // store data (after m=48)
+		if len(args) > 0 {
+			in.qrData = append(in.qrData[:0], args[1:]...)
+		}
+	case 81: // print
+		if len(in.qrData) == 0 {
+			in.logf("QR print with no data stored")
+			return
+		}
+		q := &QRCode{Data: string(in.qrData), Module: in.qrModule, Level: in.qrLevel}
+		code, err := q.encode()
+		if err != nil {
+			in.logf("QR not printed: %v", err)
+			return
+		}
+		if w := (code.Size + 8) * q.Module; w > printWidth(in.cfg.Layout) {
+			in.logf("QR code of %d dots wider than the print area: not printed", w)
+			return
+		}
+		if !in.startSymbol("QR code") {
+			return
+		}
+		in.emit(Line{Kind: QRLine, Align: in.align, QR: q})
+	default:
+		in.logf("ignored QR function %d", fn)
+	}
+}
+
+func (q *QRCode) encode() (*qr.Code, error) {
+	level := map[byte]qr.Level{'L': qr.L, 'M': qr.M, 'Q': qr.Q, 'H': qr.H}[q.Level]
+	return qr.Encode(q.Data, level)
+}
+
+// sync answers GS r: executed in order, so its answer tells the host that everything before it
+// has been printed.
+func (in *Interpreter) sync(n byte) {
+	var b byte
+	switch n {
+	case 1, 49:
+		if in.state.Paper != PaperOK {
+			b = 0x03 // near-end sensor
+		}
+	case 2, 50:
+		b = 0 // drawer kick-out connector pin 3 low
+	default:
+		in.logf("GS r %d not supported", n)
+		return
+	}
+	in.answer([]byte{gs, 'r', n}, []byte{b})
+	in.fire(afterSync)
+}
+
+func (in *Interpreter) identify(n byte) {
+	var out []byte
+	switch n {
+	case 1, 49:
+		out = []byte{0x20} // model ID
+	case 2, 50:
+		out = []byte{0x02} // type ID: autocutter fitted
+	case 3, 51:
+		out = []byte{0x10} // ROM version ID
+	case 65:
+		out = []byte("_1.00\x00")
+	case 66:
+		out = []byte("_PHARAON\x00")
+	case 67:
+		out = []byte("_PRINTERSIM\x00")
+	case 68:
+		out = []byte("_00000001\x00")
+	default:
+		in.logf("GS I %d not supported", n)
+		return
+	}
+	in.answer([]byte{gs, 'I', n}, out)
+}
+
+func (in *Interpreter) realTime(cmd []byte) {
+	switch cmd[1] {
+	case eot:
+		n := cmd[2]
+		if n < 1 || n > 4 {
+			in.logf("DLE EOT %d not supported", n)
+			return
+		}
+		in.answer(cmd, []byte{in.state.realTime(n)})
+	case enq:
+		// DLE ENQ 1: recover from a recoverable error and go on; 2: recover and clear the buffers.
+		if (cmd[2] == 1 || cmd[2] == 2) && in.state.CutterError {
+			in.state.CutterError = false
+			if cmd[2] == 2 {
+				in.clear()
+			}
+			in.changed()
+		}
+	case dc4:
+		switch {
+		case cmd[2] == 8 && string(cmd[3:]) == "\x01\x03\x14\x01\x06\x02\x08":
+			in.clear()
+			in.answer(cmd, []byte{0x37, 0x25, 0x00})
+		case cmd[2] == 1:
+			in.logf("drawer pulse ignored: no drawer")
+		default:
+			in.logf("ignored DLE DC4 %d", cmd[2])
+		}
+	}
+}
+
+// clear drops what the printer holds and has not printed; a receipt under way ends there.
+func (in *Interpreter) clear() {
+	in.queue = nil
+	in.runs, in.lineCols, in.lineStarted = nil, 0, false
+	if len(in.lines) > 0 {
+		in.finish(false, BufferCleared)
+	}
+}
+
+func (in *Interpreter) answer(request, normal []byte) {
+	out := normal
+	if in.tamper != nil {
+		out = in.tamper(request, normal)
+	}
+	if len(out) > 0 && in.reply != nil {
+		in.reply(out)
+	}
+}
+
+// --- Control from Go: the test or the person at the development kiosk.
+
+// State is the printer's current sensors and faults.
+func (in *Interpreter) State() State {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.state
+}
+
+func (in *Interpreter) set(f func(*State)) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	f(&in.state)
+	in.changed()
+}
+
+// SetPaper sets the roll's state. PaperEmpty stops printing (a receipt under way ends incomplete);
+// PaperOK again prints what was held, like a real printer once a roll is loaded.
+func (in *Interpreter) SetPaper(p Paper) { in.set(func(s *State) { s.Paper = p }) }
+
+// SetCoverOpen opens or closes the cover.
+func (in *Interpreter) SetCoverOpen(open bool) { in.set(func(s *State) { s.CoverOpen = open }) }
+
+// SetCutterError jams or frees the cutter (the host can also clear it with DLE ENQ 1 or 2).
+func (in *Interpreter) SetCutterError(on bool) { in.set(func(s *State) { s.CutterError = on }) }
+
+// SetUnrecoverable breaks or repairs the printer.
+func (in *Interpreter) SetUnrecoverable(on bool) { in.set(func(s *State) { s.Unrecoverable = on }) }
+
+// SetOffline forces the printer offline (or back).
+func (in *Interpreter) SetOffline(on bool) { in.set(func(s *State) { s.Offline = on }) }
+
+// SetOverheat makes the head too hot (an auto-recoverable error) or cools it.
+func (in *Interpreter) SetOverheat(on bool) { in.set(func(s *State) { s.Overheat = on }) }
+
+// Inject makes fault happen when t fires; for example Inject(AfterLines(5), PaperOut) runs the
+// paper out after five more lines.
+func (in *Interpreter) Inject(t Trigger, f Fault) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if t.kind == afterLines && t.n <= 0 {
+		in.state.apply(f, true)
+		in.changed()
+		return
+	}
+	in.injections = append(in.injections, injection{Trigger: t, fault: f})
+}
+
+// Tamper replaces the printer's answers to status requests (DLE EOT n, GS r n, GS I n, DLE DC4 8):
+// f gets the request and the normal answer and returns what is sent instead (nil: nothing, as a
+// silent or unplugged printer). nil restores the normal answers.
+func (in *Interpreter) Tamper(f func(request, normal []byte) []byte) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.tamper = f
+}
+
+// SetSilent makes the printer answer nothing (on) or normally (off).
+func (in *Interpreter) SetSilent(on bool) {
+	if on {
+		in.Tamper(func(_, _ []byte) []byte { return nil })
+	} else {
+		in.Tamper(nil)
+	}
+}
+
+// OnReceipt registers f to be called with each receipt as it is finished (under the lock: f must
+// not call the Interpreter).
+func (in *Interpreter) OnReceipt(f func(*Receipt)) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.onReceipt = f
+}
+
+// Receipts returns the receipts finished so far, oldest first.
+func (in *Interpreter) Receipts() []*Receipt {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]*Receipt(nil), in.receipts...)
+}
+
+// WaitReceipt waits until receipt number seq (1 for the first) is finished and returns it.
+func (in *Interpreter) WaitReceipt(ctx context.Context, seq int) (*Receipt, error) {
+	for {
+		in.mu.Lock()
+		if seq >= 1 && len(in.receipts) >= seq {
+			r := in.receipts[seq-1]
+			in.mu.Unlock()
+			return r, nil
+		}
+		ch := in.notify
+		in.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("wait for receipt %d: %w", seq, ctx.Err())
+		}
+	}
+}
+
+// Log returns what the printer noted about the stream: unknown and ignored commands, bad data.
+func (in *Interpreter) Log() []string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]string(nil), in.log...)
+}
+
+// Held is the number of bytes received and not printed yet (waiting while the printer is stopped,
+// or an unfinished command).
+func (in *Interpreter) Held() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return len(in.queue) + len(in.in)
+}
+
+func printWidth(l Layout) int {
+	if w := l.Columns*cellW + 8; w < l.Width {
+		return w
+	}
+	return l.Width
+}
