@@ -434,3 +434,20 @@ func TestReaderRefusesInconsistentKeys(t *testing.T) {
 func scanWith(file []byte, keys Keys) (Summary, error) {
 	return scan(bytes.NewReader(file), keys, smallSpecs)
 }
+
+// Created survives the file to the second whatever it is, the zero time
+// included (a caller that leaves it unset reads back an unset time).
+func TestCreatedRoundTrip(t *testing.T) {
+	for _, c := range []time.Time{{}, time.Unix(-1, 0), time.Unix(0, 0), testCreated, time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		p := smallParams(1)
+		p.Created = c
+		var buf bytes.Buffer
+		h, err := generate(&buf, p, testPriv, smallSpecs)
+		require.NoError(t, err)
+		s, err := scanSmall(buf.Bytes())
+		require.NoError(t, err)
+		assert.True(t, c.Equal(s.Header.Created), "%v read back as %v", c, s.Header.Created)
+		assert.Equal(t, h, s.Header)
+		assert.Equal(t, c.IsZero(), s.Header.Created.IsZero())
+	}
+}

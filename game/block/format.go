@@ -44,7 +44,21 @@ const flagViaBonus = 1
 var _ [magicSize]byte = [len(Magic)]byte{}
 
 // Header describes a block. It is written after the magic and covered by
-// the signature.
+// the signature, as 98 bytes, big-endian:
+//
+//	offset size field
+//	     0    2 Version
+//	     2    4 Emission
+//	     6    4 Number
+//	    10    4 Stake, in cents
+//	    14    4 Units
+//	    18   32 TableDigest
+//	    50   32 BonusLots, 8 × 4 bytes, tier 1 first
+//	    82    8 Created, Unix seconds (two's complement)
+//	    90    8 KeyID
+//
+// A unit is 14 bytes: Index (4), Tier (1), flags (1: bit 0 ViaBonus, the
+// others zero), Seed (8).
 type Header struct {
 	Version     uint16                // FormatVersion
 	Emission    uint32                // emission number (Art. 2), >= 1
