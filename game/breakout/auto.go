@@ -6,7 +6,7 @@ package breakout
 // down to the paddle, and picks among the paddle's angles the one whose
 // next trip destroys the most per tick of game time; then it places the
 // paddle so the ball hits it at that angle. The ball really moves (the UI
-// shows it), a bit faster than in Jouer.
+// shows it), at AutoSpeed, faster than in Jouer.
 
 // autoState is the controller's memory; it is part of the world's state
 // (and of its hash).

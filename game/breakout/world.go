@@ -306,8 +306,17 @@ func (w *World) movePaddle() {
 	} else if d < 0 {
 		w.lastDir = -1
 	}
-	// A wider paddle may have to step away from a side of the field.
+	w.fitPaddle()
+}
+
+// fitPaddle keeps the paddle inside the field when its width changes: a
+// wider paddle steps away from a side at once.
+func (w *World) fitPaddle() {
+	hw := w.halfWidth()
 	w.px = clamp32(w.px, hw, FieldWidth-hw)
+	if w.phase == OnPaddle {
+		w.followPaddle()
+	}
 }
 
 // followPaddle keeps a resting ball on the paddle, inside the field.
@@ -366,9 +375,7 @@ func (w *World) startStone(s game.Stone) {
 		w.emit(Event{Kind: StoneEnded, Brick: -1, Stone: o})
 	}
 	w.effects[s] = int32(w.settings.StoneTicks)
-	// A wider paddle steps away from a side of the field at once.
-	hw := w.halfWidth()
-	w.px = clamp32(w.px, hw, FieldWidth-hw)
+	w.fitPaddle()
 	w.auto.dirty = true
 	w.emit(Event{Kind: StoneStarted, Brick: -1, Stone: s, Ticks: w.settings.StoneTicks})
 }
@@ -409,6 +416,7 @@ func (w *World) clear() {
 			w.emit(Event{Kind: StoneEnded, Brick: -1, Stone: game.Stone(s)})
 		}
 	}
+	w.fitPaddle()
 	w.emit(Event{Kind: WallCleared, Brick: -1})
 }
 
