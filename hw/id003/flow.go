@@ -16,11 +16,18 @@ func (h *Host) handle(st Status) error {
 	}
 	switch st.State {
 	case StatePowerUp, StatePowerUpBillInAcceptor, StatePowerUpBillInStacker:
-		// The unit lost power. A note in its path is returned (acceptor) or stacked (stacker)
-		// during the reset, without VEND VALID: the kiosk reconciles a pending intent from the
-		// event (it is never credited here: credit comes only from VEND VALID).
-		if h.note.active && !h.note.credited && h.note.accepted {
-			h.emit(Event{Kind: EventAnomaly, Note: h.noteOf(), Detail: "unit powered up with this note unresolved"})
+		// The unit lost power. A note in its path is returned (in the acceptor) or stacked (in
+		// the stacker) during the reset, without VEND VALID. Neither is credited here: credit
+		// comes only from VEND VALID. A note in the stacker that this host had sent to stack and
+		// not seen credited is an anomaly for staff (count the cash box); after a kiosk restart
+		// the kiosk's pending intent tells the same from the state event.
+		if h.note.active && h.note.accepted && !h.note.credited {
+			if st.State == StatePowerUpBillInStacker {
+				h.emit(Event{Kind: EventAnomaly, Note: h.noteOf(),
+					Detail: "power cut: note stacked without VEND VALID, not credited; intent needs staff"})
+			} else {
+				h.emit(Event{Kind: EventNoteReturned, Note: h.noteOf(), Detail: "power cut: note returned"})
+			}
 		}
 		h.note = noteTrack{}
 		return h.reset()

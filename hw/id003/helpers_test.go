@@ -1,6 +1,7 @@
 package id003_test
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -150,4 +151,48 @@ func (r *rig) insert(cents int64) {
 func (r *rig) credits() []id003.Note {
 	_, _, c := r.wallet.Snapshot()
 	return c
+}
+
+// hookWallet runs test code inside the kiosk's callbacks, where a crash or a fault hurts most.
+type hookWallet struct {
+	*id003test.MemoryWallet
+	onEscrow func(ctx context.Context, n id003.Note)
+}
+
+func (w hookWallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) {
+	ok, id, err := w.MemoryWallet.Escrow(ctx, n)
+	if w.onEscrow != nil {
+		w.onEscrow(ctx, n)
+		if ctx.Err() != nil {
+			return ok, id, ctx.Err()
+		}
+	}
+	return ok, id, err
+}
+
+// startHostWith starts a host with a wallet wrapper around the rig's wallet.
+func (r *rig) startHostWith(w id003.Wallet, mod func(*id003.Config)) {
+	r.t.Helper()
+	r.rec = &recorder{wallet: r.wallet}
+	cfg := testConfig()
+	cfg.OnEvent = r.rec.on
+	if mod != nil {
+		mod(&cfg)
+	}
+	h, err := id003.New(func() (hw.Port, error) { return hw.Open(r.link, id003.Mode) }, w, cfg)
+	require.NoError(r.t, err)
+	h.SetAccepting(true)
+	require.NoError(r.t, h.Start())
+	r.host = h
+	r.t.Cleanup(func() { h.Close() })
+}
+
+// settled waits until n notes are credited, acknowledged and the unit is back to idle.
+func (r *rig) settled(n int) {
+	r.t.Helper()
+	eventually(r.t, func() bool {
+		c := r.sim.Counts()
+		return len(r.credits()) == n && c.Acked >= n && r.sim.State() == id003.StateIdle &&
+			r.host.Snapshot().Status.State == id003.StateIdle
+	}, "expected %d credited notes and an idle unit; credits %d, sim %+v at %s", n, len(r.credits()), r.sim.Counts(), r.sim.State())
 }

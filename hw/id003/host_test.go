@@ -16,7 +16,9 @@ func TestHostCreditsEveryDenominationOnceOverAPTY(t *testing.T) {
 	for _, cents := range id003.DefaultEnabled {
 		r.insert(cents)
 		want += cents
-		eventually(t, func() bool { return r.sim.Counts().Acked == len(r.credits()) && r.sim.State() == id003.StateIdle && r.sim.Counts().Stacked == len(r.credits()) && len(r.credits()) > 0 && r.credits()[len(r.credits())-1].Cents == cents },
+		eventually(t, func() bool {
+			return r.sim.Counts().Acked == len(r.credits()) && r.sim.State() == id003.StateIdle && r.sim.Counts().Stacked == len(r.credits()) && len(r.credits()) > 0 && r.credits()[len(r.credits())-1].Cents == cents
+		},
 			"note of %d cents not credited and stacked", cents)
 	}
 	bal, intents, credits := r.wallet.Snapshot()

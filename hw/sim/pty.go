@@ -33,8 +33,13 @@ type PTY struct {
 // slave device, replacing atomically whatever was there (an earlier run's stale link): re-opening a
 // PTY at the same link after an unplug is how a replug looks to the host.
 func OpenPTY(link string) (*PTY, error) {
-	m, s, err := pty.Open()
+	m0, s, err := pty.Open()
 	if err != nil {
+		return nil, fmt.Errorf("open pty: %w", err)
+	}
+	m, err := pollable(m0)
+	if err != nil {
+		s.Close()
 		return nil, fmt.Errorf("open pty: %w", err)
 	}
 	p := &PTY{Master: m, Path: s.Name(), Slave: s.Name()}
@@ -72,6 +77,22 @@ func (p *PTY) Close() error {
 		return fmt.Errorf("close pty: %w", err)
 	}
 	return nil
+}
+
+// pollable re-wraps the master in a non-blocking descriptor. creack/pty's ioctls call Fd(), which
+// puts the file in blocking mode: a Read then sits in the kernel and Close cannot interrupt it, so
+// an unplug would hang the simulator. Through Go's poller, Close wakes the reader and deadlines work.
+func pollable(m *os.File) (*os.File, error) {
+	fd, err := unix.FcntlInt(m.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	m.Close()
+	if err != nil {
+		return nil, fmt.Errorf("dup master: %w", err)
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("non-blocking master: %w", err)
+	}
+	return os.NewFile(uintptr(fd), "/dev/ptmx"), nil
 }
 
 func replaceSymlink(target, link string) error {

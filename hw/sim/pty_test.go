@@ -131,3 +131,25 @@ func TestPTYHostCanReopenAfterClosing(t *testing.T) {
 	require.Error(t, err)
 	assert.False(t, errors.Is(err, os.ErrDeadlineExceeded), "expected EIO, got %v", err)
 }
+
+func TestPTYCloseWakesABlockedMasterRead(t *testing.T) {
+	// A simulator's reader must not outlive an unplug.
+	p, err := sim.OpenPTY("")
+	require.NoError(t, err)
+	port, err := hw.Open(p.Path, mode8E1)
+	require.NoError(t, err)
+	defer port.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Master.Read(make([]byte, 8))
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, p.Close())
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, os.ErrClosed)
+	case <-time.After(2 * time.Second):
+		t.Fatal("Read on the master still blocked after Close")
+	}
+}

@@ -166,8 +166,8 @@ type MemoryWallet struct {
 	EscrowCalls, CreditCalls int
 	// FailCredits makes the next n Credit calls fail with ErrCrash before committing.
 	FailCredits int
-	// AfterCredit, when set, runs after a commit (inside Credit, before it returns): tests use it
-	// to cut the line between the commit and the ACK.
+	// AfterCredit, when set, runs once after a commit (inside Credit, before it returns): tests
+	// use it to cut the line between the commit and the ACK.
 	AfterCredit func(id003.Note)
 	next        int
 }
@@ -214,11 +214,26 @@ func (w *MemoryWallet) Credit(_ context.Context, n id003.Note) error {
 	n.IntentID = in.ID
 	w.Credits = append(w.Credits, n)
 	after := w.AfterCredit
+	w.AfterCredit = nil // once
 	w.mu.Unlock()
 	if after != nil {
 		after(n)
 	}
 	return nil
+}
+
+// SetAfterCredit sets AfterCredit under the wallet's lock (the host reads it from its goroutine).
+func (w *MemoryWallet) SetAfterCredit(f func(id003.Note)) {
+	w.mu.Lock()
+	w.AfterCredit = f
+	w.mu.Unlock()
+}
+
+// FailNext makes the next n Credit calls fail with ErrCrash (0 stops failing).
+func (w *MemoryWallet) FailNext(n int) {
+	w.mu.Lock()
+	w.FailCredits = n
+	w.mu.Unlock()
 }
 
 // resolve finds the intent a VEND VALID settles; nil with no error means already credited.

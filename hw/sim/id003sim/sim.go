@@ -681,6 +681,13 @@ func (s *Sim) Inject(f Fault, n int) error {
 	return nil
 }
 
+// ClearLine ends every pending line fault.
+func (s *Sim) ClearLine() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.line)
+}
+
 // Clear is staff fixing the unit: the condition goes, a note stuck in the path is taken out
 // (unless it already reached VEND VALID, then it is in the stacker), and the unit initialises.
 func (s *Sim) Clear() {
