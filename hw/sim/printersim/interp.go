@@ -84,8 +84,11 @@ type Interpreter struct {
 	qrLevel         byte
 	qrData          []byte
 
-	// The line being filled and the receipt being printed.
+	// The line being filled (runs' styles, where each starts in lineRunes) and the receipt being
+	// printed.
 	runs        []Run
+	runStart    []int
+	lineRunes   []rune
 	lineAlign   Align
 	lineCols    int
 	lineStarted bool
@@ -116,7 +119,13 @@ func (in *Interpreter) reset() {
 	in.charset = in.cfg.Charset
 	in.hriPos, in.barHeight, in.barModule = 0, 162, 3
 	in.qrModule, in.qrLevel = 3, 'L'
-	in.runs, in.lineCols, in.lineStarted = nil, 0, false
+	in.dropLine()
+}
+
+// dropLine empties the line buffer.
+func (in *Interpreter) dropLine() {
+	in.runs, in.runStart, in.lineRunes = in.runs[:0], in.runStart[:0], in.lineRunes[:0]
+	in.lineCols, in.lineStarted = 0, false
 }
 
 func (in *Interpreter) logf(format string, args ...any) {
@@ -256,28 +265,31 @@ func (in *Interpreter) addRune(r rune) bool {
 		in.lineAlign = in.align
 	}
 	st := Run{Bold: in.bold, Underline: in.underline, Width: in.width, Height: in.height}
-	if n := len(in.runs); n > 0 {
-		last := &in.runs[n-1]
-		if last.Bold == st.Bold && last.Underline == st.Underline && last.Width == st.Width && last.Height == st.Height {
-			last.Text += string(r)
-			in.lineCols += in.width
-			return true
-		}
+	if n := len(in.runs); n == 0 || in.runs[n-1] != st {
+		in.runs = append(in.runs, st)
+		in.runStart = append(in.runStart, len(in.lineRunes))
 	}
-	st.Text = string(r)
-	in.runs = append(in.runs, st)
+	in.lineRunes = append(in.lineRunes, r)
 	in.lineCols += in.width
 	return true
 }
 
 // printLine prints the line buffer (a blank line if it is empty) and feeds one line.
 func (in *Interpreter) printLine() {
+	l := Line{Kind: BlankLine, Align: in.align}
 	if in.lineStarted {
-		in.emit(Line{Kind: TextLine, Align: in.lineAlign, Runs: in.runs})
-	} else {
-		in.emit(Line{Kind: BlankLine, Align: in.align})
+		l = Line{Kind: TextLine, Align: in.lineAlign, Runs: make([]Run, len(in.runs))}
+		for i, r := range in.runs {
+			end := len(in.lineRunes)
+			if i+1 < len(in.runs) {
+				end = in.runStart[i+1]
+			}
+			r.Text = string(in.lineRunes[in.runStart[i]:end])
+			l.Runs[i] = r
+		}
 	}
-	in.runs, in.lineCols, in.lineStarted = nil, 0, false
+	in.dropLine()
+	in.emit(l)
 }
 
 // startSymbol prints pending text before a barcode or a QR code, which start on a line of their own.
@@ -629,7 +641,7 @@ func (in *Interpreter) realTime(cmd []byte) {
 // clear drops what the printer holds and has not printed; a receipt under way ends there.
 func (in *Interpreter) clear() {
 	in.queue = nil
-	in.runs, in.lineCols, in.lineStarted = nil, 0, false
+	in.dropLine()
 	if len(in.lines) > 0 {
 		in.finish(false, BufferCleared)
 	}
