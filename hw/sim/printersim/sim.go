@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"pharaon/hw/sim"
 )
 
@@ -22,7 +20,6 @@ type Printer struct {
 
 	mu        sync.Mutex
 	pty       *sim.PTY
-	conn      *os.File // the master, pollable: closing it wakes the reader
 	unplugged bool
 	closed    bool
 	stop      chan struct{}
@@ -66,38 +63,18 @@ func (p *Printer) plug() error {
 	if err != nil {
 		return err
 	}
-	conn, err := pollable(t.Master)
-	if err != nil {
-		_ = t.Close()
-		return err
-	}
 	p.mu.Lock()
-	p.pty, p.conn, p.unplugged = t, conn, false
+	p.pty, p.unplugged = t, false
 	p.stop = make(chan struct{})
 	p.mu.Unlock()
 	p.wg.Add(1)
-	go p.serve(conn, p.stop)
+	go p.serve(t.Master, p.stop)
 	return nil
 }
 
-// pollable returns a second descriptor of the pty master in non-blocking mode, which the Go
-// runtime's poller waits on. creack/pty leaves the master in blocking mode (it calls Fd), and a
-// Read blocked in the kernel keeps the descriptor open past Close: the host would never see the
-// cable pulled while it holds the port. Closing this descriptor wakes the Read at once.
-func pollable(m *os.File) (*os.File, error) {
-	fd, err := unix.Dup(int(m.Fd()))
-	if err != nil {
-		return nil, fmt.Errorf("dup pty master: %w", err)
-	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		_ = unix.Close(fd)
-		return nil, fmt.Errorf("pty master non-blocking: %w", err)
-	}
-	return os.NewFile(uintptr(fd), m.Name()), nil
-}
-
 // serve reads the host's bytes until the pty is closed. While no host holds the slave, a read of
-// the master fails at once (EIO): wait a little and read again.
+// the master fails at once (EIO): wait a little and read again. The master is pollable (hw/sim
+// makes it so): closing it wakes a pending Read, so an unplug never waits on the host.
 func (p *Printer) serve(conn *os.File, stop chan struct{}) {
 	defer p.wg.Done()
 	buf := make([]byte, 4096)
@@ -129,12 +106,12 @@ func (p *Printer) keep(b []byte) {
 // send writes the printer's answers to the host. Called with the Interpreter's lock held.
 func (p *Printer) send(b []byte) {
 	p.mu.Lock()
-	conn := p.conn
+	t := p.pty
 	p.mu.Unlock()
-	if conn == nil {
+	if t == nil {
 		return // unplugged: the answer goes nowhere
 	}
-	if _, err := conn.Write(b); err != nil {
+	if _, err := t.Master.Write(b); err != nil {
 		p.Interpreter.logf("answer % x lost: %v", b, err)
 	}
 }
@@ -164,14 +141,14 @@ func (p *Printer) Received() []byte {
 // vanishes until Replug. The printer keeps its state and its receipts.
 func (p *Printer) Unplug() error {
 	p.mu.Lock()
-	t, conn, stop := p.pty, p.conn, p.stop
+	t, stop := p.pty, p.stop
 	if t == nil || p.closed {
 		p.mu.Unlock()
 		return errors.New("unplug printer: not plugged in")
 	}
-	p.pty, p.conn, p.unplugged = nil, nil, true
+	p.pty, p.unplugged = nil, true
 	p.mu.Unlock()
-	err := p.pull(t, conn, stop)
+	err := p.pull(t, stop)
 	if err != nil {
 		return fmt.Errorf("unplug printer: %w", err)
 	}
@@ -200,22 +177,22 @@ func (p *Printer) Close() error {
 		return nil
 	}
 	p.closed = true
-	t, conn, stop := p.pty, p.conn, p.stop
-	p.pty, p.conn = nil, nil
+	t, stop := p.pty, p.stop
+	p.pty = nil
 	p.mu.Unlock()
 	if t == nil {
 		return nil
 	}
-	if err := p.pull(t, conn, stop); err != nil {
+	if err := p.pull(t, stop); err != nil {
 		return fmt.Errorf("close printer: %w", err)
 	}
 	return nil
 }
 
-// pull stops the reader and closes both descriptors of the master: the host's end hangs up.
-func (p *Printer) pull(t *sim.PTY, conn *os.File, stop chan struct{}) error {
+// pull closes the master, which hangs up the host's end and wakes the reader, and waits for it.
+func (p *Printer) pull(t *sim.PTY, stop chan struct{}) error {
 	close(stop)
-	err := conn.Close()
+	err := t.Close()
 	p.wg.Wait()
-	return errors.Join(err, t.Close())
+	return err
 }
