@@ -1,0 +1,179 @@
+package id003_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/hw/id003"
+	"pharaon/hw/id003/id003test"
+	"pharaon/hw/sim/id003sim"
+)
+
+// The kiosk dies before its commit: at restart the unit still repeats VEND VALID, the new host
+// (which never saw the escrow) asks Credit with Recovered, the wallet credits the pending intent.
+func TestRestartWithVendValidPendingCreditsOnce(t *testing.T) {
+	r := newRig(t, id003sim.Config{}, nil)
+	r.wallet.FailNext(1 << 30) // every commit "crashes"
+	r.insert(2000)
+	eventually(t, func() bool { return r.rec.has(id003.EventCreditFailed) }, "credit never attempted")
+	r.killHost()
+	assert.Equal(t, id003.StateVendValid, r.sim.State())
+	assert.Zero(t, r.sim.Counts().Acked, "nothing acknowledged before a commit")
+	time.Sleep(20 * time.Millisecond) // the unit waits, as long as it takes
+	assert.Equal(t, id003.StateVendValid, r.sim.State(), "the unit keeps the note at VEND VALID")
+
+	r.wallet.FailNext(0)
+	r.startHost(nil)
+	r.settled(1)
+	_, intents, credits := r.wallet.Snapshot()
+	require.Len(t, credits, 1)
+	assert.True(t, credits[0].Recovered)
+	assert.Equal(t, int64(2000), credits[0].Cents)
+	assert.Equal(t, intents[0].ID, credits[0].IntentID, "the pending intent was resolved")
+	assert.Equal(t, id003test.Credited, intents[0].State)
+	c := r.sim.Counts()
+	assert.Equal(t, 1, c.Stacked)
+	assert.Equal(t, 1, c.VendValid)
+	assert.Equal(t, 1, c.Acked)
+}
+
+// The kiosk dies after its commit, before the ACK reached the unit: the new host asks Credit
+// again, the wallet finds the intent credited and credits nothing; the host ACKs.
+func TestRestartBetweenCommitAndAckDoesNotCreditTwice(t *testing.T) {
+	r := newRig(t, id003sim.Config{}, nil)
+	r.wallet.SetAfterCredit(func(id003.Note) {
+		require.NoError(t, r.sim.Inject(id003sim.DropAck, 1<<30)) // no ACK will get through
+	})
+	r.insert(5000)
+	eventually(t, func() bool { return len(r.credits()) == 1 && r.rec.has(id003.EventAckRepeated) }, "no credit")
+	r.killHost()
+	require.Equal(t, id003.StateVendValid, r.sim.State())
+	r.sim.ClearLine()
+
+	r.startHost(nil)
+	r.settled(1)
+	bal, _, credits := r.wallet.Snapshot()
+	assert.Len(t, credits, 1, "credited exactly once")
+	assert.Equal(t, int64(5000), bal)
+	assert.Equal(t, 2, r.wallet.CreditCalls, "the restarted host asked once, and was told it is done")
+	assert.Equal(t, 1, r.sim.Counts().Stacked)
+	assert.Equal(t, 1, r.sim.Counts().Acked)
+}
+
+// The kiosk dies after recording the intent, before STACK: the note waits in escrow; the new host
+// asks again, the earlier intent is void, the note is credited once.
+func TestRestartInEscrowVoidsTheEarlierIntent(t *testing.T) {
+	s, link := newSim(t, id003sim.Config{})
+	r := &rig{t: t, sim: s, link: link, wallet: &id003test.MemoryWallet{}}
+	crashed := make(chan struct{})
+	r.startHostWith(hookWallet{MemoryWallet: r.wallet, onEscrow: func(ctx context.Context, _ id003.Note) {
+		close(crashed)
+		<-ctx.Done() // the process dies here: nothing more is sent
+	}}, nil)
+	r.insert(1000)
+	<-crashed
+	r.killHost()
+	assert.Equal(t, id003.StateEscrow, s.State())
+
+	r.startHost(nil)
+	r.settled(1)
+	_, intents, credits := r.wallet.Snapshot()
+	require.Len(t, intents, 2)
+	assert.Equal(t, id003test.Void, intents[0].State)
+	assert.Equal(t, id003test.Credited, intents[1].State)
+	require.Len(t, credits, 1)
+	assert.Equal(t, intents[1].ID, credits[0].IntentID)
+	assert.False(t, credits[0].Recovered)
+	assert.Equal(t, 1, s.Counts().Stacked)
+}
+
+// Power cut with the note in the stacker: the unit stacks it during the reset and never reports
+// VEND VALID, so nothing is credited; the host flags it for staff.
+func TestPowerUpWithBillInStackerIsNeverCredited(t *testing.T) {
+	r := newRig(t, id003sim.Config{StackPolls: 1 << 20}, nil) // the note stays in STACKING
+	r.insert(2000)
+	r.waitState(id003.StateStacking)
+	r.sim.PowerCycle()
+	eventually(t, func() bool { return r.rec.sawState(id003.StatePowerUpBillInStacker) }, "power up not reported")
+	r.waitReady()
+	eventually(t, func() bool { return r.sim.Counts().Stacked == 1 }, "note not stacked at reset")
+	assert.Zero(t, r.wallet.CreditCalls, "no VEND VALID, no credit")
+	assert.Zero(t, r.sim.Counts().VendValid)
+	found := false
+	for _, e := range r.rec.all() {
+		if e.Kind == id003.EventAnomaly && e.Note.Cents == 2000 && e.Note.IntentID != "" {
+			found = true
+		}
+	}
+	assert.True(t, found, "the unresolved intent is flagged for staff")
+	_, intents, _ := r.wallet.Snapshot()
+	require.Len(t, intents, 1)
+	assert.Equal(t, id003test.Pending, intents[0].State, "left for staff to resolve against the cash box")
+}
+
+// The same power cut seen by a kiosk that restarted: the host reports the power-up state; it has
+// no note of its own to flag, and still credits nothing.
+func TestPowerUpWithBillInStackerAfterRestart(t *testing.T) {
+	r := newRig(t, id003sim.Config{StackPolls: 1 << 20}, nil)
+	r.insert(1000)
+	r.waitState(id003.StateStacking)
+	r.killHost()
+	r.sim.PowerCycle()
+	r.startHost(nil)
+	r.waitReady()
+	assert.True(t, r.rec.sawState(id003.StatePowerUpBillInStacker))
+	assert.Equal(t, 1, r.sim.Counts().Stacked)
+	assert.Zero(t, r.wallet.CreditCalls)
+}
+
+func TestPowerUpWithBillInAcceptorReturnsIt(t *testing.T) {
+	s, link := newSim(t, id003sim.Config{})
+	r := &rig{t: t, sim: s, link: link, wallet: &id003test.MemoryWallet{}}
+	var once sync.Once
+	r.startHostWith(hookWallet{MemoryWallet: r.wallet, onEscrow: func(context.Context, id003.Note) {
+		once.Do(s.PowerCycle) // power cut while the kiosk records the intent, before STACK
+	}}, nil)
+	r.insert(1000)
+	eventually(t, func() bool { return s.Counts().Returned == 1 }, "note in the acceptor not returned at reset")
+	r.waitReady()
+	assert.True(t, r.rec.sawState(id003.StatePowerUpBillInAcceptor))
+	assert.True(t, r.rec.has(id003.EventNoteReturned))
+	_, intents, credits := r.wallet.Snapshot()
+	assert.Empty(t, credits)
+	require.Len(t, intents, 1)
+	assert.Equal(t, id003test.Void, intents[0].State, "the returned note's intent is void")
+	assert.Zero(t, s.Counts().Stacked)
+	r.insert(1000) // and the kiosk goes on
+	r.settled(1)
+}
+
+func TestCurrencyMismatchKeepsTheUnitInhibited(t *testing.T) {
+	// A unit whose software swaps 5 € and 10 €: taking notes would credit wrong amounts.
+	swapped := id003.DenomTable{{0x62, 1000}, {0x63, 500}, {0x64, 2000}, {0x65, 5000}}
+	r := newRig(t, id003sim.Config{Table: swapped}, nil)
+	eventually(t, func() bool { return r.rec.has(id003.EventConfigError) }, "mismatch not reported")
+	r.waitState(id003.StateDisabled)
+	time.Sleep(20 * time.Millisecond)
+	assert.Equal(t, id003.StateDisabled, r.sim.State(), "the host never enables a unit it cannot trust")
+	assert.ErrorIs(t, r.host.Snapshot().ConfigError, id003.ErrCurrencyMismatch)
+	assert.ErrorIs(t, r.sim.InsertNote(500), id003sim.ErrDisabled)
+}
+
+func TestSetAcceptingInhibitsAndEnables(t *testing.T) {
+	r := newRig(t, id003sim.Config{}, nil)
+	r.waitReady()
+	r.host.SetAccepting(false)
+	r.waitState(id003.StateDisabled)
+	_, _, inhibit := r.sim.Settings()
+	assert.Equal(t, byte(1), inhibit)
+	assert.False(t, r.host.Snapshot().Accepting)
+	r.host.SetAccepting(true)
+	r.waitState(id003.StateIdle)
+	r.insert(500)
+	r.settled(1)
+}
