@@ -1,0 +1,394 @@
+package kiosk
+
+import (
+	"context"
+	"fmt"
+
+	"pharaon/game"
+	"pharaon/game/breakout"
+	"pharaon/game/reveal"
+	"pharaon/store"
+)
+
+// Stage is how far a game's reveal is.
+type Stage uint8
+
+const (
+	StageMain  Stage = iota // breaking the main wall (Art. 4.1, 4.4)
+	StageBonus              // breaking the bonus wall (Art. 4.7)
+	StageDone               // finished: the prize, if any, is credited
+)
+
+func (s Stage) String() string {
+	switch s {
+	case StageMain:
+		return "main"
+	case StageBonus:
+		return "bonus"
+	case StageDone:
+		return "done"
+	}
+	return fmt.Sprintf("stage(%d)", uint8(s))
+}
+
+// GameResult is how a game ended.
+type GameResult struct {
+	// Outcome is the unit's outcome as the regulation names it: Lose, Win
+	// (Combination, Tier, Amount) or Bonus (three snakes; Tier and Amount
+	// are the prize the bonus wall revealed).
+	Outcome game.Outcome
+	// Won is what was credited: always the prize the unit carried when its
+	// stake was debited (Art. 4.8), 0 for a losing unit.
+	Won game.Money
+	// Mismatch is set when the walls did not reveal the unit's outcome.
+	// The unit's prize was paid all the same and the kiosk is out of service.
+	Mismatch bool
+}
+
+// Game is the reveal of one unit: its main wall and, for a unit won through
+// the bonus, its bonus wall. The UI's loop owns it and steps it; it is not
+// safe for concurrent use.
+type Game struct {
+	m        *Machine
+	play     store.Play
+	walls    reveal.Walls
+	expected game.Outcome
+
+	main, bonus *breakout.World
+	stage       Stage
+	mismatch    bool
+	result      GameResult
+	err         error
+
+	savedAt uint32 // the world's tick at the last save
+	dirty   bool   // inputs or events since the last save
+	rec     []byte // reused encoding buffer
+}
+
+// expectedOutcome is what the unit's walls must reveal, from the outcome the
+// block fixed: nothing for a loser, three snakes for a prize won through the
+// bonus, the tier's combination otherwise.
+func expectedOutcome(p store.Play) game.Outcome {
+	switch {
+	case !p.Tier.Wins():
+		return game.Outcome{Kind: game.Lose}
+	case p.ViaBonus:
+		return game.Outcome{Kind: game.Bonus, Combination: game.BonusCombination(), Tier: p.Tier, Amount: p.Prize}
+	}
+	pr := game.Table(p.Stake).Prizes[p.Tier-1]
+	return game.Outcome{Kind: game.Win, Combination: pr.Combination, Tier: p.Tier, Amount: pr.Amount}
+}
+
+func (m *Machine) layout(p store.Play) (reveal.Walls, error) {
+	if m.layoutHook != nil {
+		return m.layoutHook(p)
+	}
+	w, err := reveal.Layout(p.Stake, p.Tier, p.ViaBonus, p.Seed, reveal.Version(p.LayoutVersion))
+	if err != nil {
+		return w, fmt.Errorf("layout of play %d: %w", p.ID, err)
+	}
+	return w, nil
+}
+
+// newGame lays out a freshly started play.
+func (m *Machine) newGame(p store.Play, mode breakout.Mode) (*Game, error) {
+	walls, err := m.layout(p)
+	if err != nil {
+		return nil, err
+	}
+	w, err := breakout.New(walls.Main, mode, m.cfg.Engine)
+	if err != nil {
+		return nil, fmt.Errorf("main wall of play %d: %w", p.ID, err)
+	}
+	return &Game{m: m, play: p, walls: walls, expected: expectedOutcome(p), main: w}, nil
+}
+
+// ID is the play's id in the store.
+func (g *Game) ID() int64 { return g.play.ID }
+
+// Stake is the unit's stake.
+func (g *Game) Stake() game.Stake { return g.play.Stake }
+
+// Play is the play record as the stake debit wrote it.
+func (g *Game) Play() store.Play { return g.play }
+
+// Walls is the unit's layout.
+func (g *Game) Walls() reveal.Walls { return g.walls }
+
+// Stage is how far the reveal is.
+func (g *Game) Stage() Stage { return g.stage }
+
+// World is the wall in play: the main wall, then the bonus wall.
+func (g *Game) World() *breakout.World {
+	if g.bonus != nil {
+		return g.bonus
+	}
+	return g.main
+}
+
+// Revealed is what the main wall has uncovered so far (the cartouche, Art. 4.6).
+func (g *Game) Revealed() game.Counts { return g.main.Revealed() }
+
+// Result is how the game ended; valid once Stage is StageDone.
+func (g *Game) Result() GameResult { return g.result }
+
+// Err is the error that stopped the game, if any (the kiosk is then out of
+// service; the play is resumed at the next start).
+func (g *Game) Err() error { return g.err }
+
+// Step advances the wall in play by one tick (1/120 s) and returns what
+// happened; the slice is reused by the next step. When the main wall is
+// cleared, a unit won through the bonus moves to its bonus wall and any other
+// unit is finished; when the bonus wall's red brick falls, the unit is
+// finished. Finishing credits the unit's prize in one durable commit.
+func (g *Game) Step(in breakout.Input) []breakout.Event {
+	if g.stage == StageDone || g.err != nil {
+		return nil
+	}
+	w := g.World()
+	ev := w.Step(in)
+	if len(ev) > 0 || in != (breakout.Input{}) {
+		g.dirty = true
+	}
+	for _, e := range ev {
+		if e.Kind == breakout.WallCleared {
+			g.cleared()
+			return ev
+		}
+	}
+	if g.dirty && int(w.Tick()-g.savedAt) >= g.m.cfg.SaveTicks {
+		g.save()
+	}
+	return ev
+}
+
+// save hands the recording so far to the saver, which writes it without
+// holding up the frame loop.
+func (g *Game) save() {
+	g.rec = g.appendRecording(g.rec[:0])
+	g.m.saver.offer(g.play.ID, g.rec)
+	g.savedAt = g.World().Tick()
+	g.dirty = false
+}
+
+func (g *Game) appendRecording(dst []byte) []byte {
+	var bonus []byte
+	if g.bonus != nil {
+		bonus = g.bonus.AppendRecording(nil)
+	}
+	return encodeRecordings(dst, g.main.AppendRecording(nil), bonus)
+}
+
+// cleared handles the end of a wall.
+func (g *Game) cleared() {
+	ctx := g.m.ctx
+	if g.stage == StageMain {
+		g.checkMain()
+		if g.play.ViaBonus && g.walls.Bonus.Len() == 0 {
+			g.mismatchf("the unit is won through the bonus, its layout has no bonus wall")
+		}
+		if g.play.ViaBonus && !g.mismatch {
+			// Three snakes: the bonus game, a further stage of the same
+			// unit (Art. 4.6, 4.7). The main wall's whole recording is
+			// kept first, so a resume finds it cleared.
+			if err := g.m.st.SaveRecording(ctx, g.play.ID, g.appendRecording(nil)); err != nil {
+				g.fail(fmt.Errorf("play %d: save main wall: %w", g.play.ID, err))
+				return
+			}
+			if err := g.m.st.SetPlayState(ctx, g.play.ID, store.PlayBonus); err != nil {
+				g.fail(fmt.Errorf("play %d: enter bonus: %w", g.play.ID, err))
+				return
+			}
+			g.startBonus(nil)
+			return
+		}
+		g.finish()
+		return
+	}
+	g.checkBonus()
+	g.finish()
+}
+
+// startBonus puts the bonus wall in play, replaying rec if the bonus was
+// under way before a restart.
+func (g *Game) startBonus(rec []byte) {
+	var (
+		w   *breakout.World
+		err error
+	)
+	if len(rec) > 0 {
+		w, err = breakout.Replay(g.walls.Bonus, rec, nil)
+	}
+	if w == nil {
+		if err != nil {
+			g.m.logf(store.LevelWarning, "recording_unusable", "play %d: bonus wall starts again in Auto: %v", g.play.ID, err)
+		}
+		mode := g.main.Mode()
+		if err != nil {
+			mode = breakout.Auto
+		}
+		w, err = breakout.New(g.walls.Bonus, mode, g.main.Settings())
+		if err != nil {
+			g.fail(fmt.Errorf("play %d: bonus wall: %w", g.play.ID, err))
+			return
+		}
+	}
+	g.bonus = w
+	g.stage = StageBonus
+	g.m.update(func() { g.m.state = Bonus })
+	if w.Done() {
+		g.cleared()
+	}
+}
+
+// checkMain compares what the main wall revealed with the unit's outcome
+// (invariant 2). A difference is a fault of the kiosk, never of the player:
+// it is logged as critical, the unit's prize is paid all the same, and the
+// kiosk goes out of service after the game.
+func (g *Game) checkMain() {
+	revealed := g.main.Revealed()
+	out, err := game.Evaluate(revealed, g.play.Stake)
+	switch {
+	case err != nil:
+		g.mismatchf("main wall revealed %v: %v", revealed, err)
+	case revealed != g.walls.Main.Counts():
+		g.mismatchf("main wall revealed %v, its layout holds %v", revealed, g.walls.Main.Counts())
+	case out.Kind != g.expected.Kind || (out.Kind == game.Win && out.Tier != g.expected.Tier):
+		g.mismatchf("main wall revealed %s %s, the unit is %s tier %d", out.Kind, out.Combination, g.expected.Kind, g.expected.Tier)
+	}
+}
+
+func (g *Game) checkBonus() {
+	if g.bonus.RedHits() != 2 || g.walls.BonusAmount != g.play.Prize {
+		g.mismatchf("bonus wall: red brick hit %d times, reveals %s, the unit's prize is %s",
+			g.bonus.RedHits(), g.walls.BonusAmount, g.play.Prize)
+	}
+}
+
+func (g *Game) mismatchf(format string, args ...any) {
+	g.mismatch = true
+	g.m.logf(store.LevelCritical, FaultMismatch, "play %d: "+format, append([]any{g.play.ID}, args...)...)
+}
+
+// finish credits the unit's prize and ends the game.
+func (g *Game) finish() {
+	p, err := g.m.st.FinishPlay(g.m.ctx, g.play.ID, store.FinishInfo{
+		Revealed:  g.main.Revealed(),
+		Shown:     g.play.Prize, // the congratulations show the unit's prize, nothing else
+		Mismatch:  g.mismatch,
+		Recording: g.appendRecording(nil),
+	})
+	if err != nil {
+		g.fail(fmt.Errorf("play %d: finish: %w", g.play.ID, err))
+		return
+	}
+	g.play = p
+	g.stage = StageDone
+	g.result = GameResult{Outcome: g.expected, Won: p.Prize, Mismatch: g.mismatch}
+	g.m.update(func() {
+		g.m.credit = p.Balance
+		g.m.lastTouch = g.m.clk.Now()
+		if g.mismatch {
+			g.m.setFaultLocked(Fault{FaultMismatch, fmt.Sprintf("play %d", g.play.ID)})
+			return
+		}
+		g.m.state = Result
+	})
+}
+
+// fail stops the game on an error of the store: the play stays unfinished
+// and the next start resumes it.
+func (g *Game) fail(err error) {
+	g.err = err
+	g.m.logf(store.LevelCritical, FaultStore, "%v", err)
+	g.m.outOfService(Fault{FaultStore, err.Error()})
+}
+
+// recover resumes the play a crash interrupted (DESIGN.md §7): same layout,
+// same outcome, the walls replayed from their last saved recording, so the
+// player finds the game as it was (or a little earlier) and finishes it;
+// a Jouer game nobody plays continues in Auto after the idle time.
+func (m *Machine) recover(ctx context.Context) error {
+	plays, err := m.st.UnfinishedPlays(ctx)
+	if err != nil {
+		return fmt.Errorf("read unfinished plays: %w", err)
+	}
+	for _, p := range plays {
+		g, err := m.resume(p)
+		if err != nil {
+			return err
+		}
+		m.logf(store.LevelWarning, "play_resumed", "play %d resumed in state %s at stage %s", p.ID, p.State, g.stage)
+		if g.err != nil {
+			return g.err
+		}
+		if g.stage != StageDone {
+			m.update(func() {
+				m.game = g
+				if g.stage == StageBonus {
+					m.state = Bonus
+				} else {
+					m.state = Playing
+				}
+			})
+			return nil // at most one play is unfinished: the store sells one at a time
+		}
+		m.update(func() { m.game = g })
+	}
+	return nil
+}
+
+func (m *Machine) resume(p store.Play) (*Game, error) {
+	walls, err := m.layout(p)
+	if err != nil {
+		return nil, err
+	}
+	mainRec, bonusRec, recErr := decodeRecordings(p.Recording)
+	g := &Game{m: m, play: p, walls: walls, expected: expectedOutcome(p)}
+	mode := breakout.Play
+	if p.Mode == store.ModeAuto {
+		mode = breakout.Auto
+	}
+	if recErr == nil && len(mainRec) > 0 {
+		g.main, recErr = breakout.Replay(walls.Main, mainRec, nil)
+	}
+	if g.main == nil {
+		if recErr != nil {
+			// The saved inputs are unusable: the same wall starts again,
+			// in Auto, and reveals the same outcome.
+			m.logf(store.LevelWarning, "recording_unusable", "play %d: main wall starts again in Auto: %v", p.ID, recErr)
+			mode = breakout.Auto
+		}
+		if g.main, err = breakout.New(walls.Main, mode, m.cfg.Engine); err != nil {
+			return nil, fmt.Errorf("resume play %d: %w", p.ID, err)
+		}
+	}
+	g.savedAt = g.main.Tick()
+	switch {
+	case p.State == store.PlayBonus:
+		if !g.main.Done() {
+			// Only if the saver's last write overtook the full save made
+			// when the wall was cleared: Auto clears it again, revealing
+			// the same layout.
+			finishInAuto(g.main)
+		}
+		g.checkMain()
+		g.startBonus(bonusRec)
+	case g.main.Done() || p.State == store.PlayMainDone:
+		if !g.main.Done() {
+			// The state says the wall was cleared but the saved recording
+			// stops short of it: let Auto finish the wall first.
+			break
+		}
+		g.cleared()
+	}
+	return g, nil
+}
+
+// finishInAuto lets Auto clear a wall (bounded: Auto clears any wall within
+// breakout.AutoBoundTicks).
+func finishInAuto(w *breakout.World) {
+	for i := 0; !w.Done() && i < 2*breakout.AutoBoundTicks; i++ {
+		w.Step(breakout.Input{Auto: true})
+	}
+}

@@ -1,0 +1,388 @@
+package kiosk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"pharaon/game"
+	"pharaon/game/block"
+	"pharaon/game/breakout"
+	"pharaon/game/reveal"
+	"pharaon/store"
+)
+
+// State is where the player's session is (DESIGN.md §7).
+type State uint8
+
+const (
+	OutOfService State = iota // a fault stops the sale; Snapshot.Fault says why
+	Home                      // the home screen: rules, stakes, Jouer, Auto (Art. 4.1)
+	Playing                   // a game is breaking its main wall
+	Bonus                     // a game is on its bonus wall (Art. 4.7)
+	Result                    // a game ended; a win shows its congratulations (Art. 4.8)
+)
+
+var stateNames = [...]string{"out_of_service", "home", "playing", "bonus", "result"}
+
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("state(%d)", uint8(s))
+}
+
+// Fault codes: why the kiosk is out of service. The screens translate them.
+const (
+	FaultIntegrity = "integrity"       // the boot check of the store failed
+	FaultStore     = "store"           // the database refused a write (disk full, I/O)
+	FaultMismatch  = "reveal_mismatch" // a wall did not reveal its unit's outcome
+	FaultRecovery  = "recovery"        // an interrupted play could not be resumed
+)
+
+// Fault says why the kiosk is out of service.
+type Fault struct {
+	Code   string // one of the Fault… codes
+	Detail string // for the technician
+}
+
+// Snapshot is what the screens show of the machine.
+type Snapshot struct {
+	State     State
+	Credit    game.Money
+	Available map[game.Stake]bool // a stake without an open block is unavailable
+	Fault     Fault               // set when State is OutOfService
+	Dev       bool                // a development build: the dev panel may show
+}
+
+// Config tunes a machine. The zero value is a production kiosk with the
+// default settings.
+type Config struct {
+	// Dev enables the development-only features (DevAddCredit). Never set
+	// in a production configuration.
+	Dev bool
+	// LayoutVersion is the reveal layout version of new plays (default
+	// reveal.Latest).
+	LayoutVersion reveal.Version
+	// Engine are the game settings (default breakout.DefaultSettings()).
+	Engine breakout.Settings
+	// ResultTimeout is how long the result stays without a touch before
+	// the kiosk returns home (default 30 s).
+	ResultTimeout time.Duration
+	// SaveTicks is how often, in engine ticks, a game in progress saves
+	// its recording for crash recovery (default 60: every half second).
+	SaveTicks int
+	// Keys are the trusted issuer keys for block imports.
+	Keys block.Keys
+}
+
+func (c *Config) fill() error {
+	if c.LayoutVersion == 0 {
+		c.LayoutVersion = reveal.Latest
+	}
+	if c.Engine == (breakout.Settings{}) {
+		c.Engine = breakout.DefaultSettings()
+	}
+	if err := c.Engine.Validate(); err != nil {
+		return err
+	}
+	if c.ResultTimeout <= 0 {
+		c.ResultTimeout = 30 * time.Second
+	}
+	if c.SaveTicks <= 0 {
+		c.SaveTicks = breakout.TicksPerSecond / 2
+	}
+	if c.Keys == nil {
+		c.Keys = block.KeySet{}
+	}
+	return nil
+}
+
+// Machine is the kiosk's session: one player at a time, one game at a time.
+// Its methods are safe for concurrent use; a Game is not (the UI loop owns it).
+type Machine struct {
+	st  *store.Store
+	clk Clock
+	cfg Config
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	saver  *saver
+
+	mu        sync.Mutex
+	state     State
+	credit    game.Money
+	available map[game.Stake]bool
+	fault     Fault
+	game      *Game
+	starting  bool // a Play is between its checks and its commit
+	lastTouch time.Time
+	listeners []func(Snapshot)
+
+	// layoutHook, in tests only, replaces reveal.Layout to make a wall
+	// that does not match its unit.
+	layoutHook func(store.Play) (reveal.Walls, error)
+}
+
+// New makes a machine on an open store. Start it before use.
+func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, fmt.Errorf("kiosk config: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{}}
+	m.saver = newSaver(st)
+	return m, nil
+}
+
+// Start runs the boot checks of DESIGN.md §7 (the store's integrity, ledger,
+// chains and meters), resumes an interrupted play, and starts the machine's
+// background loops. A failed check does not return an error: the kiosk is
+// out of service and says why. Errors are for a store that cannot be read.
+func (m *Machine) Start(ctx context.Context) error {
+	m.wg.Add(2)
+	go func() { defer m.wg.Done(); m.saver.run(m.ctx) }()
+	go func() { defer m.wg.Done(); m.pollLoop() }()
+
+	if err := m.st.Verify(ctx); err != nil {
+		m.outOfService(Fault{FaultIntegrity, err.Error()})
+		m.logf(store.LevelCritical, FaultIntegrity, "boot check: %v", err)
+		return m.refresh(ctx)
+	}
+	if err := m.recover(ctx); err != nil {
+		m.outOfService(Fault{FaultRecovery, err.Error()})
+		m.logf(store.LevelCritical, FaultRecovery, "%v", err)
+	}
+	return m.refresh(ctx)
+}
+
+// Close stops the background loops. The store stays open (its owner closes it).
+func (m *Machine) Close() error {
+	m.cancel()
+	m.wg.Wait()
+	return nil
+}
+
+// Snapshot returns the machine's state now.
+func (m *Machine) Snapshot() Snapshot {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.snapshotLocked()
+}
+
+func (m *Machine) snapshotLocked() Snapshot {
+	av := make(map[game.Stake]bool, len(m.available))
+	for k, v := range m.available {
+		av[k] = v
+	}
+	return Snapshot{State: m.state, Credit: m.credit, Available: av, Fault: m.fault, Dev: m.cfg.Dev}
+}
+
+// OnChange registers f to be called after every change of the snapshot.
+// It is called from whichever goroutine made the change, never with the
+// machine's lock held: a UI hands it over to its own thread.
+func (m *Machine) OnChange(f func(Snapshot)) {
+	m.mu.Lock()
+	m.listeners = append(m.listeners, f)
+	m.mu.Unlock()
+}
+
+// update changes the state under the lock, then tells the listeners.
+func (m *Machine) update(f func()) {
+	m.mu.Lock()
+	f()
+	snap := m.snapshotLocked()
+	ls := slices.Clone(m.listeners)
+	m.mu.Unlock()
+	for _, l := range ls {
+		l(snap)
+	}
+}
+
+// refresh reads the credit and the stakes' availability from the store.
+func (m *Machine) refresh(ctx context.Context) error {
+	credit, err := m.st.Credit(ctx)
+	if err != nil {
+		return fmt.Errorf("read credit: %w", err)
+	}
+	av := make(map[game.Stake]bool, len(game.Stakes))
+	for _, s := range game.Stakes {
+		_, err := m.st.OpenBlock(ctx, s)
+		switch {
+		case err == nil:
+			av[s] = true
+		case errors.Is(err, store.ErrNoOpenBlock):
+			av[s] = false
+		default:
+			return fmt.Errorf("read open block of %s: %w", s, err)
+		}
+	}
+	m.update(func() { m.credit, m.available = credit, av })
+	return nil
+}
+
+// Current returns the game in progress, a recovered one after a restart
+// included, or nil.
+func (m *Machine) Current() *Game {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.game != nil && m.game.stage != StageDone {
+		return m.game
+	}
+	return nil
+}
+
+// Play sells one unit (Art. 4.1): the stake is debited, the unit drawn and
+// the play recorded in one durable commit, and the returned game reveals it.
+// The outcome is fixed from this moment; whatever the player does, the game
+// pays exactly the unit's prize.
+func (m *Machine) Play(ctx context.Context, s game.Stake, mode breakout.Mode) (*Game, error) {
+	if !s.Valid() {
+		return nil, fmt.Errorf("play %d cents: %w", int64(s), ErrBadStake)
+	}
+	smode := store.ModeJouer
+	if mode == breakout.Auto {
+		smode = store.ModeAuto
+	} else if mode != breakout.Play {
+		return nil, fmt.Errorf("play: %w", breakout.ErrBadMode)
+	}
+	m.mu.Lock()
+	switch {
+	case m.state == OutOfService:
+		m.mu.Unlock()
+		return nil, fmt.Errorf("play: %w", ErrOutOfService)
+	case m.starting || (m.game != nil && m.game.stage != StageDone):
+		m.mu.Unlock()
+		return nil, fmt.Errorf("play: %w", ErrBusy)
+	}
+	m.starting = true
+	m.lastTouch = m.clk.Now()
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.starting = false
+		m.mu.Unlock()
+	}()
+
+	p, err := m.st.StartPlay(ctx, store.PlayRequest{Stake: s, Mode: smode, LayoutVersion: int(m.cfg.LayoutVersion)})
+	switch {
+	case errors.Is(err, store.ErrInsufficientCredit):
+		return nil, fmt.Errorf("play %s: %w", s, ErrInsufficientCredit)
+	case errors.Is(err, store.ErrNoOpenBlock):
+		m.update(func() { m.available[s] = false })
+		return nil, fmt.Errorf("play %s: %w", s, ErrUnavailable)
+	case errors.Is(err, store.ErrPlayInProgress):
+		return nil, fmt.Errorf("play %s: %w", s, ErrBusy)
+	case err != nil:
+		return nil, fmt.Errorf("play %s: %w", s, err)
+	}
+	g, err := m.newGame(p, mode)
+	if err != nil {
+		// The stake is debited and the play recorded: it stays unfinished
+		// and the next start resumes it. Until then, no more sales.
+		m.logf(store.LevelCritical, FaultRecovery, "play %d: %v", p.ID, err)
+		m.outOfService(Fault{FaultRecovery, err.Error()})
+		return nil, fmt.Errorf("play %s: %w", s, err)
+	}
+	_, openErr := m.st.OpenBlock(ctx, s) // the last unit of the last block may just have been sold
+	m.update(func() {
+		m.game = g
+		m.state = Playing
+		m.credit = p.Balance
+		m.available[s] = openErr == nil
+	})
+	return g, nil
+}
+
+// Touch records a player's interaction: the result screen stays while the
+// player is there.
+func (m *Machine) Touch() {
+	now := m.clk.Now()
+	m.mu.Lock()
+	m.lastTouch = now
+	m.mu.Unlock()
+}
+
+// EndResult returns home from the result screen.
+func (m *Machine) EndResult() {
+	m.mu.Lock()
+	if m.state != Result {
+		m.mu.Unlock()
+		return
+	}
+	m.mu.Unlock()
+	m.update(func() {
+		if m.state == Result {
+			m.state = Home
+		}
+	})
+}
+
+// Poll does what time alone does: a result left untouched returns home.
+// The machine calls it every second; tests call it after moving the clock.
+func (m *Machine) Poll() {
+	now := m.clk.Now()
+	m.mu.Lock()
+	idle := m.state == Result && now.Sub(m.lastTouch) >= m.cfg.ResultTimeout
+	m.mu.Unlock()
+	if idle {
+		m.EndResult()
+	}
+}
+
+func (m *Machine) pollLoop() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-t.C:
+			m.Poll()
+		}
+	}
+}
+
+// DevAddCredit adds credit in a development build only, as a test movement
+// of the ledger (counted apart from the money meters). Real credit comes from
+// bank notes.
+func (m *Machine) DevAddCredit(ctx context.Context, amount game.Money) error {
+	if !m.cfg.Dev {
+		return ErrNotDev
+	}
+	e, err := m.st.TestMove(ctx, amount, "", "development credit")
+	if err != nil {
+		return fmt.Errorf("development credit: %w", err)
+	}
+	m.update(func() { m.credit = e.Balance })
+	return nil
+}
+
+// ImportBlock imports a signed block file verified against the trusted keys.
+func (m *Machine) ImportBlock(ctx context.Context, r io.Reader) (store.BlockInfo, error) {
+	info, err := m.st.ImportBlock(ctx, r, m.cfg.Keys)
+	if err != nil {
+		return info, err
+	}
+	return info, m.refresh(ctx)
+}
+
+func (m *Machine) outOfService(f Fault) {
+	m.update(func() { m.setFaultLocked(f) })
+}
+
+func (m *Machine) setFaultLocked(f Fault) {
+	m.state = OutOfService
+	m.fault = f
+}
+
+// logf writes an event of source "kiosk". A failure to log is not a reason
+// to fail what is being logged; it shows in the event it could not write.
+func (m *Machine) logf(level store.Level, code, format string, args ...any) {
+	_, _ = m.st.Log(m.ctx, store.Event{Level: level, Source: "kiosk", Code: code, Detail: fmt.Sprintf(format, args...)})
+}
