@@ -1,0 +1,352 @@
+package id003sim_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/hw"
+	"pharaon/hw/id003"
+	"pharaon/hw/sim/id003sim"
+)
+
+func enc(cmd byte, data ...byte) []byte { return id003.MustEncode(cmd, data...) }
+
+func decode(t *testing.T, b []byte) id003.Frame {
+	t.Helper()
+	f, err := id003.DecodeFrame(b)
+	require.NoError(t, err, "% X", b)
+	return f
+}
+
+// answer sends one frame to the simulator's handler and decodes the answer.
+func answer(t *testing.T, s *id003sim.Sim, cmd byte, data ...byte) (id003.Frame, bool) {
+	t.Helper()
+	b, _ := s.Handle(id003.Frame{Cmd: cmd, Data: data})
+	if b == nil {
+		return id003.Frame{}, false
+	}
+	return decode(t, b), true
+}
+
+func poll(t *testing.T, s *id003sim.Sim) id003.Frame {
+	t.Helper()
+	f, ok := answer(t, s, id003.CmdStatusRequest)
+	require.True(t, ok)
+	return f
+}
+
+// idleSim is a simulator reset and enabled, as a host leaves it.
+func idleSim(t *testing.T, cfg id003sim.Config) *id003sim.Sim {
+	t.Helper()
+	s := id003sim.New(cfg)
+	_, _ = answer(t, s, id003.CmdReset)
+	_, _ = answer(t, s, id003.CmdSetInhibit, 0)
+	for s.State() != id003.StateIdle {
+		poll(t, s)
+	}
+	return s
+}
+
+func TestSimAnswersEveryHostCommand(t *testing.T) {
+	s := id003sim.New(id003sim.Config{})
+	tests := []struct {
+		name string
+		cmd  byte
+		data []byte
+		want id003.Frame
+	}{
+		{"status at power up", id003.CmdStatusRequest, nil, id003.Frame{Cmd: id003.StatusPowerUp}},
+		{"stack outside escrow", id003.CmdStack1, nil, id003.Frame{Cmd: id003.RespInvalidCommand}},
+		{"stack-2 outside escrow", id003.CmdStack2, nil, id003.Frame{Cmd: id003.RespInvalidCommand}},
+		{"return outside escrow", id003.CmdReturn, nil, id003.Frame{Cmd: id003.RespInvalidCommand}},
+		{"hold outside escrow", id003.CmdHold, nil, id003.Frame{Cmd: id003.RespInvalidCommand}},
+		{"wait outside escrow", id003.CmdWait, nil, id003.Frame{Cmd: id003.RespInvalidCommand}},
+		{"set enable", id003.CmdSetEnable, []byte{0xE1, 0xFF}, id003.Frame{Cmd: 0xC0, Data: []byte{0xE1, 0xFF}}},
+		{"set security", id003.CmdSetSecurity, []byte{0x10, 0x00}, id003.Frame{Cmd: 0xC1, Data: []byte{0x10, 0x00}}},
+		{"set comm mode", id003.CmdSetCommMode, []byte{0x00}, id003.Frame{Cmd: 0xC2, Data: []byte{0x00}}},
+		{"set inhibit", id003.CmdSetInhibit, []byte{0x01}, id003.Frame{Cmd: 0xC3, Data: []byte{0x01}}},
+		{"set direction", id003.CmdSetDirection, []byte{0x0C}, id003.Frame{Cmd: 0xC4, Data: []byte{0x0C}}},
+		{"set optional function", id003.CmdSetOptionalFun, []byte{0x02, 0x00}, id003.Frame{Cmd: 0xC5, Data: []byte{0x02, 0x00}}},
+		{"get enable", id003.CmdGetEnable, nil, id003.Frame{Cmd: 0x80, Data: []byte{0xE1, 0xFF}}},
+		{"get security", id003.CmdGetSecurity, nil, id003.Frame{Cmd: 0x81, Data: []byte{0x10, 0x00}}},
+		{"get comm mode", id003.CmdGetCommMode, nil, id003.Frame{Cmd: 0x82, Data: []byte{0x00}}},
+		{"get inhibit", id003.CmdGetInhibit, nil, id003.Frame{Cmd: 0x83, Data: []byte{0x01}}},
+		{"get direction", id003.CmdGetDirection, nil, id003.Frame{Cmd: 0x84, Data: []byte{0x0C}}},
+		{"get optional function", id003.CmdGetOptionalFun, nil, id003.Frame{Cmd: 0x85, Data: []byte{0x02, 0x00}}},
+		{"version", id003.CmdGetVersion, nil, id003.Frame{Cmd: 0x88, Data: []byte("PHARAON-SIM ID003 EUR V1.00 2025-01-01")}},
+		{"boot version", id003.CmdGetBootVersion, nil, id003.Frame{Cmd: 0x89, Data: []byte("PHARAON-SIM BOOT V1.00")}},
+		{"currency assignment", id003.CmdGetCurrency, nil, id003.Frame{Cmd: 0x8A,
+			Data: id003.EncodeCurrencyAssignment(id003.EURTable.Entries(id003.CountryEUR))}},
+		{"setting with a short argument", id003.CmdSetEnable, []byte{0xE1}, id003.Frame{Cmd: id003.RespInvalidCommand}},
+		{"status request with data", id003.CmdStatusRequest, []byte{0}, id003.Frame{Cmd: id003.RespInvalidCommand}},
+		{"unknown command", 0x99, nil, id003.Frame{Cmd: id003.RespInvalidCommand}},
+		{"a status byte is no command", 0x13, nil, id003.Frame{Cmd: id003.RespInvalidCommand}},
+		{"reset", id003.CmdReset, nil, id003.Frame{Cmd: id003.RespAck}},
+		{"status after reset", id003.CmdStatusRequest, nil, id003.Frame{Cmd: id003.StatusInitialize}},
+	}
+	for _, tt := range tests { // in order: the settings read back are the ones set above
+		got, ok := answer(t, s, tt.cmd, tt.data...)
+		require.True(t, ok, tt.name)
+		assert.True(t, tt.want.Equal(got), "%s: got %v want %v", tt.name, got, tt.want)
+	}
+	_, ok := answer(t, s, id003.CmdAck)
+	assert.False(t, ok, "the unit answers nothing to the host's ACK")
+}
+
+func TestSimNotePath(t *testing.T) {
+	s := idleSim(t, id003sim.Config{AcceptPolls: 1, StackPolls: 1})
+	require.NoError(t, s.InsertNote(1000))
+	assert.ErrorIs(t, s.InsertNote(500), id003sim.ErrBusy)
+	assert.Equal(t, id003.StatusAccepting, poll(t, s).Cmd)
+	assert.True(t, id003.Frame{Cmd: 0x13, Data: []byte{0x63}}.Equal(poll(t, s)))
+	f, _ := answer(t, s, id003.CmdHold)
+	assert.Equal(t, id003.RespAck, f.Cmd)
+	assert.Equal(t, id003.StatusHolding, poll(t, s).Cmd)
+	f, _ = answer(t, s, id003.CmdStack2)
+	assert.Equal(t, id003.RespAck, f.Cmd)
+	assert.Equal(t, id003.StatusStacking, poll(t, s).Cmd)
+	for range 3 { // repeated until acknowledged
+		assert.True(t, id003.Frame{Cmd: 0x15, Data: []byte{0x63}}.Equal(poll(t, s)))
+	}
+	assert.Equal(t, 1, s.Counts().Stacked, "counted at the point of no return")
+	_, ok := answer(t, s, id003.CmdAck)
+	assert.False(t, ok)
+	assert.Equal(t, id003.StatusStacked, poll(t, s).Cmd)
+	assert.Equal(t, id003.StatusIdle, poll(t, s).Cmd)
+	c := s.Counts()
+	assert.Equal(t, id003sim.Counts{Stacked: 1, StackedSum: 1000, Values: []int64{1000}, VendValid: 1, Acked: 1}, c)
+}
+
+func TestSimReturnAndEscrowTimeout(t *testing.T) {
+	s := idleSim(t, id003sim.Config{AcceptPolls: 1, RejectPolls: 1, EscrowTimeout: 3})
+	require.NoError(t, s.InsertNote(500))
+	poll(t, s)
+	assert.Equal(t, id003.StatusEscrow, poll(t, s).Cmd)
+	f, _ := answer(t, s, id003.CmdReturn)
+	assert.Equal(t, id003.RespAck, f.Cmd)
+	assert.Equal(t, id003.StatusReturning, poll(t, s).Cmd)
+	assert.Equal(t, id003.StatusIdle, poll(t, s).Cmd)
+
+	require.NoError(t, s.InsertNote(500))
+	poll(t, s)
+	for range 3 {
+		assert.Equal(t, id003.StatusEscrow, poll(t, s).Cmd)
+	}
+	assert.True(t, id003.Frame{Cmd: 0x17, Data: []byte{0x79}}.Equal(poll(t, s)), "no decision: the unit gives it back")
+	assert.Equal(t, 2, s.Counts().Returned)
+	assert.Zero(t, s.Counts().Stacked)
+}
+
+func TestSimRejectsCounterfeitAndInhibited(t *testing.T) {
+	s := idleSim(t, id003sim.Config{AcceptPolls: 1, RejectPolls: 1})
+	require.NoError(t, s.InsertCounterfeit(id003.RejectMagnetic))
+	poll(t, s)
+	assert.True(t, id003.Frame{Cmd: 0x17, Data: []byte{0x72}}.Equal(poll(t, s)))
+	poll(t, s)
+	_, _ = answer(t, s, id003.CmdSetEnable, 0x04, 0x00) // inhibit 10 € (0x63, bit 2)
+	require.NoError(t, s.InsertNote(1000))
+	poll(t, s)
+	assert.True(t, id003.Frame{Cmd: 0x17, Data: []byte{0x79}}.Equal(poll(t, s)))
+	assert.ErrorIs(t, s.InsertNote(700), id003sim.ErrUnknown)
+}
+
+func TestSimInhibitAndFaults(t *testing.T) {
+	s := idleSim(t, id003sim.Config{InitPolls: 1})
+	_, _ = answer(t, s, id003.CmdSetInhibit, 1)
+	assert.Equal(t, id003.StatusDisabled, poll(t, s).Cmd)
+	assert.ErrorIs(t, s.InsertNote(500), id003sim.ErrDisabled)
+	_, _ = answer(t, s, id003.CmdSetInhibit, 0)
+	assert.Equal(t, id003.StatusIdle, poll(t, s).Cmd)
+
+	require.NoError(t, s.Inject(id003sim.Failure, 0xA6))
+	assert.True(t, id003.Frame{Cmd: 0x49, Data: []byte{0xA6}}.Equal(poll(t, s)))
+	_, _ = answer(t, s, id003.CmdReset)
+	poll(t, s) // initialize
+	assert.Equal(t, id003.StatusFailure, poll(t, s).Cmd, "a reset does not repair a failure")
+	s.Clear()
+	poll(t, s)
+	assert.Equal(t, id003.StatusDisabled, poll(t, s).Cmd, "after a reset the unit waits to be enabled")
+
+	require.NoError(t, s.Inject(id003sim.Cheated, 0))
+	assert.Equal(t, id003.StatusCheated, poll(t, s).Cmd)
+	_, _ = answer(t, s, id003.CmdReset)
+	poll(t, s)
+	assert.Equal(t, id003.StatusDisabled, poll(t, s).Cmd, "cheated clears with a reset")
+	assert.ErrorIs(t, s.Inject("smoke", 0), id003sim.ErrFault)
+}
+
+func TestSimStackerFullAtCapacity(t *testing.T) {
+	s := idleSim(t, id003sim.Config{AcceptPolls: 1, StackPolls: 1, Capacity: 1})
+	require.NoError(t, s.InsertNote(500))
+	poll(t, s)
+	poll(t, s)
+	answer(t, s, id003.CmdStack1)
+	poll(t, s)
+	poll(t, s)
+	answer(t, s, id003.CmdAck)
+	poll(t, s)
+	assert.Equal(t, id003.StatusStackerFull, poll(t, s).Cmd)
+	s.Clear() // emptied
+	assert.Zero(t, s.Counts().Stacked)
+}
+
+func TestSimLineFaults(t *testing.T) {
+	s := idleSim(t, id003sim.Config{Seed: 1})
+	good := enc(id003.StatusIdle)
+	tests := []struct {
+		fault id003sim.Fault
+		check func(t *testing.T, b []byte)
+	}{
+		{id003sim.Silence, func(t *testing.T, b []byte) { assert.Nil(t, b) }},
+		{id003sim.BadCRC, func(t *testing.T, b []byte) {
+			_, err := id003.DecodeFrame(b)
+			assert.ErrorIs(t, err, id003.ErrCRC)
+		}},
+		{id003sim.Merged, func(t *testing.T, b []byte) { assert.Equal(t, append(bytes.Clone(good), good...), b) }},
+		{id003sim.Garbage, func(t *testing.T, b []byte) {
+			assert.Greater(t, len(b), len(good))
+			assert.Equal(t, good, b[len(b)-len(good):])
+		}},
+		{id003sim.Split, func(t *testing.T, b []byte) { assert.Equal(t, good, b) }},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.fault), func(t *testing.T) {
+			require.NoError(t, s.Inject(tt.fault, 1))
+			b, fault := s.Handle(id003.Frame{Cmd: id003.CmdStatusRequest})
+			assert.Equal(t, tt.fault, fault)
+			tt.check(t, b)
+			b, fault = s.Handle(id003.Frame{Cmd: id003.CmdStatusRequest})
+			assert.Empty(t, fault, "one answer only")
+			assert.Equal(t, good, b)
+		})
+	}
+}
+
+func TestSimPowerCycle(t *testing.T) {
+	s := idleSim(t, id003sim.Config{AcceptPolls: 1, InitPolls: 1, RejectPolls: 1})
+	require.NoError(t, s.InsertNote(2000))
+	poll(t, s)
+	s.PowerCycle()
+	assert.Equal(t, id003.StatusPowerUpBillInAcceptor, poll(t, s).Cmd)
+	f, _ := answer(t, s, id003.CmdStack1)
+	assert.Equal(t, id003.RespInvalidCommand, f.Cmd, "after power up only a reset moves the unit")
+	_, _ = answer(t, s, id003.CmdReset)
+	poll(t, s)
+	assert.Equal(t, id003.StatusDisabled, poll(t, s).Cmd)
+	assert.Equal(t, 1, s.Counts().Returned)
+}
+
+// The simulator over a real pty, driven with raw bytes as any host would.
+func TestSimOverPTY(t *testing.T) {
+	link := filepath.Join(t.TempDir(), "bv")
+	s := id003sim.New(id003sim.Config{})
+	require.NoError(t, s.Start(link))
+	defer s.Close()
+	port, err := hw.Open(s.Path(), id003.Mode)
+	require.NoError(t, err)
+	defer port.Close()
+	require.NoError(t, port.SetReadTimeout(200*time.Millisecond))
+	read := func(n int) []byte {
+		var got []byte
+		buf := make([]byte, 64)
+		for len(got) < n {
+			k, err := port.Read(buf)
+			require.NoError(t, err)
+			if k == 0 {
+				break
+			}
+			got = append(got, buf[:k]...)
+		}
+		return got
+	}
+	tests := []struct {
+		name  string
+		write []byte
+		want  []byte
+	}{
+		{"status", enc(0x11), enc(0x40)},
+		{"garbage then status", append([]byte{0x00, 0x13, 0x37}, enc(0x11)...), enc(0x40)},
+		{"bad crc", []byte{0xFC, 0x05, 0x11, 0x00, 0x00}, enc(id003.StatusCommunicationError)},
+		{"unknown", enc(0x77), enc(id003.RespInvalidCommand)},
+		{"reset", enc(0x40), enc(0x50)},
+	}
+	for _, tt := range tests {
+		_, err := port.Write(tt.write)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, read(len(tt.want)), tt.name)
+	}
+	// A frame in two writes.
+	st := enc(0x11)
+	_, err = port.Write(st[:2])
+	require.NoError(t, err)
+	time.Sleep(10 * time.Millisecond)
+	_, err = port.Write(st[2:])
+	require.NoError(t, err)
+	assert.Equal(t, enc(0x1B), read(5))
+	assert.Equal(t, 1, s.Counts().BadCommands)
+}
+
+func TestSimUnplugKeepsState(t *testing.T) {
+	link := filepath.Join(t.TempDir(), "bv")
+	s := idleSim(t, id003sim.Config{})
+	require.NoError(t, s.Start(link))
+	defer s.Close()
+	require.NoError(t, s.InsertNote(500))
+	require.NoError(t, s.Unplug())
+	_, err := hw.Open(link, id003.Mode)
+	assert.ErrorIs(t, err, hw.ErrNotFound)
+	require.NoError(t, s.Replug())
+	assert.Equal(t, link, s.Path())
+	port, err := hw.Open(link, id003.Mode)
+	require.NoError(t, err)
+	defer port.Close()
+	require.NoError(t, port.SetReadTimeout(time.Second))
+	_, err = port.Write(enc(0x11))
+	require.NoError(t, err)
+	buf := make([]byte, 5)
+	n, err := port.Read(buf)
+	require.NoError(t, err)
+	assert.Equal(t, enc(id003.StatusAccepting), buf[:n], "the note is still in the path")
+}
+
+func TestSimControlChannel(t *testing.T) {
+	s := idleSim(t, id003sim.Config{})
+	in := strings.Join([]string{
+		`{"op":"insert","cents":1000}`,
+		`{"op":"insert","cents":1000}`,
+		`not json`,
+		`{"op":"fault","fault":"bad-crc","n":2}`,
+		`{"op":"fault","fault":"jam-stacker"}`,
+		`{"op":"clear"}`,
+		`{"op":"explode"}`,
+		`{"op":"status"}`,
+	}, "\n")
+	var out bytes.Buffer
+	require.NoError(t, s.ServeControl(strings.NewReader(in), &out))
+	var replies []id003sim.Reply
+	dec := json.NewDecoder(&out)
+	for dec.More() {
+		var r id003sim.Reply
+		require.NoError(t, dec.Decode(&r))
+		replies = append(replies, r)
+	}
+	require.Len(t, replies, 8)
+	assert.True(t, replies[0].OK)
+	assert.Equal(t, "accepting", replies[0].State)
+	assert.False(t, replies[1].OK)
+	assert.Contains(t, replies[1].Error, "already")
+	assert.False(t, replies[2].OK)
+	assert.True(t, replies[3].OK)
+	assert.Equal(t, "jam in stacker", replies[4].State)
+	assert.Equal(t, "initialize", replies[5].State)
+	assert.Equal(t, 1, replies[5].Counts.Removed)
+	assert.False(t, replies[6].OK)
+	assert.True(t, replies[7].OK)
+}
