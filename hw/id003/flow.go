@@ -244,9 +244,16 @@ func (h *Host) vendValid(st Status) error {
 		n.IntentID = t.intent
 	}
 	if err := h.wallet.Credit(h.ctx, n); err != nil {
-		h.emit(Event{Kind: EventCreditFailed, Note: n, Err: err})
+		// Asked again at every poll; logged at attempts 1, 2, 4, 8... so a kiosk that cannot
+		// commit for an hour does not write thousands of identical events.
+		h.creditFailures++
+		if h.creditFailures&(h.creditFailures-1) == 0 {
+			h.emit(Event{Kind: EventCreditFailed, Note: n, Err: err,
+				Detail: fmt.Sprintf("attempt %d; VEND VALID left unacknowledged", h.creditFailures)})
+		}
 		return nil
 	}
+	h.creditFailures = 0
 	*t = noteTrack{active: true, code: code, cents: cents, intent: n.IntentID, decided: true,
 		accepted: true, stackSent: true, credited: true}
 	if err := h.ack(); err != nil {

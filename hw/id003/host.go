@@ -41,6 +41,7 @@ func (n Note) String() string {
 // Wallet is what the host needs of the kiosk's money flow. The host calls it from its polling
 // goroutine, one call at a time, and polls nothing meanwhile (the unit waits), so calls should
 // return within a few seconds: a real unit gives back a note left in escrow after about 10 s.
+// ctx is cancelled when the host is closed; Close waits for a call in progress to return.
 type Wallet interface {
 	// Escrow is called when a note of a value the kiosk takes waits in escrow. To take it, the
 	// kiosk durably records an intent (this note, this value) and returns accept=true and the
@@ -238,8 +239,10 @@ type Host struct {
 	configured bool
 	configErr  error
 	note       noteTrack
-	enableMask [2]byte
-	secMask    [2]byte
+	// creditFailures counts consecutive failed Credit calls (for the event log's pacing).
+	creditFailures int
+	enableMask     [2]byte
+	secMask        [2]byte
 }
 
 // noteTrack follows the note in the unit's path. It outlives a lost line (the unit keeps its
