@@ -272,7 +272,7 @@ func (d *decoder) uvarint() uint64 {
 		return 0
 	}
 	// Canonical only: the shortest encoding, so one game has one recording.
-	if n != len(binary.AppendUvarint(nil, v)) {
+	if n != uvarintLen(v) {
 		d.err = fmt.Errorf("non-canonical number: %w", ErrBadRecording)
 		return 0
 	}
@@ -289,7 +289,7 @@ func (d *decoder) varint() int64 {
 		d.err = fmt.Errorf("truncated or overlong number: %w", ErrBadRecording)
 		return 0
 	}
-	if n != len(binary.AppendVarint(nil, v)) {
+	if n != uvarintLen(zigzag(v)) {
 		d.err = fmt.Errorf("non-canonical number: %w", ErrBadRecording)
 		return 0
 	}
@@ -320,3 +320,16 @@ func (d *decoder) readUint64() uint64 {
 	d.i += 8
 	return binary.LittleEndian.Uint64(d.b[d.i-8:])
 }
+
+// uvarintLen is the length of v's shortest uvarint encoding.
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// zigzag is how binary.AppendVarint maps a signed value to an unsigned one.
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }

@@ -188,6 +188,13 @@ func TestReplayRefusesAnotherGame(t *testing.T) {
 	assert.ErrorIs(t, err, ErrBadRecording)
 }
 
+func TestVarintLengths(t *testing.T) {
+	for _, v := range []int64{0, 1, -1, 63, -64, 64, -65, 1 << 20, -(1 << 20), 1<<62 - 1, -(1 << 62), 1<<63 - 1, -1 << 63} {
+		assert.Equal(t, len(binary.AppendVarint(nil, v)), uvarintLen(zigzag(v)), "%d", v)
+		assert.Equal(t, len(binary.AppendUvarint(nil, uint64(v))), uvarintLen(uint64(v)), "%d", v)
+	}
+}
+
 func TestWallDigest(t *testing.T) {
 	a := walls(t, game.Stake100, 3, true, 1)
 	b := walls(t, game.Stake100, 3, true, 2)
