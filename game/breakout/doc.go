@@ -45,4 +45,23 @@
 // nearly straight up, the ends at 60°), never straight up, so the vertical
 // speed is always at least half the speed and the ball can neither loop
 // horizontally nor bounce straight up and down forever.
+//
+// # Jouer, Auto and idle
+//
+// In Jouer the player drags the paddle (Input.PaddleX, its target) and taps
+// the ball (Input.Launch); a lost ball shows the ghost mask for GhostTicks,
+// then rests on the paddle again, launches unlimited (Art. 4.4). An input
+// is activity when it moves the paddle's target, taps, or asks for Auto;
+// after IdleTicks without activity the game continues in Auto
+// (AutoEngaged), for good. In Auto (Art. 4.1) the ball moves at AutoSpeed
+// and a deterministic controller (auto.go) plays: the tests hold it to
+// AutoBoundTicks (12 s of game time) for every v1 wall, main or bonus, from
+// the start, and from wherever a player left the game.
+//
+// # Recording
+//
+// Only activity is recorded, tick-stamped, as varints (record.go). The
+// recording, with the wall and the settings it names, replays the game bit
+// for bit (Replay): game recall, and resuming the very game after a
+// restart.
 package breakout

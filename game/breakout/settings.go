@@ -12,8 +12,9 @@ const TicksPerSecond = 120
 // Ticks converts a duration to whole ticks, rounding down.
 func Ticks(d time.Duration) int { return int(d * TicksPerSecond / time.Second) }
 
-// AutoBoundTicks is the most game time Auto takes to finish any wall from
-// its start, main or bonus: 12 s. The tests hold the engine to it.
+// AutoBoundTicks is the most game time Auto may take to finish a wall,
+// main or bonus, from its start or from where the player left it: 12 s.
+// The tests hold the engine to it for every wall of the layout versions.
 const AutoBoundTicks = 12 * TicksPerSecond
 
 // Settings are the operator's tunables of a game. They are part of a

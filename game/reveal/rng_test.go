@@ -1,6 +1,7 @@
 package reveal
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,7 +40,7 @@ func TestBelowStaysInRangeAndIsUniform(t *testing.T) {
 			chi += d * d / per
 		}
 		df := float64(n - 1)
-		assert.LessOrEqual(t, chi, df+5*sqrt(2*df)+1, "n=%d hist=%v", n, hist)
+		assert.LessOrEqual(t, chi, df+5*math.Sqrt(2*df)+1, "n=%d hist=%v", n, hist)
 	}
 }
 
@@ -53,12 +54,4 @@ func TestBelowRejection(t *testing.T) {
 		require.Less(t, r.below(n), n)
 	}
 	assert.Panics(t, func() { r.below(0) })
-}
-
-func sqrt(x float64) float64 {
-	z := x
-	for i := 0; i < 30; i++ {
-		z = (z + x/z) / 2
-	}
-	return z
 }
