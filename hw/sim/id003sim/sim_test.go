@@ -252,7 +252,7 @@ func TestSimOverPTY(t *testing.T) {
 	port, err := hw.Open(s.Path(), id003.Mode)
 	require.NoError(t, err)
 	defer port.Close()
-	require.NoError(t, port.SetReadTimeout(200*time.Millisecond))
+	require.NoError(t, port.SetReadTimeout(2*time.Second))
 	read := func(n int) []byte {
 		var got []byte
 		buf := make([]byte, 64)
