@@ -371,10 +371,9 @@ func TestIdleContinuesInAuto(t *testing.T) {
 	assert.Contains(t, kinds(ev), AutoEngaged)
 	assert.Equal(t, Auto, w.Mode())
 	// In Auto, input is ignored.
-	p := w.Paddle().Target
 	w.Step(Input{Steer: true, PaddleX: 5 * Unit})
-	assert.NotEqual(t, int32(5*Unit), w.Paddle().Target)
-	_ = p
+	assert.NotEqual(t, int32(5*Unit), w.Paddle().Target, "the controller steers")
+	assert.Zero(t, w.Idle())
 }
 
 func TestInputCanHandOverToAuto(t *testing.T) {
