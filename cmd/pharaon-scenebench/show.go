@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/app"
+
+	"pharaon/kiosk/ui"
+	"pharaon/kiosk/ui/art"
+)
+
+// nextGameAfter is the pause between the end of a game and the next.
+const nextGameAfter = 1500 * time.Millisecond
+
+// show opens the window and plays games until it is closed.
+func show(c config, stdout io.Writer) error {
+	list := &playlist{stake: c.stake, mode: c.mode, seed: c.seed}
+	first, err := list.next()
+	if err != nil {
+		return err
+	}
+
+	a := app.NewWithID("fr.pharaon.scenebench")
+	a.Settings().SetTheme(art.Theme())
+	w := a.NewWindow("Pharaon scene bench")
+	g := ui.NewGameScreen(time.Now)
+	g.SetCredit(c.credit)
+	if c.fps {
+		g.OnFrameStats = func(s ui.FrameStats) { fmt.Fprintln(stdout, s) }
+	}
+	g.OnEnd = func() {
+		// the next game starts from a timer's goroutine: through fyne.Do
+		time.AfterFunc(nextGameAfter, func() {
+			fyne.Do(func() {
+				d, err := list.next()
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "pharaon-scenebench:", err)
+					a.Quit()
+					return
+				}
+				g.Play(d)
+			})
+		})
+	}
+
+	w.SetContent(g)
+	w.SetPadded(false)
+	w.Resize(fyne.NewSize(float32(c.width), float32(c.height)))
+	w.SetFixedSize(true)
+	if c.fullscreen {
+		w.SetFullScreen(true)
+	}
+
+	// FIRST_FRAME is the time of the first frame the animations tick, as
+	// the peer scene prints it.
+	var mark *fyne.Animation
+	mark = &fyne.Animation{
+		Duration: time.Millisecond,
+		Tick: func(float32) {
+			if mark != nil {
+				fmt.Fprintf(stdout, "FIRST_FRAME %d\n", time.Now().UnixNano())
+				mark = nil
+			}
+		},
+	}
+	a.Lifecycle().SetOnStarted(func() {
+		mark.Start()
+		g.Play(first)
+	})
+	w.SetOnClosed(a.Quit)
+	w.ShowAndRun()
+	return nil
+}

@@ -1,0 +1,387 @@
+package ui
+
+import (
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+
+	"pharaon/game"
+	"pharaon/game/breakout"
+)
+
+// DefaultBonusDelay is how long the game screen shows the cleared main wall
+// and the blinking snakes before the bonus wall appears (Art. 4.7).
+const DefaultBonusDelay = 2500 * time.Millisecond
+
+// flightTime is how long a revealed symbol takes to fly to the cartouche.
+const flightTime = 600 * time.Millisecond
+
+// gsStage is where the game screen is in a game.
+type gsStage uint8
+
+const (
+	gsIdle      gsStage = iota // no game
+	gsPlaying                  // the wall in play is stepped every frame
+	gsLanding                  // the wall is cleared; symbols still fly to the cartouche
+	gsInterlude                // the main wall is done, the bonus wall comes next
+	gsOver                     // the game is over; the cartouche may still blink
+)
+
+// GameScreen is the screen of a game in play (Art. 4.2): the Playfield on the
+// left at the field's 6:5 aspect, the Cartouche on the right with the stake
+// above it and the credit below, always visible. It runs the frame pump: once
+// a frame it runs the engine ticks the Pump says are due, animates what the
+// events tell (a symbol flying to the cartouche, Art. 4.6) and moves the
+// canvas objects, built once, to the world's state (DESIGN.md §8).
+//
+// A game goes: Play(source) → the main wall is played → once cleared and
+// every revealed symbol has landed, the combination it shows blinks in the
+// cartouche and OnCombination is called (the screens show the congratulation
+// window, Art. 4.6) → if the unit is won through the bonus game, after
+// BonusDelay the bonus wall appears and OnBonusWall is called (Art. 4.7) →
+// when the last wall is cleared, OnEnd is called (the screens show the
+// result from the kiosk, Art. 4.8). The amounts shown are the kiosk's:
+// the screen never computes what is credited.
+//
+// The frame pump is a fyne.Animation, so frames run on the Fyne goroutine;
+// any other goroutine must go through fyne.Do to call the screen.
+type GameScreen struct {
+	widget.BaseWidget
+
+	// OnCartoucheTapped is called when the player taps the cartouche: show
+	// the prize table of Stake() (Art. 4.2).
+	OnCartoucheTapped func()
+	// OnActivity is called on any touch of the playfield (the kiosk's idle
+	// timer, kiosk.Machine.Touch).
+	OnActivity func()
+	// OnCombination is called once the main wall is cleared and every
+	// symbol has landed, when it shows a combination (a win, or three
+	// snakes): the cartouche blinks it from then on. o is what the
+	// cartouche shows (game.Evaluate of the reveal); the congratulation
+	// window takes its amount from the kiosk's result. Not called for a
+	// losing wall.
+	OnCombination func(o game.Outcome)
+	// OnBonusWall is called when the bonus wall appears (Art. 4.7).
+	OnBonusWall func()
+	// OnEnd is called once when the game is over: its last wall is
+	// cleared and every symbol has landed (Art. 4.8).
+	OnEnd func()
+	// OnFrameStats, if set, is called about once a second with the frame
+	// rate and the time spent per frame (the --fps log).
+	OnFrameStats func(FrameStats)
+	// BonusDelay is how long the cleared main wall stays before the bonus
+	// wall (DefaultBonusDelay if zero).
+	BonusDelay time.Duration
+
+	now   func() time.Time
+	field *Playfield
+	cart  *Cartouche
+
+	src     GameSource
+	stage   gsStage
+	stageAt time.Time
+	pump    *Pump
+	meter   FrameMeter
+	anim    *fyne.Animation
+	running bool
+
+	credit game.Money
+	stake  game.Stake
+	labels GameLabels
+
+	frameNow time.Time
+	launched [game.NumSymbols]int // symbols sent flying on this wall
+	flights  [game.NumSymbols][game.MaxPerSymbol]gsFlight
+	inFlight int
+
+	rend *gameScreenRenderer
+}
+
+// gsFlight is a revealed symbol flying from its brick to the cartouche.
+type gsFlight struct {
+	on    bool
+	brick int
+	at    time.Time
+}
+
+// NewGameScreen returns a game screen reading time from now (a monotonic
+// clock: time.Now in the kiosk, a fake in tests).
+func NewGameScreen(now func() time.Time) *GameScreen {
+	if now == nil {
+		now = time.Now
+	}
+	g := &GameScreen{now: now, pump: NewPump(DefaultMaxCatchUp), labels: FrenchGameLabels()}
+	g.field = NewPlayfield()
+	g.field.setLabels(&g.labels)
+	g.field.OnActivity = func() {
+		if g.OnActivity != nil {
+			g.OnActivity()
+		}
+	}
+	g.cart = NewCartouche()
+	g.cart.OnTapped = func() {
+		if g.OnCartoucheTapped != nil {
+			g.OnCartoucheTapped()
+		}
+	}
+	g.anim = &fyne.Animation{
+		Duration:    time.Second,
+		RepeatCount: fyne.AnimationRepeatForever,
+		Tick:        func(float32) { g.Frame(g.now()) },
+	}
+	g.ExtendBaseWidget(g)
+	return g
+}
+
+// Playfield is the screen's playfield (for its TouchRadius, say).
+func (g *GameScreen) Playfield() *Playfield { return g.field }
+
+// Cartouche is the screen's cartouche.
+func (g *GameScreen) Cartouche() *Cartouche { return g.cart }
+
+// Play shows src from where it is (a new game, or one recovered after a
+// restart) and starts the frame pump.
+func (g *GameScreen) Play(src GameSource) {
+	g.src = src
+	g.stake = src.Stake()
+	g.field.SetWorld(src.World())
+	g.cart.StopBlink()
+	g.cart.SetCounts(src.Revealed())
+	g.cancelFlights()
+	g.launched = src.Revealed()
+	g.stage, g.stageAt = gsPlaying, g.now()
+	if src.World().Done() {
+		g.stage = gsLanding
+	}
+	g.pump.Reset()
+	g.meter.Reset()
+	if g.rend != nil {
+		g.rend.applyTexts()
+	}
+	g.Start()
+}
+
+// Start runs the frame pump (Play does); Stop stops it. A stopped screen
+// keeps its drawing and its game; Start goes on without catching up.
+func (g *GameScreen) Start() {
+	if g.running {
+		return
+	}
+	g.running = true
+	g.pump.Reset()
+	g.meter.Reset()
+	g.anim.Start()
+}
+
+// Stop stops the frame pump: call it when the screen is left.
+func (g *GameScreen) Stop() {
+	if !g.running {
+		return
+	}
+	g.running = false
+	g.anim.Stop()
+}
+
+// Over reports whether the game is over (OnEnd was called).
+func (g *GameScreen) Over() bool { return g.stage == gsOver }
+
+// SetCredit shows the player's credit (always visible, DESIGN.md §8).
+func (g *GameScreen) SetCredit(m game.Money) {
+	if m == g.credit {
+		return
+	}
+	g.credit = m
+	if g.rend != nil {
+		g.rend.applyTexts()
+	}
+}
+
+// SetStake shows the stake (Play takes it from the game).
+func (g *GameScreen) SetStake(s game.Stake) {
+	if s == g.stake {
+		return
+	}
+	g.stake = s
+	if g.rend != nil {
+		g.rend.applyTexts()
+	}
+}
+
+// Stake is the stake shown: the prize table to show when the cartouche is
+// tapped (Art. 4.2).
+func (g *GameScreen) Stake() game.Stake { return g.stake }
+
+// SetLabels changes the screen's words (a language change); empty fields
+// keep the French ones.
+func (g *GameScreen) SetLabels(l GameLabels) {
+	g.labels = l.withDefaults()
+	g.field.setLabels(&g.labels)
+	if g.rend != nil {
+		g.rend.applyTexts()
+	}
+}
+
+// Frame is one frame at time now: the engine ticks due, the events, the
+// motion. The frame pump calls it; tests call it with a fake clock. Once the
+// game runs it allocates nothing.
+func (g *GameScreen) Frame(now time.Time) {
+	begin := g.now()
+	g.frameNow = now
+	n := g.pump.Advance(now)
+	if g.stage == gsPlaying && g.src != nil {
+		for i := 0; i < n && g.stage == gsPlaying; i++ {
+			for _, e := range g.src.Step(g.field.Input()) {
+				g.event(e, now)
+			}
+		}
+	}
+	switch g.stage {
+	case gsLanding:
+		if g.inFlight == 0 {
+			g.wallDone(now)
+		}
+	case gsInterlude:
+		if now.Sub(g.stageAt) >= g.bonusDelay() {
+			g.startBonus(now)
+		}
+	}
+	g.field.Frame(now)
+	g.updateFlights(now)
+	g.cart.Frame(now)
+	if g.OnFrameStats != nil {
+		if st, ok := g.meter.Frame(begin, g.now(), n, g.pump.Dropped()); ok {
+			g.OnFrameStats(st)
+		}
+	}
+}
+
+func (g *GameScreen) bonusDelay() time.Duration {
+	if g.BonusDelay > 0 {
+		return g.BonusDelay
+	}
+	return DefaultBonusDelay
+}
+
+// event handles one engine event at time now.
+func (g *GameScreen) event(e breakout.Event, now time.Time) {
+	switch e.Kind {
+	case breakout.SymbolRevealed:
+		g.fly(e.Symbol, e.Brick, now)
+	case breakout.WallCleared:
+		g.stage, g.stageAt = gsLanding, now
+	}
+	g.field.Event(e, now)
+}
+
+// fly sends a revealed symbol from its brick to the cartouche (Art. 4.6).
+func (g *GameScreen) fly(s game.Symbol, brick int, now time.Time) {
+	if !s.Valid() {
+		return
+	}
+	k := g.launched[s]
+	g.launched[s]++
+	if k >= game.MaxPerSymbol || g.rend == nil {
+		// nothing to fly with (a wall never shows more than three): count it
+		g.cart.Land(s, now)
+		return
+	}
+	f := &g.flights[s][k]
+	if f.on { // cannot happen: each flight of a symbol is used once a wall
+		g.land(s, f, now)
+	}
+	f.on, f.brick, f.at = true, brick, now
+	g.inFlight++
+}
+
+func (g *GameScreen) land(s game.Symbol, f *gsFlight, now time.Time) {
+	f.on = false
+	g.inFlight--
+	g.cart.Land(s, now)
+}
+
+func (g *GameScreen) cancelFlights() {
+	for s := range g.flights {
+		for k := range g.flights[s] {
+			g.flights[s][k].on = false
+		}
+	}
+	g.inFlight = 0
+	if g.rend != nil {
+		g.rend.hideFlights()
+	}
+}
+
+// updateFlights moves the flying symbols and lands those that arrive.
+func (g *GameScreen) updateFlights(now time.Time) {
+	if g.inFlight == 0 || g.rend == nil {
+		return
+	}
+	for s := range g.flights {
+		for k := range g.flights[s] {
+			f := &g.flights[s][k]
+			if !f.on {
+				continue
+			}
+			t := float32(now.Sub(f.at)) / float32(flightTime)
+			if t >= 1 {
+				g.land(game.Symbol(s), f, now)
+				g.rend.flightDone(s, k)
+				continue
+			}
+			g.rend.placeFlight(s, k, f.brick, t)
+		}
+	}
+}
+
+// wallDone ends a cleared wall once its symbols have landed.
+func (g *GameScreen) wallDone(now time.Time) {
+	w := g.field.World()
+	// The cartouche shows exactly the reveal (it does already, symbol by
+	// symbol: this also covers a game recovered at its end).
+	if rev := g.src.Revealed(); g.cart.Counts() != rev {
+		g.cart.SetCounts(rev)
+	}
+	if w != nil && w.IsBonus() {
+		g.over()
+		return
+	}
+	if o, err := game.Evaluate(g.src.Revealed(), g.stake); err == nil && o.Kind != game.Lose {
+		g.cart.Blink(o.Combination, now)
+		if g.OnCombination != nil {
+			g.OnCombination(o)
+		}
+	}
+	if g.src.World() != w {
+		g.stage, g.stageAt = gsInterlude, now
+		return
+	}
+	g.over()
+}
+
+func (g *GameScreen) over() {
+	g.stage = gsOver
+	if g.OnEnd != nil {
+		g.OnEnd()
+	}
+}
+
+// startBonus puts the bonus wall in play (Art. 4.7).
+func (g *GameScreen) startBonus(now time.Time) {
+	g.cart.StopBlink()
+	g.field.SetWorld(g.src.World())
+	g.launched = g.src.Revealed()
+	g.stage, g.stageAt = gsPlaying, now
+	g.pump.Reset()
+	g.pump.Advance(now)
+	if g.OnBonusWall != nil {
+		g.OnBonusWall()
+	}
+}
+
+// CreateRenderer builds the screen's canvas objects once.
+func (g *GameScreen) CreateRenderer() fyne.WidgetRenderer {
+	r := newGameScreenRenderer(g)
+	g.rend = r
+	return r
+}

@@ -1,0 +1,60 @@
+package ui
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"pharaon/game"
+	"pharaon/game/breakout"
+)
+
+// BenchmarkGameFrame measures one frame of the game screen at 60 Hz in an
+// Auto game (the busiest: the ball is fast, bricks fall, symbols fly):
+//
+//   - engine: the baseline, the two engine ticks of a frame alone
+//     (DemoGame.Step), no screen;
+//   - frame: GameScreen.Frame, the same two ticks plus the events, the
+//     flights and the reading of the world into the canvas objects.
+//
+// frame − engine is what the screen adds per frame. Games restart when
+// they end, outside the timer. Both must show 0 allocs/op: a frame allocates
+// nothing (Fyne's own drawing, after the frame, is not measured here).
+func BenchmarkGameFrame(b *testing.B) {
+	walls := demoWalls(b, game.Stake200, 3, false, 7)
+
+	b.Run("engine", func(b *testing.B) {
+		d := newDemo(b, walls, breakout.Auto)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if d.Done() {
+				b.StopTimer()
+				d = newDemo(b, walls, breakout.Auto)
+				b.StartTimer()
+			}
+			d.Step(breakout.Input{})
+			d.Step(breakout.Input{})
+		}
+	})
+
+	b.Run("frame", func(b *testing.B) {
+		rig := newGameRig(b, fyne.NewSize(1280, 800))
+		ended := false
+		rig.g.OnEnd = func() { ended = true }
+		rig.g.Play(newDemo(b, walls, breakout.Auto))
+		rig.frames(3)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if ended {
+				b.StopTimer()
+				ended = false
+				rig.g.Play(newDemo(b, walls, breakout.Auto))
+				rig.frames(3)
+				b.StartTimer()
+			}
+			rig.frame()
+		}
+	})
+}

@@ -1,0 +1,126 @@
+package ui
+
+import (
+	"image"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+
+	"pharaon/kiosk/ui/art"
+)
+
+// The game screen shows its art as images rasterised once per size with
+// art.Rasterize and handed to canvas.Image as pixels (Image, not Resource).
+// Why: Fyne rasterises an SVG image again whenever it is refreshed, and it
+// refreshes an image that comes back into view or whose caches expired (a
+// minute); its SVG cache also holds one size per drawing, so a symbol shown
+// at two sizes (the wall, the cartouche) would be rasterised again and
+// again. Pixels are never rasterised again: at worst Fyne uploads them to
+// the GPU anew. So a frame never rasterises, and a layout only once per
+// drawing and size.
+
+// gameRasterKey names one rasterisation.
+type gameRasterKey struct {
+	name string
+	w, h int
+	fill canvas.ImageFill
+}
+
+// gameRasterCache holds the rasters of the game screen's art, shared by every
+// game screen, playfield and cartouche (their drawings and sizes are the
+// same). It is bounded: a kiosk shows a handful of sizes.
+type gameRasterCache struct {
+	mu sync.Mutex
+	m  map[gameRasterKey]image.Image
+}
+
+// gameRasterMax bounds the cache; beyond it, it starts again (only a test
+// resizing its window over and over gets there).
+const gameRasterMax = 512
+
+var gameRasters = &gameRasterCache{m: make(map[gameRasterKey]image.Image)}
+
+// get returns res rasterised at w×h pixels, meeting them as fill says
+// (art.Rasterize); nil if the drawing cannot be rasterised.
+func (c *gameRasterCache) get(res fyne.Resource, w, h int, fill canvas.ImageFill) image.Image {
+	k := gameRasterKey{res.Name(), w, h, fill}
+	c.mu.Lock()
+	img, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return img
+	}
+	ras, err := art.Rasterize(res, w, h, fill)
+	if err != nil {
+		fyne.LogError("game screen art", err)
+		return nil
+	}
+	c.mu.Lock()
+	if len(c.m) >= gameRasterMax {
+		c.m = make(map[gameRasterKey]image.Image)
+	}
+	c.m[k] = ras
+	c.mu.Unlock()
+	return ras
+}
+
+// setArt shows res on img at size (in canvas units; pixels are size ×
+// scale), stretched to it: the raster is made once, and img is refreshed
+// only when its pixels or its size change. If the drawing cannot be
+// rasterised, img shows the resource the Fyne way.
+func setArt(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32) {
+	setArtFill(img, res, size, scale, canvas.ImageFillStretch)
+}
+
+// setArtFill is setArt with the drawing meeting the size as fill says
+// (canvas.ImageFillCover for a backdrop).
+func setArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32, fill canvas.ImageFill) {
+	if res == nil {
+		return
+	}
+	w, h := int(size.Width*scale+0.5), int(size.Height*scale+0.5)
+	if w < 1 || h < 1 {
+		return
+	}
+	ras := gameRasters.get(res, w, h, fill)
+	if ras == nil {
+		if img.Resource != res {
+			img.Image, img.Resource = nil, res
+			img.FillMode = canvas.ImageFillContain
+			img.Refresh()
+		}
+		img.Resize(size)
+		return
+	}
+	if img.Image != ras || img.Resource != nil {
+		img.Resource, img.File = nil, ""
+		img.Image = ras
+		img.FillMode = canvas.ImageFillStretch
+		img.Refresh()
+	}
+	img.Resize(size)
+}
+
+// canvasScale is the scale of the canvas o is drawn on (1 before it is on
+// one): canvas units to pixels.
+func canvasScale(o fyne.CanvasObject) float32 {
+	if a := fyne.CurrentApp(); a != nil {
+		if c := a.Driver().CanvasForObject(o); c != nil && c.Scale() > 0 {
+			return c.Scale()
+		}
+	}
+	return 1
+}
+
+// containIn is the box of aspect (width/height) as large as fits in the box
+// at pos of size, centred in it.
+func containIn(pos fyne.Position, size fyne.Size, aspect float32) (fyne.Position, fyne.Size) {
+	w, h := size.Width, size.Height
+	if w/h > aspect {
+		w = h * aspect
+	} else {
+		h = w / aspect
+	}
+	return fyne.NewPos(pos.X+(size.Width-w)/2, pos.Y+(size.Height-h)/2), fyne.NewSize(w, h)
+}

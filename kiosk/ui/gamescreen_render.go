@@ -1,0 +1,199 @@
+package ui
+
+import (
+	"math"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+
+	"pharaon/game"
+	"pharaon/kiosk/ui/art"
+)
+
+// Layout of the game screen.
+const (
+	// gsMinPanel is the narrowest the right panel gets (cartouche, stake,
+	// credit); a screen narrower than 6:5 + this shrinks the playfield.
+	gsMinPanel = 280
+	// gsRefHeight is the screen height the text sizes below are for.
+	gsRefHeight   = 800
+	gsCaptionSize = 18
+	gsValueSize   = 40
+	// gsArc is how high a flying symbol's path bows, as a share of its
+	// length.
+	gsArc = 0.18
+)
+
+type gameScreenRenderer struct {
+	g       *GameScreen
+	objects []fyne.CanvasObject
+	size    fyne.Size
+
+	rule      *canvas.Rectangle // the gold line between playfield and panel
+	stakeCap  *canvas.Text
+	stakeVal  *canvas.Text
+	creditCap *canvas.Text
+	creditVal *canvas.Text
+	flyers    [game.NumSymbols][game.MaxPerSymbol]*canvas.Image
+	flyerSize fyne.Size
+	panelX    float32
+	panelW    float32
+}
+
+func newGameScreenRenderer(g *GameScreen) *gameScreenRenderer {
+	r := &gameScreenRenderer{g: g}
+	r.rule = canvas.NewRectangle(art.GoldDark)
+	r.stakeCap = canvas.NewText("", art.Sand)
+	r.stakeVal = canvas.NewText("", art.GoldLight)
+	r.stakeVal.TextStyle.Bold = true
+	r.creditCap = canvas.NewText("", art.Sand)
+	r.creditVal = canvas.NewText("", art.GoldLight)
+	r.creditVal.TextStyle.Bold = true
+	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal} {
+		t.Alignment = fyne.TextAlignCenter
+	}
+	r.objects = append(r.objects, g.field, r.rule, r.stakeCap, r.stakeVal, g.cart, r.creditCap, r.creditVal)
+	for s := range r.flyers {
+		for k := range r.flyers[s] {
+			r.flyers[s][k] = newArtImage()
+			r.objects = append(r.objects, r.flyers[s][k])
+		}
+	}
+	r.applyTexts()
+	return r
+}
+
+func (r *gameScreenRenderer) Objects() []fyne.CanvasObject { return r.objects }
+
+func (r *gameScreenRenderer) Destroy() {
+	if r.g.rend == r {
+		r.g.rend = nil
+	}
+}
+
+func (r *gameScreenRenderer) MinSize() fyne.Size {
+	c := r.g.cart.MinSize()
+	return fyne.NewSize(600+c.Width, 500)
+}
+
+func (r *gameScreenRenderer) Refresh() {
+	r.applyTexts()
+	r.g.field.Refresh()
+	r.g.cart.Refresh()
+}
+
+// Layout puts the playfield on the left at 6:5, as tall as the screen if
+// the panel keeps gsMinPanel, and the panel on the right: stake, cartouche,
+// credit (Art. 4.2, DESIGN.md §8).
+func (r *gameScreenRenderer) Layout(size fyne.Size) {
+	r.size = size
+	fw := size.Height * fieldW / fieldH
+	if fw > size.Width-gsMinPanel {
+		fw = size.Width - gsMinPanel
+	}
+	if fw < 0 {
+		fw = 0
+	}
+	fh := fw * fieldH / fieldW
+	r.g.field.Move(fyne.NewPos(0, (size.Height-fh)/2))
+	r.g.field.Resize(fyne.NewSize(fw, fh))
+
+	r.panelX, r.panelW = fw, size.Width-fw
+	k := size.Height / gsRefHeight
+	rw := 3 * k
+	r.rule.Move(fyne.NewPos(fw, 0))
+	r.rule.Resize(fyne.NewSize(rw, size.Height))
+
+	px, pw := fw+rw, size.Width-fw-rw
+	m := 18 * k
+	r.stakeCap.TextSize = gsCaptionSize * k
+	r.stakeVal.TextSize = gsValueSize * k
+	r.creditCap.TextSize = gsCaptionSize * k
+	r.creditVal.TextSize = gsValueSize * k
+	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal} {
+		t.Refresh()
+	}
+	ch, vh := r.stakeCap.MinSize().Height, r.stakeVal.MinSize().Height
+	block := ch + vh
+	r.stakeCap.Move(fyne.NewPos(px, m))
+	r.stakeCap.Resize(fyne.NewSize(pw, ch))
+	r.stakeVal.Move(fyne.NewPos(px, m+ch))
+	r.stakeVal.Resize(fyne.NewSize(pw, vh))
+	r.creditCap.Move(fyne.NewPos(px, size.Height-m-block))
+	r.creditCap.Resize(fyne.NewSize(pw, ch))
+	r.creditVal.Move(fyne.NewPos(px, size.Height-m-vh))
+	r.creditVal.Resize(fyne.NewSize(pw, vh))
+
+	top := m + block + m/2
+	ctH := size.Height - 2*top
+	r.g.cart.Move(fyne.NewPos(px+m/2, top))
+	r.g.cart.Resize(fyne.NewSize(pw-m, ctH))
+
+	// flying symbols end the size of the cartouche's symbols
+	_, ss := r.g.cart.SymbolBox(game.Bird)
+	r.flyerSize = ss
+	sc := canvasScale(r.g)
+	for s := range r.flyers {
+		for k := range r.flyers[s] {
+			setArt(r.flyers[s][k], art.SymbolResource(game.Symbol(s), true), ss, sc)
+		}
+	}
+}
+
+// applyTexts writes the stake, the credit and the captions.
+func (r *gameScreenRenderer) applyTexts() {
+	l := r.g.labels
+	r.stakeCap.Text = l.Stake
+	r.creditCap.Text = l.Credit
+	r.stakeVal.Text = ""
+	if r.g.stake.Valid() {
+		r.stakeVal.Text = l.Money(r.g.stake.Money())
+	}
+	r.creditVal.Text = l.Money(r.g.credit)
+	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal} {
+		t.Refresh()
+	}
+}
+
+// placeFlight draws flight k of symbol s at t (0 to 1) of its way from its
+// brick to the cartouche: an eased path that bows upward.
+func (r *gameScreenRenderer) placeFlight(s, k, brick int, t float32) {
+	im := r.flyers[s][k]
+	from, ok := r.g.field.brickCentre(brick)
+	if !ok {
+		return
+	}
+	fp := r.g.field.Position()
+	from = from.Add(fp)
+	cp, cs := r.g.cart.SymbolBox(game.Symbol(s))
+	to := r.g.cart.Position().Add(cp).Add(fyne.NewPos(cs.Width/2, cs.Height/2))
+	e := easeInOut(t)
+	dx, dy := to.X-from.X, to.Y-from.Y
+	bow := gsArc * float32(math.Sqrt(float64(dx*dx+dy*dy))) * float32(math.Sin(math.Pi*float64(t)))
+	x := from.X + dx*e
+	y := from.Y + dy*e - bow
+	sz := r.flyerSize
+	im.Move(fyne.NewPos(x-sz.Width/2, y-sz.Height/2))
+	if !im.Visible() {
+		im.Show()
+	}
+}
+
+func (r *gameScreenRenderer) flightDone(s, k int) { r.flyers[s][k].Hide() }
+
+func (r *gameScreenRenderer) hideFlights() {
+	for s := range r.flyers {
+		for k := range r.flyers[s] {
+			r.flyers[s][k].Hide()
+		}
+	}
+}
+
+// easeInOut is a cubic ease: slow away, quick across, slow in.
+func easeInOut(t float32) float32 {
+	if t < 0.5 {
+		return 4 * t * t * t
+	}
+	u := -2*t + 2
+	return 1 - u*u*u/2
+}

@@ -1,0 +1,215 @@
+package ui
+
+import (
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+
+	"pharaon/game/breakout"
+)
+
+// Playfield is the brick-breaker of the game screen, on the left (Art. 4.2):
+// the wall, the revealed symbols and stones under the destroyed bricks, the
+// ball, the paddle, the timers of the spell stones (Art. 4.5), the ghost mask
+// of a lost ball (Art. 4.4), the AUTO badge and, on the bonus wall, the red
+// brick's hits (Art. 4.7). It draws the field's 1200 × 1000 units scaled
+// uniformly into its size (6:5), centred.
+//
+// It draws what the world says and nothing else. It reads the world once a
+// frame (Frame) and only moves, shows and hides canvas objects built once
+// (DESIGN.md §8); a new wall changes images' resources, a new size
+// rasterises them again, a frame does neither.
+//
+// Touch (Art. 4.4): dragging anywhere on the field moves the paddle toward the
+// finger; a touch moves it there too. Tapping the ball launches it: the ball
+// is small, so the tap counts within TouchRadius of its centre (a target of
+// at least 60 px, DESIGN.md §8). A tap elsewhere only moves the paddle: a
+// player who taps beside the ball to move the paddle must not launch by
+// mistake, and the regulation says the player taps the ball.
+//
+// Like every Fyne object it must be used from the Fyne goroutine only.
+type Playfield struct {
+	widget.BaseWidget
+
+	// OnActivity is called on every touch of the field (the kiosk's idle
+	// timer, kiosk.Machine.Touch). Optional.
+	OnActivity func()
+
+	// TouchRadius is how far from the ball's centre, in pixels, a tap
+	// still launches it. At least 30 (a 60 px target); 56 if zero.
+	TouchRadius float32
+
+	world  *breakout.World
+	labels *GameLabels
+	now    time.Time
+
+	// what the player did since the engine last took it (Input)
+	steer  bool
+	target int32
+	launch bool
+
+	// per-brick animation clocks, set from the world's events
+	revealAt [maxBricks]time.Time
+	redHitAt time.Time
+
+	rend *playfieldRenderer
+}
+
+// maxBricks is the most bricks a wall has (reveal.MaxBricks); the renderer
+// builds that many slots once.
+const maxBricks = 42
+
+// NewPlayfield returns an empty playfield; SetWorld gives it a wall.
+func NewPlayfield() *Playfield {
+	p := &Playfield{}
+	l := FrenchGameLabels()
+	p.labels = &l
+	p.ExtendBaseWidget(p)
+	return p
+}
+
+// SetWorld shows world (nil for none) as it is now, without animation: a new
+// wall, the bonus wall, or a game recovered after a restart.
+func (p *Playfield) SetWorld(w *breakout.World) {
+	p.world = w
+	p.steer, p.launch = false, false
+	p.revealAt = [maxBricks]time.Time{}
+	p.redHitAt = time.Time{}
+	if w != nil {
+		p.target = w.Paddle().X
+	}
+	if p.rend != nil {
+		p.rend.setWorld()
+	}
+}
+
+// World is the wall shown.
+func (p *Playfield) World() *breakout.World { return p.world }
+
+// setLabels makes the playfield use l's words (the game screen's).
+func (p *Playfield) setLabels(l *GameLabels) {
+	p.labels = l
+	if p.rend != nil {
+		p.rend.applyLabels()
+	}
+}
+
+// Event lets the playfield animate what happened at time now: a brick
+// that falls fades its content in, the red brick flashes when hit. State the
+// world holds (bricks, ball, paddle, effects, ghost) needs no event: Frame
+// reads it.
+func (p *Playfield) Event(e breakout.Event, now time.Time) {
+	switch e.Kind {
+	case breakout.BrickDestroyed:
+		if e.Brick >= 0 && e.Brick < maxBricks {
+			p.revealAt[e.Brick] = now
+		}
+	case breakout.RedBrickHit:
+		p.redHitAt = now
+	}
+}
+
+// Frame brings the drawing up to date with the world at time now (the
+// animations' clock). It allocates nothing.
+func (p *Playfield) Frame(now time.Time) {
+	p.now = now
+	if p.rend != nil {
+		p.rend.update()
+	}
+}
+
+// Input returns what the player did since the last call, for one engine
+// tick: the paddle's target while the player steers, and a launch once.
+func (p *Playfield) Input() breakout.Input {
+	in := breakout.Input{Steer: p.steer, PaddleX: p.target, Launch: p.launch}
+	p.launch = false
+	return in
+}
+
+// Tapped launches the ball when the tap is on it, else moves the paddle
+// toward the tap (see Playfield).
+func (p *Playfield) Tapped(e *fyne.PointEvent) {
+	p.activity()
+	if p.world == nil || p.rend == nil {
+		return
+	}
+	if p.rend.onBall(e.Position) {
+		p.launch = true
+		return
+	}
+	p.steerTo(e.Position)
+}
+
+// Dragged moves the paddle toward the finger.
+func (p *Playfield) Dragged(e *fyne.DragEvent) {
+	p.activity()
+	p.steerTo(e.Position)
+}
+
+// DragEnd ends a drag; the paddle stays where it was heading.
+func (p *Playfield) DragEnd() {}
+
+// MouseDown moves the paddle at the touch itself (a touchscreen reports a
+// touch as a mouse press), before the finger moves or lifts.
+func (p *Playfield) MouseDown(e *desktop.MouseEvent) {
+	p.activity()
+	if p.rend != nil && p.rend.onBall(e.Position) {
+		return // a tap on the ball launches it: don't move the paddle under it
+	}
+	p.steerTo(e.Position)
+}
+
+// MouseUp is part of desktop.Mouseable; a tap is handled by Tapped.
+func (p *Playfield) MouseUp(*desktop.MouseEvent) {}
+
+// brickCentre is the centre of brick i in the playfield, if it is laid out.
+func (p *Playfield) brickCentre(i int) (fyne.Position, bool) {
+	if p.world == nil || p.rend == nil {
+		return fyne.Position{}, false
+	}
+	b := p.world.Bricks()
+	if i < 0 || i >= len(b) {
+		return fyne.Position{}, false
+	}
+	rc := b[i].Rect
+	return p.rend.geom.pos(rc.X+rc.W/2, rc.Y+rc.H/2), true
+}
+
+func (p *Playfield) activity() {
+	if p.OnActivity != nil {
+		p.OnActivity()
+	}
+}
+
+func (p *Playfield) steerTo(pos fyne.Position) {
+	if p.world == nil || p.rend == nil {
+		return
+	}
+	p.steer = true
+	p.target = p.rend.geom.toFieldX(pos.X)
+}
+
+func (p *Playfield) touchRadius() float32 {
+	switch {
+	case p.TouchRadius == 0:
+		return 56
+	case p.TouchRadius < 30:
+		return 30
+	}
+	return p.TouchRadius
+}
+
+// CreateRenderer builds every canvas object of the playfield once.
+func (p *Playfield) CreateRenderer() fyne.WidgetRenderer {
+	r := newPlayfieldRenderer(p)
+	p.rend = r
+	return r
+}
+
+var (
+	_ fyne.Tappable     = (*Playfield)(nil)
+	_ fyne.Draggable    = (*Playfield)(nil)
+	_ desktop.Mouseable = (*Playfield)(nil)
+)
