@@ -18,7 +18,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
+	"time"
 
 	"pharaon/game"
 	"pharaon/game/breakout"
@@ -52,6 +54,8 @@ type config struct {
 	seed          uint64
 	mode          breakout.Mode
 	credit        game.Money
+	cpuProfile    string
+	duration      time.Duration
 }
 
 // parse reads the command line.
@@ -67,6 +71,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.Uint64Var(&c.seed, "seed", 1, "first reveal seed; each game takes the next")
 	mode := fs.String("mode", "auto", "auto (the system plays) or play (Jouer: the ball waits for a tap)")
 	credit := fs.String("credit", "20", "credit shown")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	fs.DurationVar(&c.duration, "for", 0, "quit after this long (0: when the window is closed or on SIGINT/SIGTERM)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, err
@@ -75,6 +81,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	}
 	if fs.NArg() > 0 {
 		return c, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	if c.duration < 0 {
+		return c, &usageError{"-for: a duration cannot be negative"}
 	}
 	if c.width < 320 || c.height < 240 || c.width > 8192 || c.height > 8192 {
 		return c, &usageError{fmt.Sprintf("window %d×%d out of range", c.width, c.height)}
@@ -104,6 +113,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 	c, err := parse(args, stderr)
 	if err != nil {
 		return err
+	}
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 	return show(c, stdout)
 }

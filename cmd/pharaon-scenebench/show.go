@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -72,6 +75,25 @@ func show(c config, stdout io.Writer) error {
 		g.Play(first)
 	})
 	w.SetOnClosed(a.Quit)
+
+	// SIGINT, SIGTERM or -for end the run cleanly (the CPU profile is
+	// written): the quit goes to the Fyne goroutine through fyne.Do.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if c.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.duration)
+		defer cancel()
+	}
+	ended := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			fyne.Do(a.Quit)
+		case <-ended:
+		}
+	}()
 	w.ShowAndRun()
+	close(ended)
 	return nil
 }

@@ -231,6 +231,7 @@ func (g *GameScreen) Frame(now time.Time) {
 	n := g.pump.Advance(now)
 	if g.stage == gsPlaying && g.src != nil {
 		for i := 0; i < n && g.stage == gsPlaying; i++ {
+			g.field.beforeStep()
 			for _, e := range g.src.Step(g.field.Input()) {
 				g.event(e, now)
 			}
@@ -246,7 +247,11 @@ func (g *GameScreen) Frame(now time.Time) {
 			g.startBonus(now)
 		}
 	}
-	g.field.Frame(now)
+	alpha := float32(1) // a wall at rest is drawn as it is
+	if g.stage == gsPlaying {
+		alpha = g.pump.Alpha()
+	}
+	g.field.frameBetween(now, alpha)
 	g.updateFlights(now)
 	g.cart.Frame(now)
 	if g.OnFrameStats != nil {

@@ -561,11 +561,11 @@ func (r *playfieldRenderer) update() {
 		changed = r.updateFlash(now) || changed
 	}
 
-	pd := w.Paddle()
+	pd := r.p.drawnPaddle(w.Paddle())
 	r.placePaddle(pd)
 	changed = r.paddleShown.set(true, r.paddle[0], r.paddle[1], r.paddle[2]) || changed
 
-	b := w.Ball()
+	b := r.p.drawnBall(w.Ball())
 	if b.Phase != breakout.Lost {
 		d := r.geom.len(2 * b.Radius)
 		r.ball.Resize(fyne.NewSize(d, d))

@@ -235,3 +235,43 @@ func TestPlayfieldLaunchHint(t *testing.T) {
 	p.SetWorld(a)
 	assert.False(t, p.rend.hint.Visible(), "Auto launches by itself")
 }
+
+// Between two ticks the ball and the paddle are drawn where they were at the
+// frame's time (frameBetween); a frame with alpha 1 draws the world as it is.
+func TestPlayfieldDrawsBetweenTicks(t *testing.T) {
+	w, _ := newWorld(t, breakout.Play, breakout.DefaultSettings())
+	p := newFieldRig(t, w)
+	g := p.rend.geom
+	now := time.Unix(7, 0)
+	steer := breakout.Input{Steer: true, PaddleX: 100 * breakout.Unit}
+	w.Step(breakout.Input{Launch: true})
+	for i := 0; i < 10; i++ {
+		w.Step(steer)
+	}
+	p.beforeStep()
+	before, pb := w.Ball(), w.Paddle()
+	w.Step(steer)
+	after, pa := w.Ball(), w.Paddle()
+	require.Equal(t, breakout.Flying, after.Phase)
+	require.NotEqual(t, pb.X, pa.X, "the paddle moved this tick")
+	rad := after.Radius
+
+	p.frameBetween(now, 0.5)
+	mid := g.pos((before.X+after.X)/2-rad, (before.Y+after.Y)/2-rad)
+	assert.InDelta(t, mid.X, p.rend.ball.Position().X, 0.01)
+	assert.InDelta(t, mid.Y, p.rend.ball.Position().Y, 0.01)
+	assert.InDelta(t, g.pos((pb.X+pa.X)/2-pa.Width/2, 0).X, p.rend.paddle[0].Position().X, 0.01)
+
+	p.Frame(now)
+	assert.Equal(t, g.pos(after.X-rad, after.Y-rad), p.rend.ball.Position(), "Frame draws the world as it is")
+
+	// a launch is not smoothed: the ball is drawn where it is
+	w2, _ := newWorld(t, breakout.Play, breakout.DefaultSettings())
+	p.SetWorld(w2)
+	p.beforeStep()
+	w2.Step(breakout.Input{Launch: true})
+	b := w2.Ball()
+	require.Equal(t, breakout.Flying, b.Phase)
+	p.frameBetween(now, 0)
+	assert.Equal(t, g.pos(b.X-b.Radius, b.Y-b.Radius), p.rend.ball.Position())
+}

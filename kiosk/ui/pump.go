@@ -76,6 +76,11 @@ func (p *Pump) Advance(now time.Time) int {
 	return int(n)
 }
 
+// Alpha is how far past its last tick the game is, in ticks (0 to 1): the
+// time owed to the next tick. A frame draws moving things that far between
+// their last two ticks so their motion stays even (Playfield).
+func (p *Pump) Alpha() float32 { return float32(p.acc) / float32(tickUnit) }
+
 // Reset forgets the time: the next Advance starts the clock again. Call it
 // when the game pauses (between the main wall and the bonus wall, when the
 // screen is hidden) so the pause is not caught up.

@@ -101,10 +101,12 @@ func TestPumpReset(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	p.Advance(t0)
 	assert.Equal(t, 1, p.Advance(t0.Add(12*time.Millisecond))) // 3.67 ms owed
+	assert.InDelta(t, 3.6667/8.3333, p.Alpha(), 1e-4, "the frame is 44 % of a tick past its last one")
 	p.Reset()
 	assert.Equal(t, 0, p.Advance(t0.Add(time.Hour)), "after Reset the pause is not caught up")
 	assert.Equal(t, 0, p.Advance(t0.Add(time.Hour+5*time.Millisecond)), "nor the 3.67 ms owed before it (with them, 5 ms more would make a tick)")
 	assert.Zero(t, p.Dropped())
+	assert.InDelta(t, 0.6, p.Alpha(), 1e-6, "5 ms owed since the reset: 60 % of a tick")
 }
 
 func TestFrameMeter(t *testing.T) {
