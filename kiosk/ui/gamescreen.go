@@ -141,8 +141,18 @@ func (g *GameScreen) Playfield() *Playfield { return g.field }
 func (g *GameScreen) Cartouche() *Cartouche { return g.cart }
 
 // Play shows src from where it is (a new game, or one recovered after a
-// restart) and starts the frame pump.
+// restart) and starts the frame pump. Play(nil) clears the screen and stops
+// the pump.
 func (g *GameScreen) Play(src GameSource) {
+	if src == nil || src.World() == nil {
+		g.src, g.stage = nil, gsIdle
+		g.field.SetWorld(nil)
+		g.cart.StopBlink()
+		g.cart.SetCounts(game.Counts{})
+		g.cancelFlights()
+		g.Stop()
+		return
+	}
 	g.src = src
 	g.stake = src.Stake()
 	g.field.SetWorld(src.World())

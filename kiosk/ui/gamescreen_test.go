@@ -289,6 +289,20 @@ func TestGameScreenRecoveredGame(t *testing.T) {
 	assert.Equal(t, l.Main.Counts(), rig.g.Cartouche().Counts())
 }
 
+// Play(nil) clears the screen: no wall, nothing counted, no pump.
+func TestGameScreenPlayNil(t *testing.T) {
+	rig := newGameRig(t, fyne.NewSize(1280, 800))
+	rig.g.Play(newDemo(t, demoWalls(t, game.Stake050, 1, false, 3), breakout.Auto))
+	rig.until(20*60, "a symbol counted", func() bool { return rig.g.Cartouche().Counts() != game.Counts{} })
+	rig.g.Play(nil)
+	assert.False(t, rig.g.running)
+	assert.Nil(t, rig.g.Playfield().World())
+	assert.Equal(t, game.Counts{}, rig.g.Cartouche().Counts())
+	rig.frames(5) // frames of a cleared screen do nothing
+	assert.False(t, rig.g.Over())
+	assert.False(t, rig.g.Playfield().rend.ball.Visible())
+}
+
 // The demo plays the main wall, then the bonus wall, and keeps the main
 // wall's reveal for the cartouche.
 func TestDemoGame(t *testing.T) {
