@@ -17,10 +17,10 @@ const (
 	// BlinkHalfPeriod is how long a winning combination stays lit, then
 	// dim, as it blinks (Art. 4.6).
 	BlinkHalfPeriod = 400 * time.Millisecond
-	// landPulse is the ring that grows around a symbol as it lands.
-	landPulse = 450 * time.Millisecond
-	// blinkDim is how faded a blinking combination is in its dim half.
-	blinkDim = 0.65
+	// cartLandPulse is the ring that grows around a symbol as it lands.
+	cartLandPulse = 450 * time.Millisecond
+	// cartBlinkDim is how faded a blinking combination is in its dim half.
+	cartBlinkDim = 0.65
 )
 
 // Cartouche is the gold-rimmed tablet on the right of the game screen
@@ -176,7 +176,7 @@ type cartoucheRenderer struct {
 
 func newCartoucheRenderer(c *Cartouche) *cartoucheRenderer {
 	r := &cartoucheRenderer{c: c}
-	r.tablet = newArtImage()
+	r.tablet = gsNewArtImage()
 	r.marker = canvas.NewRectangle(color.Transparent)
 	r.marker.Resize(fyne.NewSize(1, 1))
 	r.objects = append(r.objects, r.tablet, r.marker)
@@ -187,15 +187,15 @@ func newCartoucheRenderer(c *Cartouche) *cartoucheRenderer {
 		row.glow.StrokeColor = art.Turquoise
 		row.glow.Hide()
 		row.sym = sym
-		row.black = newArtImage()
-		row.colour = newArtImage()
+		row.black = gsNewArtImage()
+		row.colour = gsNewArtImage()
 		row.ring = canvas.NewCircle(color.Transparent)
 		row.ring.StrokeColor = art.GoldLight
 		row.ring.Hide()
 		r.objects = append(r.objects, row.glow, row.black, row.colour)
 		for k := range row.pips {
 			for f := range row.pips[k] {
-				row.pips[k][f] = newArtImage()
+				row.pips[k][f] = gsNewArtImage()
 				r.objects = append(r.objects, row.pips[k][f])
 			}
 		}
@@ -235,17 +235,17 @@ func (r *cartoucheRenderer) Layout(size fyne.Size) {
 	tw := th * art.CartoucheAspect
 	r.tabPos = fyne.NewPos((size.Width-tw)/2, (size.Height-th)/2)
 	r.tabSize = fyne.NewSize(tw, th)
-	sc := canvasScale(r.c)
+	sc := gsCanvasScale(r.c)
 	r.tablet.Move(r.tabPos)
-	setArt(r.tablet, art.CartoucheResource(), r.tabSize, sc)
+	gsSetArt(r.tablet, art.CartoucheResource(), r.tabSize, sc)
 	r.tablet.Show()
 	for i := range r.rows {
 		row := &r.rows[i]
 		sp, ss := r.symbolBox(i)
 		row.black.Move(sp)
-		setArt(row.black, art.SymbolResource(row.sym, false), ss, sc)
+		gsSetArt(row.black, art.SymbolResource(row.sym, false), ss, sc)
 		row.colour.Move(sp)
-		setArt(row.colour, art.SymbolResource(row.sym, true), ss, sc)
+		gsSetArt(row.colour, art.SymbolResource(row.sym, true), ss, sc)
 		cp, cs := art.CartoucheCountBox(i).In(r.tabPos, r.tabSize)
 		// the glow covers the symbol and its pips
 		pad := ss.Height * 0.06
@@ -263,7 +263,7 @@ func (r *cartoucheRenderer) Layout(size fyne.Size) {
 			y := cp.Y + (cs.Height-side)/2
 			for f := range row.pips[k] {
 				row.pips[k][f].Move(fyne.NewPos(x, y))
-				setArt(row.pips[k][f], art.CountPipResource(f == 1), fyne.NewSize(side, side), sc)
+				gsSetArt(row.pips[k][f], art.CountPipResource(f == 1), fyne.NewSize(side, side), sc)
 			}
 		}
 		row.ring.StrokeWidth = ss.Height * 0.05
@@ -327,7 +327,7 @@ func (r *cartoucheRenderer) update() {
 			gsShow(want == 1, row.glow)
 			var tr float64
 			if want == 0 {
-				tr = blinkDim
+				tr = cartBlinkDim
 			}
 			row.colour.Translucency, row.black.Translucency = tr, tr
 			for k := range row.pips {
@@ -346,7 +346,7 @@ func (r *cartoucheRenderer) update() {
 func (r *cartoucheRenderer) updateRing(row *cartoucheRow, i int) bool {
 	at := r.c.landAt[i]
 	d := r.c.now.Sub(at)
-	if at.IsZero() || d < 0 || d >= landPulse {
+	if at.IsZero() || d < 0 || d >= cartLandPulse {
 		if row.ringOn {
 			row.ring.Hide()
 			row.ringOn = false
@@ -354,13 +354,13 @@ func (r *cartoucheRenderer) updateRing(row *cartoucheRow, i int) bool {
 		}
 		return false
 	}
-	t := float32(d) / float32(landPulse)
+	t := float32(d) / float32(cartLandPulse)
 	sp, ss := r.symbolBox(i)
 	grow := ss.Width * (0.9 + 0.5*t)
 	cx, cy := sp.X+ss.Width/2, sp.Y+ss.Height/2
 	row.ring.Move(fyne.NewPos(cx-grow/2, cy-grow/2))
 	row.ring.Resize(fyne.NewSize(grow, grow))
-	row.ring.StrokeColor = fadeOf(ringFade[:], 1-t)
+	row.ring.StrokeColor = gsFadeOf(gsRingFade[:], 1-t)
 	if !row.ringOn {
 		row.ring.Show()
 		row.ringOn = true
@@ -368,34 +368,34 @@ func (r *cartoucheRenderer) updateRing(row *cartoucheRow, i int) bool {
 	return true
 }
 
-// fadeSteps is how many levels of opacity a fading colour goes through: a
+// gsFadeSteps is how many levels of opacity a fading colour goes through: a
 // frame picks one of these colours made in advance, so it allocates nothing
 // (a color.NRGBA stored in a color.Color field would).
-const fadeSteps = 32
+const gsFadeSteps = 32
 
 var (
-	ringFade  = fadeRamp(art.GoldLight, 255)
-	flashFade = fadeRamp(art.GhostWhite, 200)
-	hintFade  = fadeRamp(art.TurquoiseLight, 230)
+	gsRingFade  = gsFadeRamp(art.GoldLight, 255)
+	gsFlashFade = gsFadeRamp(art.GhostWhite, 200)
+	gsHintFade  = gsFadeRamp(art.TurquoiseLight, 230)
 )
 
-// fadeRamp is c at fadeSteps+1 opacities from 0 to top.
-func fadeRamp(c color.NRGBA, top uint8) [fadeSteps + 1]color.Color {
-	var out [fadeSteps + 1]color.Color
+// gsFadeRamp is c at gsFadeSteps+1 opacities from 0 to top.
+func gsFadeRamp(c color.NRGBA, top uint8) [gsFadeSteps + 1]color.Color {
+	var out [gsFadeSteps + 1]color.Color
 	for i := range out {
-		c.A = uint8(int(top) * i / fadeSteps)
+		c.A = uint8(int(top) * i / gsFadeSteps)
 		out[i] = c
 	}
 	return out
 }
 
-// fadeOf picks the colour of ramp at opacity a (0 to 1).
-func fadeOf(ramp []color.Color, a float32) color.Color {
-	i := int(a*fadeSteps + 0.5)
+// gsFadeOf picks the colour of ramp at opacity a (0 to 1).
+func gsFadeOf(ramp []color.Color, a float32) color.Color {
+	i := int(a*gsFadeSteps + 0.5)
 	if i < 0 {
 		i = 0
-	} else if i > fadeSteps {
-		i = fadeSteps
+	} else if i > gsFadeSteps {
+		i = gsFadeSteps
 	}
 	return ramp[i]
 }

@@ -13,7 +13,7 @@ import (
 	"pharaon/kiosk/ui/art"
 )
 
-func newCartoucheRig(t *testing.T) *Cartouche {
+func newCartRig(t *testing.T) *Cartouche {
 	t.Helper()
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(art.Theme())
@@ -25,9 +25,9 @@ func newCartoucheRig(t *testing.T) *Cartouche {
 	return c
 }
 
-// assertRow checks what row s shows: the silhouette until found, then the
+// assertCartRow checks what row s shows: the silhouette until found, then the
 // colour (Art. 4.2, 4.6), and n pips filled of three.
-func assertRow(t *testing.T, c *Cartouche, s game.Symbol, n int) {
+func assertCartRow(t *testing.T, c *Cartouche, s game.Symbol, n int) {
 	t.Helper()
 	row := c.rend.rows[s]
 	assert.Equal(t, n == 0, row.black.Visible(), "%s in black", s)
@@ -39,9 +39,9 @@ func assertRow(t *testing.T, c *Cartouche, s game.Symbol, n int) {
 }
 
 func TestCartoucheCounts(t *testing.T) {
-	c := newCartoucheRig(t)
+	c := newCartRig(t)
 	for _, s := range game.Symbols {
-		assertRow(t, c, s, 0)
+		assertCartRow(t, c, s, 0)
 	}
 	t0 := time.Unix(50, 0)
 	c.Land(game.Eye, t0)
@@ -49,27 +49,27 @@ func TestCartoucheCounts(t *testing.T) {
 	c.Land(game.Symbol(9), t0) // not a symbol: ignored
 	c.Frame(t0)
 	assert.Equal(t, game.Counts{game.Eye: 2}, c.Counts())
-	assertRow(t, c, game.Eye, 2)
-	assertRow(t, c, game.Bird, 0)
+	assertCartRow(t, c, game.Eye, 2)
+	assertCartRow(t, c, game.Bird, 0)
 	ring := c.rend.rows[game.Eye].ring
 	assert.True(t, ring.Visible(), "a ring pulses as the symbol lands")
-	c.Frame(t0.Add(landPulse / 2))
+	c.Frame(t0.Add(cartLandPulse / 2))
 	_, box := c.SymbolBox(game.Eye)
 	assert.Greater(t, ring.Size().Width, box.Width, "and grows")
-	c.Frame(t0.Add(landPulse))
+	c.Frame(t0.Add(cartLandPulse))
 	assert.False(t, ring.Visible(), "then it is gone")
 
 	c.SetCounts(game.Counts{game.Bird: 3, game.Snake: 1})
-	assertRow(t, c, game.Bird, 3)
-	assertRow(t, c, game.Snake, 1)
-	assertRow(t, c, game.Eye, 0)
+	assertCartRow(t, c, game.Bird, 3)
+	assertCartRow(t, c, game.Snake, 1)
+	assertCartRow(t, c, game.Eye, 0)
 	assert.False(t, c.rend.rows[game.Bird].ring.Visible(), "SetCounts does not pulse")
 }
 
 // A combination blinks (Art. 4.6): lit and dim by turns of BlinkHalfPeriod,
 // on its own row only, until stopped.
 func TestCartoucheBlink(t *testing.T) {
-	c := newCartoucheRig(t)
+	c := newCartRig(t)
 	c.SetCounts(game.Counts{game.Cross: 2, game.Head: 1})
 	comb, ok := game.CombinationOf(game.Cross, 2)
 	require.True(t, ok)
@@ -92,7 +92,7 @@ func TestCartoucheBlink(t *testing.T) {
 		if tc.lit {
 			assert.Zero(t, row.colour.Translucency)
 		} else {
-			assert.Equal(t, blinkDim, row.colour.Translucency, "dim half")
+			assert.Equal(t, cartBlinkDim, row.colour.Translucency, "dim half")
 		}
 		assert.False(t, other.glow.Visible(), "another row does not blink")
 		assert.Zero(t, other.colour.Translucency)
@@ -108,7 +108,7 @@ func TestCartoucheBlink(t *testing.T) {
 
 // Tapping the cartouche asks for the prize table (Art. 4.2).
 func TestCartoucheTapped(t *testing.T) {
-	c := newCartoucheRig(t)
+	c := newCartRig(t)
 	test.Tap(c) // no callback: nothing happens
 	n := 0
 	c.OnTapped = func() { n++ }
@@ -119,7 +119,7 @@ func TestCartoucheTapped(t *testing.T) {
 // The six rows stay inside the tablet and in the regulation's order, at
 // sizes from the narrowest panel to a tall one.
 func TestCartoucheLayout(t *testing.T) {
-	c := newCartoucheRig(t)
+	c := newCartRig(t)
 	for _, size := range []fyne.Size{fyne.NewSize(300, 700), fyne.NewSize(160, 411), fyne.NewSize(600, 900)} {
 		c.Resize(size)
 		r := c.rend

@@ -14,8 +14,8 @@ import (
 // and the blinking snakes before the bonus wall appears (Art. 4.7).
 const DefaultBonusDelay = 2500 * time.Millisecond
 
-// flightTime is how long a revealed symbol takes to fly to the cartouche.
-const flightTime = 600 * time.Millisecond
+// gsFlightTime is how long a revealed symbol takes to fly to the cartouche.
+const gsFlightTime = 600 * time.Millisecond
 
 // gsStage is where the game screen is in a game.
 type gsStage uint8
@@ -338,7 +338,7 @@ func (g *GameScreen) updateFlights(now time.Time) {
 			if !f.on {
 				continue
 			}
-			t := float32(now.Sub(f.at)) / float32(flightTime)
+			t := float32(now.Sub(f.at)) / float32(gsFlightTime)
 			if t >= 1 {
 				g.land(game.Symbol(s), f, now)
 				g.rend.flightDone(s, k)

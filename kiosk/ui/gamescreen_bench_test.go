@@ -21,16 +21,16 @@ import (
 // they end, outside the timer. Both must show 0 allocs/op: a frame allocates
 // nothing (Fyne's own drawing, after the frame, is not measured here).
 func BenchmarkGameFrame(b *testing.B) {
-	walls := demoWalls(b, game.Stake200, 3, false, 7)
+	walls := gsWalls(b, game.Stake200, 3, false, 7)
 
 	b.Run("engine", func(b *testing.B) {
-		d := newDemo(b, walls, breakout.Auto)
+		d := newGSDemo(b, walls, breakout.Auto)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if d.Done() {
 				b.StopTimer()
-				d = newDemo(b, walls, breakout.Auto)
+				d = newGSDemo(b, walls, breakout.Auto)
 				b.StartTimer()
 			}
 			d.Step(breakout.Input{})
@@ -42,7 +42,7 @@ func BenchmarkGameFrame(b *testing.B) {
 		rig := newGameRig(b, fyne.NewSize(1280, 800))
 		ended := false
 		rig.g.OnEnd = func() { ended = true }
-		rig.g.Play(newDemo(b, walls, breakout.Auto))
+		rig.g.Play(newGSDemo(b, walls, breakout.Auto))
 		rig.frames(3)
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -50,7 +50,7 @@ func BenchmarkGameFrame(b *testing.B) {
 			if ended {
 				b.StopTimer()
 				ended = false
-				rig.g.Play(newDemo(b, walls, breakout.Auto))
+				rig.g.Play(newGSDemo(b, walls, breakout.Auto))
 				rig.frames(3)
 				b.StartTimer()
 			}

@@ -83,16 +83,16 @@ func (r *gsRig) until(max int, what string, cond func() bool) {
 // capture is the window as drawn.
 func (r *gsRig) capture() image.Image { return r.w.Canvas().Capture() }
 
-// demoWalls lays out a unit.
-func demoWalls(t testing.TB, stake game.Stake, tier game.Tier, viaBonus bool, seed uint64) reveal.Walls {
+// gsWalls lays out a unit.
+func gsWalls(t testing.TB, stake game.Stake, tier game.Tier, viaBonus bool, seed uint64) reveal.Walls {
 	t.Helper()
 	l, err := reveal.Layout(stake, tier, viaBonus, seed, reveal.Latest)
 	require.NoError(t, err)
 	return l
 }
 
-// newDemo starts a demo of the unit in mode with the default settings.
-func newDemo(t testing.TB, l reveal.Walls, mode breakout.Mode) *DemoGame {
+// newGSDemo starts a demo of the unit in mode with the default settings.
+func newGSDemo(t testing.TB, l reveal.Walls, mode breakout.Mode) *DemoGame {
 	t.Helper()
 	d, err := NewDemoGame(l, mode, breakout.DefaultSettings())
 	require.NoError(t, err)
@@ -106,7 +106,7 @@ func assertGameGolden(t *testing.T, name string, img image.Image) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *updateGameGoldens {
-		writeGamePNG(t, path, img)
+		gsWritePNG(t, path, img)
 		return
 	}
 	f, err := os.Open(path)
@@ -114,15 +114,15 @@ func assertGameGolden(t *testing.T, name string, img image.Image) {
 	want, err := png.Decode(f)
 	f.Close()
 	require.NoError(t, err)
-	if n := pixelsDiffer(want, img); n != 0 {
+	if n := gsPixelsDiffer(want, img); n != 0 {
 		failed := filepath.Join("testdata", "failed", name)
-		writeGamePNG(t, failed, img)
+		gsWritePNG(t, failed, img)
 		t.Errorf("%s: %d pixels differ from the golden image; got %s", name, n, failed)
 	}
 }
 
-// pixelsDiffer counts the pixels that differ (all of them if the sizes do).
-func pixelsDiffer(a, b image.Image) int {
+// gsPixelsDiffer counts the pixels that differ (all of them if the sizes do).
+func gsPixelsDiffer(a, b image.Image) int {
 	ab, bb := a.Bounds(), b.Bounds()
 	if ab.Size() != bb.Size() {
 		return ab.Dx()*ab.Dy() + bb.Dx()*bb.Dy()
@@ -140,7 +140,7 @@ func pixelsDiffer(a, b image.Image) int {
 	return n
 }
 
-func writeGamePNG(t *testing.T, path string, img image.Image) {
+func gsWritePNG(t *testing.T, path string, img image.Image) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	f, err := os.Create(path)

@@ -65,17 +65,17 @@ func (c *gameRasterCache) get(res fyne.Resource, w, h int, fill canvas.ImageFill
 	return ras
 }
 
-// setArt shows res on img at size (in canvas units; pixels are size ×
+// gsSetArt shows res on img at size (in canvas units; pixels are size ×
 // scale), stretched to it: the raster is made once, and img is refreshed
 // only when its pixels or its size change. If the drawing cannot be
 // rasterised, img shows the resource the Fyne way.
-func setArt(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32) {
-	setArtFill(img, res, size, scale, canvas.ImageFillStretch)
+func gsSetArt(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32) {
+	gsSetArtFill(img, res, size, scale, canvas.ImageFillStretch)
 }
 
-// setArtFill is setArt with the drawing meeting the size as fill says
+// gsSetArtFill is gsSetArt with the drawing meeting the size as fill says
 // (canvas.ImageFillCover for a backdrop).
-func setArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32, fill canvas.ImageFill) {
+func gsSetArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32, fill canvas.ImageFill) {
 	if res == nil {
 		return
 	}
@@ -102,9 +102,9 @@ func setArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale floa
 	img.Resize(size)
 }
 
-// canvasScale is the scale of the canvas o is drawn on (1 before it is on
+// gsCanvasScale is the scale of the canvas o is drawn on (1 before it is on
 // one): canvas units to pixels.
-func canvasScale(o fyne.CanvasObject) float32 {
+func gsCanvasScale(o fyne.CanvasObject) float32 {
 	if a := fyne.CurrentApp(); a != nil {
 		if c := a.Driver().CanvasForObject(o); c != nil && c.Scale() > 0 {
 			return c.Scale()
@@ -113,9 +113,9 @@ func canvasScale(o fyne.CanvasObject) float32 {
 	return 1
 }
 
-// containIn is the box of aspect (width/height) as large as fits in the box
+// gsContainIn is the box of aspect (width/height) as large as fits in the box
 // at pos of size, centred in it.
-func containIn(pos fyne.Position, size fyne.Size, aspect float32) (fyne.Position, fyne.Size) {
+func gsContainIn(pos fyne.Position, size fyne.Size, aspect float32) (fyne.Position, fyne.Size) {
 	w, h := size.Width, size.Height
 	if w/h > aspect {
 		w = h * aspect

@@ -55,7 +55,7 @@ func newGameScreenRenderer(g *GameScreen) *gameScreenRenderer {
 	r.objects = append(r.objects, g.field, r.rule, r.stakeCap, r.stakeVal, g.cart, r.creditCap, r.creditVal)
 	for s := range r.flyers {
 		for k := range r.flyers[s] {
-			r.flyers[s][k] = newArtImage()
+			r.flyers[s][k] = gsNewArtImage()
 			r.objects = append(r.objects, r.flyers[s][k])
 		}
 	}
@@ -87,14 +87,14 @@ func (r *gameScreenRenderer) Refresh() {
 // credit (Art. 4.2, DESIGN.md §8).
 func (r *gameScreenRenderer) Layout(size fyne.Size) {
 	r.size = size
-	fw := size.Height * fieldW / fieldH
+	fw := size.Height * pfFieldW / pfFieldH
 	if fw > size.Width-gsMinPanel {
 		fw = size.Width - gsMinPanel
 	}
 	if fw < 0 {
 		fw = 0
 	}
-	fh := fw * fieldH / fieldW
+	fh := fw * pfFieldH / pfFieldW
 	r.g.field.Move(fyne.NewPos(0, (size.Height-fh)/2))
 	r.g.field.Resize(fyne.NewSize(fw, fh))
 
@@ -132,10 +132,10 @@ func (r *gameScreenRenderer) Layout(size fyne.Size) {
 	// flying symbols end the size of the cartouche's symbols
 	_, ss := r.g.cart.SymbolBox(game.Bird)
 	r.flyerSize = ss
-	sc := canvasScale(r.g)
+	sc := gsCanvasScale(r.g)
 	for s := range r.flyers {
 		for k := range r.flyers[s] {
-			setArt(r.flyers[s][k], art.SymbolResource(game.Symbol(s), true), ss, sc)
+			gsSetArt(r.flyers[s][k], art.SymbolResource(game.Symbol(s), true), ss, sc)
 		}
 	}
 }
@@ -167,7 +167,7 @@ func (r *gameScreenRenderer) placeFlight(s, k, brick int, t float32) {
 	from = from.Add(fp)
 	cp, cs := r.g.cart.SymbolBox(game.Symbol(s))
 	to := r.g.cart.Position().Add(cp).Add(fyne.NewPos(cs.Width/2, cs.Height/2))
-	e := easeInOut(t)
+	e := gsEaseInOut(t)
 	dx, dy := to.X-from.X, to.Y-from.Y
 	bow := gsArc * float32(math.Sqrt(float64(dx*dx+dy*dy))) * float32(math.Sin(math.Pi*float64(t)))
 	x := from.X + dx*e
@@ -189,8 +189,8 @@ func (r *gameScreenRenderer) hideFlights() {
 	}
 }
 
-// easeInOut is a cubic ease: slow away, quick across, slow in.
-func easeInOut(t float32) float32 {
+// gsEaseInOut is a cubic ease: slow away, quick across, slow in.
+func gsEaseInOut(t float32) float32 {
 	if t < 0.5 {
 		return 4 * t * t * t
 	}

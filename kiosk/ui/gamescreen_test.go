@@ -63,13 +63,13 @@ func TestGameScreenAutoGameToTheEnd(t *testing.T) {
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
 	for _, u := range units {
 		t.Run(fmt.Sprintf("%s-tier%d-bonus%v", u.stake.Money().Plain(), u.tier, u.bonus), func(t *testing.T) {
-			l := demoWalls(t, u.stake, u.tier, u.bonus, u.seed)
+			l := gsWalls(t, u.stake, u.tier, u.bonus, u.seed)
 			want, err := l.Outcome()
 			require.NoError(t, err)
 			rig.t = t
 			var h gsHooks
 			h.attach(rig.g)
-			d := newDemo(t, l, breakout.Auto)
+			d := newGSDemo(t, l, breakout.Auto)
 			rig.g.Play(d)
 			t0 := rig.clock.t
 			assert.Equal(t, u.stake, rig.g.Stake())
@@ -118,7 +118,7 @@ func TestGameScreenAutoGameToTheEnd(t *testing.T) {
 				s := r.slots[i]
 				assert.Equal(t, b.Alive() && !b.Content.IsRed(), s.brick.Visible(), "brick %d", i)
 				assert.Equal(t, !b.Alive(), s.content.Visible(), "content of brick %d", i)
-				assert.Equal(t, b.Content.IsRed(), s.kind == slotRed)
+				assert.Equal(t, b.Content.IsRed(), s.kind == pfSlotRed)
 				if !u.bonus {
 					assert.False(t, b.Alive())
 				}
@@ -143,7 +143,7 @@ func TestGameScreenJouer(t *testing.T) {
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
 	var h gsHooks
 	h.attach(rig.g)
-	l := demoWalls(t, game.Stake100, 6, false, 21)
+	l := gsWalls(t, game.Stake100, 6, false, 21)
 	s := breakout.DefaultSettings()
 	s.IdleTicks = breakout.MinIdleTicks
 	d, err := NewDemoGame(l, breakout.Play, s)
@@ -214,7 +214,7 @@ func TestGameScreenCartoucheTap(t *testing.T) {
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
 	var h gsHooks
 	h.attach(rig.g)
-	rig.g.Play(newDemo(t, demoWalls(t, game.Stake200, 0, false, 3), breakout.Auto))
+	rig.g.Play(newGSDemo(t, gsWalls(t, game.Stake200, 0, false, 3), breakout.Auto))
 	cart := rig.g.Cartouche()
 	test.TapCanvas(rig.w.Canvas(), cart.Position().Add(fyne.NewPos(cart.Size().Width/2, cart.Size().Height/2)))
 	assert.Equal(t, 1, h.tapped)
@@ -238,7 +238,7 @@ func TestGameScreenLayout(t *testing.T) {
 		t.Run(fmt.Sprintf("%vx%v", sz.size.Width, sz.size.Height), func(t *testing.T) {
 			rig := newGameRig(t, sz.size)
 			rig.g.SetCredit(123450)
-			rig.g.Play(newDemo(t, demoWalls(t, game.Stake050, 0, false, 1), breakout.Play))
+			rig.g.Play(newGSDemo(t, gsWalls(t, game.Stake050, 0, false, 1), breakout.Play))
 			rig.frame()
 			pf := rig.g.Playfield()
 			assert.Equal(t, float32(0), pf.Position().X)
@@ -266,8 +266,8 @@ func TestGameScreenLayout(t *testing.T) {
 // A game recovered after a restart is drawn as it stands, without
 // animation, and ends like any other.
 func TestGameScreenRecoveredGame(t *testing.T) {
-	l := demoWalls(t, game.Stake200, 3, false, 6)
-	d := newDemo(t, l, breakout.Auto)
+	l := gsWalls(t, game.Stake200, 3, false, 6)
+	d := newGSDemo(t, l, breakout.Auto)
 	for i := 0; i < 300; i++ {
 		d.Step(breakout.Input{})
 	}
@@ -292,7 +292,7 @@ func TestGameScreenRecoveredGame(t *testing.T) {
 // Play(nil) clears the screen: no wall, nothing counted, no pump.
 func TestGameScreenPlayNil(t *testing.T) {
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
-	rig.g.Play(newDemo(t, demoWalls(t, game.Stake050, 1, false, 3), breakout.Auto))
+	rig.g.Play(newGSDemo(t, gsWalls(t, game.Stake050, 1, false, 3), breakout.Auto))
 	rig.until(20*60, "a symbol counted", func() bool { return rig.g.Cartouche().Counts() != game.Counts{} })
 	rig.g.Play(nil)
 	assert.False(t, rig.g.running)
@@ -306,8 +306,8 @@ func TestGameScreenPlayNil(t *testing.T) {
 // The demo plays the main wall, then the bonus wall, and keeps the main
 // wall's reveal for the cartouche.
 func TestDemoGame(t *testing.T) {
-	l := demoWalls(t, game.Stake100, 4, true, 99)
-	d := newDemo(t, l, breakout.Auto)
+	l := gsWalls(t, game.Stake100, 4, true, 99)
+	d := newGSDemo(t, l, breakout.Auto)
 	assert.Equal(t, game.Stake100, d.Stake())
 	main := d.World()
 	for !main.Done() {

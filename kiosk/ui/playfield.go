@@ -58,15 +58,15 @@ type Playfield struct {
 	alpha      float32
 
 	// per-brick animation clocks, set from the world's events
-	revealAt [maxBricks]time.Time
+	revealAt [pfMaxBricks]time.Time
 	redHitAt time.Time
 
 	rend *playfieldRenderer
 }
 
-// maxBricks is the most bricks a wall has (reveal.MaxBricks); the renderer
+// pfMaxBricks is the most bricks a wall has (reveal.MaxBricks); the renderer
 // builds that many slots once.
-const maxBricks = 42
+const pfMaxBricks = 42
 
 // NewPlayfield returns an empty playfield; SetWorld gives it a wall.
 func NewPlayfield() *Playfield {
@@ -83,7 +83,7 @@ func (p *Playfield) SetWorld(w *breakout.World) {
 	p.world = w
 	p.steer, p.launch = false, false
 	p.havePrev = false
-	p.revealAt = [maxBricks]time.Time{}
+	p.revealAt = [pfMaxBricks]time.Time{}
 	p.redHitAt = time.Time{}
 	if w != nil {
 		p.target = w.Paddle().X
@@ -111,7 +111,7 @@ func (p *Playfield) setLabels(l *GameLabels) {
 func (p *Playfield) Event(e breakout.Event, now time.Time) {
 	switch e.Kind {
 	case breakout.BrickDestroyed:
-		if e.Brick >= 0 && e.Brick < maxBricks {
+		if e.Brick >= 0 && e.Brick < pfMaxBricks {
 			p.revealAt[e.Brick] = now
 		}
 	case breakout.RedBrickHit:

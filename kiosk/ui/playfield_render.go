@@ -16,80 +16,80 @@ import (
 // Sizes of what the playfield draws beyond the engine's own geometry, in
 // field units (the engine's lengths divided by breakout.Unit).
 const (
-	fieldW, fieldH = float32(breakout.FieldWidth / breakout.Unit), float32(breakout.FieldHeight / breakout.Unit)
+	pfFieldW, pfFieldH = float32(breakout.FieldWidth / breakout.Unit), float32(breakout.FieldHeight / breakout.Unit)
 
-	plaqueSide = 58 // the limestone roundel behind a revealed symbol
-	symbolSide = 44 // a revealed symbol on its plaque
-	stoneSide  = 50 // a revealed spell stone
+	pfPlaqueSide = 58 // the limestone roundel behind a revealed symbol
+	pfSymbolSide = 44 // a revealed symbol on its plaque
+	pfStoneSide  = 50 // a revealed spell stone
 
-	barGap    = 6 // between the paddle and its first stone timer bar
-	barHeight = 6
-	barPitch  = 10
+	pfBarGap    = 6 // between the paddle and its first stone timer bar
+	pfBarHeight = 6
+	pfBarPitch  = 10
 
-	hudTop     = 66 // the status band, under the backdrop's frieze and above the wall (at 130)
-	hudHeight  = 52
-	hudMargin  = 24
-	hudText    = 28 // text size of the status band
-	hudGemSide = 50
-	hudPitch   = 190 // from one stone timer to the next
-	badgeW     = 170
+	pfHudTop     = 66 // the status band, under the backdrop's frieze and above the wall (at 130)
+	pfHudHeight  = 52
+	pfHudMargin  = 24
+	pfHudText    = 28 // text size of the status band
+	pfHudGemSide = 50
+	pfHudPitch   = 190 // from one stone timer to the next
+	pfBadgeW     = 170
 
-	ghostHeight = 600 // the ghost mask (Art. 4.4)
-	ghostCentre = 480
+	pfGhostHeight = 600 // the ghost mask (Art. 4.4)
+	pfGhostCentre = 480
 
 	// how long a fallen brick's content takes to appear, and the red
 	// brick's flash when hit
-	revealFade = 220 * time.Millisecond
-	redFlash   = 320 * time.Millisecond
+	pfRevealFade = 220 * time.Millisecond
+	pfRedFlash   = 320 * time.Millisecond
 	// the period of the ring that invites the player to tap the ball
-	launchHintPeriod = 1200 * time.Millisecond
+	pfHintPeriod = 1200 * time.Millisecond
 	// how long the ghost mask takes to fade in and out, in engine ticks
-	ghostFadeTicks = breakout.TicksPerSecond / 5
+	pfGhostFadeTicks = breakout.TicksPerSecond / 5
 )
 
-// fieldGeom maps the field onto the widget: S pixels per field unit, the
+// pfGeom maps the field onto the widget: S pixels per field unit, the
 // field's top left at (X, Y).
-type fieldGeom struct{ X, Y, S float32 }
+type pfGeom struct{ X, Y, S float32 }
 
-func newFieldGeom(size fyne.Size) fieldGeom {
-	s := size.Width / fieldW
-	if h := size.Height / fieldH; h < s {
+func newPFGeom(size fyne.Size) pfGeom {
+	s := size.Width / pfFieldW
+	if h := size.Height / pfFieldH; h < s {
 		s = h
 	}
 	if s <= 0 {
 		s = 0
 	}
-	return fieldGeom{X: (size.Width - fieldW*s) / 2, Y: (size.Height - fieldH*s) / 2, S: s}
+	return pfGeom{X: (size.Width - pfFieldW*s) / 2, Y: (size.Height - pfFieldH*s) / 2, S: s}
 }
 
 // pos is the pixel position of a point in sub-units.
-func (g fieldGeom) pos(x, y int32) fyne.Position {
+func (g pfGeom) pos(x, y int32) fyne.Position {
 	return fyne.NewPos(g.X+float32(x)*g.S/breakout.Unit, g.Y+float32(y)*g.S/breakout.Unit)
 }
 
 // len is a length in sub-units, in pixels.
-func (g fieldGeom) len(v int32) float32 { return float32(v) * g.S / breakout.Unit }
+func (g pfGeom) len(v int32) float32 { return float32(v) * g.S / breakout.Unit }
 
 // unitPos and unitSize place things given in field units.
-func (g fieldGeom) unitPos(x, y float32) fyne.Position {
+func (g pfGeom) unitPos(x, y float32) fyne.Position {
 	return fyne.NewPos(g.X+x*g.S, g.Y+y*g.S)
 }
-func (g fieldGeom) unitSize(w, h float32) fyne.Size { return fyne.NewSize(w*g.S, h*g.S) }
+func (g pfGeom) unitSize(w, h float32) fyne.Size { return fyne.NewSize(w*g.S, h*g.S) }
 
 // rect places an engine rectangle.
-func (g fieldGeom) rect(r breakout.Rect) (fyne.Position, fyne.Size) {
+func (g pfGeom) rect(r breakout.Rect) (fyne.Position, fyne.Size) {
 	return g.pos(r.X, r.Y), fyne.NewSize(g.len(r.W), g.len(r.H))
 }
 
 // centred places a square of side field units centred on the centre of r.
-func (g fieldGeom) centred(r breakout.Rect, side float32) (fyne.Position, fyne.Size) {
+func (g pfGeom) centred(r breakout.Rect, side float32) (fyne.Position, fyne.Size) {
 	c := g.pos(r.X+r.W/2, r.Y+r.H/2)
 	d := side * g.S
 	return fyne.NewPos(c.X-d/2, c.Y-d/2), fyne.NewSize(d, d)
 }
 
 // toFieldX is the field x, in sub-units, under pixel x, clamped to the field.
-func (g fieldGeom) toFieldX(px float32) int32 {
+func (g pfGeom) toFieldX(px float32) int32 {
 	if g.S <= 0 {
 		return breakout.FieldWidth / 2
 	}
@@ -103,30 +103,30 @@ func (g fieldGeom) toFieldX(px float32) int32 {
 	return int32(v)
 }
 
-// slotKind is what a brick slot shows once its brick has fallen.
-type slotKind uint8
+// pfSlotKind is what a brick slot shows once its brick has fallen.
+type pfSlotKind uint8
 
 const (
-	slotUnused slotKind = iota // the wall has fewer bricks
-	slotEmpty                  // nothing under the brick: a recess
-	slotSymbol                 // a symbol on its plaque (Art. 4.2)
-	slotStone                  // a spell stone (Art. 4.5)
-	slotRed                    // the bonus wall's red brick (Art. 4.7)
+	pfSlotUnused pfSlotKind = iota // the wall has fewer bricks
+	pfSlotEmpty                    // nothing under the brick: a recess
+	pfSlotSymbol                   // a symbol on its plaque (Art. 4.2)
+	pfSlotStone                    // a spell stone (Art. 4.5)
+	pfSlotRed                      // the bonus wall's red brick (Art. 4.7)
 )
 
-// brickSlot is one brick of the wall and what lies under it.
-type brickSlot struct {
+// pfBrickSlot is one brick of the wall and what lies under it.
+type pfBrickSlot struct {
 	brick   *canvas.Image // the sandstone brick
 	plaque  *canvas.Image // behind a symbol
 	content *canvas.Image // the symbol, the stone or the recess
-	kind    slotKind
+	kind    pfSlotKind
 	res     fyne.Resource // content's drawing
 	hits    int           // the hits drawn; -1 when the slot must be drawn again
 	fading  bool          // content fading in
 }
 
-// hudStone is the status band's timer of one spell stone.
-type hudStone struct {
+// pfHudStone is the status band's timer of one spell stone.
+type pfHudStone struct {
 	gem       *canvas.Image
 	secs      *canvas.Text
 	shownSecs int // -1 hidden
@@ -135,13 +135,13 @@ type hudStone struct {
 type playfieldRenderer struct {
 	p       *Playfield
 	objects []fyne.CanvasObject
-	geom    fieldGeom
+	geom    pfGeom
 	size    fyne.Size
 	scale   float32 // canvas units to pixels, for the rasters
 
 	backdrop *canvas.Image
 	marker   *canvas.Rectangle // moved to have the canvas drawn again
-	slots    [maxBricks]brickSlot
+	slots    [pfMaxBricks]pfBrickSlot
 	red      *canvas.Image // the red brick, intact and cracked
 	cracked  *canvas.Image
 	flash    *canvas.Rectangle
@@ -151,7 +151,7 @@ type playfieldRenderer struct {
 	paddleW  float32          // the paddle width laid out, in pixels
 	ball     *canvas.Image
 	hint     *canvas.Circle // pulses round a ball waiting for the player's tap
-	stones   [game.NumStones]hudStone
+	stones   [game.NumStones]pfHudStone
 	badge    *canvas.Rectangle
 	badgeTxt *canvas.Text
 	redCap   *canvas.Text
@@ -170,8 +170,8 @@ type playfieldRenderer struct {
 	paddleShown gsShown
 }
 
-// newArtImage is an image that setArt will give its pixels.
-func newArtImage() *canvas.Image {
+// gsNewArtImage is an image that gsSetArt will give its pixels.
+func gsNewArtImage() *canvas.Image {
 	img := canvas.NewImageFromImage(nil)
 	img.FillMode = canvas.ImageFillStretch
 	img.Hide()
@@ -182,23 +182,23 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r := &playfieldRenderer{p: p, redSlot: -1, redHits: -1, scale: 1}
 	add := func(o ...fyne.CanvasObject) { r.objects = append(r.objects, o...) }
 
-	r.backdrop = newArtImage()
+	r.backdrop = gsNewArtImage()
 	r.marker = canvas.NewRectangle(color.Transparent)
 	r.marker.Resize(fyne.NewSize(1, 1))
 	add(r.backdrop, r.marker)
 
 	for i := range r.slots {
 		s := &r.slots[i]
-		s.plaque = newArtImage()
-		s.content = newArtImage()
+		s.plaque = gsNewArtImage()
+		s.content = gsNewArtImage()
 		add(s.plaque, s.content)
 	}
 	for i := range r.slots {
 		s := &r.slots[i]
-		s.brick = newArtImage()
+		s.brick = gsNewArtImage()
 		add(s.brick)
 	}
-	r.red, r.cracked = newArtImage(), newArtImage()
+	r.red, r.cracked = gsNewArtImage(), gsNewArtImage()
 	r.flash = canvas.NewRectangle(color.Transparent)
 	r.flash.CornerRadius = 4
 	r.flash.Hide()
@@ -212,10 +212,10 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 		add(b)
 	}
 	for i := range r.paddle {
-		r.paddle[i] = newArtImage()
+		r.paddle[i] = gsNewArtImage()
 	}
 	add(r.paddle[1], r.paddle[0], r.paddle[2]) // the caps over the middle's ends
-	r.ball = newArtImage()
+	r.ball = gsNewArtImage()
 	r.hint = canvas.NewCircle(color.Transparent)
 	r.hint.StrokeWidth = 3
 	r.hint.Hide()
@@ -223,7 +223,7 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 
 	for s := range r.stones {
 		h := &r.stones[s]
-		h.gem = newArtImage()
+		h.gem = gsNewArtImage()
 		h.secs = canvas.NewText("", art.GoldLight)
 		h.secs.TextStyle.Bold = true
 		h.shownSecs = -1
@@ -250,13 +250,13 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	add(r.redCap)
 	for i := range r.redPips {
 		for f := range r.redPips[i] {
-			r.redPips[i][f] = newArtImage()
+			r.redPips[i][f] = gsNewArtImage()
 			add(r.redPips[i][f])
 		}
 	}
 	add(r.redCount)
 
-	r.ghost = newArtImage()
+	r.ghost = gsNewArtImage()
 	add(r.ghost)
 
 	r.applyLabels()
@@ -285,44 +285,44 @@ func (r *playfieldRenderer) Refresh() {
 }
 
 // Layout places everything for a new size: the only time the art is
-// rasterised (once per drawing and size, see setArt).
+// rasterised (once per drawing and size, see gsSetArt).
 func (r *playfieldRenderer) Layout(size fyne.Size) {
 	r.size = size
-	r.geom = newFieldGeom(size)
-	r.scale = canvasScale(r.p)
+	r.geom = newPFGeom(size)
+	r.scale = gsCanvasScale(r.p)
 	g := r.geom
 
 	r.backdrop.Move(g.unitPos(0, 0))
-	setArtFill(r.backdrop, art.PlayfieldBackdropResource(), g.unitSize(fieldW, fieldH), r.scale, canvas.ImageFillCover)
+	gsSetArtFill(r.backdrop, art.PlayfieldBackdropResource(), g.unitSize(pfFieldW, pfFieldH), r.scale, canvas.ImageFillCover)
 	r.backdrop.Show()
 
 	r.layoutSlots()
 
-	ts := hudText * g.S
+	ts := pfHudText * g.S
 	for s := range r.stones {
 		h := &r.stones[s]
-		r.art(h.gem, art.StoneResource(game.Stone(s)), g.unitSize(hudGemSide, hudGemSide))
+		r.art(h.gem, art.StoneResource(game.Stone(s)), g.unitSize(pfHudGemSide, pfHudGemSide))
 		h.secs.TextSize = ts
 		h.secs.Refresh()
 	}
-	r.badge.Move(g.unitPos(fieldW-hudMargin-badgeW, hudTop))
-	r.badge.Resize(g.unitSize(badgeW, hudHeight))
+	r.badge.Move(g.unitPos(pfFieldW-pfHudMargin-pfBadgeW, pfHudTop))
+	r.badge.Resize(g.unitSize(pfBadgeW, pfHudHeight))
 	r.badge.CornerRadius = 14 * g.S
 	r.badgeTxt.TextSize = ts
 	r.badgeTxt.Refresh()
 	bt := r.badgeTxt.MinSize()
-	r.badgeTxt.Move(fyne.NewPos(r.badge.Position().X, r.badge.Position().Y+(hudHeight*g.S-bt.Height)/2))
-	r.badgeTxt.Resize(fyne.NewSize(badgeW*g.S, bt.Height))
+	r.badgeTxt.Move(fyne.NewPos(r.badge.Position().X, r.badge.Position().Y+(pfHudHeight*g.S-bt.Height)/2))
+	r.badgeTxt.Resize(fyne.NewSize(pfBadgeW*g.S, bt.Height))
 
 	r.layoutRedHud()
 
 	d := g.len(2 * breakout.BallRadius)
 	r.art(r.ball, art.BallResource(), fyne.NewSize(d, d))
 
-	gh := ghostHeight * g.S
+	gh := pfGhostHeight * g.S
 	gw := gh * art.GhostMaskAspect
 	r.art(r.ghost, art.GhostMaskResource(), fyne.NewSize(gw, gh))
-	r.ghost.Move(fyne.NewPos(g.X+fieldW*g.S/2-gw/2, g.Y+ghostCentre*g.S-gh/2))
+	r.ghost.Move(fyne.NewPos(g.X+pfFieldW*g.S/2-gw/2, g.Y+pfGhostCentre*g.S-gh/2))
 
 	r.paddleW = -1
 	r.warmPaddle()
@@ -330,9 +330,9 @@ func (r *playfieldRenderer) Layout(size fyne.Size) {
 	r.update()
 }
 
-// art shows res on img at size, rasterised once (setArt).
+// art shows res on img at size, rasterised once (gsSetArt).
 func (r *playfieldRenderer) art(img *canvas.Image, res fyne.Resource, size fyne.Size) {
-	setArt(img, res, size, r.scale)
+	gsSetArt(img, res, size, r.scale)
 }
 
 // layoutSlots sizes and places every brick slot for the wall and the size.
@@ -347,12 +347,12 @@ func (r *playfieldRenderer) layoutSlots() {
 	}
 	for i := range r.slots {
 		s := &r.slots[i]
-		if i >= len(bricks) || s.kind == slotUnused {
+		if i >= len(bricks) || s.kind == pfSlotUnused {
 			continue
 		}
 		rc := bricks[i].Rect
 		pos, size := g.rect(rc)
-		if s.kind == slotRed {
+		if s.kind == pfSlotRed {
 			r.red.Move(pos)
 			r.art(r.red, art.BonusBrickResource(false), size)
 			r.cracked.Move(pos)
@@ -364,13 +364,13 @@ func (r *playfieldRenderer) layoutSlots() {
 			r.art(s.brick, art.BrickResource(i), size)
 		}
 		switch s.kind {
-		case slotSymbol:
-			pp, ps := g.centred(rc, plaqueSide)
+		case pfSlotSymbol:
+			pp, ps := g.centred(rc, pfPlaqueSide)
 			s.plaque.Move(pp)
 			r.art(s.plaque, art.SymbolPlaqueResource(), ps)
-			pos, size = g.centred(rc, symbolSide)
-		case slotStone:
-			pos, size = g.centred(rc, stoneSide)
+			pos, size = g.centred(rc, pfSymbolSide)
+		case pfSlotStone:
+			pos, size = g.centred(rc, pfStoneSide)
 		}
 		s.content.Move(pos)
 		r.art(s.content, s.res, size)
@@ -381,18 +381,18 @@ func (r *playfieldRenderer) layoutSlots() {
 // centred in the status band.
 func (r *playfieldRenderer) layoutRedHud() {
 	g := r.geom
-	ts := hudText * g.S
+	ts := pfHudText * g.S
 	r.redCap.TextSize = ts
 	r.redCap.Refresh()
 	r.redCount.TextSize = ts
-	r.redCount.Text = redHitsText[2] // measure the widest
+	r.redCount.Text = gsRedHitsText[2] // measure the widest
 	r.redCount.Refresh()
 	cs, ns := r.redCap.MinSize(), r.redCount.MinSize()
 	pip := 46 * g.S
 	gap := 14 * g.S
 	total := cs.Width + gap + 2*pip + gap/2 + gap + ns.Width
-	x := g.X + fieldW*g.S/2 - total/2
-	mid := g.Y + (hudTop+hudHeight/2)*g.S
+	x := g.X + pfFieldW*g.S/2 - total/2
+	mid := g.Y + (pfHudTop+pfHudHeight/2)*g.S
 	r.redCap.Move(fyne.NewPos(x, mid-cs.Height/2))
 	x += cs.Width + gap
 	for i := range r.redPips {
@@ -430,12 +430,12 @@ func (r *playfieldRenderer) setWorld() {
 	r.redSlot = -1
 	for i := range r.slots {
 		s := &r.slots[i]
-		s.kind = slotUnused
+		s.kind = pfSlotUnused
 		if i < len(bricks) {
-			s.kind = slotKindOf(bricks[i].Content)
-			s.res = slotResource(s.kind, bricks, i)
+			s.kind = pfSlotKindOf(bricks[i].Content)
+			s.res = pfSlotResource(s.kind, bricks, i)
 		}
-		if s.kind == slotRed {
+		if s.kind == pfSlotRed {
 			r.redSlot = i
 		}
 	}
@@ -445,28 +445,28 @@ func (r *playfieldRenderer) setWorld() {
 	canvas.Refresh(r.marker)
 }
 
-func slotKindOf(c reveal.Content) slotKind {
+func pfSlotKindOf(c reveal.Content) pfSlotKind {
 	if c.IsRed() {
-		return slotRed
+		return pfSlotRed
 	}
 	if _, ok := c.Symbol(); ok {
-		return slotSymbol
+		return pfSlotSymbol
 	}
 	if _, ok := c.Stone(); ok {
-		return slotStone
+		return pfSlotStone
 	}
-	return slotEmpty
+	return pfSlotEmpty
 }
 
-func slotResource(k slotKind, bricks []breakout.Brick, i int) fyne.Resource {
+func pfSlotResource(k pfSlotKind, bricks []breakout.Brick, i int) fyne.Resource {
 	switch k {
-	case slotSymbol:
+	case pfSlotSymbol:
 		s, _ := bricks[i].Content.Symbol()
 		return art.SymbolResource(s, true)
-	case slotStone:
+	case pfSlotStone:
 		s, _ := bricks[i].Content.Stone()
 		return art.StoneResource(s)
-	case slotEmpty, slotRed:
+	case pfSlotEmpty, pfSlotRed:
 		return art.SlotResource()
 	}
 	return nil
@@ -510,7 +510,7 @@ func (r *playfieldRenderer) update() {
 	bricks := w.Bricks()
 	for i := range r.slots {
 		s := &r.slots[i]
-		if s.kind == slotUnused {
+		if s.kind == pfSlotUnused {
 			if s.hits != 0 {
 				s.brick.Hide()
 				s.plaque.Hide()
@@ -524,7 +524,7 @@ func (r *playfieldRenderer) update() {
 			s.hits = hits
 			changed = true
 			standing := hits > 0
-			if s.kind == slotRed {
+			if s.kind == pfSlotRed {
 				s.brick.Hide()
 				r.updateRed(hits)
 			} else if standing {
@@ -537,8 +537,8 @@ func (r *playfieldRenderer) update() {
 				s.content.Hide()
 				s.fading = false
 			} else {
-				s.fading = !r.p.revealAt[i].IsZero() && now.Sub(r.p.revealAt[i]) < revealFade
-				if s.kind == slotSymbol {
+				s.fading = !r.p.revealAt[i].IsZero() && now.Sub(r.p.revealAt[i]) < pfRevealFade
+				if s.kind == pfSlotSymbol {
 					s.plaque.Show()
 				}
 				s.content.Show()
@@ -548,7 +548,7 @@ func (r *playfieldRenderer) update() {
 			}
 		}
 		if s.fading {
-			t := float64(now.Sub(r.p.revealAt[i])) / float64(revealFade)
+			t := float64(now.Sub(r.p.revealAt[i])) / float64(pfRevealFade)
 			if t >= 1 || t < 0 {
 				t, s.fading = 1, false
 			}
@@ -588,7 +588,7 @@ func (r *playfieldRenderer) update() {
 func (r *playfieldRenderer) placePaddle(pd breakout.Paddle) {
 	pos := r.geom.pos(pd.X-pd.Width/2, pd.Y)
 	w, h := r.geom.len(pd.Width), r.geom.len(pd.Height)
-	capW, mid := paddleSlices(w, h)
+	capW, mid := pfPaddleSlices(w, h)
 	if w != r.paddleW {
 		// a new width (a stone, a new layout): its rasters are ready
 		// (warmPaddle), so this changes pixels, it does not rasterise
@@ -603,8 +603,8 @@ func (r *playfieldRenderer) placePaddle(pd breakout.Paddle) {
 	r.paddle[2].Move(fyne.NewPos(pos.X+capW+mid, pos.Y))
 }
 
-// paddleSlices is the width of each cap and of the middle of a paddle w×h.
-func paddleSlices(w, h float32) (capW, mid float32) {
+// pfPaddleSlices is the width of each cap and of the middle of a paddle w×h.
+func pfPaddleSlices(w, h float32) (capW, mid float32) {
 	capW = h * art.PaddleCapAspect
 	if 2*capW > w {
 		capW = w / 2
@@ -619,7 +619,7 @@ func (r *playfieldRenderer) warmPaddle() {
 	h := r.geom.len(breakout.PaddleHeight)
 	l, m, rc := art.PaddleSliceResources()
 	for _, pw := range [...]int32{breakout.PaddleWidth, breakout.PaddleWidthPink, breakout.PaddleWidthGreen} {
-		capW, mid := paddleSlices(r.geom.len(pw), h)
+		capW, mid := pfPaddleSlices(r.geom.len(pw), h)
 		for _, p := range [...]struct {
 			res fyne.Resource
 			w   float32
@@ -639,12 +639,12 @@ func (r *playfieldRenderer) updateHint(w *breakout.World, b breakout.Ball, now t
 	if !on {
 		return r.hintShown.set(false, r.hint)
 	}
-	t := float32(now.Sub(time.Time{})%launchHintPeriod) / float32(launchHintPeriod)
+	t := float32(now.Sub(time.Time{})%pfHintPeriod) / float32(pfHintPeriod)
 	d := r.geom.len(2*b.Radius) * (1.6 + 1.2*t)
 	c := r.geom.pos(b.X, b.Y)
 	r.hint.Resize(fyne.NewSize(d, d))
 	r.hint.Move(fyne.NewPos(c.X-d/2, c.Y-d/2))
-	r.hint.StrokeColor = fadeOf(hintFade[:], 1-t)
+	r.hint.StrokeColor = gsFadeOf(gsHintFade[:], 1-t)
 	r.hint.StrokeWidth = 3 * r.geom.S
 	r.hintShown.set(true, r.hint)
 	return true
@@ -668,12 +668,12 @@ func (r *playfieldRenderer) updateRed(hits int) {
 // updateFlash fades the red brick's flash after a hit.
 func (r *playfieldRenderer) updateFlash(now time.Time) bool {
 	at := r.p.redHitAt
-	on := !at.IsZero() && now.Sub(at) >= 0 && now.Sub(at) < redFlash
+	on := !at.IsZero() && now.Sub(at) >= 0 && now.Sub(at) < pfRedFlash
 	if !on {
 		return r.flashOn.set(false, r.flash)
 	}
-	t := float32(now.Sub(at)) / float32(redFlash)
-	r.flash.FillColor = fadeOf(flashFade[:], 1-t)
+	t := float32(now.Sub(at)) / float32(pfRedFlash)
+	r.flash.FillColor = gsFadeOf(gsFlashFade[:], 1-t)
 	r.flashOn.set(true, r.flash)
 	return true
 }
@@ -687,11 +687,11 @@ func (r *playfieldRenderer) updateGhost(w *breakout.World, b breakout.Ball) bool
 	total := w.Settings().GhostTicks
 	in := total - b.Ghost // ticks since the loss
 	a := float64(1)
-	if in < ghostFadeTicks {
-		a = float64(in) / ghostFadeTicks
+	if in < pfGhostFadeTicks {
+		a = float64(in) / pfGhostFadeTicks
 	}
-	if b.Ghost < ghostFadeTicks {
-		if o := float64(b.Ghost) / ghostFadeTicks; o < a {
+	if b.Ghost < pfGhostFadeTicks {
+		if o := float64(b.Ghost) / pfGhostFadeTicks; o < a {
 			a = o
 		}
 	}
@@ -729,16 +729,16 @@ func (r *playfieldRenderer) updateStones(w *breakout.World, pd breakout.Paddle) 
 		row := float32(slot)
 		bw := g.len(pd.Width) * float32(left) / float32(total)
 		bx := g.pos(pd.X, 0).X - bw/2
-		by := g.pos(0, pd.Y+pd.Height).Y + (barGap+row*barPitch)*g.S
-		bar.Resize(fyne.NewSize(bw, barHeight*g.S))
+		by := g.pos(0, pd.Y+pd.Height).Y + (pfBarGap+row*pfBarPitch)*g.S
+		bar.Resize(fyne.NewSize(bw, pfBarHeight*g.S))
 		bar.Move(fyne.NewPos(bx, by))
 
 		// the status band: one timer after the other from the left
-		gp := g.unitPos(hudMargin+float32(slot)*hudPitch, hudTop+(hudHeight-hudGemSide)/2)
+		gp := g.unitPos(pfHudMargin+float32(slot)*pfHudPitch, pfHudTop+(pfHudHeight-pfHudGemSide)/2)
 		h.gem.Move(gp)
 		secs := (left + breakout.TicksPerSecond - 1) / breakout.TicksPerSecond
-		if secs >= len(stoneSeconds) {
-			secs = len(stoneSeconds) - 1
+		if secs >= len(gsStoneSeconds) {
+			secs = len(gsStoneSeconds) - 1
 		}
 		if secs != h.shownSecs {
 			if h.shownSecs < 0 {
@@ -747,12 +747,12 @@ func (r *playfieldRenderer) updateStones(w *breakout.World, pd breakout.Paddle) 
 				bar.Show()
 			}
 			h.shownSecs = secs
-			h.secs.Text = stoneSeconds[secs]
+			h.secs.Text = gsStoneSeconds[secs]
 			h.secs.Refresh()
 			changed = true
 		}
 		th := h.secs.TextSize * 1.2
-		h.secs.Move(fyne.NewPos(gp.X+(hudGemSide+10)*g.S, g.Y+(hudTop+hudHeight/2)*g.S-th/2))
+		h.secs.Move(fyne.NewPos(gp.X+(pfHudGemSide+10)*g.S, g.Y+(pfHudTop+pfHudHeight/2)*g.S-th/2))
 		slot++
 	}
 	return changed
@@ -775,7 +775,7 @@ func (r *playfieldRenderer) updateHud(w *breakout.World) bool {
 		}
 		if n != r.redHits {
 			r.redHits = n
-			r.redCount.Text = redHitsText[n]
+			r.redCount.Text = gsRedHitsText[n]
 			r.redCount.Refresh()
 			for i := range r.redPips {
 				full := i < n

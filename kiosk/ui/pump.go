@@ -32,8 +32,8 @@ type Pump struct {
 	dropped    int64 // ticks dropped by the catch-up cap, for the frame log
 }
 
-// tickUnit is one tick in the accumulator's units.
-const tickUnit = int64(time.Second)
+// pumpTickUnit is one tick in the accumulator's units.
+const pumpTickUnit = int64(time.Second)
 
 // NewPump returns a pump that runs at most maxCatchUp ticks a frame
 // (DefaultMaxCatchUp if maxCatchUp < 1).
@@ -64,8 +64,8 @@ func (p *Pump) Advance(now time.Time) int {
 		d = time.Minute
 	}
 	p.acc += int64(d) * breakout.TicksPerSecond
-	n := p.acc / tickUnit
-	p.acc -= n * tickUnit
+	n := p.acc / pumpTickUnit
+	p.acc -= n * pumpTickUnit
 	if n > int64(p.maxCatchUp) {
 		// The game slows down rather than catching up: the ticks beyond the
 		// cap, and the fraction of a tick still owed, are forgotten.
@@ -79,7 +79,7 @@ func (p *Pump) Advance(now time.Time) int {
 // Alpha is how far past its last tick the game is, in ticks (0 to 1): the
 // time owed to the next tick. A frame draws moving things that far between
 // their last two ticks so their motion stays even (Playfield).
-func (p *Pump) Alpha() float32 { return float32(p.acc) / float32(tickUnit) }
+func (p *Pump) Alpha() float32 { return float32(p.acc) / float32(pumpTickUnit) }
 
 // Reset forgets the time: the next Advance starts the clock again. Call it
 // when the game pauses (between the main wall and the bonus wall, when the

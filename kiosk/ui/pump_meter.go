@@ -33,10 +33,10 @@ func (s FrameStats) FPS() float64 {
 // bench parses, then the frame times in milliseconds.
 func (s FrameStats) String() string {
 	return fmt.Sprintf("fps %.1f ticks %d work_ms_avg %.3f work_ms_max %.3f gap_ms_max %.1f dropped %d",
-		s.FPS(), s.Ticks, durationMS(s.WorkMean), durationMS(s.WorkMax), durationMS(s.GapMax), s.Dropped)
+		s.FPS(), s.Ticks, pumpMS(s.WorkMean), pumpMS(s.WorkMax), pumpMS(s.GapMax), s.Dropped)
 }
 
-func durationMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+func pumpMS(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // FrameMeter gathers FrameStats frame after frame and hands them out once a
 // Period. It allocates nothing and reads no clock: the caller passes the

@@ -14,8 +14,8 @@ import (
 // Frame intervals rounded up to the nanosecond, so that a frame of 60 Hz is
 // worth two whole ticks and not a hair less.
 const (
-	hz60  = 16_666_667 * time.Nanosecond
-	hz120 = 8_333_334 * time.Nanosecond
+	pumpHz60  = 16_666_667 * time.Nanosecond
+	pumpHz120 = 8_333_334 * time.Nanosecond
 )
 
 func TestPumpTicks(t *testing.T) {
@@ -29,12 +29,12 @@ func TestPumpTicks(t *testing.T) {
 	}{
 		{
 			name:   "60 Hz runs two ticks a frame",
-			frames: []time.Duration{hz60, hz60, hz60},
+			frames: []time.Duration{pumpHz60, pumpHz60, pumpHz60},
 			want:   []int{2, 2, 2},
 		},
 		{
 			name:   "120 Hz runs one",
-			frames: []time.Duration{hz120, hz120},
+			frames: []time.Duration{pumpHz120, pumpHz120},
 			want:   []int{1, 1},
 		},
 		{
@@ -45,7 +45,7 @@ func TestPumpTicks(t *testing.T) {
 		{
 			name:    "a slow frame is capped and the game slows down",
 			max:     4,
-			frames:  []time.Duration{500 * time.Millisecond, hz60},
+			frames:  []time.Duration{500 * time.Millisecond, pumpHz60},
 			want:    []int{4, 2},
 			dropped: 56, // 60 ticks owed, 4 run
 		},
@@ -57,7 +57,7 @@ func TestPumpTicks(t *testing.T) {
 		},
 		{
 			name:   "a clock going backwards gives no tick",
-			frames: []time.Duration{-time.Second, hz60},
+			frames: []time.Duration{-time.Second, pumpHz60},
 			want:   []int{0, 2},
 		},
 	}
@@ -81,7 +81,7 @@ func TestPumpTicks(t *testing.T) {
 // elapsed time in ticks, rounded down: game time follows the clock and the
 // remainder is never lost nor counted twice.
 func TestPumpFollowsTheClock(t *testing.T) {
-	rates := []time.Duration{hz60, time.Second / 75, time.Second / 144, time.Second / 50, 7 * time.Millisecond}
+	rates := []time.Duration{pumpHz60, time.Second / 75, time.Second / 144, time.Second / 50, 7 * time.Millisecond}
 	for _, d := range rates {
 		p := NewPump(0)
 		now := time.Unix(0, 0)
