@@ -3,7 +3,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clip import pts, fmt
 from emit import Paths, sub, cw, ring, rrect, circle_poly
 import frame
-from glow import glow
+
+def night(W, H, cy):
+    # one radial gradient: the only one in the big drawings (a stepped glow of
+    # flat ellipses shows rings at full size; a gradient costs one element)
+    return ['<defs><radialGradient id="night" cx="0.5" cy="%s" r="0.72"><stop offset="0" stop-color="#1C3373"/><stop offset="0.55" stop-color="#122257"/><stop offset="1" stop-color="#080F2E"/></radialGradient></defs>' % cy,
+            '<rect fill="url(#night)" x="0" y="0" width="%d" height="%d"/>' % (W, H)]
 
 def star(cx, cy, r):
     p = []
@@ -56,8 +61,8 @@ P.poly('dark', [(0, H - 36), (W, H - 36), (W, H), (0, H)])
 kheker(6, W, 6, 42, P, 'gold')
 P.poly('gold', [(0, 52), (W, 52), (W, 55), (0, 55)])
 P.poly('turq', zigzag(0, W, H - 18, 6, 40, 4))
-out = glow(W, H, 0.5, 0.42, '#0A1233', 10, '#1E3A8A', '0.075')
-frame.paint(P, [('stars', '#F4D67C', '0.11'), ('dark', '#060B22', '0.5'), ('gold', '#E0B248', '0.24'), ('turq', '#26B3A6', '0.2')], out)
+out = night(W, H, 0.42)
+frame.paint(P, [('stars', '#E9C46A', '0.16'), ('dark', '#060B22', '0.55'), ('gold', '#E0B248', '0.42'), ('turq', '#26B3A6', '0.22')], out)
 write('backdrop-playfield.svg', W, H, out)
 
 # home: ground, stars, columns, frieze and floor
@@ -65,12 +70,19 @@ W, H = 1920, 1080
 P = Paths()
 star_field(0, 60, W, 760, 96, 9, P, 'stars')
 sw = 150
+# the bell of the capital: concave sides flaring from the neck to the abacus
+bell = []
+for k in range(13):
+    u = k/12
+    bell.append((0 - 70*u**1.6, 250 - 154*u))
+bell = [(sw - x, y) for x, y in bell][::-1] + bell
+bell = [(x, y) for x, y in bell]
 for x in (-40, W + 40 - sw):
     def Q(points): return [(x + a, b) for a, b in points]
     P.poly('stone', Q([(0, 250), (sw, 250), (sw - 6, 1000), (6, 1000)]))
-    P.poly('stone', Q([(-10, 250), (-70, 120), (-70, 96), (sw + 70, 96), (sw + 70, 120), (sw + 10, 250)]))
+    P.poly('stone', Q(bell))
     P.poly('shade', Q([(0, 250), (sw*0.42, 250), (sw*0.42, 1000), (6, 1000)]))
-    P.poly('shade', Q([(-10, 250), (-70, 120), (sw + 70, 120), (sw + 10, 250)]))
+    P.poly('shade', Q([p for p in bell if p[0] <= sw*0.42] + [(sw*0.42, 96), (sw*0.42, 250)]))
     P.poly('light', Q([(sw*0.7, 330), (sw*0.8, 330), (sw*0.8 - 1, 990), (sw*0.7, 990)]))
     for i in range(1, 6):
         fx = i*sw/6
@@ -80,16 +92,20 @@ for x in (-40, W + 40 - sw):
     P.poly('abacus', Q([(-76, 68), (sw + 76, 68), (sw + 76, 92), (-76, 92)]))
     for y in (262, 286, 310):
         P.poly('bands', Q([(-4, y), (sw + 4, y), (sw + 4, y + 10), (-4, y + 10)]))
-    for i in range(7):
-        a = -60 + i*(sw + 120)/6
-        P.poly('leaves', Q([(a, 104), (a + 14, 104), (sw/2 + (a - sw/2)*0.35 + 5, 244), (sw/2 + (a - sw/2)*0.35, 244)]))
+    # the papyrus umbel: ribs fanning from the neck to the rim
+    for i in range(9):
+        t = i/8
+        top = -66 + t*(sw + 132)
+        bot = sw*0.12 + t*sw*0.76
+        P.poly('leaves', Q([(top - 5, 100), (top + 5, 100), (bot + 2.5, 246), (bot - 2.5, 246)]))
+        P.poly('ribs', Q([(top - 1.2, 100), (top + 1.2, 100), (bot + 0.8, 246), (bot - 0.8, 246)]))
 P.poly('lintel', [(0, 0), (W, 0), (W, 64), (0, 64)])
 P.poly('lintel', [(0, 1010), (W, 1010), (W, H), (0, H)])
 kheker(0, W, 8, 50, P, 'gold')
 P.poly('gold', [(0, 1010), (W, 1010), (W, 1018), (0, 1018)])
 frame.block_cells(0, 1026, W, 1066, 20, P, cell=36, gap=6)
-out = glow(W, H, 0.5, 0.45, '#080F2E', 10, '#1E3A8A', '0.08')
-frame.paint(P, [('stars', '#F4D67C', '0.14'), ('stone', '#7A5C33', None), ('shade', '#1E140A', '0.45'), ('light', '#C9A468', '0.6'),
-                ('bands', '#D9A93A', '0.7'), ('leaves', '#26B3A6', '0.3'), ('abacus', '#8C6B3C', None), ('ink', '#2A1C0C', None),
-                ('lintel', '#0A0F26', '0.75'), ('gold', '#E0B248', '0.3')] + frame.CELL_PAINT, out)
+out = night(W, H, 0.45)
+frame.paint(P, [('stars', '#E9C46A', '0.2'), ('stone', '#7A5C33', None), ('shade', '#1E140A', '0.45'), ('light', '#C9A468', '0.6'),
+                ('bands', '#D9A93A', '0.7'), ('leaves', '#26B3A6', '0.35'), ('ribs', '#E0B248', '0.5'), ('abacus', '#8C6B3C', None), ('ink', '#2A1C0C', None),
+                ('lintel', '#0A0F26', '0.75'), ('gold', '#E0B248', '0.42')] + frame.CELL_PAINT, out)
 write('backdrop-home.svg', W, H, out)
