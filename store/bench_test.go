@@ -1,0 +1,226 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/game/block"
+)
+
+// Benchmarks of the store against the bare SQLite work it cannot avoid,
+// measured side by side in the same loop (so both see the same disk and
+// the same load) and reported as ratios:
+//
+//   - a play transaction (StartPlay) against a bare single-row INSERT
+//     committed with the same pragmas in a database on the same disk: the
+//     goal is at most 1.3×, one durable commit per play and nothing more;
+//   - a block import (ImportBlock, verification included) against a bare
+//     bulk insert of the same units with the same batched statement: the
+//     goal is at most 1.5×, and under 1.5 s.
+
+// bareDB opens a database with the store's pragmas and no schema but table.
+func bareDB(b *testing.B, dir, table string) (*sql.DB, *sql.Conn) {
+	b.Helper()
+	db, err := sql.Open("sqlite3", dsn(filepath.Join(dir, "bare.db"), DefaultBusyTimeout, true))
+	require.NoError(b, err)
+	db.SetMaxOpenConns(1)
+	b.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	require.NoError(b, checkPragmas(ctx, db, DefaultBusyTimeout))
+	_, err = db.Exec(table)
+	require.NoError(b, err)
+	c, err := db.Conn(ctx)
+	require.NoError(b, err)
+	b.Cleanup(func() { c.Close() })
+	return db, c
+}
+
+func BenchmarkPlayVsBareInsert(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	s, err := Open(filepath.Join(dir, "pharaon.db"))
+	require.NoError(b, err)
+	defer s.Close()
+	importTest(b, s, 1, 1, game.Stake050)
+	_, err = s.Adjust(ctx, 1_000_000*game.Euro, "", "benchmark credit")
+	require.NoError(b, err)
+	_, bare := bareDB(b, dir, `CREATE TABLE bare (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, amount INTEGER NOT NULL, hash BLOB NOT NULL)`)
+	insert, err := bare.PrepareContext(ctx, `INSERT INTO bare(id, at, amount, hash) VALUES (?, ?, ?, ?)`)
+	require.NoError(b, err)
+	defer insert.Close()
+	hash := sha256.Sum256([]byte("bare"))
+
+	req := PlayRequest{Stake: game.Stake050, Mode: ModeAuto, LayoutVersion: 1}
+	var playTime, bareTime time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		_, err := bare.ExecContext(ctx, "BEGIN IMMEDIATE")
+		if err == nil {
+			_, err = insert.ExecContext(ctx, i+1, t0.UnixNano(), 50, hash[:])
+		}
+		if err == nil {
+			_, err = bare.ExecContext(ctx, "COMMIT")
+		}
+		bareTime += time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+
+		t0 = time.Now()
+		p, err := s.StartPlay(ctx, req)
+		playTime += time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if _, err := s.FinishPlay(ctx, p.ID, FinishInfo{Revealed: revealOf(p), Shown: p.Prize}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(bareTime.Nanoseconds())/float64(b.N), "bare-ns/op")
+	b.ReportMetric(float64(playTime.Nanoseconds())/float64(b.N), "play-ns/op")
+	b.ReportMetric(float64(playTime)/float64(bareTime), "play/bare")
+}
+
+func BenchmarkFinishPlayVsBareInsert(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	s, err := Open(filepath.Join(dir, "pharaon.db"))
+	require.NoError(b, err)
+	defer s.Close()
+	importTest(b, s, 1, 1, game.Stake050)
+	_, err = s.Adjust(ctx, 1_000_000*game.Euro, "", "benchmark credit")
+	require.NoError(b, err)
+	_, bare := bareDB(b, dir, `CREATE TABLE bare (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, amount INTEGER NOT NULL, hash BLOB NOT NULL)`)
+	insert, err := bare.PrepareContext(ctx, `INSERT INTO bare(id, at, amount, hash) VALUES (?, ?, ?, ?)`)
+	require.NoError(b, err)
+	defer insert.Close()
+	hash := sha256.Sum256([]byte("bare"))
+
+	req := PlayRequest{Stake: game.Stake050, Mode: ModeAuto, LayoutVersion: 1}
+	var finishTime, bareTime time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		p, err := s.StartPlay(ctx, req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		_, err = bare.ExecContext(ctx, "BEGIN IMMEDIATE")
+		if err == nil {
+			_, err = insert.ExecContext(ctx, i+1, t0.UnixNano(), 50, hash[:])
+		}
+		if err == nil {
+			_, err = bare.ExecContext(ctx, "COMMIT")
+		}
+		bareTime += time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 = time.Now()
+		_, err = s.FinishPlay(ctx, p.ID, FinishInfo{Revealed: revealOf(p), Shown: p.Prize})
+		finishTime += time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(bareTime.Nanoseconds())/float64(b.N), "bare-ns/op")
+	b.ReportMetric(float64(finishTime.Nanoseconds())/float64(b.N), "finish-ns/op")
+	b.ReportMetric(float64(finishTime)/float64(bareTime), "finish/bare")
+}
+
+func BenchmarkImportVsBareBulkInsert(b *testing.B) {
+	ctx := context.Background()
+	path := blockFile(b, 1, 1, game.Stake050)
+	// The same rows, decoded once, for the baseline.
+	f, err := os.Open(path)
+	require.NoError(b, err)
+	br, err := block.NewReader(f, trusted())
+	require.NoError(b, err)
+	var units []block.Unit
+	for {
+		u, err := br.Next()
+		if err != nil {
+			require.ErrorIs(b, err, io.EOF)
+			break
+		}
+		units = append(units, u)
+	}
+	f.Close()
+	require.Len(b, units, game.UnitsPerBlock)
+
+	var importTime, bareTime time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		dir := b.TempDir()
+		_, bare := bareDB(b, dir, `CREATE TABLE units (
+			block_id INTEGER NOT NULL, idx INTEGER NOT NULL, tier INTEGER NOT NULL,
+			via_bonus INTEGER NOT NULL, seed INTEGER NOT NULL, PRIMARY KEY (block_id, idx)) WITHOUT ROWID`)
+		s, err := Open(filepath.Join(dir, "pharaon.db"))
+		require.NoError(b, err)
+		f, err := os.Open(path)
+		require.NoError(b, err)
+		b.StartTimer()
+
+		t0 := time.Now()
+		err = bareBulkInsert(ctx, bare, units)
+		bareTime += time.Since(t0)
+		require.NoError(b, err)
+
+		t0 = time.Now()
+		_, err = s.ImportBlock(ctx, f, trusted())
+		importTime += time.Since(t0)
+		require.NoError(b, err)
+
+		b.StopTimer()
+		f.Close()
+		s.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(bareTime.Nanoseconds())/float64(b.N), "bare-ns/op")
+	b.ReportMetric(float64(importTime.Nanoseconds())/float64(b.N), "import-ns/op")
+	b.ReportMetric(float64(importTime)/float64(bareTime), "import/bare")
+}
+
+// bareBulkInsert writes the units with the import's batched statement in
+// one transaction, without reading or checking a file.
+func bareBulkInsert(ctx context.Context, c *sql.Conn, units []block.Unit) error {
+	if _, err := c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	st, err := c.PrepareContext(ctx, unitsInsert(unitBatch))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	args := make([]any, 0, 5*unitBatch)
+	for _, u := range units {
+		args = append(args, int64(1), int64(u.Index), int64(u.Tier), u.ViaBonus, int64(u.Seed))
+		if len(args) == cap(args) {
+			if _, err := st.ExecContext(ctx, args...); err != nil {
+				return err
+			}
+			args = args[:0]
+		}
+	}
+	if len(args) > 0 {
+		return fmt.Errorf("%d units left: the block is not a multiple of %d", len(args)/5, unitBatch)
+	}
+	_, err = c.ExecContext(ctx, "COMMIT")
+	return err
+}

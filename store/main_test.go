@@ -1,0 +1,120 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/game/block"
+)
+
+// blockDir holds the block files generated for this test binary: a full
+// block is 4.9 MB and takes a while to generate, so each is made once.
+var blockDir string
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(crashChildEnv); path != "" {
+		crashChild(path) // never returns
+	}
+	dir, err := os.MkdirTemp("", "pharaon-store-blocks-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	blockDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// issuerKey is the test issuer's key, derived from a fixed seed.
+var issuerKey = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+
+func trusted() block.KeySet { return block.NewKeySet(issuerKey.Public().(ed25519.PublicKey)) }
+
+type blockID struct {
+	emission, number uint32
+	stake            game.Stake
+}
+
+var (
+	blockMu    sync.Mutex
+	blockFiles = map[blockID]string{}
+)
+
+// blockFile returns the path of a signed full block, generated once per
+// test binary from a seed derived from its identity (so it is the same
+// block on every run).
+func blockFile(t testing.TB, emission, number uint32, stake game.Stake) string {
+	t.Helper()
+	id := blockID{emission, number, stake}
+	blockMu.Lock()
+	defer blockMu.Unlock()
+	if p, ok := blockFiles[id]; ok {
+		return p
+	}
+	p := filepath.Join(blockDir, fmt.Sprintf("block-%d-%d-%d.pblk", emission, number, stake))
+	var seed [32]byte
+	copy(seed[:], fmt.Sprintf("store test %d/%d/%d", emission, number, stake))
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	_, err = block.Generate(f, block.Params{
+		Emission: emission, Number: number, Stake: stake,
+		Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Rand:    rand.NewChaCha8(seed),
+	}, issuerKey)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	blockFiles[id] = p
+	return p
+}
+
+// clock is a test clock that moves a millisecond at every reading.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)} }
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Millisecond)
+	return c.t
+}
+
+func openTest(t testing.TB, opts ...Option) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "pharaon.db"), append([]Option{WithClock(newClock().now)}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func importTest(t testing.TB, s *Store, emission, number uint32, stake game.Stake) BlockInfo {
+	t.Helper()
+	f, err := os.Open(blockFile(t, emission, number, stake))
+	require.NoError(t, err)
+	defer f.Close()
+	b, err := s.ImportBlock(context.Background(), f, trusted())
+	require.NoError(t, err)
+	return b
+}
+
+func copyFile(t testing.TB, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(to, b, 0o600))
+}

@@ -1,0 +1,287 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"pharaon/game"
+)
+
+// Verify runs every check of the store on one snapshot, the boot check of
+// DESIGN.md §7: SQLite's integrity and foreign key checks, the ledger
+// (continuity, balances, chain), the hash chains of plays, play steps and
+// events, the plays against their units and their ledger rows, the units
+// sold of every block, and the meters against the ledger. The first failure
+// is an *IntegrityError (errors.Is ErrIntegrity).
+func (s *Store) Verify(ctx context.Context) error {
+	return s.read(ctx, func(tx *rtx) error {
+		for _, check := range []func(*rtx) error{
+			integrityCheck, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyMeters,
+		} {
+			if err := check(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// IntegrityCheck runs SQLite's PRAGMA integrity_check and foreign_key_check.
+func (s *Store) IntegrityCheck(ctx context.Context) error {
+	return s.read(ctx, func(tx *rtx) error { return integrityCheck(tx) })
+}
+
+// VerifyChains recomputes the hash chains of the ledger, the plays, their
+// state changes and the events: an edited, inserted or removed row is an
+// *IntegrityError naming it.
+func (s *Store) VerifyChains(ctx context.Context) error {
+	return s.read(ctx, func(tx *rtx) error {
+		for _, check := range []func(*rtx) error{verifyLedger, verifyPlayChains, verifyEvents} {
+			if err := check(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// VerifyPlays checks the sales: every block holds its table's lots and
+// sold exactly its units 0 … next-1, once each; every play carries its
+// unit's outcome and prize, has exactly one stake debit of its stake, and,
+// once finished with a prize, exactly one win credit of that prize (none
+// otherwise).
+func (s *Store) VerifyPlays(ctx context.Context) error {
+	return s.read(ctx, func(tx *rtx) error { return verifyPlays(tx) })
+}
+
+func integrityCheck(tx *rtx) error {
+	rows, err := tx.query(`PRAGMA integrity_check`)
+	if err != nil {
+		return fmt.Errorf("integrity check: %w", err)
+	}
+	var msgs []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			rows.Close()
+			return fmt.Errorf("integrity check: %w", err)
+		}
+		msgs = append(msgs, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("integrity check: %w", err)
+	}
+	if len(msgs) != 1 || msgs[0] != "ok" {
+		return integrity("sqlite", "", 0, "integrity_check: %s", strings.Join(msgs, "; "))
+	}
+	rows, err = tx.query(`PRAGMA foreign_key_check`)
+	if err != nil {
+		return fmt.Errorf("foreign key check: %w", err)
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var table, parent string
+		var rowid sql.NullInt64
+		var fkid int
+		if err := rows.Scan(&table, &rowid, &parent, &fkid); err != nil {
+			return fmt.Errorf("foreign key check: %w", err)
+		}
+		return integrity("sqlite", table, rowid.Int64, "foreign key to %s broken", parent)
+	}
+	return rows.Err()
+}
+
+// verifyPlayChains walks the plays and their steps together: steps come
+// in play order (one play is unfinished at a time), each play's steps move
+// its state forward, and the play's mutable columns are those of its last
+// step (the finished step fixes the revealed counts, the mismatch flag and
+// the recording's digest).
+func verifyPlayChains(tx *rtx) error {
+	plays, err := tx.query(`SELECT id, at, stake, mode, layout_version, block_id, unit_idx, tier, via_bonus,
+		seed, prize, prev_hash, hash, state, coalesce(revealed, ''), mismatch, recording FROM plays ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("verify plays chain: %w", err)
+	}
+	defer plays.Close()
+	steps, err := tx.query(`SELECT id, play_id, at, state, coalesce(revealed, ''), mismatch, rec_digest,
+		prev_hash, hash FROM play_steps ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("verify play steps chain: %w", err)
+	}
+	defer steps.Close()
+
+	var step *stepRow
+	var stepID int64
+	prevStep := genesis
+	nextStep := func() error {
+		step = nil
+		if !steps.Next() {
+			return steps.Err()
+		}
+		var s stepRow
+		if err := steps.Scan(&s.id, &s.playID, &s.at, &s.state, &s.revealed, &s.mismatch, &s.recDigest, &s.prevHash, &s.hash); err != nil {
+			return err
+		}
+		switch {
+		case s.id != stepID+1:
+			return integrity("chain", "play_steps", s.id, "follows step %d", stepID)
+		case string(s.prevHash) != string(prevStep):
+			return integrity("chain", "play_steps", s.id, "previous hash does not match step %d", stepID)
+		case string(stepHash(prevStep, &s)) != string(s.hash):
+			return integrity("chain", "play_steps", s.id, "content does not match its hash")
+		}
+		stepID, prevStep, step = s.id, s.hash, &s
+		return nil
+	}
+	if err := nextStep(); err != nil {
+		return err
+	}
+
+	var id int64
+	prev := genesis
+	for plays.Next() {
+		var p playRow
+		var state, revealed string
+		var mismatch bool
+		var rec []byte
+		if err := plays.Scan(&p.id, &p.at, &p.stake, &p.mode, &p.layout, &p.blockID, &p.unit, &p.tier, &p.viaBonus,
+			&p.seed, &p.prize, &p.prevHash, &p.hash, &state, &revealed, &mismatch, &rec); err != nil {
+			return fmt.Errorf("verify plays chain: %w", err)
+		}
+		switch {
+		case p.id != id+1:
+			return integrity("chain", "plays", p.id, "follows play %d", id)
+		case string(p.prevHash) != string(prev):
+			return integrity("chain", "plays", p.id, "previous hash does not match play %d", id)
+		case string(playHash(prev, &p)) != string(p.hash):
+			return integrity("chain", "plays", p.id, "content does not match its hash")
+		}
+		id, prev = p.id, p.hash
+		if step != nil && step.playID < p.id {
+			return integrity("chain", "play_steps", step.id, "step of play %d after play %d started", step.playID, p.id)
+		}
+		last := stepRow{state: string(PlayStarted)}
+		for step != nil && step.playID == p.id {
+			if PlayState(step.state).rank() <= PlayState(last.state).rank() {
+				return integrity("chain", "play_steps", step.id, "play %d goes from %s to %s", p.id, last.state, step.state)
+			}
+			if PlayState(step.state) == PlayBonus && !p.viaBonus {
+				return integrity("chain", "play_steps", step.id, "play %d has no bonus game", p.id)
+			}
+			last = *step
+			if err := nextStep(); err != nil {
+				return err
+			}
+		}
+		if state != last.state {
+			return integrity("chain", "plays", p.id, "state %s, its steps say %s", state, last.state)
+		}
+		if PlayState(state) == PlayFinished {
+			var digest []byte
+			if rec != nil {
+				sum := sha256.Sum256(rec)
+				digest = sum[:]
+			}
+			switch {
+			case revealed != last.revealed || mismatch != last.mismatch:
+				return integrity("chain", "plays", p.id, "revealed %q mismatch %v, its finish step says %q %v",
+					revealed, mismatch, last.revealed, last.mismatch)
+			case string(digest) != string(last.recDigest):
+				return integrity("chain", "plays", p.id, "recording does not match its finish step")
+			}
+		} else if revealed != "" || mismatch {
+			return integrity("chain", "plays", p.id, "unfinished play with a reveal")
+		}
+	}
+	if err := plays.Err(); err != nil {
+		return fmt.Errorf("verify plays chain: %w", err)
+	}
+	if step != nil {
+		return integrity("chain", "play_steps", step.id, "step of play %d, which does not exist", step.playID)
+	}
+	return nil
+}
+
+func verifyPlays(tx *rtx) error {
+	// The plays of a block are its units 0 … next_index-1, each once
+	// (UNIQUE(block_id, unit_idx) makes them distinct): none sold twice,
+	// none skipped.
+	blocks, err := tx.query(`SELECT b.id, b.next_index,
+		(SELECT count(*) FROM plays p WHERE p.block_id = b.id),
+		(SELECT coalesce(max(unit_idx), -1) FROM plays p WHERE p.block_id = b.id)
+		FROM blocks b ORDER BY b.id`)
+	if err != nil {
+		return fmt.Errorf("verify plays: %w", err)
+	}
+	defer blocks.Close()
+	for blocks.Next() {
+		var id, next, plays, maxIdx int64
+		if err := blocks.Scan(&id, &next, &plays, &maxIdx); err != nil {
+			return fmt.Errorf("verify plays: %w", err)
+		}
+		if plays != next || maxIdx != next-1 {
+			return integrity("units", "blocks", id, "next unit %d, but %d plays up to unit %d", next, plays, maxIdx)
+		}
+	}
+	if err := blocks.Err(); err != nil {
+		return fmt.Errorf("verify plays: %w", err)
+	}
+
+	// Plays: their unit's outcome, their prize, their ledger rows.
+	rows, err := tx.query(`SELECT p.id, p.stake, p.tier, p.via_bonus, p.seed, p.prize, p.state,
+		u.tier, u.via_bonus, u.seed,
+		(SELECT count(*) FROM ledger s WHERE s.play_id = p.id AND s.kind = 'stake'),
+		(SELECT coalesce(sum(s.amount), 0) FROM ledger s WHERE s.play_id = p.id AND s.kind = 'stake'),
+		(SELECT count(*) FROM ledger w WHERE w.play_id = p.id AND w.kind = 'win'),
+		(SELECT coalesce(sum(w.amount), 0) FROM ledger w WHERE w.play_id = p.id AND w.kind = 'win')
+		FROM plays p LEFT JOIN units u ON u.block_id = p.block_id AND u.idx = p.unit_idx ORDER BY p.id`)
+	if err != nil {
+		return fmt.Errorf("verify plays: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, stake, tier, seed, prize, nStake, staked, nWin, won int64
+		var uTier, uSeed sql.NullInt64
+		var viaBonus bool
+		var uBonus sql.NullBool
+		var state string
+		if err := rows.Scan(&id, &stake, &tier, &viaBonus, &seed, &prize, &state, &uTier, &uBonus, &uSeed,
+			&nStake, &staked, &nWin, &won); err != nil {
+			return fmt.Errorf("verify plays: %w", err)
+		}
+		wantWin := PlayState(state) == PlayFinished && prize > 0
+		switch {
+		case !uTier.Valid:
+			return integrity("plays", "plays", id, "its unit does not exist")
+		case uTier.Int64 != tier || uBonus.Bool != viaBonus || uSeed.Int64 != seed:
+			return integrity("plays", "plays", id, "outcome differs from its unit's")
+		case game.Money(prize) != game.Table(game.Stake(stake)).Amount(game.Tier(tier)):
+			return integrity("plays", "plays", id, "prize %s is not tier %d's", game.Money(prize), tier)
+		case nStake != 1 || staked != -stake:
+			return integrity("plays", "plays", id, "%d stake rows totalling %d for a stake of %d", nStake, staked, stake)
+		case wantWin && (nWin != 1 || won != prize):
+			return integrity("plays", "plays", id, "%d win rows totalling %d for a prize of %d", nWin, won, prize)
+		case !wantWin && nWin != 0:
+			return integrity("plays", "plays", id, "%d win rows for a play %s with a prize of %d", nWin, state, prize)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("verify plays: %w", err)
+	}
+	// Every play row of the ledger points at a play (the foreign key) of the
+	// right kind: stake and win rows only.
+	var orphan int64
+	err = tx.queryRow(`SELECT coalesce(min(id), 0) FROM ledger
+		WHERE (kind IN ('stake', 'win')) <> (play_id IS NOT NULL)`).Scan(&orphan)
+	if err != nil {
+		return fmt.Errorf("verify plays: %w", err)
+	}
+	if orphan != 0 {
+		return integrity("plays", "ledger", orphan, "play movement without a play, or a play on a cash movement")
+	}
+	return nil
+}
