@@ -1,0 +1,188 @@
+package ui
+
+import (
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+
+	"pharaon/kiosk/ui/art"
+)
+
+// buttonKind is how a button looks: what it does for the player.
+type buttonKind uint8
+
+const (
+	buttonPrimary   buttonKind = iota // Jouer, Rejouer: terracotta
+	buttonSecondary                   // Auto, Historique, Accueil: lapis with a gold rim
+	buttonChoice                      // a stake not chosen: lapis with a gold rim
+	buttonChosen                      // the stake chosen: gold, ink text
+	buttonQuiet                       // a small action (language, dev credit)
+)
+
+// touchButton is a button sized for a finger (at least 60 px, DESIGN.md §8)
+// with the kiosk's look: a rounded tablet, one line of large text and an
+// optional caption below it. Its text size is set by the screen that builds
+// it, in canvas pixels, so it scales with the screen.
+type touchButton struct {
+	widget.BaseWidget
+
+	Text     string
+	Caption  string // a second, smaller line ("indisponible")
+	TextSize float32
+	Kind     buttonKind
+	Radius   float32
+	OnTapped func()
+
+	disabled bool
+	pressed  bool
+}
+
+func newTouchButton(text string, kind buttonKind, size float32, tapped func()) *touchButton {
+	b := &touchButton{Text: text, Kind: kind, TextSize: size, OnTapped: tapped, Radius: buttonRadius}
+	b.ExtendBaseWidget(b)
+	return b
+}
+
+// Disable greys the button out; a tap does nothing.
+func (b *touchButton) Disable() {
+	if !b.disabled {
+		b.disabled = true
+		b.Refresh()
+	}
+}
+
+// Enable makes it tappable again.
+func (b *touchButton) Enable() {
+	if b.disabled {
+		b.disabled = false
+		b.Refresh()
+	}
+}
+
+// SetEnabled enables or disables the button.
+func (b *touchButton) SetEnabled(on bool) {
+	if on {
+		b.Enable()
+	} else {
+		b.Disable()
+	}
+}
+
+// Disabled reports whether the button is disabled.
+func (b *touchButton) Disabled() bool { return b.disabled }
+
+// Tapped runs OnTapped unless the button is disabled.
+func (b *touchButton) Tapped(*fyne.PointEvent) {
+	if b.disabled || b.OnTapped == nil {
+		return
+	}
+	b.OnTapped()
+}
+
+// MouseDown shows the press (a touchscreen reports a touch as a mouse press).
+func (b *touchButton) MouseDown(*desktop.MouseEvent) {
+	if !b.disabled {
+		b.pressed = true
+		b.Refresh()
+	}
+}
+
+// MouseUp ends the press.
+func (b *touchButton) MouseUp(*desktop.MouseEvent) {
+	if b.pressed {
+		b.pressed = false
+		b.Refresh()
+	}
+}
+
+func (b *touchButton) CreateRenderer() fyne.WidgetRenderer {
+	r := &buttonRenderer{b: b, bg: canvas.NewRectangle(color.Transparent),
+		label: canvas.NewText("", art.Sand), caption: canvas.NewText("", art.Sand)}
+	r.label.Alignment = fyne.TextAlignCenter
+	r.label.TextStyle.Bold = true
+	r.caption.Alignment = fyne.TextAlignCenter
+	r.objects = []fyne.CanvasObject{r.bg, r.label, r.caption}
+	r.Refresh()
+	return r
+}
+
+type buttonRenderer struct {
+	b       *touchButton
+	bg      *canvas.Rectangle
+	label   *canvas.Text
+	caption *canvas.Text
+	objects []fyne.CanvasObject
+}
+
+func (r *buttonRenderer) Objects() []fyne.CanvasObject { return r.objects }
+func (r *buttonRenderer) Destroy()                     {}
+
+func (r *buttonRenderer) MinSize() fyne.Size {
+	ls := fyne.MeasureText(r.b.Text, r.b.TextSize, r.label.TextStyle)
+	return fyne.NewSize(ls.Width+r.b.TextSize, max(ls.Height+r.b.TextSize/2, minTouch))
+}
+
+func (r *buttonRenderer) Layout(size fyne.Size) {
+	r.bg.Resize(size)
+	ls := r.label.MinSize()
+	if r.b.Caption == "" {
+		r.label.Move(fyne.NewPos(0, (size.Height-ls.Height)/2))
+		r.label.Resize(fyne.NewSize(size.Width, ls.Height))
+		return
+	}
+	cs := r.caption.MinSize()
+	top := (size.Height - ls.Height - cs.Height) / 2
+	r.label.Move(fyne.NewPos(0, top))
+	r.label.Resize(fyne.NewSize(size.Width, ls.Height))
+	r.caption.Move(fyne.NewPos(0, top+ls.Height))
+	r.caption.Resize(fyne.NewSize(size.Width, cs.Height))
+}
+
+// colours of a button: fill, rim, text.
+func (r *buttonRenderer) colours() (fill, rim, fg color.Color) {
+	b := r.b
+	switch {
+	case b.disabled:
+		return color.NRGBA{R: 0x1A, G: 0x27, B: 0x55, A: 0xE0}, color.NRGBA{R: 0x4A, G: 0x4E, B: 0x66, A: 0xFF},
+			color.NRGBA{R: 0x8A, G: 0x8F, B: 0xA6, A: 0xFF}
+	case b.Kind == buttonPrimary:
+		if b.pressed {
+			return art.TerracottaDark, art.Gold, art.Limestone
+		}
+		return art.Terracotta, art.Gold, art.Limestone
+	case b.Kind == buttonChosen:
+		return art.Gold, art.GoldLight, art.Ink
+	case b.Kind == buttonQuiet:
+		if b.pressed {
+			return art.LapisGlow, art.GoldDark, art.Sand
+		}
+		return color.NRGBA{R: art.LapisLight.R, G: art.LapisLight.G, B: art.LapisLight.B, A: 0xC0}, art.GoldDark, art.Sand
+	}
+	if b.pressed {
+		return art.LapisGlow, art.Gold, art.GoldLight
+	}
+	return art.LapisLight, art.Gold, art.GoldLight
+}
+
+func (r *buttonRenderer) Refresh() {
+	b := r.b
+	fill, rim, fg := r.colours()
+	r.bg.FillColor, r.bg.StrokeColor = fill, rim
+	r.bg.StrokeWidth = max(2, b.TextSize/12)
+	r.bg.CornerRadius = b.Radius
+	r.label.Text, r.label.Color, r.label.TextSize = b.Text, fg, b.TextSize
+	r.caption.Text, r.caption.Color, r.caption.TextSize = b.Caption, fg, b.TextSize*0.55
+	r.caption.Hidden = b.Caption == ""
+	r.Layout(b.Size())
+	r.bg.Refresh()
+	r.label.Refresh()
+	r.caption.Refresh()
+}
+
+var (
+	_ fyne.Tappable     = (*touchButton)(nil)
+	_ desktop.Mouseable = (*touchButton)(nil)
+)

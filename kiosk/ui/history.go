@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"context"
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+
+	"pharaon/game"
+	"pharaon/kiosk"
+	"pharaon/kiosk/ui/art"
+)
+
+// Layout of the history screen, in design units.
+const (
+	histX      = 104
+	histW      = 1072
+	histTop    = 56
+	histRowsY  = 194
+	histRowH   = 50
+	histBackY  = 668
+	histBottom = 744
+)
+
+// histColumns are the x and width of the columns: date, stake, mode,
+// result, amount won.
+var histColumns = [5][2]float32{{136, 250}, {386, 110}, {520, 120}, {660, 320}, {990, 160}}
+
+// showHistory shows the player's last games, newest first (Art. 4.1: a
+// player who missed the end of a game reads its result there).
+func (s *Screens) showHistory() {
+	s.activity()
+	s.message = ""
+	entries, err := s.m.History(context.Background(), s.opt.HistorySize)
+	if err != nil {
+		fyne.LogError("history", err)
+	}
+	s.setScreen(scrHistory, func(v view) fyne.CanvasObject { return s.buildHistory(v, entries, err) })
+}
+
+func (s *Screens) buildHistory(v view, entries []kiosk.HistoryEntry, readErr error) fyne.CanvasObject {
+	tr := s.tr
+	objs := []fyne.CanvasObject{
+		s.rasters.cover(v, art.HomeBackdropResource()),
+		v.panel(histX, histTop, histW, histBottom-histTop),
+		v.textAt(tr.T(msgHistoryTitle), sizeTitle-4, art.GoldLight, true, fyne.TextAlignCenter, histX, histTop+14, histW),
+		v.textAt(tr.T(msgHistorySub), sizeBody, art.Sand, false, fyne.TextAlignCenter, histX, histTop+68, histW),
+	}
+	heads := []msg{msgHistoryDate, msgHistoryStake, msgHistoryMode, msgHistoryOutcome, msgHistoryWon}
+	for i, h := range heads {
+		align := fyne.TextAlignLeading
+		if i == len(heads)-1 {
+			align = fyne.TextAlignTrailing
+		}
+		objs = append(objs, v.textAt(tr.T(h), sizeBody, art.Gold, true, align, histColumns[i][0], histRowsY-36, histColumns[i][1]))
+	}
+	objs = append(objs, v.rule(histX+24, histRowsY-6, histW-48))
+	switch {
+	case readErr != nil:
+		objs = append(objs, v.textAt(tr.T(msgHistoryError), sizeBody, art.Alert, true, fyne.TextAlignCenter, histX, histRowsY+40, histW))
+	case len(entries) == 0:
+		objs = append(objs, v.textAt(tr.T(msgHistoryEmpty), sizeBody, art.Sand, false, fyne.TextAlignCenter, histX, histRowsY+40, histW))
+	default:
+		rows := s.historyRows(entries)
+		scroll := container.NewVScroll(rows)
+		v.place(scroll, histX+8, histRowsY, histW-16, histBackY-histRowsY-14)
+		objs = append(objs, scroll)
+	}
+	back := v.button(tr.T(msgBack), buttonSecondary, sizeButton, s.showHome, 640-130, histBackY, 260, 64)
+	return container.NewWithoutLayout(append(objs, back)...)
+}
+
+// historyRows lays the entries out as rows, in canvas pixels of the current
+// view, inside a container the scroll can measure.
+func (s *Screens) historyRows(entries []kiosk.HistoryEntry) fyne.CanvasObject {
+	tr := s.tr
+	// The rows are drawn in a view whose origin is the scroll's: design x
+	// from histX+8, y from 0.
+	v := view{k: s.v.k, ox: -(histX + 8) * s.v.k, size: s.v.size}
+	var objs []fyne.CanvasObject
+	for i, e := range entries {
+		y := float32(i * histRowH)
+		if i == 0 {
+			band := canvas.NewRectangle(color.NRGBA{R: art.LapisGlow.R, G: art.LapisGlow.G, B: art.LapisGlow.B, A: 0x50})
+			band.CornerRadius = 8 * v.k
+			v.place(band, histX+16, y+2, histW-32, histRowH-4)
+			objs = append(objs, band)
+		} else {
+			objs = append(objs, v.rule(histX+24, y, histW-48))
+		}
+		ty := y + (histRowH-v.lineHeight(sizeBody, false))/2
+		date := tr.Date(e.Time.In(s.opt.Location))
+		objs = append(objs, v.textAt(date, sizeBody, art.Sand, false, fyne.TextAlignLeading, histColumns[0][0], ty, histColumns[0][1]))
+		if i == 0 {
+			tag := v.textAt(tr.T(msgHistoryLast), sizeCaption, art.TurquoiseLight, true, fyne.TextAlignLeading,
+				histColumns[0][0]+fyne.MeasureText(date, sizeBody*v.k, fyne.TextStyle{}).Width/v.k+12, ty+2, 100)
+			objs = append(objs, tag)
+		}
+		objs = append(objs,
+			v.textAt(tr.Stake(e.Stake), sizeBody, art.Sand, true, fyne.TextAlignLeading, histColumns[1][0], ty, histColumns[1][1]),
+			v.textAt(tr.Mode(e.Mode), sizeBody, art.Sand, false, fyne.TextAlignLeading, histColumns[2][0], ty, histColumns[2][1]),
+		)
+		objs = append(objs, s.historyOutcome(v, e, ty)...)
+		won, colour := "—", color.Color(art.Sand)
+		if e.Finished && e.Won > 0 {
+			won, colour = tr.Money(e.Won), art.GoldLight
+		}
+		objs = append(objs, v.textAt(won, sizeBody+2, colour, true, fyne.TextAlignTrailing, histColumns[4][0], ty-1, histColumns[4][1]))
+	}
+	h := float32(len(entries)*histRowH) * v.k
+	return container.New(&fixedLayout{size: fyne.NewSize((histW-16)*v.k, h)}, objs...)
+}
+
+// historyOutcome is the result column of an entry: the combination with its
+// symbols, the bonus game, a loss, or a game still in progress.
+func (s *Screens) historyOutcome(v view, e kiosk.HistoryEntry, ty float32) []fyne.CanvasObject {
+	tr := s.tr
+	x, w := histColumns[3][0], histColumns[3][1]
+	if !e.Finished {
+		return []fyne.CanvasObject{v.textAt(tr.T(msgHistoryPending), sizeBody, art.TurquoiseLight, false, fyne.TextAlignLeading, x, ty, w)}
+	}
+	var comb game.Combination
+	var label string
+	switch e.Outcome.Kind {
+	case game.Win:
+		comb, label = e.Outcome.Combination, tr.Combination(e.Outcome.Combination)
+	case game.Bonus:
+		comb, label = game.BonusCombination(), tr.T(msgHistoryBonus)
+	default:
+		return []fyne.CanvasObject{v.textAt(tr.T(msgHistoryLost), sizeBody, art.Sand, false, fyne.TextAlignLeading, x, ty, w)}
+	}
+	var objs []fyne.CanvasObject
+	for i := 0; i < comb.Count; i++ {
+		objs = append(objs, v.image(art.SymbolResource(comb.Symbol, true), x+float32(i)*25, ty-2, 26, 26))
+	}
+	ix := x + float32(game.MaxPerSymbol)*25 + 8
+	return append(objs, v.textAt(label, sizeBody, art.GoldLight, true, fyne.TextAlignLeading, ix, ty, w-(ix-x)))
+}
+
+// fixedLayout leaves its objects where they are and claims a fixed size (the
+// content of a scroll).
+type fixedLayout struct{ size fyne.Size }
+
+func (l *fixedLayout) Layout([]fyne.CanvasObject, fyne.Size) {}
+func (l *fixedLayout) MinSize([]fyne.CanvasObject) fyne.Size { return l.size }

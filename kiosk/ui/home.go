@@ -1,0 +1,263 @@
+package ui
+
+import (
+	"context"
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+
+	"pharaon/game"
+	"pharaon/game/breakout"
+	"pharaon/kiosk/ui/art"
+)
+
+// Layout of the home screen, in design units (1280 × 800).
+const (
+	homeTop     = 150 // below the wordmark
+	homeBottom  = 742 // above the notice strip
+	rulesX      = 104
+	rulesW      = 596
+	actionsX    = 718
+	actionsW    = 458
+	noticeY     = 750
+	stakeY      = 316
+	stakeH      = 84
+	playY       = 414
+	playH       = 90
+	messageY    = 512
+	secondaryY  = 564
+	secondaryH  = 64
+	devY        = 640
+	devH        = homeBottom - devY
+	devButtonsH = 60
+)
+
+// showHome shows the home screen (Art. 4.1).
+func (s *Screens) showHome() {
+	s.game = nil
+	s.pickStake()
+	s.setScreen(scrHome, s.buildHome)
+	if s.opt.OnHome != nil {
+		s.opt.OnHome()
+	}
+}
+
+// pickStake keeps the stake chosen if it can be played, else takes the
+// smallest stake that can.
+func (s *Screens) pickStake() {
+	if s.stake.Valid() && s.snap.Available[s.stake] {
+		return
+	}
+	for _, st := range game.Stakes {
+		if s.snap.Available[st] {
+			s.stake = st
+			return
+		}
+	}
+	if !s.stake.Valid() {
+		s.stake = game.Stakes[0]
+	}
+}
+
+// chooseStake is a tap on a stake.
+func (s *Screens) chooseStake(st game.Stake) {
+	s.activity()
+	s.message = ""
+	s.stake = st
+	s.rebuild()
+}
+
+// play sells a unit at the chosen stake (Art. 4.1: the stake is debited
+// now and the outcome fixed) and shows its game.
+func (s *Screens) play(mode breakout.Mode) {
+	s.activity()
+	s.message = ""
+	st := s.stake
+	s.mode = mode
+	g, err := s.m.Play(context.Background(), st, mode)
+	if err != nil {
+		s.playError(st, err)
+		return
+	}
+	s.snap = s.m.Snapshot()
+	s.showGame(g)
+}
+
+// devCredit adds test credit (development builds only, Snapshot.Dev).
+func (s *Screens) devCredit(amount game.Money) {
+	s.activity()
+	s.message = ""
+	if err := s.m.DevAddCredit(context.Background(), amount); err != nil {
+		fyne.LogError("development credit", err)
+	}
+	s.apply(s.m.Snapshot())
+}
+
+func (s *Screens) buildHome(v view) fyne.CanvasObject {
+	tr := s.tr
+	snap := s.snap
+	objs := []fyne.CanvasObject{
+		s.rasters.cover(v, art.HomeBackdropResource()),
+		v.image(art.WordmarkResource(), 640-160, 46, 320, 320/art.WordmarkAspect),
+		v.textAt(tr.T(msgTagline), sizeBody, art.Sand, false, fyne.TextAlignCenter, 300, 46+320/art.WordmarkAspect+4, 680),
+	}
+	// The language toggle (FR | EN), top right.
+	for i, l := range []Lang{French, English} {
+		kind := buttonQuiet
+		if l == s.tr.Lang {
+			kind = buttonChosen
+		}
+		key := msgLangFR
+		if l == English {
+			key = msgLangEN
+		}
+		objs = append(objs, v.button(tr.T(key), kind, 20, func() { s.activity(); s.SetLang(l) },
+			float32(1040+i*68), 56, 62, minTouch))
+	}
+	objs = append(objs, s.buildRules(v)...)
+	objs = append(objs, s.buildActions(v, snap.Credit, snap.Available)...)
+	if snap.Dev {
+		objs = append(objs, s.buildDevPanel(v)...)
+	}
+	objs = append(objs, s.buildNotice(v)...)
+	return container.NewWithoutLayout(objs...)
+}
+
+// buildRules is the rules of the game (Art. 4.1–4.8, in plain words) with
+// the combinations of Art. 4.3 at the stake chosen.
+func (s *Screens) buildRules(v view) []fyne.CanvasObject {
+	tr := s.tr
+	x, w := float32(rulesX+22), float32(rulesW-44)
+	objs := []fyne.CanvasObject{v.panel(rulesX, homeTop, rulesW, homeBottom-homeTop)}
+	objs = append(objs, v.textAt(tr.T(msgRulesTitle), sizeHeading, art.GoldLight, true, fyne.TextAlignLeading, x, homeTop+12, w))
+	y := float32(homeTop + 12 + 42)
+	lines, y := v.para(tr.T(msgRulesIntro), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w)
+	objs = append(objs, lines...)
+	y += 10
+	objs = append(objs, v.textAt(tr.F(msgRulesCombos, tr.Stake(s.stake)), sizeBody, art.GoldLight, true, fyne.TextAlignLeading, x, y, w))
+	y += 30
+	objs = append(objs, v.rule(x, y, w))
+	y += 8
+	objs = append(objs, s.buildCombinations(v, s.stake, x, y, w)...)
+	y += 5*combRowH + 4
+	objs = append(objs, v.rule(x, y, w))
+	y += 8
+	lines, y = v.para(tr.T(msgRulesBonus), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w)
+	objs = append(objs, lines...)
+	y += 6
+	objs = append(objs, v.textAt(tr.T(msgRulesStones), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w))
+	y += 26
+	cw := w / 3
+	for i, st := range game.Stones {
+		cx := x + float32(i)*cw
+		objs = append(objs, v.image(art.StoneResource(st), cx, y, 30, 30))
+		key := [...]msg{game.Pink: msgStonePink, game.Green: msgStoneGreen, game.Blue: msgStoneBlue}[st]
+		objs = append(objs, v.textAt(tr.T(key), sizeSmall, art.Sand, false, fyne.TextAlignLeading, cx+36, y+4, cw-36))
+	}
+	y += 38
+	lines, y = v.para(tr.T(msgRulesJouer), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w)
+	objs = append(objs, lines...)
+	y += 4
+	lines, _ = v.para(tr.T(msgRulesAuto), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w)
+	return append(objs, lines...)
+}
+
+// combRowH is the height of a row of the combinations.
+const combRowH = 36
+
+// buildCombinations lays out the winning combinations of Art. 4.3 at stake,
+// in two columns: three of a kind, then two of a kind and the bonus. The
+// amounts are the prize table's (game.Table), never typed in.
+func (s *Screens) buildCombinations(v view, stake game.Stake, x, y, w float32) []fyne.CanvasObject {
+	gap := float32(28)
+	cw := (w - gap) / 2
+	var objs []fyne.CanvasObject
+	cell := func(col, row int, c game.Combination, amount string) {
+		cx := x + float32(col)*(cw+gap)
+		cy := y + float32(row)*combRowH
+		for i := 0; i < c.Count; i++ {
+			objs = append(objs, v.image(art.SymbolResource(c.Symbol, true), cx+float32(i)*33, cy+2, 32, 32))
+		}
+		objs = append(objs, v.textAt(amount, sizeBody+1, art.GoldLight, true, fyne.TextAlignTrailing, cx+104, cy+6, cw-104))
+	}
+	three, two := 0, 0
+	for _, p := range game.Table(stake).Prizes {
+		if p.Combination.Count == game.MaxPerSymbol {
+			cell(0, three, p.Combination, s.tr.Money(p.Amount))
+			three++
+		} else {
+			cell(1, two, p.Combination, s.tr.Money(p.Amount))
+			two++
+		}
+	}
+	cell(1, two, game.BonusCombination(), s.tr.T(msgRulesBonusCell))
+	return objs
+}
+
+// buildActions is the right column: credit, stakes, Jouer and Auto, history
+// and cash-out (Art. 4.1).
+func (s *Screens) buildActions(v view, credit game.Money, available map[game.Stake]bool) []fyne.CanvasObject {
+	tr := s.tr
+	x, w := float32(actionsX), float32(actionsW)
+	objs := []fyne.CanvasObject{
+		v.panel(x, homeTop, w, 120),
+		v.textAt(tr.T(msgCredit), sizeBody, art.Sand, true, fyne.TextAlignCenter, x, homeTop+12, w),
+		v.textAt(tr.Money(credit), sizeAmount, art.GoldLight, true, fyne.TextAlignCenter, x, homeTop+36, w),
+		v.textAt(tr.T(msgChooseStake), sizeHeading-4, art.Sand, true, fyne.TextAlignCenter, x, stakeY-40, w),
+	}
+	gap := float32(12)
+	bw := (w - 2*gap) / 3
+	for i, st := range game.Stakes {
+		kind := buttonChoice
+		if st == s.stake && available[st] {
+			kind = buttonChosen
+		}
+		b := v.button(tr.Stake(st), kind, sizeButton+4, func() { s.chooseStake(st) }, x+float32(i)*(bw+gap), stakeY, bw, stakeH)
+		if !available[st] {
+			b.Caption = tr.T(msgUnavailable)
+			b.Disable()
+		}
+		objs = append(objs, b)
+	}
+	canPlay := available[s.stake] && credit >= s.stake.Money()
+	bw = (w - gap) / 2
+	jouer := v.button(tr.T(msgPlay), buttonPrimary, sizeButton+6, func() { s.play(breakout.Play) }, x, playY, bw, playH)
+	auto := v.button(tr.T(msgAuto), buttonSecondary, sizeButton+6, func() { s.play(breakout.Auto) }, x+bw+gap, playY, bw, playH)
+	jouer.SetEnabled(canPlay)
+	auto.SetEnabled(canPlay)
+	objs = append(objs, jouer, auto)
+	msgText, msgColour := s.message, color.Color(art.Alert)
+	if msgText == "" && available[s.stake] && !canPlay {
+		msgText, msgColour = tr.T(msgInsertNote), art.Sand
+	}
+	if msgText != "" {
+		lines, _ := v.para(msgText, sizeSmall, msgColour, true, fyne.TextAlignCenter, x, messageY, w)
+		objs = append(objs, lines...)
+	}
+	hist := v.button(tr.T(msgHistory), buttonSecondary, sizeButton-2, s.showHistory, x, secondaryY, bw, secondaryH)
+	cash := v.button(tr.T(msgCashOut), buttonSecondary, sizeButton-2, nil, x+bw+gap, secondaryY, bw, secondaryH)
+	// Cash-out prints a voucher: it comes with the printer (a later issue).
+	cash.Caption = tr.T(msgCashOutSoon)
+	cash.Disable()
+	return append(objs, hist, cash)
+}
+
+// buildNotice is the strip of the age limit and responsible play.
+func (s *Screens) buildNotice(v view) []fyne.CanvasObject {
+	strip := canvas.NewRectangle(color.NRGBA{R: art.Night.R, G: art.Night.G, B: art.Night.B, A: 0xF0})
+	strip.Move(fyne.NewPos(0, v.pos(0, noticeY).Y))
+	strip.Resize(fyne.NewSize(v.size.Width, v.size.Height-v.pos(0, noticeY).Y))
+	disc := canvas.NewCircle(art.Carnelian)
+	disc.StrokeColor = art.GoldLight
+	disc.StrokeWidth = 2 * v.k
+	v.place(disc, rulesX, noticeY+5, 42, 42)
+	age := v.textAt(s.tr.T(msgAgeBadge), sizeBody-1, art.Limestone, true, fyne.TextAlignCenter, rulesX, noticeY+15, 42)
+	objs := []fyne.CanvasObject{strip, disc, age}
+	lines, _ := v.para(s.tr.T(msgResponsible), sizeCaption, art.Sand, false, fyne.TextAlignLeading, rulesX+56, noticeY+5, actionsX+actionsW-rulesX-56)
+	if len(lines) == 1 {
+		v.place(lines[0], rulesX+56, noticeY+14, actionsX+actionsW-rulesX-56, v.lineHeight(sizeCaption, false))
+	}
+	return append(objs, lines...)
+}

@@ -1,0 +1,381 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"pharaon/game"
+	"pharaon/game/breakout"
+	"pharaon/kiosk"
+)
+
+// Lang is a language of the screens: French by default (DESIGN.md §8),
+// English available from the home screen's toggle.
+type Lang uint8
+
+const (
+	French Lang = iota
+	English
+	numLangs
+)
+
+// ErrBadLang: not a language of the screens.
+var ErrBadLang = errors.New("not a language of the kiosk (fr, en)")
+
+// ParseLang reads "fr" or "en" (case-insensitive).
+func ParseLang(s string) (Lang, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "fr":
+		return French, nil
+	case "en":
+		return English, nil
+	}
+	return French, fmt.Errorf("language %q: %w", s, ErrBadLang)
+}
+
+func (l Lang) String() string {
+	if l == English {
+		return "en"
+	}
+	return "fr"
+}
+
+// msg is the key of a text of the catalogue. Every key is declared in the
+// const block below and has a French and an English text (the tests read
+// this file and check both).
+type msg string
+
+const (
+	msgLangFR msg = "lang.fr"
+	msgLangEN msg = "lang.en"
+
+	msgTagline        msg = "home.tagline"
+	msgRulesTitle     msg = "rules.title"
+	msgRulesIntro     msg = "rules.intro"
+	msgRulesCombos    msg = "rules.combos"
+	msgRulesBonusCell msg = "rules.bonus_cell"
+	msgRulesBonus     msg = "rules.bonus"
+	msgRulesStones    msg = "rules.stones"
+	msgStonePink      msg = "rules.stone_pink"
+	msgStoneGreen     msg = "rules.stone_green"
+	msgStoneBlue      msg = "rules.stone_blue"
+	msgRulesJouer     msg = "rules.jouer"
+	msgRulesAuto      msg = "rules.auto"
+
+	msgCredit         msg = "home.credit"
+	msgChooseStake    msg = "home.choose_stake"
+	msgUnavailable    msg = "home.unavailable"
+	msgInsertNote     msg = "home.insert_note"
+	msgPlay           msg = "btn.play"
+	msgAuto           msg = "btn.auto"
+	msgHistory        msg = "btn.history"
+	msgCashOut        msg = "btn.cash_out"
+	msgCashOutSoon    msg = "btn.cash_out_soon"
+	msgAgeBadge       msg = "notice.age_badge"
+	msgResponsible    msg = "notice.responsible"
+	msgErrInsuff      msg = "err.insufficient_credit"
+	msgErrUnavailable msg = "err.unavailable"
+	msgErrBusy        msg = "err.busy"
+	msgErrOutOfSvc    msg = "err.out_of_service"
+	msgErrPlay        msg = "err.play"
+
+	msgCongratsTitle   msg = "congrats.title"
+	msgCongratsFound   msg = "congrats.found"
+	msgCongratsWin     msg = "congrats.you_win"
+	msgBonusIntroTitle msg = "bonus.intro_title"
+	msgBonusIntroText  msg = "bonus.intro_text"
+	msgBonusWinTitle   msg = "bonus.win_title"
+	msgBonusWinText    msg = "bonus.win_text"
+	msgBonusWinAmount  msg = "bonus.win_amount"
+	msgResultTotal     msg = "result.total"
+	msgResultCredited  msg = "result.credited"
+	msgLoseText        msg = "result.lose"
+	msgContinue        msg = "btn.continue"
+	msgAgain           msg = "btn.again"
+	msgHome            msg = "btn.home"
+	msgClose           msg = "btn.close"
+	msgBack            msg = "btn.back"
+
+	msgPrizeTitle  msg = "prize.title"
+	msgPrizeCombo  msg = "prize.col_combination"
+	msgPrizeAmount msg = "prize.col_amount"
+	msgPrizeLots   msg = "prize.col_lots"
+	msgPrizeFooter msg = "prize.footer"
+
+	msgHistoryTitle   msg = "history.title"
+	msgHistorySub     msg = "history.subtitle"
+	msgHistoryDate    msg = "history.col_date"
+	msgHistoryStake   msg = "history.col_stake"
+	msgHistoryMode    msg = "history.col_mode"
+	msgHistoryOutcome msg = "history.col_outcome"
+	msgHistoryWon     msg = "history.col_won"
+	msgHistoryLast    msg = "history.last"
+	msgHistoryEmpty   msg = "history.empty"
+	msgHistoryLost    msg = "history.lost"
+	msgHistoryBonus   msg = "history.bonus"
+	msgHistoryPending msg = "history.pending"
+	msgHistoryError   msg = "history.error"
+	msgModeJouer      msg = "mode.jouer"
+	msgModeAuto       msg = "mode.auto"
+	msgDateFormat     msg = "date.format"
+	msgGameStake      msg = "game.stake"
+	msgGameCredit     msg = "game.credit"
+	msgGameAuto       msg = "game.auto"
+	msgGameRedBrick   msg = "game.red_brick"
+	msgDevBadge       msg = "dev.badge"
+	msgDevHint        msg = "dev.hint"
+	msgOOSTitle       msg = "oos.title"
+	msgOOSText        msg = "oos.text"
+	msgOOSCredit      msg = "oos.credit"
+	msgFaultIntegrity msg = "fault.integrity"
+	msgFaultStore     msg = "fault.store"
+	msgFaultMismatch  msg = "fault.reveal_mismatch"
+	msgFaultRecovery  msg = "fault.recovery"
+	msgFaultUnknown   msg = "fault.unknown"
+	msgAttractTouch   msg = "attract.touch"
+	msgAttractDemo    msg = "attract.demo"
+	msgSymBirdOne     msg = "sym.bird.1"
+	msgSymBirdMany    msg = "sym.bird.n"
+	msgSymScarabOne   msg = "sym.scarab.1"
+	msgSymScarabMany  msg = "sym.scarab.n"
+	msgSymCrossOne    msg = "sym.cross.1"
+	msgSymCrossMany   msg = "sym.cross.n"
+	msgSymHeadOne     msg = "sym.head.1"
+	msgSymHeadMany    msg = "sym.head.n"
+	msgSymEyeOne      msg = "sym.eye.1"
+	msgSymEyeMany     msg = "sym.eye.n"
+	msgSymSnakeOne    msg = "sym.snake.1"
+	msgSymSnakeMany   msg = "sym.snake.n"
+	msgCountSymbols   msg = "sym.count"
+)
+
+// text is one entry of the catalogue: French first.
+type text struct{ fr, en string }
+
+// catalogue holds every text the player reads. Amounts are never typed in a
+// text: they come from game.Table and game.Money (DESIGN.md invariant 5), and
+// the texts only place them (%s).
+var catalogue = map[msg]text{
+	msgLangFR: {"FR", "FR"},
+	msgLangEN: {"EN", "EN"},
+
+	msgTagline:    {"Cassez le mur, découvrez les symboles du pharaon", "Break the wall, uncover the pharaoh's symbols"},
+	msgRulesTitle: {"Règle du jeu", "How to play"},
+	msgRulesIntro: {
+		"Envoyez la balle contre le mur de briques pour le détruire et faire apparaître les symboles cachés dessous. Chaque symbole découvert vient se colorer dans le cartouche, à droite de l'écran.",
+		"Send the ball against the wall of bricks to break it and uncover the symbols hidden beneath. Each symbol found lights up in the cartouche on the right of the screen.",
+	},
+	msgRulesCombos:    {"Combinaisons gagnantes pour une mise de %s", "Winning combinations for a stake of %s"},
+	msgRulesBonusCell: {"Jeu Bonus", "Bonus game"},
+	msgRulesBonus: {
+		"Trois serpents ouvrent le Jeu Bonus : touchez deux fois la brique rouge d'un nouveau mur pour découvrir votre gain.",
+		"Three snakes open the bonus game: hit the red brick of a new wall twice to uncover your prize.",
+	},
+	msgRulesStones: {"Pierres magiques, pendant quelques secondes :", "Magic stones, for a few seconds:"},
+	msgStonePink:   {"raquette élargie", "wider paddle"},
+	msgStoneGreen:  {"raquette rétrécie", "narrower paddle"},
+	msgStoneBlue:   {"balle aimantée", "sticky ball"},
+	msgRulesJouer: {
+		"Jouer : déplacez la raquette du doigt et touchez la balle pour la lancer, autant de fois qu'il le faut.",
+		"Play: move the paddle with your finger and tap the ball to launch it, as often as you need.",
+	},
+	msgRulesAuto: {
+		"Auto : le mur se détruit tout seul. Dans les deux cas, le résultat est fixé dès que la mise est débitée.",
+		"Auto: the wall breaks by itself. Either way, the result is fixed as soon as the stake is paid.",
+	},
+
+	msgCredit:      {"CRÉDIT", "CREDIT"},
+	msgChooseStake: {"Choisissez votre mise", "Choose your stake"},
+	msgUnavailable: {"indisponible", "unavailable"},
+	msgInsertNote:  {"Insérez un billet pour jouer", "Insert a bank note to play"},
+	msgPlay:        {"Jouer", "Play"},
+	msgAuto:        {"Auto", "Auto"},
+	msgHistory:     {"Historique", "History"},
+	msgCashOut:     {"Encaisser", "Cash out"},
+	msgCashOutSoon: {"bientôt disponible", "coming soon"},
+	msgAgeBadge:    {"18+", "18+"},
+	msgResponsible: {
+		"Jeu interdit aux mineurs. Jouer comporte des risques : endettement, dépendance… Appelez le 09 74 75 13 13 (appel non surtaxé).",
+		"No sale to minors. Gambling involves risks: debt, addiction… Call 09 74 75 13 13 (free of extra charge).",
+	},
+	msgErrInsuff:      {"Crédit insuffisant pour une mise de %s : insérez un billet.", "Not enough credit for a stake of %s: insert a bank note."},
+	msgErrUnavailable: {"La mise de %s n'est pas disponible pour le moment.", "The %s stake is not available at the moment."},
+	msgErrBusy:        {"Une partie est déjà en cours.", "A game is already in progress."},
+	msgErrOutOfSvc:    {"Le terminal est hors service.", "The kiosk is out of service."},
+	msgErrPlay:        {"La partie n'a pas pu commencer. Adressez-vous au personnel.", "The game could not start. Please ask the staff."},
+
+	msgCongratsTitle:   {"Félicitations !", "Congratulations!"},
+	msgCongratsFound:   {"Vous avez découvert %s", "You uncovered %s"},
+	msgCongratsWin:     {"vous gagnez", "you win"},
+	msgBonusIntroTitle: {"Jeu Bonus !", "Bonus game!"},
+	msgBonusIntroText: {
+		"Trois serpents ! Un nouveau mur apparaît : touchez deux fois la brique rouge en son centre.",
+		"Three snakes! A new wall appears: hit the red brick in its centre twice.",
+	},
+	msgBonusWinTitle:  {"Jeu Bonus : félicitations !", "Bonus game: congratulations!"},
+	msgBonusWinText:   {"Vous avez touché deux fois la brique rouge.", "You hit the red brick twice."},
+	msgBonusWinAmount: {"votre gain au Jeu Bonus", "your bonus game prize"},
+	msgResultTotal:    {"montant total de votre gain", "your total win"},
+	msgResultCredited: {"Votre gain est ajouté à votre crédit.", "Your win is added to your credit."},
+	msgLoseText:       {"Pas de gain cette fois.", "No win this time."},
+	msgContinue:       {"Continuer", "Continue"},
+	msgAgain:          {"Rejouer %s", "Play again %s"},
+	msgHome:           {"Accueil", "Home"},
+	msgClose:          {"Fermer", "Close"},
+	msgBack:           {"Retour", "Back"},
+
+	msgPrizeTitle:  {"Tableau des gains : mise de %s", "Prize table: stake of %s"},
+	msgPrizeCombo:  {"Si vous découvrez", "If you uncover"},
+	msgPrizeAmount: {"vous gagnez", "you win"},
+	msgPrizeLots:   {"lots par bloc", "prizes per block"},
+	msgPrizeFooter: {
+		"Chaque bloc de %s unités de jeu contient exactement ces lots. Le Jeu Bonus révèle l'un des gains de ce tableau.",
+		"Each block of %s game units holds exactly these prizes. The bonus game reveals one of the prizes of this table.",
+	},
+
+	msgHistoryTitle:   {"Historique de vos parties", "Your game history"},
+	msgHistorySub:     {"La dernière partie en premier", "Latest game first"},
+	msgHistoryDate:    {"Date", "Date"},
+	msgHistoryStake:   {"Mise", "Stake"},
+	msgHistoryMode:    {"Mode", "Mode"},
+	msgHistoryOutcome: {"Résultat", "Result"},
+	msgHistoryWon:     {"Gain", "Won"},
+	msgHistoryLast:    {"dernière", "latest"},
+	msgHistoryEmpty:   {"Aucune partie pour le moment.", "No game yet."},
+	msgHistoryLost:    {"perdante", "no win"},
+	msgHistoryBonus:   {"Jeu Bonus", "Bonus game"},
+	msgHistoryPending: {"en cours", "in progress"},
+	msgHistoryError:   {"L'historique ne peut pas être lu pour le moment.", "The history cannot be read at the moment."},
+	msgModeJouer:      {"Jouer", "Play"},
+	msgModeAuto:       {"Auto", "Auto"},
+	msgDateFormat:     {"02/01/2006 15:04", "2 Jan 2006, 15:04"},
+
+	msgGameStake:    {"MISE", "STAKE"},
+	msgGameCredit:   {"CRÉDIT", "CREDIT"},
+	msgGameAuto:     {"AUTO", "AUTO"},
+	msgGameRedBrick: {"BRIQUE ROUGE", "RED BRICK"},
+
+	msgDevBadge: {"DÉVELOPPEMENT", "DEVELOPMENT"},
+	msgDevHint:  {"crédit de test, jamais en production", "test credit, never in production"},
+
+	msgOOSTitle:       {"Hors service", "Out of service"},
+	msgOOSText:        {"Ce terminal est momentanément hors service. Veuillez vous adresser au personnel.", "This kiosk is out of service for the moment. Please ask the staff."},
+	msgOOSCredit:      {"Votre crédit de %s est conservé.", "Your credit of %s is kept."},
+	msgFaultIntegrity: {"Le contrôle des données au démarrage a échoué.", "The start-up check of the data failed."},
+	msgFaultStore:     {"Les données ne peuvent plus être enregistrées.", "The data can no longer be recorded."},
+	msgFaultMismatch:  {"Une anomalie a été détectée pendant une partie ; son gain a été crédité.", "An anomaly was detected during a game; its prize was credited."},
+	msgFaultRecovery:  {"Une partie interrompue n'a pas pu être reprise.", "An interrupted game could not be resumed."},
+	msgFaultUnknown:   {"Défaut : %s", "Fault: %s"},
+
+	msgAttractTouch: {"Touchez l'écran pour jouer", "Touch the screen to play"},
+	msgAttractDemo:  {"DÉMONSTRATION", "DEMONSTRATION"},
+
+	msgSymBirdOne:    {"oiseau", "bird"},
+	msgSymBirdMany:   {"oiseaux", "birds"},
+	msgSymScarabOne:  {"scarabée", "scarab"},
+	msgSymScarabMany: {"scarabées", "scarabs"},
+	msgSymCrossOne:   {"croix", "cross"},
+	msgSymCrossMany:  {"croix", "crosses"},
+	msgSymHeadOne:    {"tête", "head"},
+	msgSymHeadMany:   {"têtes", "heads"},
+	msgSymEyeOne:     {"œil", "eye"},
+	msgSymEyeMany:    {"yeux", "eyes"},
+	msgSymSnakeOne:   {"serpent", "snake"},
+	msgSymSnakeMany:  {"serpents", "snakes"},
+	msgCountSymbols:  {"%d %s", "%d %s"},
+}
+
+// symbolNames are the keys of each symbol's name, singular and plural.
+var symbolNames = [game.NumSymbols][2]msg{
+	game.Bird:   {msgSymBirdOne, msgSymBirdMany},
+	game.Scarab: {msgSymScarabOne, msgSymScarabMany},
+	game.Cross:  {msgSymCrossOne, msgSymCrossMany},
+	game.Head:   {msgSymHeadOne, msgSymHeadMany},
+	game.Eye:    {msgSymEyeOne, msgSymEyeMany},
+	game.Snake:  {msgSymSnakeOne, msgSymSnakeMany},
+}
+
+// faultTexts are the out-of-service messages of the kiosk's fault codes.
+var faultTexts = map[string]msg{
+	kiosk.FaultIntegrity: msgFaultIntegrity,
+	kiosk.FaultStore:     msgFaultStore,
+	kiosk.FaultMismatch:  msgFaultMismatch,
+	kiosk.FaultRecovery:  msgFaultRecovery,
+}
+
+// Tr is the catalogue in one language: every text the screens show goes
+// through it, and so does every amount (game.Money's French or English form).
+type Tr struct{ Lang Lang }
+
+// T is the text of k. A key missing from the catalogue shows as itself in
+// brackets: visible, and caught by the tests.
+func (t Tr) T(k msg) string {
+	e, ok := catalogue[k]
+	if !ok {
+		return "[" + string(k) + "]"
+	}
+	if t.Lang == English {
+		return e.en
+	}
+	return e.fr
+}
+
+// F formats the text of k with args.
+func (t Tr) F(k msg, args ...any) string { return fmt.Sprintf(t.T(k), args...) }
+
+// Money is an amount as the language writes it: "3 750 €", "0,50 €" in French
+// (with no-break spaces), "€3,750", "€0.50" in English.
+func (t Tr) Money(m game.Money) string {
+	if t.Lang == English {
+		return m.English()
+	}
+	return m.French()
+}
+
+// Stake is a stake as an amount.
+func (t Tr) Stake(s game.Stake) string { return t.Money(s.Money()) }
+
+// SymbolName is the name of s, plural when n > 1.
+func (t Tr) SymbolName(s game.Symbol, n int) string {
+	if !s.Valid() {
+		return s.String()
+	}
+	if n > 1 {
+		return t.T(symbolNames[s][1])
+	}
+	return t.T(symbolNames[s][0])
+}
+
+// Combination names a combination: "3 oiseaux", "2 scarabées".
+func (t Tr) Combination(c game.Combination) string {
+	return t.F(msgCountSymbols, c.Count, t.SymbolName(c.Symbol, c.Count))
+}
+
+// Mode names a play mode.
+func (t Tr) Mode(m breakout.Mode) string {
+	if m == breakout.Auto {
+		return t.T(msgModeAuto)
+	}
+	return t.T(msgModeJouer)
+}
+
+// Date writes a time of the history.
+func (t Tr) Date(at time.Time) string { return at.Format(t.T(msgDateFormat)) }
+
+// Fault is the out-of-service message of a fault.
+func (t Tr) Fault(f kiosk.Fault) string {
+	if k, ok := faultTexts[f.Code]; ok {
+		return t.T(k)
+	}
+	return t.F(msgFaultUnknown, f.Code)
+}
+
+// GameLabels are the game screen's words in the language.
+func (t Tr) GameLabels() GameLabels {
+	return GameLabels{
+		Stake: t.T(msgGameStake), Credit: t.T(msgGameCredit), Auto: t.T(msgGameAuto),
+		RedBrick: t.T(msgGameRedBrick), Money: t.Money,
+	}
+}

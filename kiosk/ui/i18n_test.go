@@ -1,0 +1,172 @@
+package ui
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/game/breakout"
+	"pharaon/kiosk"
+)
+
+// declaredConsts reads the string constants of the given type (or, if typ is
+// empty, whose name starts with prefix) declared in the Go files matched by
+// pattern: name → value.
+func declaredConsts(t *testing.T, pattern, typ, prefix string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	require.NoError(t, err)
+	out := map[string]string{}
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				id, ok := vs.Type.(*ast.Ident)
+				if typ != "" && (!ok || id.Name != typ) {
+					continue
+				}
+				for i, n := range vs.Names {
+					if prefix != "" && !strings.HasPrefix(n.Name, prefix) {
+						continue
+					}
+					if i >= len(vs.Values) {
+						continue
+					}
+					lit, ok := vs.Values[i].(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						continue
+					}
+					v, err := strconv.Unquote(lit.Value)
+					require.NoError(t, err)
+					out[n.Name] = v
+				}
+			}
+		}
+	}
+	return out
+}
+
+var verbs = regexp.MustCompile(`%[-+# 0]*[0-9]*(\.[0-9]+)?[a-zA-Z%]`)
+
+func TestCatalogueHasEveryKeyInBothLanguages(t *testing.T) {
+	keys := declaredConsts(t, "i18n.go", "msg", "")
+	require.NotEmpty(t, keys)
+	seen := map[msg]string{}
+	for name, k := range keys {
+		if other, dup := seen[msg(k)]; dup {
+			t.Errorf("%s and %s share the key %q", name, other, k)
+		}
+		seen[msg(k)] = name
+		e, ok := catalogue[msg(k)]
+		if !assert.True(t, ok, "%s (%q) is not in the catalogue", name, k) {
+			continue
+		}
+		assert.NotEmpty(t, strings.TrimSpace(e.fr), "%s has no French text", name)
+		assert.NotEmpty(t, strings.TrimSpace(e.en), "%s has no English text", name)
+		assert.Equal(t, verbs.FindAllString(e.fr, -1), verbs.FindAllString(e.en, -1),
+			"%s: French and English take the same arguments", name)
+	}
+	for k := range catalogue {
+		assert.Contains(t, seen, k, "catalogue entry %q has no declared key", k)
+	}
+}
+
+func TestCatalogueTypesNoAmount(t *testing.T) {
+	// Amounts come from the prize table and game.Money, never from a text
+	// (DESIGN.md invariant 5): no text holds a figure followed by €.
+	amount := regexp.MustCompile(`[0-9][0-9 \x{a0},.]*\s?€|€\s?[0-9]`)
+	for k, e := range catalogue {
+		assert.False(t, amount.MatchString(e.fr), "%s: %q", k, e.fr)
+		assert.False(t, amount.MatchString(e.en), "%s: %q", k, e.en)
+	}
+}
+
+func TestTrMissingKeyShows(t *testing.T) {
+	assert.Equal(t, "[no.such.key]", Tr{French}.T("no.such.key"))
+}
+
+func TestTrMoneyAndNames(t *testing.T) {
+	cases := []struct {
+		lang Lang
+		m    game.Money
+		want string
+	}{
+		{French, 375000, "3\u00a0750\u00a0€"},
+		{French, 50, "0,50\u00a0€"},
+		{French, 3750, "37,50\u00a0€"},
+		{English, 375000, "€3,750"},
+		{English, 50, "€0.50"},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, Tr{c.lang}.Money(c.m))
+	}
+	comb := func(s game.Symbol, n int) game.Combination {
+		c, ok := game.CombinationOf(s, n)
+		require.True(t, ok)
+		return c
+	}
+	names := []struct {
+		lang Lang
+		c    game.Combination
+		want string
+	}{
+		{French, comb(game.Bird, 3), "3 oiseaux"},
+		{French, comb(game.Scarab, 2), "2 scarabées"},
+		{French, comb(game.Eye, 3), "3 yeux"},
+		{French, comb(game.Cross, 2), "2 croix"},
+		{French, game.BonusCombination(), "3 serpents"},
+		{English, comb(game.Head, 3), "3 heads"},
+		{English, comb(game.Cross, 2), "2 crosses"},
+	}
+	for _, c := range names {
+		assert.Equal(t, c.want, Tr{c.lang}.Combination(c.c))
+	}
+	assert.Equal(t, "œil", Tr{French}.SymbolName(game.Eye, 1))
+	assert.Equal(t, "Auto", Tr{French}.Mode(breakout.Auto))
+	assert.Equal(t, "Jouer", Tr{French}.Mode(breakout.Play))
+	assert.Equal(t, "Play", Tr{English}.Mode(breakout.Play))
+}
+
+func TestParseLang(t *testing.T) {
+	for in, want := range map[string]Lang{"fr": French, "FR": French, " en ": English, "En": English} {
+		got, err := ParseLang(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+		assert.Equal(t, strings.ToLower(strings.TrimSpace(in)), got.String())
+	}
+	for _, in := range []string{"", "de", "french", "f"} {
+		_, err := ParseLang(in)
+		assert.ErrorIs(t, err, ErrBadLang, in)
+	}
+}
+
+func TestEveryFaultHasAMessage(t *testing.T) {
+	codes := declaredConsts(t, filepath.Join("..", "*.go"), "", "Fault")
+	require.NotEmpty(t, codes, "the kiosk's fault codes")
+	for name, code := range codes {
+		for _, l := range []Lang{French, English} {
+			text := Tr{l}.Fault(kiosk.Fault{Code: code})
+			assert.NotContains(t, text, code, "%s has no %s message", name, l)
+		}
+	}
+	assert.Equal(t, "Défaut : printer_jam", Tr{French}.Fault(kiosk.Fault{Code: "printer_jam"}))
+}

@@ -1,0 +1,253 @@
+package ui
+
+import (
+	"image"
+	"image/color"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+
+	"pharaon/kiosk/ui/art"
+)
+
+// The screens are drawn on a virtual landscape screen of designW × designH
+// units, scaled uniformly into the window and centred (the backdrops cover
+// the whole window). A 1280×800 touchscreen shows it one unit to the pixel;
+// a 1920×1080 one at 1.35, so text, buttons and touch targets keep their
+// proportions on both (DESIGN.md §8).
+const (
+	designW = 1280
+	designH = 800
+)
+
+// Sizes of the screens' text at scale 1, in design units. The art package's
+// sizes are for Fyne's widgets; these are the screens' own, a little larger
+// where the player reads from a standing position.
+const (
+	sizeCaption  float32 = 16
+	sizeSmall    float32 = 17
+	sizeBody     float32 = 19
+	sizeButton   float32 = 26
+	sizeHeading  float32 = 30
+	sizeTitle    float32 = 40
+	sizeAmount   float32 = art.AmountSize
+	minTouch     float32 = 60 // the smallest touch target, DESIGN.md §8
+	panelRadius  float32 = 14
+	buttonRadius float32 = 12
+)
+
+// view maps design units onto the canvas: scale k, offset (ox, oy).
+type view struct {
+	k, ox, oy float32
+	size      fyne.Size // the canvas size it was made for
+}
+
+// viewFor fits the design screen into size.
+func viewFor(size fyne.Size) view {
+	k := min(size.Width/designW, size.Height/designH)
+	if k <= 0 {
+		k = 1
+	}
+	return view{k: k, ox: (size.Width - designW*k) / 2, oy: (size.Height - designH*k) / 2, size: size}
+}
+
+func (v view) pos(x, y float32) fyne.Position { return fyne.NewPos(v.ox+x*v.k, v.oy+y*v.k) }
+func (v view) sz(w, h float32) fyne.Size      { return fyne.NewSize(w*v.k, h*v.k) }
+
+// place moves and sizes o to the design rectangle (x, y, w, h).
+func (v view) place(o fyne.CanvasObject, x, y, w, h float32) fyne.CanvasObject {
+	o.Move(v.pos(x, y))
+	o.Resize(v.sz(w, h))
+	return o
+}
+
+// full sizes o to the whole canvas (backdrops, dimmers).
+func (v view) full(o fyne.CanvasObject) fyne.CanvasObject {
+	o.Move(fyne.NewPos(0, 0))
+	o.Resize(v.size)
+	return o
+}
+
+// text is one line of text at design size, in colour c.
+func (v view) text(s string, size float32, c color.Color, bold bool) *canvas.Text {
+	t := canvas.NewText(s, c)
+	t.TextSize = size * v.k
+	t.TextStyle.Bold = bold
+	return t
+}
+
+// textAt places one line of text in the design box (x, y, w) with an
+// alignment, its height the line's own.
+func (v view) textAt(s string, size float32, c color.Color, bold bool, align fyne.TextAlign, x, y, w float32) *canvas.Text {
+	t := v.text(s, size, c, bold)
+	t.Alignment = align
+	h := t.MinSize().Height / v.k
+	v.place(t, x, y, w, h)
+	return t
+}
+
+// lineHeight is the design height of a line of text at size.
+func (v view) lineHeight(size float32, bold bool) float32 {
+	return fyne.MeasureText("Ég", size*v.k, fyne.TextStyle{Bold: bold}).Height / v.k
+}
+
+// para lays a paragraph out in the design box starting at (x, y), w wide,
+// breaking lines between words, and returns its lines and the design y
+// below the last one.
+func (v view) para(s string, size float32, c color.Color, bold bool, align fyne.TextAlign, x, y, w float32) ([]fyne.CanvasObject, float32) {
+	style := fyne.TextStyle{Bold: bold}
+	lh := v.lineHeight(size, bold)
+	var out []fyne.CanvasObject
+	for _, line := range wrap(s, w*v.k, size*v.k, style) {
+		t := v.text(line, size, c, bold)
+		t.Alignment = align
+		v.place(t, x, y, w, lh)
+		out = append(out, t)
+		y += lh
+	}
+	return out, y
+}
+
+// wrap breaks s into lines no wider than width (canvas pixels) at text size,
+// at ordinary spaces only: a no-break space (in "3 750 €") holds. A word
+// wider than the line stands alone on its line.
+func wrap(s string, width, size float32, style fyne.TextStyle) []string {
+	var lines []string
+	for _, para := range strings.Split(s, "\n") {
+		words := strings.FieldsFunc(para, func(r rune) bool { return r == ' ' || r == '\t' })
+		line := ""
+		for _, w := range words {
+			try := w
+			if line != "" {
+				try = line + " " + w
+			}
+			if line != "" && fyne.MeasureText(try, size, style).Width > width {
+				lines = append(lines, line)
+				line = w
+				continue
+			}
+			line = try
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// panel is the rounded night-blue tablet with a gold rim that holds the
+// rules, the stakes, the history.
+func (v view) panel(x, y, w, h float32) *canvas.Rectangle {
+	return v.panelAlpha(x, y, w, h, 0xD8)
+}
+
+// panelAlpha is a panel of the given opacity.
+func (v view) panelAlpha(x, y, w, h float32, alpha uint8) *canvas.Rectangle {
+	r := canvas.NewRectangle(color.NRGBA{R: art.Night.R, G: art.Night.G, B: art.Night.B, A: alpha})
+	r.StrokeColor = art.GoldDark
+	r.StrokeWidth = 2 * v.k
+	r.CornerRadius = panelRadius * v.k
+	v.place(r, x, y, w, h)
+	return r
+}
+
+// rule is a thin gold line.
+func (v view) rule(x, y, w float32) *canvas.Rectangle {
+	r := canvas.NewRectangle(art.GoldDark)
+	v.place(r, x, y, w, max(1/v.k, 2))
+	return r
+}
+
+// image shows a drawing contained in the design box.
+func (v view) image(res fyne.Resource, x, y, w, h float32) *canvas.Image {
+	im := canvas.NewImageFromResource(res)
+	im.FillMode = canvas.ImageFillContain
+	v.place(im, x, y, w, h)
+	return im
+}
+
+// dim is a veil over the canvas region (x, y, w, h) behind a window.
+func (v view) dim(x, y, w, h float32) *canvas.Rectangle {
+	r := canvas.NewRectangle(color.NRGBA{R: art.Night.R, G: art.Night.G, B: art.Night.B, A: 0xB0})
+	v.place(r, x, y, w, h)
+	return r
+}
+
+// rasterCache keeps the big drawings (backdrops, the congratulation frame)
+// rasterised once per size with art.Rasterize: Fyne's own SVG rasteriser
+// takes a second or more for a full-screen backdrop, and again each time
+// its cache expires (see art.Rasterize). A raster depends only on the
+// drawing, the size and the fill, so every Screens shares the cache; it
+// holds the few sizes a kiosk shows and starts again past rasterCacheMax.
+type rasterCache struct{}
+
+type rasterKey struct {
+	name string
+	w, h int
+	fill canvas.ImageFill
+}
+
+const rasterCacheMax = 16
+
+var rasters = struct {
+	sync.Mutex
+	m map[rasterKey]image.Image
+}{m: map[rasterKey]image.Image{}}
+
+// image returns res drawn at w × h pixels, or nil if it cannot be drawn.
+func (rasterCache) image(res fyne.Resource, w, h int, fill canvas.ImageFill) image.Image {
+	k := rasterKey{res.Name(), w, h, fill}
+	rasters.Lock()
+	defer rasters.Unlock()
+	if img, ok := rasters.m[k]; ok {
+		return img
+	}
+	img, err := art.Rasterize(res, w, h, fill)
+	if err != nil {
+		fyne.LogError("rasterize "+res.Name(), err)
+		return nil
+	}
+	if len(rasters.m) >= rasterCacheMax {
+		clear(rasters.m)
+	}
+	rasters.m[k] = img
+	return img
+}
+
+// cover is a drawing covering the whole canvas at its aspect (cropped).
+func (c rasterCache) cover(v view, res fyne.Resource) fyne.CanvasObject {
+	img := c.image(res, int(v.size.Width+0.5), int(v.size.Height+0.5), canvas.ImageFillCover)
+	var o *canvas.Image
+	if img == nil {
+		o = canvas.NewImageFromResource(res)
+		o.FillMode = canvas.ImageFillCover
+	} else {
+		o = canvas.NewImageFromImage(img)
+		o.FillMode = canvas.ImageFillStretch
+	}
+	return v.full(o)
+}
+
+// framed is a drawing at pixel size fitting the design box (x, y, w, h),
+// drawn from the cache.
+func (c rasterCache) framed(v view, res fyne.Resource, x, y, w, h float32) fyne.CanvasObject {
+	sz := v.sz(w, h)
+	img := c.image(res, int(sz.Width+0.5), int(sz.Height+0.5), canvas.ImageFillStretch)
+	var o *canvas.Image
+	if img == nil {
+		o = canvas.NewImageFromResource(res)
+	} else {
+		o = canvas.NewImageFromImage(img)
+	}
+	o.FillMode = canvas.ImageFillStretch
+	v.place(o, x, y, w, h)
+	return o
+}
+
+// button is a touch button placed in the design box, its text at design size.
+func (v view) button(label string, kind buttonKind, size float32, tapped func(), x, y, w, h float32) *touchButton {
+	b := newTouchButton(label, kind, size*v.k, tapped)
+	b.Radius = buttonRadius * v.k
+	v.place(b, x, y, w, h)
+	return b
+}

@@ -1,0 +1,52 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+
+	"pharaon/kiosk/ui/art"
+)
+
+// showOutOfService shows why the kiosk does not sell (DESIGN.md §7): the
+// fault in words a player understands, in French and in English at once (no
+// button works here, the language toggle included), and the credit, which
+// is kept.
+func (s *Screens) showOutOfService() {
+	if s.screen == scrOutOfService {
+		s.rebuild()
+		return
+	}
+	s.setScreen(scrOutOfService, s.buildOutOfService)
+}
+
+func (s *Screens) buildOutOfService(v view) fyne.CanvasObject {
+	snap := s.snap
+	objs := []fyne.CanvasObject{
+		s.rasters.cover(v, art.HomeBackdropResource()),
+		v.image(art.WordmarkResource(), 640-180, 70, 360, 360/art.WordmarkAspect),
+		v.panel(190, 196, 900, 470),
+	}
+	y := float32(224)
+	for i, l := range []Lang{s.tr.Lang, 1 - s.tr.Lang} {
+		tr := Tr{l}
+		size := float32(1)
+		if i == 1 {
+			size = 0.8
+			objs = append(objs, v.rule(260, y, 760))
+			y += 20
+		}
+		objs = append(objs, v.textAt(tr.T(msgOOSTitle), sizeTitle*size, art.Alert, true, fyne.TextAlignCenter, 190, y, 900))
+		y += 56 * size
+		lines, ny := v.para(tr.T(msgOOSText), (sizeBody+2)*size, art.Sand, false, fyne.TextAlignCenter, 240, y, 800)
+		objs = append(objs, lines...)
+		lines, ny = v.para(tr.Fault(snap.Fault), sizeBody*size, art.GoldLight, false, fyne.TextAlignCenter, 240, ny+6, 800)
+		objs = append(objs, lines...)
+		if snap.Credit > 0 {
+			lines, ny = v.para(tr.F(msgOOSCredit, tr.Money(snap.Credit)), sizeBody*size, art.Sand, true, fyne.TextAlignCenter, 240, ny+6, 800)
+			objs = append(objs, lines...)
+		}
+		y = ny + 24
+	}
+	objs = append(objs, s.buildNotice(v)...)
+	return container.NewWithoutLayout(objs...)
+}

@@ -1,0 +1,458 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+
+	"pharaon/game"
+	"pharaon/game/breakout"
+	"pharaon/kiosk"
+)
+
+// Machine is what the screens need of the kiosk: *kiosk.Machine.
+type Machine interface {
+	Snapshot() kiosk.Snapshot
+	OnChange(func(kiosk.Snapshot))
+	Play(ctx context.Context, s game.Stake, mode breakout.Mode) (*kiosk.Game, error)
+	Current() *kiosk.Game
+	History(ctx context.Context, n int) ([]kiosk.HistoryEntry, error)
+	Touch()
+	EndResult()
+	DevAddCredit(ctx context.Context, amount game.Money) error
+}
+
+var _ Machine = (*kiosk.Machine)(nil)
+
+// Defaults of Options.
+const (
+	DefaultAttractAfter    = 60 * time.Second
+	DefaultOverlayTimeout  = 20 * time.Second
+	DefaultHistoryTimeout  = 60 * time.Second
+	DefaultHistorySize     = 20
+	DefaultWindowDelay     = 1200 * time.Millisecond
+	defaultPollEvery       = 500 * time.Millisecond
+	windowRise             = 350 * time.Millisecond
+	historyTimeoutFraction = 1
+)
+
+// DevCredits are the amounts of the development panel's buttons.
+var DevCredits = [...]game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro, 50 * game.Euro}
+
+// Options tune the screens. The zero value is the kiosk's defaults.
+type Options struct {
+	// Lang is the language at start and after each game (French by default).
+	Lang Lang
+	// Now is the clock of motion and idle time: time.Now (monotonic) if nil.
+	Now func() time.Time
+	// Location is the time zone of the history's times (time.Local if nil).
+	Location *time.Location
+	// AttractAfter is how long the home screen waits untouched, without
+	// credit, before the attract loop (DefaultAttractAfter if 0; never if
+	// negative).
+	AttractAfter time.Duration
+	// OverlayTimeout closes the prize table left open, so a game does not
+	// wait forever on a player who walked away (DefaultOverlayTimeout if 0).
+	OverlayTimeout time.Duration
+	// HistoryTimeout returns home from the history left open
+	// (DefaultHistoryTimeout if 0).
+	HistoryTimeout time.Duration
+	// HistorySize is how many games the history shows (DefaultHistorySize if 0).
+	HistorySize int
+	// WindowDelay is how long the winning combination blinks alone in the
+	// cartouche before its congratulation window rises (DefaultWindowDelay
+	// if 0).
+	WindowDelay time.Duration
+	// BonusDelay is the game screen's pause between the main wall and the
+	// bonus wall, under the "Jeu Bonus !" window (DefaultBonusDelay if 0).
+	BonusDelay time.Duration
+	// PollEvery is how often the idle timers are checked; negative: never
+	// (tests call Poll).
+	PollEvery time.Duration
+	// OnFrameStats receives the game screen's frame statistics about once a
+	// second (the -fps log); nil for none.
+	OnFrameStats func(FrameStats)
+	// OnHome is called each time the home screen is shown (start-up timing).
+	OnHome func()
+}
+
+func (o *Options) fill() {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	if o.AttractAfter == 0 {
+		o.AttractAfter = DefaultAttractAfter
+	}
+	if o.OverlayTimeout <= 0 {
+		o.OverlayTimeout = DefaultOverlayTimeout
+	}
+	if o.HistoryTimeout <= 0 {
+		o.HistoryTimeout = DefaultHistoryTimeout
+	}
+	if o.HistorySize <= 0 {
+		o.HistorySize = DefaultHistorySize
+	}
+	if o.WindowDelay <= 0 {
+		o.WindowDelay = DefaultWindowDelay
+	}
+	if o.PollEvery == 0 {
+		o.PollEvery = defaultPollEvery
+	}
+}
+
+// screen is what fills the window.
+type screen uint8
+
+const (
+	scrNone screen = iota
+	scrHome
+	scrGame
+	scrHistory
+	scrOutOfService
+	scrAttract
+)
+
+// overlay is what shows over the screen.
+type overlay uint8
+
+const (
+	ovNone       overlay = iota
+	ovPrizeTable         // Art. 4.2
+	ovBonusIntro         // three snakes: the bonus game comes (Art. 4.6, 4.7)
+	ovWin                // a direct win (Art. 4.6, 4.8)
+	ovBonusWin           // the bonus game's window (Art. 4.7)
+	ovResult             // the total won after a bonus game (Art. 4.8)
+	ovLose               // a loss: a quiet banner, no window (Art. 4.8)
+)
+
+// Screens are the player's screens of the kiosk and the way between them:
+// home (Art. 4.1), the game (the GameScreen, Art. 4.2–4.7) with the prize
+// table, the congratulation windows and the result (Art. 4.6–4.8), the
+// history, the out-of-service screen and the attract loop. They follow the
+// machine's snapshot: they show what the kiosk says and ask it to act; they
+// never decide an amount.
+//
+// Like every Fyne object they are used from the Fyne goroutine; the
+// machine's change notices are handed over with fyne.Do.
+type Screens struct {
+	m   Machine
+	opt Options
+	tr  Tr
+	now func() time.Time
+
+	root    *fyne.Container
+	scrBox  *fyne.Container
+	ovBox   *fyne.Container
+	v       view
+	rasters rasterCache
+
+	snap      kiosk.Snapshot
+	screen    screen
+	overlay   overlay
+	overlayAt time.Time
+	buildScr  func(view) fyne.CanvasObject
+	buildOv   func(view) fyne.CanvasObject
+
+	// home
+	stake   game.Stake // the stake chosen
+	message string     // a line under the buttons (an error of Play)
+
+	// game
+	gs       *GameScreen
+	game     *kiosk.Game
+	mode     breakout.Mode
+	result   kiosk.GameResult
+	riseAnim *fyne.Animation
+
+	attract      *attractLoop
+	lastActivity time.Time
+	started      bool
+	stop         chan struct{}
+}
+
+// New makes the screens of machine m. Put Content in the window, then Start.
+func New(m Machine, opt Options) *Screens {
+	opt.fill()
+	s := &Screens{m: m, opt: opt, tr: Tr{opt.Lang}, now: opt.Now}
+	s.scrBox = container.NewStack()
+	s.ovBox = container.NewStack()
+	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox)
+	s.gs = NewGameScreen(s.now)
+	s.gs.BonusDelay = opt.BonusDelay
+	s.gs.OnActivity = s.activity
+	s.gs.OnCartoucheTapped = func() { s.showPrizeTable(s.gs.Stake()) }
+	s.gs.OnCombination = s.onCombination
+	s.gs.OnBonusWall = s.onBonusWall
+	s.gs.OnEnd = s.onGameEnd
+	s.gs.OnFrameStats = opt.OnFrameStats
+	s.gs.SetLabels(s.tr.GameLabels())
+	return s
+}
+
+// Content is the window's content.
+func (s *Screens) Content() fyne.CanvasObject { return s.root }
+
+// Start shows what the machine is doing (a game resumed after a restart is
+// shown where it is) and follows its changes from now on.
+func (s *Screens) Start() {
+	if s.started {
+		return
+	}
+	s.started = true
+	s.lastActivity = s.now()
+	s.m.OnChange(func(snap kiosk.Snapshot) {
+		fyne.Do(func() {
+			if s.started {
+				s.apply(snap)
+			}
+		})
+	})
+	if g := s.m.Current(); g != nil {
+		// A game resumed after a restart: Rejouer plays again in the
+		// mode it was started in.
+		s.snap = s.m.Snapshot()
+		s.mode = g.World().Mode()
+		s.showGame(g)
+	} else {
+		s.apply(s.m.Snapshot())
+	}
+	if s.opt.PollEvery > 0 {
+		s.stop = make(chan struct{})
+		go s.pollLoop(s.stop, s.opt.PollEvery)
+	}
+}
+
+// Stop stops the frame pump and the idle timers. The screens stay drawn.
+func (s *Screens) Stop() {
+	if !s.started {
+		return
+	}
+	s.started = false
+	if s.stop != nil {
+		close(s.stop)
+		s.stop = nil
+	}
+	s.gs.Stop()
+	s.stopAttract()
+}
+
+func (s *Screens) pollLoop(stop chan struct{}, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			fyne.Do(func() {
+				if s.started {
+					s.Poll(s.now())
+				}
+			})
+		}
+	}
+}
+
+// Lang is the language shown.
+func (s *Screens) Lang() Lang { return s.tr.Lang }
+
+// SetLang shows every screen in language l.
+func (s *Screens) SetLang(l Lang) {
+	if l == s.tr.Lang {
+		return
+	}
+	s.tr = Tr{l}
+	s.gs.SetLabels(s.tr.GameLabels())
+	s.rebuild()
+}
+
+// GameScreen is the game screen (for the frame log and the tests).
+func (s *Screens) GameScreen() *GameScreen { return s.gs }
+
+// activity is any touch of the player: the idle timers start again and the
+// kiosk is told (its result timeout, Art. 4.8).
+func (s *Screens) activity() {
+	s.lastActivity = s.now()
+	s.m.Touch()
+}
+
+// apply follows a change of the machine.
+func (s *Screens) apply(snap kiosk.Snapshot) {
+	old := s.snap
+	s.snap = snap
+	switch snap.State {
+	case kiosk.OutOfService:
+		s.showOutOfService()
+		return
+	case kiosk.Playing, kiosk.Bonus:
+		if s.screen != scrGame {
+			if g := s.m.Current(); g != nil {
+				s.showGame(g)
+			}
+			return
+		}
+		s.gs.SetCredit(snap.Credit)
+		return
+	case kiosk.Result:
+		if s.screen == scrGame {
+			return // the credit shows with the game's end (onGameEnd)
+		}
+	case kiosk.Home:
+		if s.screen == scrGame && s.gameRunning() {
+			return // cannot happen while a game runs; its end decides
+		}
+		if s.screen == scrGame || s.screen == scrOutOfService || s.screen == scrNone {
+			s.showHome()
+			return
+		}
+	}
+	if s.screen == scrNone || s.screen == scrOutOfService {
+		s.showHome()
+		return
+	}
+	if s.screen == scrHome && homeChanged(old, snap) {
+		s.rebuild()
+	}
+}
+
+// homeChanged reports whether the home screen shows something else.
+func homeChanged(a, b kiosk.Snapshot) bool {
+	if a.Credit != b.Credit || a.Dev != b.Dev || len(a.Available) != len(b.Available) {
+		return true
+	}
+	for k, v := range a.Available {
+		if b.Available[k] != v {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Screens) gameRunning() bool { return s.game != nil && !s.gs.Over() }
+
+// setScreen fills the window with what build makes, leaving the screen
+// shown before and any overlay.
+func (s *Screens) setScreen(sc screen, build func(view) fyne.CanvasObject) {
+	if s.screen == scrGame && sc != scrGame {
+		s.gs.Stop()
+	}
+	if s.screen == scrAttract && sc != scrAttract {
+		s.stopAttract()
+	}
+	s.screen = sc
+	s.buildScr = build
+	s.clearOverlay()
+	s.scrBox.Objects = nil
+	if s.sized() {
+		s.scrBox.Objects = []fyne.CanvasObject{build(s.v)}
+	}
+	s.scrBox.Refresh()
+}
+
+// sized reports whether the window has its size: until then nothing is
+// built (the first layout builds what is shown).
+func (s *Screens) sized() bool { return s.v.size.Width > 0 && s.v.size.Height > 0 }
+
+// setOverlay shows what build makes over the screen.
+func (s *Screens) setOverlay(ov overlay, build func(view) fyne.CanvasObject) {
+	s.overlay = ov
+	s.overlayAt = s.now()
+	s.buildOv = build
+	s.ovBox.Objects = nil
+	if s.sized() {
+		s.ovBox.Objects = []fyne.CanvasObject{build(s.v)}
+	}
+	s.ovBox.Refresh()
+}
+
+func (s *Screens) clearOverlay() {
+	if s.riseAnim != nil {
+		s.riseAnim.Stop()
+		s.riseAnim = nil
+	}
+	s.overlay = ovNone
+	s.buildOv = nil
+	if len(s.ovBox.Objects) > 0 {
+		s.ovBox.Objects = nil
+		s.ovBox.Refresh()
+	}
+}
+
+// rebuild draws the screen and its overlay again (a new size, a new language,
+// a new snapshot on the home screen).
+func (s *Screens) rebuild() {
+	if !s.sized() {
+		return
+	}
+	if s.buildScr != nil {
+		s.scrBox.Objects = []fyne.CanvasObject{s.buildScr(s.v)}
+		s.scrBox.Refresh()
+	}
+	if s.buildOv != nil {
+		s.ovBox.Objects = []fyne.CanvasObject{s.buildOv(s.v)}
+		s.ovBox.Refresh()
+	}
+}
+
+// Poll does what time alone does: the attract loop on an idle home screen
+// without credit, the prize table or the history left open closed. The
+// screens call it twice a second; tests call it with their clock.
+func (s *Screens) Poll(now time.Time) {
+	idle := now.Sub(s.lastActivity)
+	switch {
+	case s.overlay == ovPrizeTable && now.Sub(s.overlayAt) >= s.opt.OverlayTimeout && idle >= s.opt.OverlayTimeout:
+		s.closePrizeTable()
+	case s.screen == scrHistory && idle >= s.opt.HistoryTimeout:
+		s.showHome()
+	case s.screen == scrHome && s.overlay == ovNone && s.opt.AttractAfter > 0 &&
+		idle >= s.opt.AttractAfter && s.snap.Credit == 0 && s.snap.State == kiosk.Home:
+		s.showAttract()
+	}
+}
+
+// rootLayout fills the window with the screen and the overlay, and draws
+// them again when the window's size changes the design scale.
+type rootLayout struct{ s *Screens }
+
+func (l *rootLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	if v := viewFor(size); v != l.s.v {
+		l.s.v = v
+		l.s.rebuild()
+	}
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (l *rootLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSize(640, 400) }
+
+// playError tells the player why a game did not start, on the home screen.
+func (s *Screens) playError(stake game.Stake, err error) {
+	switch {
+	case errors.Is(err, kiosk.ErrInsufficientCredit):
+		s.message = s.tr.F(msgErrInsuff, s.tr.Stake(stake))
+	case errors.Is(err, kiosk.ErrUnavailable):
+		s.message = s.tr.F(msgErrUnavailable, s.tr.Stake(stake))
+	case errors.Is(err, kiosk.ErrBusy):
+		s.message = s.tr.T(msgErrBusy)
+	case errors.Is(err, kiosk.ErrOutOfService):
+		s.message = s.tr.T(msgErrOutOfSvc)
+	default:
+		fyne.LogError("play", err)
+		s.message = s.tr.T(msgErrPlay)
+	}
+	snap := s.m.Snapshot()
+	s.snap = snap
+	if snap.State == kiosk.OutOfService {
+		s.showOutOfService()
+		return
+	}
+	s.showHome()
+}

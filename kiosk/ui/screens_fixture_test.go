@@ -1,0 +1,403 @@
+package ui
+
+import (
+	"context"
+	"crypto/ed25519"
+	"flag"
+	"fmt"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/test"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/game/block"
+	"pharaon/game/breakout"
+	"pharaon/kiosk"
+	"pharaon/kiosk/ui/art"
+	"pharaon/store"
+)
+
+// updateScreens rewrites the screens' golden images instead of comparing
+// them: go test ./kiosk/ui -run Screens -update-screens
+var updateScreens = flag.Bool("update-screens", false, "rewrite the screens' golden images under testdata")
+
+// The screens' tests play real units through a real kiosk.Machine on a real
+// store. They share one database template holding a block of each stake
+// whose first units are chosen (scenarioHeads); each test starts from a
+// copy of it, so each sells the same units in the same order.
+
+var (
+	scrTestKey  = ed25519.NewKeyFromSeed([]byte("pharaon-ui-screens-test-key-32by"))
+	scrTestKeys = block.NewKeySet(scrTestKey.Public().(ed25519.PublicKey))
+
+	scrTemplateOnce sync.Once
+	scrTemplate     []byte // the template database file
+	scrTemplateErr  error
+)
+
+// scenarioUnit is a unit at the head of a test block.
+type scenarioUnit struct {
+	tier     game.Tier
+	viaBonus bool
+}
+
+// scenarioHeads are the first units sold at each stake.
+var scenarioHeads = map[game.Stake][]scenarioUnit{
+	// 0,50 €: a loser, then two crosses (tier 8), then losers
+	game.Stake050: {{game.TierLose, false}, {8, false}, {game.TierLose, false}},
+	// 1 €: three birds (tier 1, 7 500 €), a loser, a tier-6 prize through the bonus
+	game.Stake100: {{1, false}, {game.TierLose, false}, {6, true}},
+	// 2 €: a tier-4 prize through the bonus (150 €), three eyes (tier 5)
+	game.Stake200: {{4, true}, {5, false}},
+}
+
+// writeScenarioBlock writes a signed block of stake whose first units are
+// scenarioHeads[stake], then every other lot of the table, then the losers.
+func writeScenarioBlock(w io.Writer, stake game.Stake, number uint32) error {
+	tab := game.Table(stake)
+	var bonus [game.NumTiers]uint32
+	for i, share := range block.DefaultBonusShare {
+		bonus[i] = max(1, uint32((tab.Prizes[i].Lots*int(share)+500)/1000))
+	}
+	h := block.Header{Emission: 7, Number: number, Stake: stake, BonusLots: bonus,
+		Created: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	bw, err := block.NewWriter(w, h, scrTestKey)
+	if err != nil {
+		return err
+	}
+	var direct, via [game.NumTiers + 1]int
+	direct[0] = tab.Losers()
+	for i, p := range tab.Prizes {
+		direct[i+1] = p.Lots - int(bonus[i])
+		via[i+1] = int(bonus[i])
+	}
+	idx := uint32(0)
+	put := func(u scenarioUnit) error {
+		if u.viaBonus {
+			via[u.tier]--
+		} else {
+			direct[u.tier]--
+		}
+		err := bw.Write(block.Unit{Index: idx, Tier: u.tier, ViaBonus: u.viaBonus,
+			Seed: uint64(idx)*0x9E3779B97F4A7C15 + uint64(stake)})
+		idx++
+		return err
+	}
+	for _, u := range scenarioHeads[stake] {
+		if err := put(u); err != nil {
+			return err
+		}
+	}
+	for t := game.NumTiers; t >= 0; t-- {
+		for direct[t] > 0 {
+			if err := put(scenarioUnit{game.Tier(t), false}); err != nil {
+				return err
+			}
+		}
+		for via[t] > 0 {
+			if err := put(scenarioUnit{game.Tier(t), true}); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Close()
+}
+
+// buildScreensTemplate imports the three scenario blocks into a fresh
+// database and keeps its file.
+func buildScreensTemplate() {
+	dir, err := os.MkdirTemp("", "pharaon-ui-template-")
+	if err != nil {
+		scrTemplateErr = err
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "pharaon.db")
+	st, err := store.Open(path)
+	if err != nil {
+		scrTemplateErr = err
+		return
+	}
+	for i, s := range game.Stakes {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(writeScenarioBlock(pw, s, uint32(i+1))) }()
+		if _, err := st.ImportBlock(context.Background(), pr, scrTestKeys); err != nil {
+			st.Close()
+			scrTemplateErr = fmt.Errorf("import %s block: %w", s, err)
+			return
+		}
+	}
+	if err := st.Close(); err != nil {
+		scrTemplateErr = err
+		return
+	}
+	scrTemplate, scrTemplateErr = os.ReadFile(path)
+}
+
+// scrClock is the tests' clock for the kiosk and the screens alike.
+type scrClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *scrClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *scrClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// scrFixture is a kiosk on a copy of the template, its screens in a
+// headless 1280×800 window.
+type scrFixture struct {
+	t     *testing.T
+	clock *scrClock
+	path  string
+	st    *store.Store
+	m     *kiosk.Machine
+	s     *Screens
+	w     fyne.Window
+	opt   Options
+	stub  *stubbedMachine
+}
+
+type fixtureOption func(*scrFixture, *kiosk.Config)
+
+// stubbedMachine is the real machine with its snapshot rewritten and, if
+// playErr is set, its Play refused: for the states a test cannot reach
+// through the store (a fault, a stake without a block).
+type stubbedMachine struct {
+	*kiosk.Machine
+	rewrite func(kiosk.Snapshot) kiosk.Snapshot
+	playErr error
+}
+
+func (m *stubbedMachine) Snapshot() kiosk.Snapshot { return m.rewrite(m.Machine.Snapshot()) }
+
+func (m *stubbedMachine) OnChange(f func(kiosk.Snapshot)) {
+	m.Machine.OnChange(func(s kiosk.Snapshot) { f(m.rewrite(s)) })
+}
+
+func (m *stubbedMachine) Play(ctx context.Context, s game.Stake, mode breakout.Mode) (*kiosk.Game, error) {
+	if m.playErr != nil {
+		return nil, m.playErr
+	}
+	return m.Machine.Play(ctx, s, mode)
+}
+
+// stubbed shows the screens a rewritten snapshot, and refuses Play with
+// playErr if it is not nil.
+func stubbed(rewrite func(kiosk.Snapshot) kiosk.Snapshot, playErr error) fixtureOption {
+	return func(f *scrFixture, _ *kiosk.Config) { f.stub = &stubbedMachine{rewrite: rewrite, playErr: playErr} }
+}
+
+// production makes the machine a production one: no Config.Dev.
+func production() fixtureOption { return func(_ *scrFixture, c *kiosk.Config) { c.Dev = false } }
+
+// inEnglish starts the screens in English.
+func inEnglish() fixtureOption { return func(f *scrFixture, _ *kiosk.Config) { f.opt.Lang = English } }
+
+// windowSize is the size of the tests' window.
+var windowSize = fyne.NewSize(designW, designH)
+
+func newScrFixture(t *testing.T, opts ...fixtureOption) *scrFixture {
+	t.Helper()
+	return newScrFixtureSized(t, windowSize, opts...)
+}
+
+func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *scrFixture {
+	t.Helper()
+	scrTemplateOnce.Do(buildScreensTemplate)
+	require.NoError(t, scrTemplateErr, "template database")
+	path := filepath.Join(t.TempDir(), "pharaon.db")
+	require.NoError(t, os.WriteFile(path, scrTemplate, 0o600))
+
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(art.Theme())
+	f := &scrFixture{t: t, path: path, clock: &scrClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}}
+	// ResultTimeout is long: the machine's own poller must not move it
+	// home behind the test's back (its goroutine would run the screens).
+	cfg := kiosk.Config{Dev: true, Keys: scrTestKeys, ResultTimeout: time.Hour}
+	f.opt = Options{Now: f.clock.Now, Location: time.UTC, PollEvery: -1, AttractAfter: 45 * time.Second}
+	for _, o := range opts {
+		o(f, &cfg)
+	}
+	st, err := store.Open(path, store.WithClock(f.clock.Now))
+	require.NoError(t, err)
+	m, err := kiosk.New(st, f.clock, cfg)
+	require.NoError(t, err)
+	require.NoError(t, m.Start(context.Background()))
+	f.st, f.m = st, m
+	t.Cleanup(func() {
+		f.s.Stop()
+		_ = m.Close()
+		_ = st.Close()
+	})
+	var sm Machine = m
+	if f.stub != nil {
+		f.stub.Machine = m
+		sm = f.stub
+	}
+	f.s = New(sm, f.opt)
+	f.w = test.NewWindow(f.s.Content())
+	f.w.SetPadded(false)
+	f.w.Resize(size)
+	t.Cleanup(f.w.Close)
+	f.s.Start()
+	return f
+}
+
+// scrFrame is one 60 Hz frame, rounded up to the nanosecond so that it is
+// worth exactly two engine ticks.
+const scrFrame = 16_666_667 * time.Nanosecond
+
+// frame runs one 60 Hz frame of the game screen if its frame pump runs (in
+// the kiosk, a fyne.Animation calls Frame; the test driver does not run
+// animations, so the tests call it).
+func (f *scrFixture) frame() { f.frameAfter(scrFrame) }
+
+// slowFrame is a frame that comes late: the most the pump catches up in one
+// frame (DefaultMaxCatchUp ticks). Games run to their end with these, four
+// times fewer frames for the same engine steps.
+const slowFrame = time.Duration(DefaultMaxCatchUp) * time.Second / breakout.TicksPerSecond
+
+func (f *scrFixture) frameAfter(d time.Duration) {
+	f.clock.Advance(d)
+	if f.s.gs.running {
+		f.s.gs.Frame(f.clock.Now())
+	}
+}
+
+// playToEnd runs frames until the game screen's game is over, steering the
+// paddle under the ball and tapping the ball to launch it when play is
+// true, as a player would (Art. 4.4).
+func (f *scrFixture) playToEnd(play bool) int {
+	f.t.Helper()
+	const maxFrames = 15 * 240 // four minutes of play: Auto needs at most 12 s a wall
+	for i := 0; i < maxFrames; i++ {
+		if f.s.gs.Over() {
+			return i
+		}
+		if play {
+			f.steer()
+		}
+		f.frameAfter(slowFrame)
+	}
+	f.t.Fatalf("the game did not end within %d frames (stage %s)", maxFrames, f.s.game.Stage())
+	return 0
+}
+
+// steer is the test's player: the finger follows the ball, and taps it when
+// it rests on the paddle.
+func (f *scrFixture) steer() {
+	g := f.s.game
+	if g == nil || g.Stage() == kiosk.StageDone {
+		return
+	}
+	field := f.s.gs.Playfield()
+	b := g.World().Ball()
+	pos := fieldPixel(field.Size(), b.X, b.Y)
+	if b.Phase == breakout.OnPaddle {
+		field.Tapped(&fyne.PointEvent{Position: pos})
+		return
+	}
+	field.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(pos.X, field.Size().Height-10)}})
+}
+
+// fieldPixel is where a point of the field is drawn on a playfield of size:
+// the field's 1200 × 1000 units scaled uniformly and centred (Playfield).
+func fieldPixel(size fyne.Size, x, y int32) fyne.Position {
+	s := min(size.Width/1200, size.Height/1000)
+	ox, oy := (size.Width-1200*s)/2, (size.Height-1000*s)/2
+	return fyne.NewPos(ox+float32(x)/breakout.Unit*s, oy+float32(y)/breakout.Unit*s)
+}
+
+// visible walks the visible objects under o.
+func visible(o fyne.CanvasObject, f func(fyne.CanvasObject)) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	f(o)
+	switch x := o.(type) {
+	case *fyne.Container:
+		for _, c := range x.Objects {
+			visible(c, f)
+		}
+	case fyne.Widget:
+		for _, c := range test.WidgetRenderer(x).Objects() {
+			visible(c, f)
+		}
+	}
+}
+
+// texts are the visible texts of the window, in drawing order.
+func (f *scrFixture) texts() []string {
+	var out []string
+	visible(f.s.Content(), func(o fyne.CanvasObject) {
+		if t, ok := o.(*canvas.Text); ok && t.Text != "" {
+			out = append(out, t.Text)
+		}
+	})
+	return out
+}
+
+// screenText is the visible text of the window as one string (paragraphs
+// broken into lines read whole again).
+func (f *scrFixture) screenText() string { return strings.Join(f.texts(), " ") }
+
+// button finds the visible button showing label, or nil.
+func (f *scrFixture) button(label string) *touchButton {
+	var found *touchButton
+	visible(f.s.Content(), func(o fyne.CanvasObject) {
+		if b, ok := o.(*touchButton); ok && b.Text == label && found == nil {
+			found = b
+		}
+	})
+	return found
+}
+
+// tap taps the visible, enabled button showing label.
+func (f *scrFixture) tap(label string) {
+	f.t.Helper()
+	b := f.button(label)
+	require.NotNil(f.t, b, "no button %q on screen; texts: %q", label, f.texts())
+	require.False(f.t, b.Disabled(), "button %q is disabled", label)
+	test.Tap(b)
+}
+
+// golden compares the window with testdata/name, or rewrites it with
+// -update-screens.
+func (f *scrFixture) golden(name string) {
+	f.t.Helper()
+	img := f.w.Canvas().Capture()
+	if *updateScreens {
+		out, err := os.Create(filepath.Join("testdata", name))
+		require.NoError(f.t, err)
+		require.NoError(f.t, png.Encode(out, img))
+		require.NoError(f.t, out.Close())
+		return
+	}
+	test.AssertImageMatches(f.t, name, img)
+}
+
+// nbsp writes s with the no-break spaces of the French amounts.
+func nbsp(s string) string {
+	out := []rune{}
+	for _, r := range s {
+		if r == ' ' {
+			r = '\u00a0'
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}

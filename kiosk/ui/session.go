@@ -1,0 +1,116 @@
+package ui
+
+import (
+	"context"
+
+	"fyne.io/fyne/v2"
+
+	"pharaon/game"
+	"pharaon/kiosk"
+)
+
+// showGame shows g on the game screen: a game just sold, or one resumed
+// after a restart, where it is.
+func (s *Screens) showGame(g *kiosk.Game) {
+	if s.screen == scrGame && s.game == g {
+		return
+	}
+	s.game = g
+	s.result = kiosk.GameResult{}
+	s.gs.SetLabels(s.tr.GameLabels())
+	s.gs.SetCredit(s.snap.Credit)
+	s.setScreen(scrGame, func(view) fyne.CanvasObject { return s.gs })
+	s.gs.Play(g)
+}
+
+// onCombination: the main wall is cleared and shows a combination, which
+// blinks in the cartouche from now on (Art. 4.6). Three snakes announce the
+// bonus game; a winning combination's window comes with the game's end,
+// with the amount the kiosk credited.
+func (s *Screens) onCombination(o game.Outcome) {
+	if o.Kind == game.Bonus {
+		s.showBonusIntro()
+	}
+}
+
+// onBonusWall: the bonus wall is in play (Art. 4.7).
+func (s *Screens) onBonusWall() {
+	if s.overlay == ovBonusIntro {
+		s.clearOverlay()
+	}
+}
+
+// onGameEnd: the last wall is cleared and its symbols have landed. The
+// kiosk has credited the unit's prize; the windows show that, and only that
+// (Art. 4.8, DESIGN.md invariant 3).
+func (s *Screens) onGameEnd() {
+	g := s.game
+	if g == nil {
+		return
+	}
+	snap := s.m.Snapshot()
+	s.snap = snap
+	s.gs.SetCredit(snap.Credit)
+	if g.Stage() != kiosk.StageDone {
+		// The game stopped on an error of the store: the kiosk is out of
+		// service and resumes the play at the next start.
+		if snap.State == kiosk.OutOfService {
+			s.showOutOfService()
+		}
+		return
+	}
+	s.result = g.Result()
+	if s.result.Mismatch || snap.State == kiosk.OutOfService {
+		s.showOutOfService()
+		return
+	}
+	switch s.result.Outcome.Kind {
+	case game.Win:
+		s.showWinWindow(s.result.Outcome.Combination, s.result.Won)
+	case game.Bonus:
+		s.showBonusWindow(g.Walls().BonusAmount)
+	default:
+		// Art. 4.8: no congratulation window for a losing unit.
+		s.showLoseBanner()
+	}
+}
+
+// canPlayAgain reports whether the stake of the game just played can be
+// played again now.
+func (s *Screens) canPlayAgain() bool {
+	if s.game == nil {
+		return false
+	}
+	st := s.game.Stake()
+	return s.snap.Available[st] && s.snap.Credit >= st.Money()
+}
+
+// playAgain sells another unit at the same stake, in the same mode.
+func (s *Screens) playAgain() {
+	s.activity()
+	if s.game == nil {
+		s.showHome()
+		return
+	}
+	st := s.game.Stake()
+	s.stake = st
+	g, err := s.m.Play(context.Background(), st, s.mode)
+	if err != nil {
+		s.playError(st, err)
+		return
+	}
+	s.snap = s.m.Snapshot()
+	s.showGame(g)
+}
+
+// goHome leaves the result for the home screen.
+func (s *Screens) goHome() {
+	s.activity()
+	s.m.EndResult()
+	s.snap = s.m.Snapshot()
+	if s.snap.State == kiosk.OutOfService {
+		s.showOutOfService()
+		return
+	}
+	s.showHome()
+}

@@ -1,0 +1,227 @@
+package ui
+
+import (
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+
+	"pharaon/game"
+	"pharaon/kiosk/ui/art"
+)
+
+// The windows over the game screen are drawn on the playfield only, so the
+// cartouche beside it stays in view with its blinking combination (Art.
+// 4.6). They are laid out on a design field of fieldDesignW × fieldDesignH
+// units (the field's 6:5) fitted into the playfield.
+const (
+	fieldDesignW = 960
+	fieldDesignH = 800
+
+	frameW = 760
+	frameH = frameW / art.FrameAspect
+	frameX = (fieldDesignW - frameW) / 2
+	frameY = 96
+
+	riseDistance = 60 // design units the window rises by as it appears
+)
+
+// fieldView is the design field fitted into the game screen's playfield.
+func (s *Screens) fieldView() view {
+	pos, size := s.gs.Playfield().Position(), s.gs.Playfield().Size()
+	if size.Width <= 0 || size.Height <= 0 {
+		// not laid out yet: where the game screen will put it
+		fw := min(s.v.size.Height*fieldDesignW/fieldDesignH, s.v.size.Width-gsMinPanel)
+		pos, size = fyne.NewPos(0, (s.v.size.Height-fw*fieldDesignH/fieldDesignW)/2), fyne.NewSize(fw, fw*fieldDesignH/fieldDesignW)
+	}
+	k := min(size.Width/fieldDesignW, size.Height/fieldDesignH)
+	return view{k: k, ox: pos.X + (size.Width-fieldDesignW*k)/2, oy: pos.Y + (size.Height-fieldDesignH*k)/2, size: s.v.size}
+}
+
+// windowContent is the text area of the congratulation frame, in design
+// units of the field.
+func windowContent() (x, y, w, h float32) {
+	b := art.FrameContent
+	return frameX + b.X*frameW, frameY + b.Y*frameH, b.W * frameW, b.H * frameH
+}
+
+// window builds a congratulation window: the veil over the playfield, the
+// frame and what fill lays out in its text area, and the buttons under it.
+// It rises into place after delay (the combination blinks alone first).
+func (s *Screens) window(v view, fill func(v view, x, y, w, h float32) []fyne.CanvasObject, buttons []fyne.CanvasObject) fyne.CanvasObject {
+	veil := v.dim(0, 0, fieldDesignW, fieldDesignH)
+	objs := []fyne.CanvasObject{s.rasters.framed(v, art.CongratulationFrameResource(), frameX, frameY, frameW, frameH)}
+	x, y, w, h := windowContent()
+	objs = append(objs, fill(v, x, y, w, h)...)
+	objs = append(objs, buttons...)
+	return container.NewWithoutLayout(veil, container.NewWithoutLayout(objs...))
+}
+
+// rise makes a window appear after delay, rising into place.
+func (s *Screens) rise(win fyne.CanvasObject, delay time.Duration) {
+	c, ok := win.(*fyne.Container)
+	if !ok || len(c.Objects) != 2 {
+		return
+	}
+	body := c.Objects[1]
+	k := s.fieldView().k
+	total := delay + windowRise
+	win.Hide()
+	a := fyne.NewAnimation(total, func(t float32) {
+		el := time.Duration(float32(total) * t)
+		if el < delay {
+			return
+		}
+		f := float32(el-delay) / float32(windowRise)
+		if f > 1 {
+			f = 1
+		}
+		f = 1 - (1-f)*(1-f) // ease out
+		body.Move(fyne.NewPos(0, (1-f)*riseDistance*k))
+		if !win.Visible() {
+			win.Show()
+		}
+	})
+	a.Curve = fyne.AnimationLinear
+	if s.riseAnim != nil {
+		s.riseAnim.Stop()
+	}
+	s.riseAnim = a
+	a.Start()
+}
+
+// showOverlayWindow shows a window built by build, rising after delay.
+func (s *Screens) showOverlayWindow(ov overlay, delay time.Duration, build func(view) fyne.CanvasObject) {
+	first := true
+	s.setOverlay(ov, func(view) fyne.CanvasObject {
+		win := build(s.fieldView())
+		if first {
+			// rise only the first time; a rebuild (a new size, a new
+			// language) shows the window in place
+			first = false
+			s.rise(win, delay)
+		}
+		return win
+	})
+}
+
+// againButtons are Rejouer (same stake, same mode) when the credit allows,
+// and Accueil, centred under the frame.
+func (s *Screens) againButtons(v view) []fyne.CanvasObject {
+	y := frameY + frameH + 22
+	if !s.canPlayAgain() {
+		return []fyne.CanvasObject{v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, fieldDesignW/2-130, y, 260, 76)}
+	}
+	again := v.button(s.tr.F(msgAgain, s.tr.Stake(s.game.Stake())), buttonPrimary, sizeButton, s.playAgain, fieldDesignW/2-300, y, 340, 76)
+	home := v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, fieldDesignW/2+60, y, 240, 76)
+	return []fyne.CanvasObject{again, home}
+}
+
+// symbols is n drawings of sym, centred in the design box.
+func symbols(v view, sym game.Symbol, n int, cx, y, side float32) []fyne.CanvasObject {
+	var objs []fyne.CanvasObject
+	gap := side * 0.15
+	x := cx - (float32(n)*side+float32(n-1)*gap)/2
+	for i := 0; i < n; i++ {
+		objs = append(objs, v.image(art.SymbolResource(sym, true), x+float32(i)*(side+gap), y, side, side))
+	}
+	return objs
+}
+
+// showWinWindow is the congratulation window of a direct win (Art. 4.6):
+// the combination found and the amount won, which is the kiosk's
+// credited prize (Art. 4.8: the unit ends here, so it is also the window of
+// the total won).
+func (s *Screens) showWinWindow(comb game.Combination, won game.Money) {
+	s.showOverlayWindow(ovWin, s.opt.WindowDelay, func(v view) fyne.CanvasObject {
+		return s.window(v, func(v view, x, y, w, h float32) []fyne.CanvasObject {
+			tr := s.tr
+			objs := []fyne.CanvasObject{
+				v.textAt(tr.T(msgCongratsTitle), sizeTitle+4, art.GoldLight, true, fyne.TextAlignCenter, x, y+4, w),
+				v.textAt(tr.F(msgCongratsFound, tr.Combination(comb)), sizeBody+3, art.Sand, false, fyne.TextAlignCenter, x, y+68, w),
+			}
+			objs = append(objs, symbols(v, comb.Symbol, comb.Count, x+w/2, y+104, 54)...)
+			objs = append(objs,
+				v.textAt(tr.T(msgCongratsWin), sizeBody+1, art.Sand, false, fyne.TextAlignCenter, x, y+166, w),
+				v.textAt(tr.Money(won), sizeAmount+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+190, w),
+				v.textAt(tr.T(msgResultCredited), sizeSmall, art.Sand, false, fyne.TextAlignCenter, x, y+h-30, w),
+			)
+			return objs
+		}, s.againButtons(v))
+	})
+}
+
+// showBonusIntro announces the bonus game while the snakes blink (Art. 4.6,
+// 4.7); the bonus wall replaces it.
+func (s *Screens) showBonusIntro() {
+	s.showOverlayWindow(ovBonusIntro, s.opt.WindowDelay/2, func(v view) fyne.CanvasObject {
+		return s.window(v, func(v view, x, y, w, h float32) []fyne.CanvasObject {
+			tr := s.tr
+			objs := []fyne.CanvasObject{v.textAt(tr.T(msgBonusIntroTitle), sizeTitle+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+6, w)}
+			objs = append(objs, symbols(v, game.Snake, game.MaxPerSymbol, x+w/2, y+74, 70)...)
+			lines, _ := v.para(tr.T(msgBonusIntroText), sizeBody+3, art.Sand, false, fyne.TextAlignCenter, x+20, y+170, w-40)
+			return append(objs, lines...)
+		}, nil)
+	})
+}
+
+// showBonusWindow is the bonus game's own congratulation window (Art. 4.7)
+// with its amount, then Continuer leads to the total won (Art. 4.8).
+func (s *Screens) showBonusWindow(amount game.Money) {
+	s.showOverlayWindow(ovBonusWin, s.opt.WindowDelay/2, func(v view) fyne.CanvasObject {
+		cont := v.button(s.tr.T(msgContinue), buttonPrimary, sizeButton, s.showResultWindow, fieldDesignW/2-150, frameY+frameH+22, 300, 76)
+		return s.window(v, func(v view, x, y, w, h float32) []fyne.CanvasObject {
+			tr := s.tr
+			return []fyne.CanvasObject{
+				v.textAt(tr.T(msgBonusWinTitle), sizeTitle, art.GoldLight, true, fyne.TextAlignCenter, x, y+6, w),
+				v.textAt(tr.T(msgBonusWinText), sizeBody+3, art.Sand, false, fyne.TextAlignCenter, x, y+62, w),
+				v.image(art.BonusBrickResource(true), x+w/2-72, y+98, 144, 144/art.BrickAspect),
+				v.textAt(tr.T(msgBonusWinAmount), sizeBody+1, art.Sand, false, fyne.TextAlignCenter, x, y+166, w),
+				v.textAt(tr.Money(amount), sizeAmount+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+190, w),
+			}
+		}, []fyne.CanvasObject{cont})
+	})
+}
+
+// showResultWindow is the window of the total won at the end of a unit won
+// through the bonus game (Art. 4.8): the kiosk's credited prize.
+func (s *Screens) showResultWindow() {
+	s.activity()
+	won := s.result.Won
+	s.showOverlayWindow(ovResult, 0, func(v view) fyne.CanvasObject {
+		return s.window(v, func(v view, x, y, w, h float32) []fyne.CanvasObject {
+			tr := s.tr
+			objs := []fyne.CanvasObject{
+				v.textAt(tr.T(msgCongratsTitle), sizeTitle+4, art.GoldLight, true, fyne.TextAlignCenter, x, y+4, w),
+			}
+			objs = append(objs, symbols(v, game.Snake, game.MaxPerSymbol, x+w/2, y+66, 52)...)
+			objs = append(objs,
+				v.textAt(tr.T(msgResultTotal), sizeBody+3, art.Sand, false, fyne.TextAlignCenter, x, y+140, w),
+				v.textAt(tr.Money(won), sizeAmount+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+172, w),
+				v.textAt(tr.T(msgResultCredited), sizeSmall, art.Sand, false, fyne.TextAlignCenter, x, y+h-30, w),
+			)
+			return objs
+		}, s.againButtons(v))
+	})
+}
+
+// showLoseBanner ends a losing unit: no congratulation window (Art. 4.8),
+// only a quiet line and the way on.
+func (s *Screens) showLoseBanner() {
+	s.setOverlay(ovLose, func(view) fyne.CanvasObject {
+		v := s.fieldView()
+		x, y, w, h := float32(150), float32(560), float32(660), float32(180)
+		bg := v.panel(x, y, w, h)
+		line := v.textAt(s.tr.T(msgLoseText), sizeHeading, art.Sand, false, fyne.TextAlignCenter, x, y+18, w)
+		objs := []fyne.CanvasObject{bg, line}
+		by := y + h - 96
+		if s.canPlayAgain() {
+			objs = append(objs,
+				v.button(s.tr.F(msgAgain, s.tr.Stake(s.game.Stake())), buttonPrimary, sizeButton, s.playAgain, x+24, by, 340, 76),
+				v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, x+w-24-250, by, 250, 76))
+		} else {
+			objs = append(objs, v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, x+w/2-125, by, 250, 76))
+		}
+		return container.NewWithoutLayout(objs...)
+	})
+}
