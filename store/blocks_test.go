@@ -234,8 +234,9 @@ func (c *cancelAfter) Read(p []byte) (int, error) {
 
 func TestBlockProgress(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
-	b := importTest(t, s, 1, 1, game.Stake050)
+	s := openWith(t, block050)
+	b, err := s.OpenBlock(ctx, game.Stake050)
+	require.NoError(t, err)
 	playBatch(t, s, game.Stake050, 5000, 1000)
 
 	p, err := s.BlockProgress(ctx, b.ID)

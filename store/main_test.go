@@ -102,6 +102,48 @@ func openTest(t testing.TB, opts ...Option) *Store {
 	return s
 }
 
+var (
+	templateMu sync.Mutex
+	templates  = map[string]string{}
+)
+
+// templateWith returns the path of a closed database holding the given
+// blocks, imported once per test binary (an import reads and writes 5 MB).
+func templateWith(t testing.TB, blocks ...blockID) string {
+	t.Helper()
+	key := fmt.Sprint(blocks)
+	templateMu.Lock()
+	defer templateMu.Unlock()
+	if p, ok := templates[key]; ok {
+		return p
+	}
+	p := filepath.Join(blockDir, fmt.Sprintf("template-%d.db", len(templates)))
+	s, err := Open(p, WithClock(newClock().now))
+	require.NoError(t, err)
+	for _, b := range blocks {
+		importTest(t, s, b.emission, b.number, b.stake)
+	}
+	require.NoError(t, s.Close()) // the last close checkpoints the WAL into the file
+	templates[key] = p
+	return p
+}
+
+// openWith opens a copy of a template database holding the given blocks.
+func openWith(t testing.TB, blocks ...blockID) *Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "pharaon.db")
+	copyFile(t, templateWith(t, blocks...), path)
+	s, err := Open(path, WithClock(newClock().now))
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+var (
+	block050 = blockID{1, 1, game.Stake050}
+	block100 = blockID{1, 2, game.Stake100}
+)
+
 func importTest(t testing.TB, s *Store, emission, number uint32, stake game.Stake) BlockInfo {
 	t.Helper()
 	f, err := os.Open(blockFile(t, emission, number, stake))

@@ -33,10 +33,11 @@ func fileUnits(t testing.TB, path string, n int) []block.Unit {
 
 func TestStartPlayDrawsUnitsInOrder(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
-	b := importTest(t, s, 1, 1, game.Stake050)
+	s := openWith(t, block050)
+	b, err := s.OpenBlock(ctx, game.Stake050)
+	require.NoError(t, err)
 	units := fileUnits(t, blockFile(t, 1, 1, game.Stake050), 40)
-	_, err := s.BillIn(ctx, 20*game.Euro, "note-1")
+	_, err = s.BillIn(ctx, 20*game.Euro, "note-1")
 	require.NoError(t, err)
 	credit := 20 * game.Euro
 	table := game.Table(game.Stake050)
@@ -120,9 +121,7 @@ func TestStartPlayRefuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := openTest(t)
-			importTest(t, s, 1, 1, game.Stake050)
-			importTest(t, s, 1, 2, game.Stake100)
+			s := openWith(t, block050, block100)
 			c.setup(t, s)
 			before := counts(t, s)
 			_, err := s.StartPlay(ctx, c.req)
@@ -157,8 +156,7 @@ func playUntil(t *testing.T, s *Store, match func(Play) bool) Play {
 
 func TestFinishPlay(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
-	importTest(t, s, 1, 1, game.Stake050)
+	s := openWith(t, block050)
 	p := playUntil(t, s, func(p Play) bool { return p.Prize > 0 && !p.ViaBonus })
 	credit, err := s.Credit(ctx)
 	require.NoError(t, err)
@@ -215,8 +213,7 @@ func TestFinishPlayRecordsMismatch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := openTest(t)
-			importTest(t, s, 1, 1, game.Stake050)
+			s := openWith(t, block050)
 			p := playUntil(t, s, c.match)
 			before, err := s.Credit(ctx)
 			require.NoError(t, err)
@@ -238,8 +235,7 @@ func TestFinishPlayRecordsMismatch(t *testing.T) {
 
 func TestPlayStates(t *testing.T) {
 	ctx := context.Background()
-	s := openTest(t)
-	importTest(t, s, 1, 1, game.Stake050)
+	s := openWith(t, block050)
 	bonus := playUntil(t, s, func(p Play) bool { return p.ViaBonus })
 
 	assert.ErrorIs(t, s.SetPlayState(ctx, bonus.ID, PlayFinished), ErrBadRequest, "FinishPlay finishes")
@@ -276,9 +272,9 @@ func TestPlayStates(t *testing.T) {
 func TestUnfinishedPlayAfterRestart(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "pharaon.db")
+	copyFile(t, templateWith(t, block050), path)
 	s, err := Open(path)
 	require.NoError(t, err)
-	importTest(t, s, 1, 1, game.Stake050)
 	p := playUntil(t, s, func(p Play) bool { return p.Prize > 0 })
 	require.NoError(t, s.SaveRecording(ctx, p.ID, []byte("first second")))
 	require.NoError(t, s.SetPlayState(ctx, p.ID, PlayMainDone))

@@ -18,10 +18,10 @@ import (
 func history(t *testing.T, path string) {
 	t.Helper()
 	ctx := context.Background()
+	copyFile(t, templateWith(t, block050), path)
 	s, err := Open(path, WithClock(newClock().now))
 	require.NoError(t, err)
 	defer s.Close()
-	importTest(t, s, 1, 1, game.Stake050)
 	_, err = s.BillIn(ctx, 20*game.Euro, "seq-1")
 	require.NoError(t, err)
 	playUntil(t, s, func(p Play) bool { return p.ViaBonus && p.ID > 3 })
