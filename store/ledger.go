@@ -38,12 +38,15 @@ type Entry struct {
 	Note    string
 }
 
-// Banknotes are the euro bank notes a bill validator can report.
-var Banknotes = [...]game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro, 50 * game.Euro,
+// banknotes are the euro bank notes a bill validator can report.
+var banknotes = [...]game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro, 50 * game.Euro,
 	100 * game.Euro, 200 * game.Euro, 500 * game.Euro}
 
+// Banknotes lists the euro bank notes BillIn accepts, smallest first.
+func Banknotes() []game.Money { return append([]game.Money(nil), banknotes[:]...) }
+
 func isBanknote(m game.Money) bool {
-	for _, b := range Banknotes {
+	for _, b := range banknotes {
 		if m == b {
 			return true
 		}
@@ -182,9 +185,9 @@ func (s *Store) Adjust(ctx context.Context, amount game.Money, ref, note string)
 	return e, nil
 }
 
-// TestMove is a technician's test movement of amount (either sign, not
+// TestModeMovement is a technician's test movement of amount (either sign, not
 // zero), counted on the test meters, apart from the money meters.
-func (s *Store) TestMove(ctx context.Context, amount game.Money, ref, note string) (Entry, error) {
+func (s *Store) TestModeMovement(ctx context.Context, amount game.Money, ref, note string) (Entry, error) {
 	if amount == 0 {
 		return Entry{}, fmt.Errorf("test movement: zero: %w", ErrBadAmount)
 	}

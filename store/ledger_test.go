@@ -25,8 +25,8 @@ func TestCashMovements(t *testing.T) {
 		{"bill 5 €", func() (Entry, error) { return s.BillIn(ctx, 5*game.Euro, "seq-2") }, KindBillIn, 5 * game.Euro, 25 * game.Euro},
 		{"bill 20 € again", func() (Entry, error) { return s.BillIn(ctx, 20*game.Euro, "seq-3") }, KindBillIn, 20 * game.Euro, 45 * game.Euro},
 		{"adjust down", func() (Entry, error) { return s.Adjust(ctx, -250, "", "jammed note refunded by hand") }, KindAdjustment, -250, 4250},
-		{"test credit", func() (Entry, error) { return s.TestMove(ctx, 1000, "t-1", "validator test") }, KindTest, 1000, 5250},
-		{"test debit", func() (Entry, error) { return s.TestMove(ctx, -1000, "t-2", "validator test") }, KindTest, -1000, 4250},
+		{"test credit", func() (Entry, error) { return s.TestModeMovement(ctx, 1000, "t-1", "validator test") }, KindTest, 1000, 5250},
+		{"test debit", func() (Entry, error) { return s.TestModeMovement(ctx, -1000, "t-2", "validator test") }, KindTest, -1000, 4250},
 		{"hand pay", func() (Entry, error) { return s.HandPay(ctx, 40*game.Euro, "hp-1") }, KindHandPay, -40 * game.Euro, 250},
 		{"voucher", func() (Entry, error) { return s.VoucherOut(ctx, 250, "V000001") }, KindVoucherOut, -250, 0},
 	}
@@ -84,7 +84,7 @@ func TestCashMovementsRefuse(t *testing.T) {
 		{"adjustment without reason", func(s *Store) (Entry, error) { return s.Adjust(ctx, 100, "", "") }, ErrBadRequest},
 		{"adjustment below zero", func(s *Store) (Entry, error) { return s.Adjust(ctx, -60*game.Euro, "", "oops") }, ErrInsufficientCredit},
 		{"zero adjustment", func(s *Store) (Entry, error) { return s.Adjust(ctx, 0, "", "nothing") }, ErrBadAmount},
-		{"zero test movement", func(s *Store) (Entry, error) { return s.TestMove(ctx, 0, "", "") }, ErrBadAmount},
+		{"zero test movement", func(s *Store) (Entry, error) { return s.TestModeMovement(ctx, 0, "", "") }, ErrBadAmount},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -142,7 +142,10 @@ func deriveMeters(tx *rtx) (Meters, error) {
 			add(mv.name, mv.delta*n)
 		}
 	}
-	return m, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return m, deriveCashMeters(tx, add)
 }
 
 type meterDelta struct {

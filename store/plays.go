@@ -135,21 +135,37 @@ func (r PlayRequest) check() error {
 	return nil
 }
 
-func (t *wtx) noUnfinishedPlay() error {
-	var id int64
-	err := t.row(stUnfinished).Scan(&id)
+// lastPlay reads the id, hash and state of the last play (0, genesis and
+// finished when there is none).
+func (t *wtx) lastPlay() (id int64, hash []byte, state PlayState, err error) {
+	var st string
+	err = t.row(stLastPlay).Scan(&id, &hash, &st)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil
+		return 0, genesis, PlayFinished, nil
 	}
+	return id, hash, PlayState(st), err
+}
+
+// noUnfinishedPlay refuses while a play is unfinished. Plays are started
+// only when the last one is finished, so only the last one can be.
+func (t *wtx) noUnfinishedPlay() error {
+	id, _, state, err := t.lastPlay()
 	if err != nil {
 		return err
 	}
-	return fmt.Errorf("play %d: %w", id, ErrPlayInProgress)
+	if state != PlayFinished {
+		return fmt.Errorf("play %d: %w", id, ErrPlayInProgress)
+	}
+	return nil
 }
 
 func (t *wtx) startPlay(req PlayRequest) (Play, error) {
-	if err := t.noUnfinishedPlay(); err != nil {
+	lastPlay, prevPlay, lastState, err := t.lastPlay()
+	if err != nil {
 		return Play{}, err
+	}
+	if lastState != PlayFinished {
+		return Play{}, fmt.Errorf("play %d: %w", lastPlay, ErrPlayInProgress)
 	}
 	stake := int64(req.Stake)
 	lastEntry, balance, prevEntry, err := t.lastEntry()
@@ -173,12 +189,7 @@ func (t *wtx) startPlay(req PlayRequest) (Play, error) {
 		return Play{}, fmt.Errorf("unit %d of block %d/%d: %w", next, emission, number, err)
 	}
 	p.prize = int64(game.Table(req.Stake).Amount(game.Tier(p.tier)))
-	var lastPlay int64
-	p.prevHash = genesis
-	if err := t.row(stLastPlay).Scan(&lastPlay, &p.prevHash); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return Play{}, err
-	}
-	p.id = lastPlay + 1
+	p.id, p.prevHash = lastPlay+1, prevPlay
 	p.hash = playHash(p.prevHash, &p)
 	if _, err := t.exec(stInsertPlay, p.id, p.at, p.stake, p.mode, p.layout, p.blockID, p.unit, p.tier, p.viaBonus,
 		p.seed, p.prize, p.prevHash, p.hash, p.at); err != nil {
@@ -519,11 +530,12 @@ func (s *Store) LastPlays(ctx context.Context, n int, beforeID int64) ([]Play, e
 	return out, nil
 }
 
-// UnfinishedPlays returns the plays started and not finished, oldest
-// first, with their recordings: after a restart the kiosk resumes them
-// (DESIGN.md §7). There is at most one unless the database was edited.
+// UnfinishedPlays returns the play started and not finished, if any, with
+// its recording: after a restart the kiosk resumes it (DESIGN.md §7).
+// The store starts a play only once the last is finished, so only the
+// last play can be unfinished (Verify reports any other).
 func (s *Store) UnfinishedPlays(ctx context.Context) ([]Play, error) {
-	out, err := s.plays(ctx, true, `WHERE p.state <> 'finished' ORDER BY p.id`)
+	out, err := s.plays(ctx, true, `WHERE p.id = (SELECT max(id) FROM plays) AND p.state <> 'finished'`)
 	if err != nil {
 		return nil, fmt.Errorf("unfinished plays: %w", err)
 	}

@@ -15,6 +15,7 @@ const applicationID = 0x50484152
 // Migrations are append-only: a released one is never edited.
 var migrations = []string{
 	schemaV1,
+	schemaV2Cash, // bill intents and vouchers (cash_schema.go)
 }
 
 // schemaV1 is the first schema. (Lists of allowed values are written as
@@ -27,6 +28,9 @@ var migrations = []string{
 //   - units are keyed (block, index) WITHOUT ROWID and never change;
 //   - a unit is sold at most once (plays UNIQUE(block_id, unit_idx)) and a
 //     play is debited once and credited at most once (ledger_play);
+//   - no index finds the unfinished play: the store starts a play only when
+//     the last one is finished, so only the last can be unfinished (Verify
+//     checks it), and an index would be one more page in every commit;
 //   - an idempotency key (bill note, voucher number) is used once per kind;
 //   - one open block per stake (blocks_open);
 //   - the ledger, units, play steps and the immutable part of plays refuse
@@ -120,7 +124,6 @@ CREATE TABLE plays (
 	UNIQUE (block_id, unit_idx),
 	FOREIGN KEY (block_id, unit_idx) REFERENCES units(block_id, idx)
 );
-CREATE INDEX plays_unfinished ON plays(id) WHERE state <> 'finished';
 CREATE TRIGGER plays_no_delete BEFORE DELETE ON plays
 BEGIN SELECT RAISE(ABORT, 'plays are never deleted'); END;
 CREATE TRIGGER plays_fixed BEFORE UPDATE OF id, at, stake, mode, layout_version, block_id,

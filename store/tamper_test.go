@@ -63,6 +63,7 @@ func TestVerifyDetectsTampering(t *testing.T) {
 		{"a play's seed changed", `DROP TRIGGER plays_fixed; DROP TRIGGER plays_final; UPDATE plays SET seed = seed + 1 WHERE id = 1`, "chain", "plays"},
 		{"a finished play's reveal changed", `DROP TRIGGER plays_final; UPDATE plays SET revealed = '3,0,0,0,0,0' WHERE id = 1`, "chain", "plays"},
 		{"a recording replaced", `DROP TRIGGER plays_final; UPDATE plays SET recording = x'00' WHERE recording IS NOT NULL`, "chain", "plays"},
+		{"an old play made unfinished", `DROP TRIGGER plays_final; UPDATE plays SET state = 'started', revealed = NULL WHERE id = 1`, "", "plays"},
 		{"a play step changed", `DROP TRIGGER play_steps_no_update; UPDATE play_steps SET mismatch = 1 WHERE id = 1`, "chain", "play_steps"},
 		{"an event's detail changed", `DROP TRIGGER events_no_update; UPDATE events SET detail = 'nothing' WHERE code = 'paper_low'`, "chain", "events"},
 		{"an event removed", `DROP TRIGGER events_rotation_only; DELETE FROM events WHERE id = 2`, "chain", "events"},

@@ -24,7 +24,6 @@ const (
 	stInsertEntry
 	stEntryByRef
 	stLastPlay
-	stUnfinished
 	stOpenBlock
 	stUnit
 	stInsertPlay
@@ -51,8 +50,7 @@ var queries = [numStmts]string{
 	stLastEntry:   `SELECT id, balance_after, hash FROM ledger ORDER BY id DESC LIMIT 1`,
 	stInsertEntry: `INSERT INTO ledger(id, at, kind, amount, balance_after, play_id, ref, note, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	stEntryByRef:  `SELECT ` + entryColumns + ` FROM ledger WHERE kind = ? AND ref = ?`,
-	stLastPlay:    `SELECT id, hash FROM plays ORDER BY id DESC LIMIT 1`,
-	stUnfinished:  `SELECT id FROM plays WHERE state <> 'finished' LIMIT 1`,
+	stLastPlay:    `SELECT id, hash, state FROM plays ORDER BY id DESC LIMIT 1`,
 	stOpenBlock:   `SELECT id, emission, number, next_index, units FROM blocks WHERE stake = ? AND state = 'open'`,
 	stUnit:        `SELECT tier, via_bonus, seed FROM units WHERE block_id = ? AND idx = ?`,
 	stInsertPlay: `INSERT INTO plays(id, at, stake, mode, layout_version, block_id, unit_idx, tier, via_bonus, seed, prize, prev_hash, hash, updated_at)

@@ -19,7 +19,7 @@ import (
 func (s *Store) Verify(ctx context.Context) error {
 	return s.read(ctx, func(tx *rtx) error {
 		for _, check := range []func(*rtx) error{
-			integrityCheck, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyMeters,
+			integrityCheck, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyMeters, verifyCash,
 		} {
 			if err := check(tx); err != nil {
 				return err
@@ -39,7 +39,7 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 // *IntegrityError naming it.
 func (s *Store) VerifyChains(ctx context.Context) error {
 	return s.read(ctx, func(tx *rtx) error {
-		for _, check := range []func(*rtx) error{verifyLedger, verifyPlayChains, verifyEvents} {
+		for _, check := range []func(*rtx) error{verifyLedger, verifyPlayChains, verifyEvents, verifyVoucherChains} {
 			if err := check(tx); err != nil {
 				return err
 			}
@@ -141,7 +141,7 @@ func verifyPlayChains(tx *rtx) error {
 		return err
 	}
 
-	var id int64
+	var id, unfinished int64
 	prev := genesis
 	for plays.Next() {
 		var p playRow
@@ -159,6 +159,9 @@ func verifyPlayChains(tx *rtx) error {
 			return integrity("chain", "plays", p.id, "previous hash does not match play %d", id)
 		case string(playHash(prev, &p)) != string(p.hash):
 			return integrity("chain", "plays", p.id, "content does not match its hash")
+		}
+		if unfinished != 0 {
+			return integrity("plays", "plays", unfinished, "unfinished, and play %d was started after it", p.id)
 		}
 		id, prev = p.id, p.hash
 		if step != nil && step.playID < p.id {
@@ -195,6 +198,8 @@ func verifyPlayChains(tx *rtx) error {
 			}
 		} else if revealed != "" || mismatch {
 			return integrity("chain", "plays", p.id, "unfinished play with a reveal")
+		} else {
+			unfinished = p.id
 		}
 	}
 	if err := plays.Err(); err != nil {
