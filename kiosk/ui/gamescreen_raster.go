@@ -97,6 +97,11 @@ func gsSetArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale fl
 		img.Resource, img.File = nil, ""
 		img.Image = ras
 		img.FillMode = canvas.ImageFillStretch
+		// The raster has the object's own pixel size: nearest sampling
+		// copies it as it is (linear sampling would only blur it at a
+		// sub-pixel position) and costs a software GL (the kiosk's
+		// llvmpipe) a quarter of the texture reads.
+		img.ScaleMode = canvas.ImageScalePixels
 		img.Refresh()
 	}
 	img.Resize(size)
