@@ -7,17 +7,55 @@
 // (WAL, synchronous=FULL, BEGIN IMMEDIATE on the one writer connection)
 // holding the fact, its ledger row with the balance after it, and the
 // meters it moves. A play is started by one such transaction (stake debit,
-// next unit of the open block, play record: Art. 4.1, "la mise est débitée"
+// next unit of the open block, play record: Art. 4.1, "la mise est débitée",
 // and the outcome is fixed at that moment) and finished by another that
-// credits exactly the prize the unit carried (Art. 4.8), never an amount
+// credits exactly the prize its unit carried (Art. 4.8), never an amount
 // chosen by the caller.
 //
 // What it must never do: lose or invent a cent, sell a unit twice or skip
 // one, credit a play twice, pay a prize other than its unit's, accept a
-// block that is not verified end to end, or write anything when an
+// block that is not verified end to end, or leave anything behind when an
 // operation fails. The schema backs the code: CHECK constraints on amounts
-// and balances, unique indexes on units sold and on idempotency keys,
+// and balances, unique indexes on the units sold and on idempotency keys,
 // triggers refusing to edit or delete ledger rows, units and plays, and
 // SHA-256 hash chains over plays, their state changes, the ledger and the
-// events, which Verify recomputes at boot.
+// events, which Verify recomputes.
+//
+// # How the kiosk uses it
+//
+// At boot: Open (it refuses a file that is not a Pharaon database or is
+// from a newer schema, and a file system where WAL or synchronous=FULL is
+// not in force), Verify (integrity_check, ledger, chains, units sold,
+// meters) and VerifyBlocks (the units still to sell), then UnfinishedPlays:
+// the play a crash interrupted is replayed from its recording and finished.
+//
+// A play: StartPlay (ErrInsufficientCredit, ErrNoOpenBlock: the stake is
+// unavailable), then SaveRecording as the wall is played, SetPlayState
+// (PlayMainDone, PlayBonus for a via-bonus unit), and FinishPlay with what
+// the walls revealed and the amount shown, which must be the unit's prize.
+// One play at a time: StartPlay, VoucherOut and HandPay refuse while the
+// last play is unfinished (ErrPlayInProgress).
+//
+// Cash: BillIn, VoucherOut, HandPay, Adjust, TestModeMovement, each with a
+// reference used at most once per kind (ErrDuplicateRef returns the first
+// movement), which makes a credit exactly-once across crashes: the caller
+// retries with the same reference.
+//
+// # Design notes
+//
+// Plays are hash-chained on their immutable part (unit, stake, prize, mode,
+// layout version, time). Their state changes are rows of play_steps, a
+// chain of its own; the finish step fixes the revealed symbols, the
+// mismatch flag and the SHA-256 of the input recording, and Verify checks
+// that each play's mutable columns are those of its last step. The ledger
+// is chained and checked for continuity (each balance is the previous one
+// plus the amount, enforced by a trigger too). The event log keeps the
+// newest events; its chain is verified from the oldest kept, whose
+// prev_hash anchors it. A block's units are digested at import
+// (VerifyBlocks).
+//
+// Writes run on the go-sqlite3 driver connection directly rather than
+// through database/sql, and lists of allowed values in the schema are OR
+// chains rather than IN (...): both cost more than SQLite's own work in a
+// play (BenchmarkPlayVsBareInsert).
 package store
