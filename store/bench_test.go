@@ -52,6 +52,7 @@ func (ts timings) median() float64 {
 
 // report puts both sides and their ratio in the benchmark's output.
 func report(b *testing.B, name string, ours, bare timings) {
+	b.Logf("bare %s | %s %s", pct(bare), name, pct(ours))
 	b.ReportMetric(bare.mean(), "bare-ns/op")
 	b.ReportMetric(ours.mean(), name+"-ns/op")
 	b.ReportMetric(ours.median()/bare.median(), name+"/bare")

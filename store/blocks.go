@@ -409,7 +409,7 @@ func (s *Store) BlockProgress(ctx context.Context, id int64) (Progress, error) {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		rows, err = tx.query(`SELECT p.tier, sum(l.amount) FROM plays p JOIN ledger l ON l.play_id = p.id AND l.kind = 'win'
+		rows, err = tx.query(`SELECT p.tier, sum(l.amount) FROM plays p JOIN ledger l ON l.id = p.win_entry
 			WHERE p.block_id = ? GROUP BY p.tier`, id)
 		if err != nil {
 			return err

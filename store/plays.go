@@ -191,12 +191,12 @@ func (t *wtx) startPlay(req PlayRequest) (Play, error) {
 	p.prize = int64(game.Table(req.Stake).Amount(game.Tier(p.tier)))
 	p.id, p.prevHash = lastPlay+1, prevPlay
 	p.hash = playHash(p.prevHash, &p)
-	if _, err := t.exec(stInsertPlay, p.id, p.at, p.stake, p.mode, p.layout, p.blockID, p.unit, p.tier, p.viaBonus,
-		p.seed, p.prize, p.prevHash, p.hash, p.at); err != nil {
-		return Play{}, fmt.Errorf("insert play: %w", err)
-	}
 	e := entryRow{id: lastEntry + 1, at: t.now, kind: string(KindStake), amount: -stake, balance: balance - stake,
 		playID: p.id, prevHash: prevEntry}
+	if _, err := t.exec(stInsertPlay, p.id, p.at, p.stake, p.mode, p.layout, p.blockID, p.unit, p.tier, p.viaBonus,
+		p.seed, p.prize, e.id, p.prevHash, p.hash, p.at); err != nil {
+		return Play{}, fmt.Errorf("insert play: %w", err)
+	}
 	if err := t.insertEntry(&e); err != nil {
 		return Play{}, err
 	}
@@ -319,7 +319,7 @@ func (t *wtx) setPlayState(id int64, state PlayState) error {
 	if err := t.step(id, state, "", false, nil); err != nil {
 		return err
 	}
-	_, err = t.exec(stSetState, string(state), t.now, nil, false, id)
+	_, err = t.exec(stSetState, string(state), t.now, nil, false, nil, id)
 	return err
 }
 
@@ -393,17 +393,24 @@ func (t *wtx) finishPlay(id int64, f FinishInfo) error {
 	if err := t.step(id, PlayFinished, revealed, mismatch, recDigest); err != nil {
 		return err
 	}
-	if _, err := t.exec(stSetState, string(PlayFinished), t.now, revealed, mismatch, id); err != nil {
-		return err
-	}
+	// The play names its win row before the row is written: the schema
+	// accepts a play's ledger row only if the play names it.
+	var win *entryRow
+	var winID any
 	if p.prize > 0 {
 		last, balance, prev, err := t.lastEntry()
 		if err != nil {
 			return fmt.Errorf("read credit: %w", err)
 		}
-		e := entryRow{id: last + 1, at: t.now, kind: string(KindWin), amount: p.prize, balance: balance + p.prize,
+		win = &entryRow{id: last + 1, at: t.now, kind: string(KindWin), amount: p.prize, balance: balance + p.prize,
 			playID: id, prevHash: prev}
-		if err := t.insertEntry(&e); err != nil {
+		winID = win.id
+	}
+	if _, err := t.exec(stSetState, string(PlayFinished), t.now, revealed, mismatch, winID, id); err != nil {
+		return err
+	}
+	if win != nil {
+		if err := t.insertEntry(win); err != nil {
 			return err
 		}
 		if err := t.meters(MeterWins, 1, ByStake(MeterWins, stake), 1, MeterWon, p.prize, ByStake(MeterWon, stake), p.prize); err != nil {
@@ -468,8 +475,8 @@ func parseCounts(s string) (game.Counts, error) {
 
 const playColumns = `p.id, p.at, p.stake, p.mode, p.layout_version, p.block_id, b.emission, b.number, p.unit_idx,
 	p.tier, p.via_bonus, p.seed, p.prize, p.state, p.updated_at, coalesce(p.revealed, ''), p.mismatch,
-	coalesce((SELECT balance_after FROM ledger WHERE play_id = p.id AND kind = 'win'),
-	         (SELECT balance_after FROM ledger WHERE play_id = p.id AND kind = 'stake'), 0)`
+	coalesce((SELECT balance_after FROM ledger WHERE id = p.win_entry),
+	         (SELECT balance_after FROM ledger WHERE id = p.stake_entry), 0)`
 
 const playFrom = ` FROM plays p JOIN blocks b ON b.id = p.block_id `
 

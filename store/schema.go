@@ -26,8 +26,14 @@ var migrations = []string{
 //   - amounts are integer cents; CHECKs refuse a negative balance, a stake
 //     that is not one of Art. 2, a movement whose sign does not fit its kind;
 //   - units are keyed (block, index) WITHOUT ROWID and never change;
-//   - a unit is sold at most once (plays UNIQUE(block_id, unit_idx)) and a
-//     play is debited once and credited at most once (ledger_play);
+//   - a unit is sold at most once (plays UNIQUE(block_id, unit_idx));
+//   - a play names its stake debit (stake_entry, fixed at insert) and its
+//     win credit (win_entry, set once as it finishes, and a finished play
+//     never changes); a ledger row of a play must be the one the play names
+//     and carry exactly its stake or its prize (ledger_play_rows): a play
+//     is debited once and credited at most once, with its unit's prize. (The
+//     play points at its rows rather than an index on ledger(play_id)
+//     pointing back: one page less in every play commit.)
 //   - no index finds the unfinished play: the store starts a play only when
 //     the last one is finished, so only the last can be unfinished (Verify
 //     checks it), and an index would be one more page in every commit;
@@ -111,6 +117,7 @@ CREATE TABLE plays (
 	via_bonus      INTEGER NOT NULL CHECK (via_bonus IN (0, 1)),
 	seed           INTEGER NOT NULL,
 	prize          INTEGER NOT NULL CHECK (prize >= 0 AND (prize = 0) = (tier = 0)),
+	stake_entry    INTEGER NOT NULL, -- the ledger row debiting the stake
 	prev_hash      BLOB NOT NULL CHECK (length(prev_hash) = 32),
 	hash           BLOB NOT NULL CHECK (length(hash) = 32),
 	-- What changes while the unit is revealed; every change but the
@@ -121,13 +128,15 @@ CREATE TABLE plays (
 	recording      BLOB,
 	revealed       TEXT,
 	mismatch       INTEGER NOT NULL DEFAULT 0 CHECK (mismatch IN (0, 1)),
+	win_entry      INTEGER, -- the ledger row crediting the prize, set when finished
+	CHECK ((state = 'finished' AND prize > 0) = (win_entry IS NOT NULL)),
 	UNIQUE (block_id, unit_idx),
 	FOREIGN KEY (block_id, unit_idx) REFERENCES units(block_id, idx)
 );
 CREATE TRIGGER plays_no_delete BEFORE DELETE ON plays
 BEGIN SELECT RAISE(ABORT, 'plays are never deleted'); END;
 CREATE TRIGGER plays_fixed BEFORE UPDATE OF id, at, stake, mode, layout_version, block_id,
-	unit_idx, tier, via_bonus, seed, prize, prev_hash, hash ON plays
+	unit_idx, tier, via_bonus, seed, prize, stake_entry, prev_hash, hash ON plays
 BEGIN SELECT RAISE(ABORT, 'a play''s unit and stake never change'); END;
 CREATE TRIGGER plays_final BEFORE UPDATE ON plays WHEN OLD.state = 'finished'
 BEGIN SELECT RAISE(ABORT, 'a finished play never changes'); END;
@@ -170,7 +179,12 @@ CREATE TABLE ledger (
 	END)
 );
 CREATE UNIQUE INDEX ledger_ref ON ledger(kind, ref) WHERE ref IS NOT NULL;
-CREATE UNIQUE INDEX ledger_play ON ledger(play_id, kind) WHERE play_id IS NOT NULL;
+CREATE TRIGGER ledger_play_rows BEFORE INSERT ON ledger WHEN NEW.play_id IS NOT NULL AND NOT EXISTS (
+	SELECT 1 FROM plays p WHERE p.id = NEW.play_id AND CASE NEW.kind
+		WHEN 'stake' THEN p.stake_entry = NEW.id AND NEW.amount = -p.stake
+		WHEN 'win'   THEN p.win_entry = NEW.id AND NEW.amount = p.prize
+	END)
+BEGIN SELECT RAISE(ABORT, 'a play''s stake and win rows are the ones it names, of its stake and of its prize'); END;
 CREATE TRIGGER ledger_follows BEFORE INSERT ON ledger
 WHEN NEW.id <> coalesce((SELECT max(id) FROM ledger), 0) + 1
   OR NEW.balance_after <> coalesce((SELECT balance_after FROM ledger ORDER BY id DESC LIMIT 1), 0) + NEW.amount

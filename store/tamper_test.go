@@ -114,26 +114,39 @@ func TestSchemaRefusesEdits(t *testing.T) {
 	db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=1")
 	require.NoError(t, err)
 	defer db.Close()
-	for _, q := range []string{
-		`UPDATE ledger SET amount = 0 WHERE id = 1`,
-		`DELETE FROM ledger WHERE id = 1`,
-		`INSERT INTO ledger(id, at, kind, amount, balance_after, ref, prev_hash, hash) VALUES (1000, 0, 'bill_in', 500, 500, 'z', zeroblob(32), zeroblob(32))`,
-		`INSERT INTO ledger(id, at, kind, amount, balance_after, ref, prev_hash, hash) SELECT max(id) + 1, 0, 'voucher_out', -100000, -1, 'z', zeroblob(32), zeroblob(32) FROM ledger`,
-		`INSERT INTO ledger(id, at, kind, amount, balance_after, ref, prev_hash, hash) SELECT max(id) + 1, 0, 'bill_in', 500, (SELECT balance_after FROM ledger ORDER BY id DESC LIMIT 1) + 500, 'seq-1', zeroblob(32), zeroblob(32) FROM ledger`,
-		`DELETE FROM plays WHERE id = 1`,
-		`UPDATE plays SET prize = 1 WHERE id = 1`,
-		`UPDATE plays SET state = 'started' WHERE id = 1`,
-		`UPDATE units SET tier = 0`,
-		`DELETE FROM units`,
-		`DELETE FROM blocks`,
-		`UPDATE blocks SET next_index = 0`,
-		`UPDATE blocks SET state = 'exhausted'`,
-		`UPDATE meters SET value = value - 1 WHERE name = 'plays'`,
-		`DELETE FROM events`,
-		`UPDATE play_steps SET state = 'bonus'`,
+	for _, c := range []struct{ sql, refusal string }{
+		{`UPDATE ledger SET amount = 0 WHERE id = 1`, "append-only"},
+		{`DELETE FROM ledger WHERE id = 1`, "append-only"},
+		{`INSERT INTO ledger(id, at, kind, amount, balance_after, ref, prev_hash, hash)
+			VALUES (1000, 0, 'bill_in', 500, 500, 'z', zeroblob(32), zeroblob(32))`, "follows the previous one"},
+		{`INSERT INTO ledger(id, at, kind, amount, balance_after, ref, prev_hash, hash)
+			SELECT max(id) + 1, 0, 'voucher_out', -100000, -1, 'z', zeroblob(32), zeroblob(32) FROM ledger`, "follows the previous one"},
+		{`INSERT INTO ledger(id, at, kind, amount, balance_after, ref, prev_hash, hash)
+			SELECT max(id) + 1, 0, 'bill_in', 500, (SELECT balance_after FROM ledger ORDER BY id DESC LIMIT 1) + 500, 'seq-1',
+			zeroblob(32), zeroblob(32) FROM ledger`, "UNIQUE constraint failed: ledger.kind, ledger.ref"},
+		// A second credit, or a debit of another amount, for a play.
+		{`INSERT INTO ledger(id, at, kind, amount, balance_after, play_id, prev_hash, hash)
+			SELECT (SELECT max(id) FROM ledger) + 1, 0, 'win', p.prize,
+			(SELECT balance_after FROM ledger ORDER BY id DESC LIMIT 1) + p.prize, p.id, zeroblob(32), zeroblob(32)
+			FROM plays p WHERE p.win_entry IS NOT NULL LIMIT 1`, "the ones it names"},
+		{`INSERT INTO ledger(id, at, kind, amount, balance_after, play_id, prev_hash, hash)
+			SELECT max(id) + 1, 0, 'stake', -1, (SELECT balance_after FROM ledger ORDER BY id DESC LIMIT 1) - 1, 1,
+			zeroblob(32), zeroblob(32) FROM ledger`, "the ones it names"},
+		{`UPDATE plays SET win_entry = 1 WHERE id = 1`, "a finished play never changes"},
+		{`DELETE FROM plays WHERE id = 1`, "never deleted"},
+		{`UPDATE plays SET prize = 1 WHERE id = 1`, "never changes"},
+		{`UPDATE plays SET state = 'started' WHERE id = 1`, "never changes"},
+		{`UPDATE units SET tier = 0`, "units never change"},
+		{`DELETE FROM units`, "never deleted"},
+		{`DELETE FROM blocks`, "never deleted"},
+		{`UPDATE blocks SET next_index = 0`, "one at a time"},
+		{`UPDATE blocks SET state = 'exhausted'`, "CHECK constraint failed"},
+		{`UPDATE meters SET value = value - 1 WHERE name = 'plays'`, "only count up"},
+		{`DELETE FROM events`, "only events older than the newest kept"},
+		{`UPDATE play_steps SET state = 'bonus'`, "never change"},
 	} {
-		_, err := db.Exec(q)
-		assert.Error(t, err, q)
+		_, err := db.Exec(c.sql)
+		assert.ErrorContains(t, err, c.refusal, c.sql)
 	}
 	s, err := Open(path)
 	require.NoError(t, err)

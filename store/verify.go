@@ -19,7 +19,7 @@ import (
 func (s *Store) Verify(ctx context.Context) error {
 	return s.read(ctx, func(tx *rtx) error {
 		for _, check := range []func(*rtx) error{
-			integrityCheck, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyMeters, verifyCash,
+			integrityCheck, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyCash, verifyMeters,
 		} {
 			if err := check(tx); err != nil {
 				return err
@@ -238,26 +238,26 @@ func verifyPlays(tx *rtx) error {
 
 	// Plays: their unit's outcome, their prize, their ledger rows.
 	rows, err := tx.query(`SELECT p.id, p.stake, p.tier, p.via_bonus, p.seed, p.prize, p.state,
-		u.tier, u.via_bonus, u.seed,
-		(SELECT count(*) FROM ledger s WHERE s.play_id = p.id AND s.kind = 'stake'),
-		(SELECT coalesce(sum(s.amount), 0) FROM ledger s WHERE s.play_id = p.id AND s.kind = 'stake'),
-		(SELECT count(*) FROM ledger w WHERE w.play_id = p.id AND w.kind = 'win'),
-		(SELECT coalesce(sum(w.amount), 0) FROM ledger w WHERE w.play_id = p.id AND w.kind = 'win')
-		FROM plays p LEFT JOIN units u ON u.block_id = p.block_id AND u.idx = p.unit_idx ORDER BY p.id`)
+		u.tier, u.via_bonus, u.seed, s.kind, s.play_id, s.amount, p.win_entry, w.kind, w.play_id, w.amount
+		FROM plays p LEFT JOIN units u ON u.block_id = p.block_id AND u.idx = p.unit_idx
+		LEFT JOIN ledger s ON s.id = p.stake_entry LEFT JOIN ledger w ON w.id = p.win_entry ORDER BY p.id`)
 	if err != nil {
 		return fmt.Errorf("verify plays: %w", err)
 	}
 	defer rows.Close()
+	var plays, wins int64
 	for rows.Next() {
-		var id, stake, tier, seed, prize, nStake, staked, nWin, won int64
-		var uTier, uSeed sql.NullInt64
+		var id, stake, tier, seed, prize int64
 		var viaBonus bool
-		var uBonus sql.NullBool
 		var state string
+		var uTier, uSeed, sPlay, sAmount, winEntry, wPlay, wAmount sql.NullInt64
+		var uBonus sql.NullBool
+		var sKind, wKind sql.NullString
 		if err := rows.Scan(&id, &stake, &tier, &viaBonus, &seed, &prize, &state, &uTier, &uBonus, &uSeed,
-			&nStake, &staked, &nWin, &won); err != nil {
+			&sKind, &sPlay, &sAmount, &winEntry, &wKind, &wPlay, &wAmount); err != nil {
 			return fmt.Errorf("verify plays: %w", err)
 		}
+		plays++
 		wantWin := PlayState(state) == PlayFinished && prize > 0
 		switch {
 		case !uTier.Valid:
@@ -266,27 +266,39 @@ func verifyPlays(tx *rtx) error {
 			return integrity("plays", "plays", id, "outcome differs from its unit's")
 		case game.Money(prize) != game.Table(game.Stake(stake)).Amount(game.Tier(tier)):
 			return integrity("plays", "plays", id, "prize %s is not tier %d's", game.Money(prize), tier)
-		case nStake != 1 || staked != -stake:
-			return integrity("plays", "plays", id, "%d stake rows totalling %d for a stake of %d", nStake, staked, stake)
-		case wantWin && (nWin != 1 || won != prize):
-			return integrity("plays", "plays", id, "%d win rows totalling %d for a prize of %d", nWin, won, prize)
-		case !wantWin && nWin != 0:
-			return integrity("plays", "plays", id, "%d win rows for a play %s with a prize of %d", nWin, state, prize)
+		case sKind.String != string(KindStake) || sPlay.Int64 != id || sAmount.Int64 != -stake:
+			return integrity("plays", "plays", id, "its stake row is not a debit of its stake %d", stake)
+		case wantWin != winEntry.Valid:
+			return integrity("plays", "plays", id, "%s with a prize of %d, win row %v", state, prize, winEntry.Valid)
+		case wantWin && (wKind.String != string(KindWin) || wPlay.Int64 != id || wAmount.Int64 != prize):
+			return integrity("plays", "plays", id, "its win row is not a credit of its prize %d", prize)
+		}
+		if wantWin {
+			wins++
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("verify plays: %w", err)
 	}
-	// Every play row of the ledger points at a play (the foreign key) of the
-	// right kind: stake and win rows only.
-	var orphan int64
-	err = tx.queryRow(`SELECT coalesce(min(id), 0) FROM ledger
-		WHERE (kind IN ('stake', 'win')) <> (play_id IS NOT NULL)`).Scan(&orphan)
+	// Each play has its own stake row and, if it won, its own win row (the
+	// rows name their play, checked above); no other row is a stake or a
+	// win, and no cash movement names a play.
+	var stakes, credits, orphan int64
+	err = tx.queryRow(`SELECT
+		(SELECT count(*) FROM ledger WHERE kind = 'stake'),
+		(SELECT count(*) FROM ledger WHERE kind = 'win'),
+		(SELECT coalesce(min(id), 0) FROM ledger WHERE (kind = 'stake' OR kind = 'win') <> (play_id IS NOT NULL))`).
+		Scan(&stakes, &credits, &orphan)
 	if err != nil {
 		return fmt.Errorf("verify plays: %w", err)
 	}
-	if orphan != 0 {
+	switch {
+	case orphan != 0:
 		return integrity("plays", "ledger", orphan, "play movement without a play, or a play on a cash movement")
+	case stakes != plays:
+		return integrity("plays", "ledger", 0, "%d stake rows for %d plays", stakes, plays)
+	case credits != wins:
+		return integrity("plays", "ledger", 0, "%d win rows for %d plays won", credits, wins)
 	}
 	return nil
 }
