@@ -50,9 +50,21 @@ func (ts timings) median() float64 {
 	return float64(s[len(s)/2].Nanoseconds())
 }
 
-// report puts both sides and their ratio in the benchmark's output.
+// quantiles are the 5th, 25th, 50th, 75th and 95th percentiles.
+func (ts timings) quantiles() []time.Duration {
+	s := slices.Clone(ts)
+	slices.Sort(s)
+	var q []time.Duration
+	for _, p := range []float64{0.05, 0.25, 0.5, 0.75, 0.95} {
+		q = append(q, s[int(p*float64(len(s)-1))].Round(time.Microsecond))
+	}
+	return q
+}
+
+// report puts both sides and their ratio in the benchmark's output, and
+// logs their quantiles (go test -v).
 func report(b *testing.B, name string, ours, bare timings) {
-	b.Logf("bare %s | %s %s", pct(bare), name, pct(ours))
+	b.Logf("quantiles 5-25-50-75-95%%: bare %v, %s %v", bare.quantiles(), name, ours.quantiles())
 	b.ReportMetric(bare.mean(), "bare-ns/op")
 	b.ReportMetric(ours.mean(), name+"-ns/op")
 	b.ReportMetric(ours.median()/bare.median(), name+"/bare")
