@@ -63,7 +63,7 @@ func playBatch(t testing.TB, s *Store, stake game.Stake, n, perCommit int) {
 						return err
 					}
 				}
-				if err := tx.finishPlay(p.ID, FinishInfo{Revealed: revealOf(p), Shown: p.Prize}); err != nil {
+				if _, err := tx.finishPlay(p.ID, FinishInfo{Revealed: revealOf(p), Shown: p.Prize}); err != nil {
 					return err
 				}
 			}

@@ -354,11 +354,8 @@ func (s *Store) FinishPlay(ctx context.Context, id int64, f FinishInfo) (Play, e
 	}
 	var out Play
 	err := s.write(ctx, func(t *wtx) error {
-		if err := t.finishPlay(id, f); err != nil {
-			return err
-		}
 		var err error
-		out, err = t.play(id)
+		out, err = t.finishPlay(id, f)
 		return err
 	})
 	if err != nil {
@@ -367,64 +364,71 @@ func (s *Store) FinishPlay(ctx context.Context, id int64, f FinishInfo) (Play, e
 	return out, nil
 }
 
-func (t *wtx) finishPlay(id int64, f FinishInfo) error {
-	p, err := t.playForUpdate(id)
+func (t *wtx) finishPlay(id int64, f FinishInfo) (Play, error) {
+	p, err := t.play(id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Play{}, fmt.Errorf("play %d: %w", id, ErrNotFound)
+	}
 	if err != nil {
-		return err
+		return Play{}, err
 	}
-	stake := game.Stake(p.stake)
-	if f.Shown != game.Money(p.prize) {
-		return fmt.Errorf("shown %s, the unit's prize is %s: %w", f.Shown, game.Money(p.prize), ErrPrizeMismatch)
+	if p.State == PlayFinished {
+		return Play{}, fmt.Errorf("play %d: %w", id, ErrPlayFinished)
 	}
-	mismatch := f.Mismatch || !revealMatches(f.Revealed, stake, game.Tier(p.tier), p.viaBonus)
-	rec := p.recording
+	if f.Shown != p.Prize {
+		return Play{}, fmt.Errorf("shown %s, the unit's prize is %s: %w", f.Shown, p.Prize, ErrPrizeMismatch)
+	}
+	mismatch := f.Mismatch || !revealMatches(f.Revealed, p.Stake, p.Tier, p.ViaBonus)
 	if f.Recording != nil {
-		rec = f.Recording
-		if _, err := t.exec(stSetRecording, rec, t.now, id); err != nil {
-			return err
+		p.Recording = f.Recording
+		if _, err := t.exec(stSetRecording, p.Recording, t.now, id); err != nil {
+			return Play{}, err
 		}
 	}
 	var recDigest []byte
-	if rec != nil {
-		sum := sha256.Sum256(rec)
+	if p.Recording != nil {
+		sum := sha256.Sum256(p.Recording)
 		recDigest = sum[:]
 	}
 	revealed := formatCounts(f.Revealed)
 	if err := t.step(id, PlayFinished, revealed, mismatch, recDigest); err != nil {
-		return err
+		return Play{}, err
 	}
 	// The play names its win row before the row is written: the schema
 	// accepts a play's ledger row only if the play names it.
 	var win *entryRow
 	var winID any
-	if p.prize > 0 {
+	if p.Prize > 0 {
 		last, balance, prev, err := t.lastEntry()
 		if err != nil {
-			return fmt.Errorf("read credit: %w", err)
+			return Play{}, fmt.Errorf("read credit: %w", err)
 		}
-		win = &entryRow{id: last + 1, at: t.now, kind: string(KindWin), amount: p.prize, balance: balance + p.prize,
-			playID: id, prevHash: prev}
+		win = &entryRow{id: last + 1, at: t.now, kind: string(KindWin), amount: int64(p.Prize),
+			balance: balance + int64(p.Prize), playID: id, prevHash: prev}
 		winID = win.id
 	}
 	if _, err := t.exec(stSetState, string(PlayFinished), t.now, revealed, mismatch, winID, id); err != nil {
-		return err
+		return Play{}, err
 	}
 	if win != nil {
 		if err := t.insertEntry(win); err != nil {
-			return err
+			return Play{}, err
 		}
-		if err := t.meters(MeterWins, 1, ByStake(MeterWins, stake), 1, MeterWon, p.prize, ByStake(MeterWon, stake), p.prize); err != nil {
-			return err
+		prize := int64(p.Prize)
+		if err := t.meters(MeterWins, 1, ByStake(MeterWins, p.Stake), 1, MeterWon, prize, ByStake(MeterWon, p.Stake), prize); err != nil {
+			return Play{}, err
 		}
+		p.Balance = game.Money(win.balance)
 	}
 	if mismatch {
 		if _, err := t.logEvent(LevelError, sourceStore, EventRevealMismatch, fmt.Sprintf(
 			"play %d at %s: unit tier %d (via bonus %v), revealed %s (kiosk flag %v); paid the unit's prize %s",
-			id, stake, p.tier, p.viaBonus, revealed, f.Mismatch, game.Money(p.prize))); err != nil {
-			return err
+			id, p.Stake, p.Tier, p.ViaBonus, revealed, f.Mismatch, p.Prize)); err != nil {
+			return Play{}, err
 		}
 	}
-	return nil
+	p.State, p.Updated, p.Revealed, p.Mismatch = PlayFinished, time.Unix(0, t.now).UTC(), f.Revealed, mismatch
+	return p, nil
 }
 
 // revealMatches says whether the revealed symbols show the unit's outcome
@@ -502,7 +506,7 @@ func scanPlay(sc interface{ Scan(...any) error }, withRecording bool) (Play, err
 }
 
 func (t *wtx) play(id int64) (Play, error) {
-	return scanPlay(t.rowQ(`SELECT `+playColumns+`, p.recording`+playFrom+`WHERE p.id = ?`, id), true)
+	return scanPlay(t.row(stPlayByID, id), true)
 }
 
 // Play returns one play by id with its recording (game recall); ErrNotFound

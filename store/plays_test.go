@@ -64,6 +64,9 @@ func TestStartPlayDrawsUnitsInOrder(t *testing.T) {
 
 		f, err := s.FinishPlay(ctx, p.ID, FinishInfo{Revealed: revealOf(p), Shown: p.Prize})
 		require.NoError(t, err)
+		got, err = s.Play(ctx, p.ID)
+		require.NoError(t, err)
+		assert.Equal(t, got, f, "FinishPlay returns the play as stored")
 		credit += p.Prize
 		assert.Equal(t, PlayFinished, f.State)
 		assert.False(t, f.Mismatch)
@@ -177,6 +180,9 @@ func TestFinishPlay(t *testing.T) {
 
 	f, err := s.FinishPlay(ctx, p.ID, FinishInfo{Revealed: revealOf(p), Shown: p.Prize, Recording: []byte("inputs")})
 	require.NoError(t, err)
+	stored, err := s.Play(ctx, p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, stored, f)
 	assert.Equal(t, credit+p.Prize, f.Balance)
 	assert.Equal(t, []byte("inputs"), f.Recording)
 	entries, err := s.Entries(ctx, 1, 0)

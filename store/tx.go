@@ -29,6 +29,7 @@ const (
 	stInsertPlay
 	stAdvanceBlock
 	stPlayForUpdate
+	stPlayByID
 	stLastStep
 	stInsertStep
 	stSetState
@@ -57,6 +58,7 @@ var queries = [numStmts]string{
 		stake_entry, prev_hash, hash, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	stAdvanceBlock:  `UPDATE blocks SET next_index = next_index + 1 WHERE id = ? AND next_index = ?`,
 	stPlayForUpdate: `SELECT p.stake, p.tier, p.via_bonus, p.prize, p.state, p.recording FROM plays p WHERE p.id = ?`,
+	stPlayByID:      `SELECT ` + playColumns + `, p.recording` + playFrom + `WHERE p.id = ?`,
 	stLastStep:      `SELECT id, hash FROM play_steps ORDER BY id DESC LIMIT 1`,
 	stInsertStep:    `INSERT INTO play_steps(id, play_id, at, state, revealed, mismatch, rec_digest, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	stSetState:      `UPDATE plays SET state = ?, updated_at = ?, revealed = ?, mismatch = ?, win_entry = ? WHERE id = ?`,
