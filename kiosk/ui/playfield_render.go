@@ -326,6 +326,7 @@ func (r *playfieldRenderer) Layout(size fyne.Size) {
 
 	r.paddleW = -1
 	r.warmPaddle()
+	r.warmWall()
 	r.forceAll()
 	r.update()
 }
@@ -648,6 +649,33 @@ func (r *playfieldRenderer) updateHint(w *breakout.World, b breakout.Ball, now t
 	r.hint.StrokeWidth = 3 * r.geom.S
 	r.hintShown.set(true, r.hint)
 	return true
+}
+
+// warmWall rasterises, when the layout changes, every drawing a wall can
+// put in a brick slot at its size, so that neither a new wall nor the bonus
+// wall rasterises anything while the game runs.
+func (r *playfieldRenderer) warmWall() {
+	g := r.geom
+	warm := func(res fyne.Resource, w, h float32) {
+		wp, hp := int(w*r.scale+0.5), int(h*r.scale+0.5)
+		if wp > 0 && hp > 0 {
+			gameRasters.get(res, wp, hp, canvas.ImageFillStretch)
+		}
+	}
+	bw, bh := g.len(breakout.BrickWidth), g.len(breakout.BrickHeight)
+	for v := 0; v < art.NumBrickVariants; v++ {
+		warm(art.BrickResource(v), bw, bh)
+	}
+	warm(art.BonusBrickResource(false), bw, bh)
+	warm(art.BonusBrickResource(true), bw, bh)
+	warm(art.SlotResource(), bw, bh)
+	warm(art.SymbolPlaqueResource(), pfPlaqueSide*g.S, pfPlaqueSide*g.S)
+	for _, s := range game.Symbols {
+		warm(art.SymbolResource(s, true), pfSymbolSide*g.S, pfSymbolSide*g.S)
+	}
+	for _, s := range game.Stones {
+		warm(art.StoneResource(s), pfStoneSide*g.S, pfStoneSide*g.S)
+	}
 }
 
 // updateRed draws the red brick at its hits: intact (2), cracked (1), gone.
