@@ -45,7 +45,9 @@ const (
 // the screen never computes what is credited.
 //
 // The frame pump is a fyne.Animation, so frames run on the Fyne goroutine;
-// any other goroutine must go through fyne.Do to call the screen.
+// any other goroutine must go through fyne.Do to call the screen. The On…
+// hooks are called on the Fyne goroutine during a frame; they may call Play,
+// Stop or show windows.
 type GameScreen struct {
 	widget.BaseWidget
 
@@ -68,7 +70,8 @@ type GameScreen struct {
 	// cleared and every symbol has landed (Art. 4.8).
 	OnEnd func()
 	// OnFrameStats, if set, is called about once a second with the frame
-	// rate and the time spent per frame (the --fps log).
+	// rate and the time spent per frame (the --fps log). A frame is a tick
+	// of the pump; Fyne redraws the window after it when anything moved.
 	OnFrameStats func(FrameStats)
 	// BonusDelay is how long the cleared main wall stays before the bonus
 	// wall (DefaultBonusDelay if zero).
