@@ -57,6 +57,7 @@ type Snapshot struct {
 	Available map[game.Stake]bool // a stake without an open block is unavailable
 	Fault     Fault               // set when State is OutOfService
 	Dev       bool                // a development build: the dev panel may show
+	Cash      CashSnapshot        // notes in, vouchers out, their devices (cash.go)
 }
 
 // Config tunes a machine. The zero value is a production kiosk with the
@@ -78,6 +79,13 @@ type Config struct {
 	SaveTicks int
 	// Keys are the trusted issuer keys for block imports.
 	Keys block.Keys
+	// KioskID and Venue are printed on the vouchers.
+	KioskID, Venue string
+	// Location is the time zone of the dates printed on vouchers (default
+	// Europe/Paris).
+	Location *time.Location
+	// Cash are the money flow's settings and devices (cash.go).
+	Cash CashConfig
 }
 
 func (c *Config) fill() error {
@@ -99,7 +107,14 @@ func (c *Config) fill() error {
 	if c.Keys == nil {
 		c.Keys = block.KeySet{}
 	}
-	return nil
+	if c.Location == nil {
+		loc, err := time.LoadLocation("Europe/Paris")
+		if err != nil {
+			return fmt.Errorf("time zone: %w", err)
+		}
+		c.Location = loc
+	}
+	return c.Cash.fill()
 }
 
 // Machine is the kiosk's session: one player at a time, one game at a time.
@@ -123,6 +138,7 @@ type Machine struct {
 	starting  bool // a Play is between its checks and its commit
 	lastTouch time.Time
 	listeners []func(Snapshot)
+	cash      cashState
 
 	// layoutHook, in tests only, replaces reveal.Layout to make a wall
 	// that does not match its unit.
@@ -137,13 +153,17 @@ func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{}}
 	m.saver = newSaver(st)
+	m.initCash()
 	return m, nil
 }
 
 // Start runs the boot checks of DESIGN.md §7 (the store's integrity, ledger,
-// chains and meters), resumes an interrupted play, and starts the machine's
-// background loops. A failed check does not return an error: the kiosk is
-// out of service and says why. Errors are for a store that cannot be read.
+// chains and meters), resumes an interrupted play, settles the cash a crash
+// left (a voucher whose print was never confirmed is voided, the credit
+// kept) and starts the machine's background loops and its cash devices. A
+// failed check does not return an error: the kiosk is out of service and
+// says why (after a failed integrity check the cash devices stay off).
+// Errors are for a store that cannot be read.
 func (m *Machine) Start(ctx context.Context) error {
 	m.wg.Add(2)
 	go func() { defer m.wg.Done(); m.saver.run(m.ctx) }()
@@ -158,11 +178,20 @@ func (m *Machine) Start(ctx context.Context) error {
 		m.outOfService(Fault{FaultRecovery, err.Error()})
 		m.logf(store.LevelCritical, FaultRecovery, "%v", err)
 	}
-	return m.refresh(ctx)
+	if err := m.refresh(ctx); err != nil {
+		return err
+	}
+	if err := m.startCash(ctx); err != nil {
+		return err
+	}
+	m.update(func() {})
+	return nil
 }
 
-// Close stops the background loops. The store stays open (its owner closes it).
+// Close stops the cash devices (after a voucher being printed), then the
+// background loops. The store stays open (its owner closes it).
 func (m *Machine) Close() error {
+	m.stopCash()
 	m.cancel()
 	m.wg.Wait()
 	return nil
@@ -180,7 +209,8 @@ func (m *Machine) snapshotLocked() Snapshot {
 	for k, v := range m.available {
 		av[k] = v
 	}
-	return Snapshot{State: m.state, Credit: m.credit, Available: av, Fault: m.fault, Dev: m.cfg.Dev}
+	return Snapshot{State: m.state, Credit: m.credit, Available: av, Fault: m.fault, Dev: m.cfg.Dev,
+		Cash: m.cashSnapshotLocked()}
 }
 
 // OnChange registers f to be called after every change of the snapshot.
@@ -259,6 +289,11 @@ func (m *Machine) Play(ctx context.Context, s game.Stake, mode breakout.Mode) (*
 	case m.starting || (m.game != nil && m.game.stage != StageDone):
 		m.mu.Unlock()
 		return nil, fmt.Errorf("play: %w", ErrBusy)
+	case m.cashBusyLocked():
+		// A note on its way to the cash box, or a voucher printing: the
+		// credit settles first.
+		m.mu.Unlock()
+		return nil, fmt.Errorf("play: cash in progress: %w", ErrBusy)
 	}
 	m.starting = true
 	m.lastTouch = m.clk.Now()
@@ -355,7 +390,7 @@ func (m *Machine) DevAddCredit(ctx context.Context, amount game.Money) error {
 	if !m.cfg.Dev {
 		return ErrNotDev
 	}
-	e, err := m.st.TestMove(ctx, amount, "", "development credit")
+	e, err := m.st.TestModeMovement(ctx, amount, "", "development credit")
 	if err != nil {
 		return fmt.Errorf("development credit: %w", err)
 	}

@@ -1,0 +1,534 @@
+package kiosk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"pharaon/game"
+	"pharaon/hw"
+	"pharaon/hw/escpos"
+	"pharaon/hw/id003"
+	"pharaon/store"
+)
+
+// The money flow (issue 6, DESIGN.md §7): bank notes in through the bill
+// validator, cash-out through a printed voucher. Credit comes only from a
+// note the validator reports irrevocably accepted (VEND VALID), exactly
+// once (cash_in.go); the credit is zeroed only once the printer confirmed
+// the voucher (cash_out.go); at start, a voucher whose print was never
+// confirmed is voided and the credit kept, so the player ends with the
+// credit or one payable voucher, never both, never neither.
+
+// Defaults of CashConfig.
+const (
+	// DefaultMaxCredit bounds the credit notes can build: 200 €. It keeps
+	// what a walk-away or a broken-into kiosk holds small, keeps cash-in →
+	// voucher cycles (a laundering pattern) small, and stays far below the
+	// payout limit, so a voucher made of notes alone is always paid at the
+	// counter. Wins may take the credit above it; only notes are refused.
+	DefaultMaxCredit = 200 * game.Euro
+	// DefaultPayoutLimit is the largest voucher a shop pays at its counter:
+	// 1 500 €, the retail payout limit of French lottery retailers; above
+	// it the voucher says to go to a payment centre.
+	DefaultPayoutLimit = 1500 * game.Euro
+	// DefaultVoucherValidity is how long a voucher is payable: 60 days,
+	// the claim period of French lottery prizes.
+	DefaultVoucherValidity = 60 * 24 * time.Hour
+	// DefaultPrinterCheck is how often the printer's status is read
+	// between vouchers; every second while it is faulty, so cash-out comes
+	// back as soon as the paper is replaced.
+	DefaultPrinterCheck = 5 * time.Second
+)
+
+// DefaultPrinterMode is the voucher printer's line setting: 38 400 baud,
+// 8 data bits, no parity, 1 stop bit (set the printer's switches to match,
+// or CashConfig.PrinterMode).
+var DefaultPrinterMode = hw.Mode{BaudRate: 38400, DataBits: 8, Parity: hw.NoParity, StopBits: 1}
+
+// Settings in the store that override CashConfig (the maintenance screen
+// changes them; they apply at the next start).
+const (
+	SettingMaxCredit       = "cash.max_credit"       // an amount: "200", "150,00"
+	SettingPayoutLimit     = "voucher.payout_limit"  // an amount
+	SettingVoucherValidity = "voucher.validity_days" // whole days
+)
+
+// CashConfig is the money flow's settings and devices. Zero fields take
+// the defaults; no device path means no such device (cash-in or cash-out
+// unavailable, shown as such).
+type CashConfig struct {
+	MaxCredit       game.Money    // DefaultMaxCredit
+	PayoutLimit     game.Money    // DefaultPayoutLimit
+	VoucherValidity time.Duration // DefaultVoucherValidity
+
+	// ValidatorPath and PrinterPath are the devices' stable paths
+	// (/dev/serial/by-id/..., a udev link, a simulator's pty link).
+	ValidatorPath string
+	PrinterPath   string
+	PrinterMode   hw.Mode // DefaultPrinterMode
+	// Validator tunes the ID-003 host (notes accepted, poll interval,
+	// timeouts); its OnEvent is the kiosk's own.
+	Validator id003.Config
+	// PrinterTiming tunes the ESC/POS driver.
+	PrinterTiming escpos.Config
+	PrinterCheck  time.Duration // DefaultPrinterCheck
+	// Printer, if set, is used instead of a printer at PrinterPath.
+	Printer VoucherPrinter
+}
+
+func (c *CashConfig) fill() error {
+	if c.MaxCredit == 0 {
+		c.MaxCredit = DefaultMaxCredit
+	}
+	if c.PayoutLimit == 0 {
+		c.PayoutLimit = DefaultPayoutLimit
+	}
+	if c.VoucherValidity == 0 {
+		c.VoucherValidity = DefaultVoucherValidity
+	}
+	if c.PrinterMode == (hw.Mode{}) {
+		c.PrinterMode = DefaultPrinterMode
+	}
+	if c.PrinterCheck <= 0 {
+		c.PrinterCheck = DefaultPrinterCheck
+	}
+	switch {
+	case c.MaxCredit < 0 || c.PayoutLimit < 0:
+		return fmt.Errorf("cash: negative limit: %w", ErrBadSetting)
+	case c.VoucherValidity < time.Hour:
+		return fmt.Errorf("cash: voucher validity %v: %w", c.VoucherValidity, ErrBadSetting)
+	}
+	return c.PrinterMode.Validate()
+}
+
+// ErrBadSetting: a cash setting that cannot be used.
+var ErrBadSetting = errors.New("bad cash setting")
+
+// Errors of the money flow, besides ErrBusy and ErrOutOfService.
+var (
+	// ErrNoCredit: nothing to cash out.
+	ErrNoCredit = errors.New("no credit to cash out")
+	// ErrCashOutUnavailable: there is no printer, or it is faulty
+	// (Snapshot.Cash.Printer says why).
+	ErrCashOutUnavailable = errors.New("cash-out unavailable")
+	// ErrPrintFailed: the voucher was not printed; it is void and the
+	// credit stays. The error is a *PrintFailure.
+	ErrPrintFailed = errors.New("voucher not printed")
+	// ErrNoVoucher: no voucher can be reprinted (none printed, or the last
+	// one is paid, expired or void).
+	ErrNoVoucher = errors.New("no voucher to reprint")
+)
+
+// DeviceStatus is a cash device as the screens show it.
+type DeviceStatus struct {
+	Configured bool   // the kiosk has such a device
+	Connected  bool   // it answers
+	OK         bool   // it can be used now
+	Code       string // when not OK: the device's own code ("45" jam in acceptor, "paper_out", "offline", …)
+	Message    Message
+	// Warning is something staff should see while the device still works
+	// (paper near end, a note awaiting staff).
+	Warning Message
+}
+
+// CashInKind is what a note is doing.
+type CashInKind uint8
+
+const (
+	CashInNone   CashInKind = iota
+	NoteReading             // the validator is reading a note
+	NoteEscrow              // the note is recognised (Amount) and being taken
+	NoteCredited            // the note is credited (Amount; Credit is the credit after it)
+	NoteReturned            // the note was given back (Reason says why)
+)
+
+var cashInNames = [...]string{"none", "reading", "escrow", "credited", "returned"}
+
+func (k CashInKind) String() string {
+	if int(k) < len(cashInNames) {
+		return cashInNames[k]
+	}
+	return fmt.Sprintf("CashInKind(%d)", uint8(k))
+}
+
+// CashInEvent is the latest thing a note did, for the screens' feedback.
+// Seq grows by one at every new event, so a screen knows when to show it.
+type CashInEvent struct {
+	Seq    uint64
+	Kind   CashInKind
+	Amount game.Money // the note's value, once known
+	Credit game.Money // NoteCredited: the credit after the note
+	Code   string     // NoteReturned: "max_credit", "not_accepted", "off", "kiosk_error", or the unit's status ("17 77")
+	Reason Message    // NoteReturned: why, in words
+	At     time.Time
+}
+
+// CashSnapshot is the money flow as the screens show it.
+type CashSnapshot struct {
+	// CanCashIn: notes are taken now (the validator works and the kiosk is
+	// at home or on a result, not printing, below the maximum credit).
+	CanCashIn bool
+	// CanCashOut: the cash-out button works now (credit, a working printer,
+	// no game, no note on its way, no voucher printing).
+	CanCashOut bool
+	CashingOut bool // a voucher is being printed
+	NoteInPath bool // a note is on its way to the cash box: Play and CashOut wait for it
+	MaxCredit  game.Money
+	CashIn     CashInEvent
+	Validator  DeviceStatus
+	Printer    DeviceStatus
+}
+
+// VoucherPrinter is what the kiosk needs of a receipt printer
+// (*escpos.Printer).
+type VoucherPrinter interface {
+	Print(ctx context.Context, doc *escpos.Doc) (escpos.Status, error)
+	Status(ctx context.Context) (escpos.Status, error)
+}
+
+// billValidator is what the kiosk needs of the bill validator's driver
+// (*id003.Host).
+type billValidator interface {
+	Start() error
+	Close() error
+	SetAccepting(bool)
+	Reset()
+	Snapshot() id003.Snapshot
+}
+
+// cashState is the machine's money flow; guarded by Machine.mu unless said.
+type cashState struct {
+	maxCredit, payoutLimit game.Money
+	validity               time.Duration
+	minNote                game.Money // the smallest note accepted
+
+	// Set by startCash, read-only afterwards.
+	validator billValidator
+	printer   VoucherPrinter
+	log       *eventLog
+	stop      context.CancelFunc
+	loops     sync.WaitGroup // the printer watch
+	ops       sync.WaitGroup // cash-outs and reprints in progress
+	started   bool
+	stopped   atomic.Bool
+
+	vStatus, pStatus DeviceStatus
+	activity         CashInEvent
+	noteInPath       bool
+	cashingOut       bool
+	creditEntry      int64 // the ledger row of the credit shown by a cash operation
+	refusal          CashInEvent
+	printerBad       time.Time // when the printer became faulty (zero: fine)
+
+	// hook, in tests only, is called at each step of a note's and a
+	// voucher's path (cashPoint…), from the goroutine taking that step.
+	hook func(point string)
+}
+
+// Points of the money's path where the exactly-once tests kill the kiosk.
+const (
+	pointAccepting       = "accepting"         // the validator reads a note
+	pointEscrow          = "escrow"            // the intent is recorded; STACK not sent yet
+	pointStacking        = "stacking"          // STACK sent, the note is moving
+	pointVendValid       = "vend-valid"        // VEND VALID seen, before the credit commit
+	pointCredited        = "credited"          // credit committed, before the ACK
+	pointAcked           = "acked"             // ACK sent
+	pointVoucherIssued   = "voucher-issued"    // voucher written, before the print
+	pointVoucherPrinted  = "voucher-printed"   // print confirmed, before the debit commit
+	pointVoucherConfirmd = "voucher-confirmed" // debit committed
+)
+
+func (m *Machine) cashPoint(p string) {
+	if h := m.cash.hook; h != nil {
+		h(p)
+	}
+}
+
+func (m *Machine) initCash() {
+	c := m.cfg.Cash
+	m.cash.maxCredit, m.cash.payoutLimit, m.cash.validity = c.MaxCredit, c.PayoutLimit, c.VoucherValidity
+	accept := c.Validator.Accept
+	if accept == nil {
+		accept = id003.DefaultEnabled
+	}
+	for i, v := range accept {
+		if i == 0 || game.Money(v) < m.cash.minNote {
+			m.cash.minNote = game.Money(v)
+		}
+	}
+	m.cash.vStatus = DeviceStatus{Configured: c.ValidatorPath != ""}
+	m.cash.pStatus = DeviceStatus{Configured: c.PrinterPath != "" || c.Printer != nil}
+	for _, s := range []*DeviceStatus{&m.cash.vStatus, &m.cash.pStatus} {
+		if s.Configured {
+			s.Code, s.Message = "connecting", msgConnecting
+		} else {
+			s.Code, s.Message = "absent", msgAbsent
+		}
+	}
+	m.listeners = append(m.listeners, m.applyAccepting)
+}
+
+var (
+	msgConnecting = Message{FR: "Connexion en cours", EN: "Connecting"}
+	msgAbsent     = Message{FR: "Appareil absent", EN: "No such device"}
+)
+
+// startCash reads the cash settings, settles what a crash left (a voucher
+// never confirmed is voided, old vouchers expire), then starts the devices.
+func (m *Machine) startCash(ctx context.Context) error {
+	m.readCashSettings(ctx)
+	m.cash.log = newEventLog(m.st)
+	if v, err := m.st.PendingVoucher(ctx); err == nil {
+		// The paper may or may not have come out; a void voucher is never
+		// payable, and the credit was never debited: the player keeps it.
+		if _, err := m.st.VoidVoucher(ctx, v.ID, "kiosk restarted before the printer confirmed the print"); err != nil {
+			return fmt.Errorf("void unconfirmed voucher %d: %w", v.ID, err)
+		}
+		m.logCash(store.LevelWarning, "printer", "voucher_void", "voucher %d of %s voided at start: print never confirmed; credit kept",
+			v.ID, v.Amount.Plain())
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("read unconfirmed voucher: %w", err)
+	}
+	if err := m.expireVouchers(ctx); err != nil {
+		return err
+	}
+	if in, err := m.st.PendingBillIntent(ctx); err == nil {
+		m.logCash(store.LevelInfo, "validator", "intent_pending",
+			"intent %d (%s) pending at start: credited if the validator reports it VEND VALID", in.ID, in.Denom.Plain())
+	}
+	c := m.cfg.Cash
+	cctx, cancel := context.WithCancel(context.Background())
+	m.cash.stop = cancel
+	if c.Printer != nil {
+		m.cash.printer = c.Printer
+	} else if c.PrinterPath != "" {
+		m.cash.printer = openPrinter(c)
+	}
+	if m.cash.printer != nil {
+		m.cash.loops.Add(1)
+		go func() { defer m.cash.loops.Done(); m.watchPrinter(cctx) }()
+	}
+	if c.ValidatorPath != "" {
+		h, err := openValidator(c, wallet{m}, m.onValidatorEvent)
+		if err != nil {
+			cancel()
+			return err
+		}
+		m.cash.validator = h
+		m.applyAccepting(Snapshot{}) // before the first poll: a note left in escrow is decided at once
+		if err := h.Start(); err != nil {
+			cancel()
+			return fmt.Errorf("start validator: %w", err)
+		}
+	}
+	m.cash.started = true
+	return nil
+}
+
+// stopCash stops the devices, waits for a voucher being printed and writes
+// the events still queued. Safe to call more than once.
+func (m *Machine) stopCash() {
+	m.mu.Lock()
+	done := !m.cash.started || m.cash.stopped.Swap(true)
+	m.mu.Unlock()
+	if done {
+		return
+	}
+	if m.cash.validator != nil {
+		_ = m.cash.validator.Close()
+	}
+	m.cash.ops.Wait()
+	m.cash.stop()
+	m.cash.loops.Wait()
+	if p, ok := m.cash.printer.(interface{ Close() error }); ok && m.cfg.Cash.Printer == nil {
+		_ = p.Close()
+	}
+	m.cash.log.close()
+}
+
+// readCashSettings applies the store's cash settings over the configuration;
+// a bad value is logged and ignored.
+func (m *Machine) readCashSettings(ctx context.Context) {
+	money := func(key string, dst *game.Money) {
+		v, ok, err := m.st.Setting(ctx, key)
+		if err != nil || !ok {
+			return
+		}
+		a, err := game.ParseMoney(v)
+		if err != nil || a <= 0 {
+			m.logCash(store.LevelWarning, "kiosk", "bad_setting", "%s = %q ignored: not a positive amount", key, v)
+			return
+		}
+		*dst = a
+	}
+	money(SettingMaxCredit, &m.cash.maxCredit)
+	money(SettingPayoutLimit, &m.cash.payoutLimit)
+	if v, ok, err := m.st.Setting(ctx, SettingVoucherValidity); err == nil && ok {
+		days, err := strconv.Atoi(v)
+		if err != nil || days < 1 || days > 3660 {
+			m.logCash(store.LevelWarning, "kiosk", "bad_setting", "%s = %q ignored: not a number of days", SettingVoucherValidity, v)
+		} else {
+			m.cash.validity = time.Duration(days) * 24 * time.Hour
+		}
+	}
+}
+
+// expireVouchers marks expired the printed vouchers past their date.
+func (m *Machine) expireVouchers(ctx context.Context) error {
+	vs, err := m.st.ExpireVouchers(ctx, m.clk.Now())
+	if err != nil {
+		return fmt.Errorf("expire vouchers: %w", err)
+	}
+	for _, v := range vs {
+		m.logCash(store.LevelInfo, "printer", "voucher_expired", "voucher %d of %s expired unpaid", v.ID, v.Amount.Plain())
+	}
+	return nil
+}
+
+// acceptPolicyLocked: may the kiosk take a note now, the devices aside?
+// Notes are taken at home and on a result screen only: not during a game
+// (the credit shown during a game is the one its stake left), not while a
+// voucher prints, not out of service, and not when the smallest note would
+// take the credit over the maximum.
+func (m *Machine) acceptPolicyLocked() bool {
+	return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() &&
+		!m.cash.cashingOut && m.credit+m.cash.minNote <= m.cash.maxCredit
+}
+
+func (m *Machine) gameOnLocked() bool { return m.game != nil && m.game.stage != StageDone }
+
+func (m *Machine) cashSnapshotLocked() CashSnapshot {
+	c := &m.cash
+	in := c.validator != nil && c.vStatus.OK && m.acceptPolicyLocked()
+	out := c.printer != nil && c.pStatus.OK && m.credit > 0 && (m.state == Home || m.state == Result) &&
+		!m.starting && !m.gameOnLocked() && !c.cashingOut && !c.noteInPath
+	return CashSnapshot{CanCashIn: in, CanCashOut: out, CashingOut: c.cashingOut, NoteInPath: c.noteInPath,
+		MaxCredit: c.maxCredit, CashIn: c.activity, Validator: c.vStatus, Printer: c.pStatus}
+}
+
+// applyAccepting tells the validator whether to take notes: called after
+// every change of the machine (it is one of its listeners).
+func (m *Machine) applyAccepting(Snapshot) {
+	v := m.cash.validator
+	if v == nil {
+		return
+	}
+	m.mu.Lock()
+	want := m.acceptPolicyLocked()
+	m.mu.Unlock()
+	v.SetAccepting(want)
+}
+
+// cashBusyLocked: a note on its way or a voucher printing holds back a
+// new game (Play) — the credit must settle first.
+func (m *Machine) cashBusyLocked() bool { return m.cash.noteInPath || m.cash.cashingOut }
+
+// setCreditLocked shows the balance after ledger row entry, unless a later
+// row's balance is already shown.
+func (m *Machine) setCreditLocked(entry int64, balance game.Money) {
+	if entry < m.cash.creditEntry {
+		return
+	}
+	m.cash.creditEntry = entry
+	m.credit = balance
+}
+
+// resyncCredit reads the credit back from the store when the kiosk is idle:
+// the credit shown is always the ledger's, even if two updates crossed.
+func (m *Machine) resyncCredit(ctx context.Context) {
+	m.mu.Lock()
+	idle := (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() && !m.cashBusyLocked()
+	m.mu.Unlock()
+	if !idle {
+		return
+	}
+	credit, err := m.st.Credit(ctx)
+	if err != nil {
+		return
+	}
+	m.mu.Lock()
+	stale := credit != m.credit && (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() && !m.cashBusyLocked()
+	m.mu.Unlock()
+	if stale {
+		m.update(func() { m.credit = credit })
+	}
+}
+
+// ResetValidator asks the validator for a reset once staff cleared a jam
+// or put the cash box back (sent when no note can be on its way).
+func (m *Machine) ResetValidator() {
+	if m.cash.validator != nil {
+		m.cash.validator.Reset()
+	}
+}
+
+// logCash queues an event for the store's log (written in order by one
+// goroutine, so a device's poll never waits on the disk).
+func (m *Machine) logCash(level store.Level, source, code, format string, args ...any) {
+	e := store.Event{Level: level, Source: source, Code: code, Detail: fmt.Sprintf(format, args...)}
+	if m.cash.log == nil || m.cash.stopped.Load() {
+		_, _ = m.st.Log(context.Background(), e)
+		return
+	}
+	m.cash.log.add(e)
+}
+
+// eventLog writes events to the store from its own goroutine, in order.
+// When the queue is full (a disk stalling for seconds) events are dropped
+// and the count is logged once the disk is back: the money itself is in
+// the ledger, written by its own transactions.
+type eventLog struct {
+	st      *store.Store
+	ch      chan store.Event
+	done    chan struct{}
+	dropped atomic.Int64
+	closed  atomic.Bool
+	mu      sync.Mutex // add vs close
+}
+
+func newEventLog(st *store.Store) *eventLog {
+	l := &eventLog{st: st, ch: make(chan store.Event, 512), done: make(chan struct{})}
+	go l.run()
+	return l
+}
+
+func (l *eventLog) add(e store.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed.Load() {
+		_, _ = l.st.Log(context.Background(), e)
+		return
+	}
+	select {
+	case l.ch <- e:
+	default:
+		l.dropped.Add(1)
+	}
+}
+
+func (l *eventLog) run() {
+	defer close(l.done)
+	ctx := context.Background()
+	for e := range l.ch {
+		if n := l.dropped.Swap(0); n > 0 {
+			_, _ = l.st.Log(ctx, store.Event{Level: store.LevelWarning, Source: "kiosk", Code: "events_dropped",
+				Detail: fmt.Sprintf("%d device events not logged: the disk was too slow", n)})
+		}
+		_, _ = l.st.Log(ctx, e)
+	}
+}
+
+// close writes what is queued and stops.
+func (l *eventLog) close() {
+	l.mu.Lock()
+	if !l.closed.Swap(true) {
+		close(l.ch)
+	}
+	l.mu.Unlock()
+	<-l.done
+}

@@ -1,0 +1,112 @@
+package kiosk
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"pharaon/hw"
+	"pharaon/hw/escpos"
+	"pharaon/hw/id003"
+	"pharaon/kiosk/devsim"
+)
+
+// Short device timings keep the pty tests fast; the protocols are the same.
+func testCashConfig(d *devsim.Devices) CashConfig {
+	return CashConfig{
+		ValidatorPath: d.ValidatorPath,
+		PrinterPath:   d.PrinterPath,
+		Validator: id003.Config{
+			PollInterval: 5 * time.Millisecond,
+			ReplyTimeout: 150 * time.Millisecond,
+			Backoff:      hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
+		},
+		PrinterTiming: escpos.Config{StatusTimeout: 400 * time.Millisecond, PollInterval: 20 * time.Millisecond},
+		PrinterCheck:  30 * time.Millisecond,
+	}
+}
+
+// startDevices runs both simulators for a test; receipts land in the
+// returned directory.
+func startDevices(t testing.TB) (*devsim.Devices, string) {
+	t.Helper()
+	dir := t.TempDir()
+	receipts := filepath.Join(dir, "vouchers")
+	d, err := devsim.Start(devsim.Config{Dir: filepath.Join(dir, "dev"), Receipts: receipts})
+	require.NoError(t, err)
+	t.Cleanup(func() { d.Close() })
+	return d, receipts
+}
+
+// newCashFixture is newFixture with both cash devices simulated; mod may
+// change the configuration before the machine is made. Not booted.
+func newCashFixture(t *testing.T, mod func(*Config)) (*fixture, *devsim.Devices, string) {
+	t.Helper()
+	templateOnce.Do(buildTemplate)
+	require.NoError(t, templateErr)
+	b, err := os.ReadFile(filepath.Join(templateDir, "pharaon.db"))
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "pharaon.db")
+	require.NoError(t, os.WriteFile(path, b, 0o600))
+	d, receipts := startDevices(t)
+	cfg := Config{Dev: true, Keys: testKeys, KioskID: "PH-0042", Venue: "Tabac de la Gare, 12 place Bellecour, Lyon",
+		Cash: testCashConfig(d)}
+	if mod != nil {
+		mod(&cfg)
+	}
+	f := &fixture{t: t, path: path, clock: &fakeClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}, cfg: cfg}
+	f.start()
+	t.Cleanup(f.stop)
+	return f, d, receipts
+}
+
+// waitFor polls cond (the devices run on their own goroutines).
+func waitFor(t testing.TB, cond func() bool, msg string, args ...any) {
+	t.Helper()
+	require.Eventually(t, cond, 15*time.Second, 2*time.Millisecond, append([]any{msg}, args...)...)
+}
+
+// cashReady waits until the validator takes notes and the printer works.
+func cashReady(t testing.TB, m *Machine) {
+	t.Helper()
+	waitFor(t, func() bool {
+		c := m.Snapshot().Cash
+		return c.Validator.OK && c.Printer.OK && m.cash.validator.Snapshot().Accepting
+	}, "cash devices not ready: %+v", m.Snapshot().Cash)
+}
+
+// insert puts a note in the simulated validator once it takes notes.
+func insert(t testing.TB, d *devsim.Devices, cents int64) {
+	t.Helper()
+	var err error
+	waitFor(t, func() bool { err = d.Validator.InsertNote(cents); return err == nil }, "insert %d: %v", cents, err)
+}
+
+// recorder keeps every snapshot the machine announces.
+type recorder struct {
+	mu    sync.Mutex
+	snaps []Snapshot
+}
+
+func (r *recorder) on(s Snapshot) {
+	r.mu.Lock()
+	r.snaps = append(r.snaps, s)
+	r.mu.Unlock()
+}
+
+// cashIn lists the distinct cash-in events seen, in order.
+func (r *recorder) cashIn() []CashInEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []CashInEvent
+	for _, s := range r.snaps {
+		if e := s.Cash.CashIn; e.Seq != 0 && (len(out) == 0 || out[len(out)-1].Seq != e.Seq) {
+			out = append(out, e)
+		}
+	}
+	return out
+}

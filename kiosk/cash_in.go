@@ -1,0 +1,409 @@
+package kiosk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"pharaon/game"
+	"pharaon/hw/id003"
+	"pharaon/store"
+)
+
+// Cash-in (DESIGN.md §7, §9): the bill validator's host asks the kiosk
+// before it stacks a note (Escrow) and tells it when the note is
+// irrevocably accepted (Credit, on VEND VALID), acknowledging the unit only
+// once Credit returned nil. The kiosk records a durable intent before the
+// note is stacked and credits that intent exactly once: so whatever byte
+// the kiosk dies at, the restarted kiosk either credits the pending intent
+// or finds it credited and credits nothing (store.CreditBillIntent).
+
+// ErrNoteAnomaly: the validator reports a note the kiosk cannot match with
+// its records (VEND VALID with no pending intent, or of another value than
+// the note it took). Nothing is credited and the note is not acknowledged:
+// the unit keeps it at VEND VALID until staff count the cash box.
+var ErrNoteAnomaly = errors.New("bank note needs staff")
+
+// wallet is the kiosk's side of the ID-003 exactly-once rule.
+type wallet struct{ m *Machine }
+
+var _ id003.Wallet = wallet{}
+
+// Escrow decides a note waiting in escrow: refused (the unit gives it back)
+// unless the kiosk takes notes now and the note keeps the credit within
+// the maximum; accepted once its intent is durable.
+func (w wallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) {
+	m := w.m
+	denom := game.Money(n.Cents)
+	m.mu.Lock()
+	// A note still "on its way" when another waits in escrow never reached
+	// VEND VALID (the unit holds a note there until acknowledged): the new
+	// one replaces it, and its intent is voided by RecordBillIntent.
+	allowed := m.acceptPolicyLocked()
+	if allowed {
+		m.cash.noteInPath = true // from here Play and CashOut wait for this note
+	}
+	m.mu.Unlock()
+	if !allowed {
+		m.noteRefused(denom, "off", msgNotTaking)
+		return false, "", nil
+	}
+	credit, err := m.st.Credit(ctx)
+	if err == nil && credit+denom > m.cash.maxCredit {
+		m.noteRefused(denom, "max_credit", Message{
+			FR: "Crédit maximum de " + m.cash.maxCredit.French() + " atteint : billet rendu",
+			EN: "Maximum credit of " + m.cash.maxCredit.English() + " reached: note returned",
+		})
+		return false, "", nil
+	}
+	var in store.BillIntent
+	if err == nil {
+		in, err = m.st.RecordBillIntent(ctx, denom)
+	}
+	if err != nil {
+		m.noteRefused(denom, "kiosk_error", msgKioskError)
+		m.logCash(store.LevelError, "validator", "intent_failed", "%s returned: %v", n, err)
+		return false, "", fmt.Errorf("record intent of %s: %w", denom, err)
+	}
+	m.cashPoint(pointEscrow)
+	m.update(func() { m.cash.activity = m.nextActivityLocked(CashInEvent{Kind: NoteEscrow, Amount: denom}) })
+	return true, strconv.FormatInt(in.ID, 10), nil
+}
+
+// Credit is the credit point: the note is in the cash box's path for good
+// (VEND VALID). It credits the note's intent in one durable commit and shows
+// the credit; the host acknowledges the unit after it returns nil.
+func (w wallet) Credit(ctx context.Context, n id003.Note) error {
+	m := w.m
+	m.cashPoint(pointVendValid)
+	id, err := m.intentFor(ctx, n)
+	if err != nil {
+		return err
+	}
+	if id == 0 {
+		// Credited before the kiosk died, not acknowledged: the host ACKs
+		// and nothing is credited again.
+		m.update(func() { m.cash.noteInPath = false })
+		return nil
+	}
+	e, err := m.st.CreditBillIntent(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrDuplicateRef):
+		m.logCash(store.LevelInfo, "validator", "credit_repeated", "%s: intent %d already credited, ledger row %d", n, id, e.ID)
+		m.update(func() { m.cash.noteInPath = false })
+		return nil
+	case errors.Is(err, store.ErrIntentState), errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrIntegrity):
+		return m.noteAnomaly(n, fmt.Sprintf("intent %d: %v", id, err))
+	case err != nil:
+		// The database refuses to write (disk full, I/O): VEND VALID stays
+		// unacknowledged and is asked again at every poll; no more sales.
+		m.storeFault(fmt.Errorf("credit %s: %w", n, err))
+		return err
+	}
+	m.cashPoint(pointCredited)
+	amount := e.Amount
+	m.update(func() {
+		m.setCreditLocked(e.ID, e.Balance)
+		m.cash.noteInPath = false
+		m.cash.activity = m.nextActivityLocked(CashInEvent{Kind: NoteCredited, Amount: amount, Credit: e.Balance})
+		if m.cash.vStatus.Code == "note_anomaly" {
+			m.cash.vStatus = m.validatorOKLocked()
+		}
+	})
+	return nil
+}
+
+// intentFor finds the intent a VEND VALID settles (id003.Wallet's rule):
+// the one the host named; after a restart the pending one; none (0, nil)
+// when the latest is already credited.
+func (m *Machine) intentFor(ctx context.Context, n id003.Note) (int64, error) {
+	if n.IntentID != "" {
+		id, err := strconv.ParseInt(n.IntentID, 10, 64)
+		if err != nil {
+			return 0, m.noteAnomaly(n, "intent id is not a number")
+		}
+		in, err := m.st.BillIntent(ctx, id)
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return 0, m.noteAnomaly(n, "unknown intent")
+			}
+			return 0, err
+		}
+		if in.Denom != game.Money(n.Cents) {
+			return 0, m.noteAnomaly(n, fmt.Sprintf("VEND VALID of %s for an intent of %s", game.Money(n.Cents).Plain(), in.Denom.Plain()))
+		}
+		return id, nil
+	}
+	p, err := m.st.PendingBillIntent(ctx)
+	switch {
+	case err == nil:
+		if p.Denom != game.Money(n.Cents) {
+			return 0, m.noteAnomaly(n, fmt.Sprintf("VEND VALID of %s for the pending intent %d of %s",
+				game.Money(n.Cents).Plain(), p.ID, p.Denom.Plain()))
+		}
+		return p.ID, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return 0, err
+	}
+	last, err := m.st.LatestBillIntent(ctx)
+	switch {
+	case err == nil && last.State == store.IntentCredited:
+		m.logCash(store.LevelInfo, "validator", "credit_repeated",
+			"%s after a restart: the latest intent %d is credited (ledger row %d); acknowledged, nothing credited", n, last.ID, last.EntryID)
+		return 0, nil
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return 0, err
+	case err == nil:
+		return 0, m.noteAnomaly(n, fmt.Sprintf("no pending intent, the latest (%d) is %s", last.ID, last.State))
+	}
+	return 0, m.noteAnomaly(n, "no intent was ever recorded")
+}
+
+// noteAnomaly refuses a VEND VALID the kiosk cannot match: logged once as
+// critical, shown to staff; the note stays unacknowledged.
+func (m *Machine) noteAnomaly(n id003.Note, why string) error {
+	detail := fmt.Sprintf("%s: %s; not credited, not acknowledged: count the cash box", n, why)
+	m.mu.Lock()
+	first := m.cash.vStatus.Code != "note_anomaly"
+	m.mu.Unlock()
+	if first {
+		m.logCash(store.LevelCritical, "validator", "note_anomaly", "%s", detail)
+		m.update(func() {
+			m.cash.noteInPath = false
+			m.cash.vStatus.OK = false
+			m.cash.vStatus.Code = "note_anomaly"
+			m.cash.vStatus.Message = Message{FR: "Billet à vérifier par le personnel", EN: "A note needs staff"}
+		})
+	}
+	return fmt.Errorf("%s: %w", detail, ErrNoteAnomaly)
+}
+
+// storeFault takes the kiosk out of service on a write the database refused.
+func (m *Machine) storeFault(err error) {
+	m.mu.Lock()
+	already := m.state == OutOfService && m.fault.Code == FaultStore
+	m.mu.Unlock()
+	if already {
+		return
+	}
+	m.logCash(store.LevelCritical, "kiosk", FaultStore, "%v", err)
+	m.outOfService(Fault{FaultStore, err.Error()})
+}
+
+var (
+	msgNotTaking  = Message{FR: "La borne ne prend pas de billet pour le moment", EN: "The kiosk is not taking notes now"}
+	msgKioskError = Message{FR: "Billet rendu : erreur de la borne", EN: "Note returned: kiosk error"}
+	msgReturned   = Message{FR: "Billet rendu", EN: "Note returned"}
+	msgNotAccept  = Message{FR: "Billet non accepté par cette borne", EN: "This note is not accepted here"}
+	msgUnitConfig = Message{FR: "Lecteur de billets mal configuré", EN: "Bill validator misconfigured"}
+	msgOffline    = Message{FR: "Lecteur de billets déconnecté", EN: "Bill validator disconnected"}
+	msgStarting   = Message{FR: "Lecteur de billets en initialisation", EN: "Bill validator starting"}
+)
+
+func (m *Machine) noteRefused(denom game.Money, code string, why Message) {
+	m.update(func() {
+		m.cash.noteInPath = false
+		m.cash.activity = m.nextActivityLocked(CashInEvent{Kind: NoteReturned, Amount: denom, Code: code, Reason: why})
+	})
+}
+
+// nextActivityLocked stamps a new cash-in event.
+func (m *Machine) nextActivityLocked(e CashInEvent) CashInEvent {
+	e.Seq = m.cash.activity.Seq + 1
+	e.At = m.clk.Now()
+	return e
+}
+
+func (m *Machine) validatorOKLocked() DeviceStatus {
+	return DeviceStatus{Configured: true, Connected: true, OK: true, Code: "ok", Message: Message{FR: "En service", EN: "Working"}}
+}
+
+// onValidatorEvent receives the host's events, in order, from its polling
+// goroutine: each is logged with the unit's own codes, and the device's
+// status and the player's feedback follow them.
+func (m *Machine) onValidatorEvent(e id003.Event) {
+	m.logValidatorEvent(e)
+	switch e.Kind {
+	case id003.EventConnected:
+		m.update(func() {
+			m.cash.vStatus.Connected = true
+			if m.cash.vStatus.Code == "connecting" || m.cash.vStatus.Code == "offline" {
+				m.cash.vStatus.Code, m.cash.vStatus.Message = "starting", msgStarting
+			}
+		})
+	case id003.EventDisconnected:
+		m.update(func() {
+			m.cash.noteInPath = false
+			m.cash.vStatus = DeviceStatus{Configured: true, Code: "offline", Message: msgOffline}
+		})
+	case id003.EventConfigError:
+		m.update(func() {
+			m.cash.vStatus.OK = false
+			m.cash.vStatus.Code, m.cash.vStatus.Message = "config", msgUnitConfig
+		})
+	case id003.EventConfigured:
+		var cfgErr error
+		if v := m.cash.validator; v != nil {
+			cfgErr = v.Snapshot().ConfigError
+		}
+		m.update(func() {
+			switch {
+			case cfgErr != nil:
+				m.cash.vStatus.OK = false
+				m.cash.vStatus.Code, m.cash.vStatus.Message = "config", msgUnitConfig
+			case m.cash.vStatus.Code == "starting" || m.cash.vStatus.Code == "config":
+				m.cash.vStatus = m.validatorOKLocked()
+			}
+		})
+	case id003.EventState:
+		m.validatorState(e.Status)
+	case id003.EventEscrow:
+		if !e.Accepted && e.Detail != "" {
+			// Refused by the host itself (our own refusals are shown by Escrow).
+			code, why := "not_accepted", msgNotAccept
+			switch e.Detail {
+			case "acceptance switched off":
+				code, why = "off", msgNotTaking
+			case "unit configuration does not match":
+				code, why = "config", msgUnitConfig
+			}
+			m.noteRefused(game.Money(e.Note.Cents), code, why)
+		}
+	case id003.EventCredited:
+		m.cashPoint(pointAcked)
+	case id003.EventNoteReturned:
+		// The note the kiosk accepted came back: its intent is void (a later
+		// escrow would void it anyway; this says why, now).
+		if id, err := strconv.ParseInt(e.Note.IntentID, 10, 64); err == nil {
+			if _, err := m.st.VoidBillIntent(context.Background(), id, "note returned: "+e.Detail); err != nil &&
+				!errors.Is(err, store.ErrIntentState) {
+				m.logCash(store.LevelError, "validator", "intent_void_failed", "intent %d: %v", id, err)
+			}
+		}
+		m.update(func() {
+			m.cash.noteInPath = false
+			if m.cash.activity.Kind != NoteReturned {
+				m.cash.activity = m.nextActivityLocked(CashInEvent{Kind: NoteReturned, Amount: game.Money(e.Note.Cents),
+					Code: "returned", Reason: msgReturned})
+			}
+		})
+	case id003.EventAnomaly:
+		m.update(func() {
+			m.cash.vStatus.Warning = Message{FR: "Anomalie du lecteur de billets : voir le journal", EN: "Bill validator anomaly: see the event log"}
+		})
+	}
+}
+
+// validatorState follows the unit's status: the steps of a note, and its
+// faults (jam, cash box full or open, fraud attempt, failure).
+func (m *Machine) validatorState(st id003.Status) {
+	switch st.State {
+	case id003.StateAccepting:
+		m.cashPoint(pointAccepting)
+	case id003.StateStacking:
+		m.cashPoint(pointStacking)
+	}
+	m.update(func() {
+		c := &m.cash
+		switch {
+		case st.State.Fault():
+			c.noteInPath = false
+			c.vStatus = DeviceStatus{Configured: true, Connected: true, Code: st.DeviceCode(),
+				Message: Message{FR: capitalize(st.State.French()), EN: capitalize(st.State.String())}}
+		case c.vStatus.Code == "config" || c.vStatus.Code == "note_anomaly":
+			// Stays until the unit is configured right, or the note is settled.
+		case st.State.PowerUp() || st.State == id003.StateInitialize:
+			c.vStatus = DeviceStatus{Configured: true, Connected: true, Code: "starting", Message: msgStarting}
+		case c.vStatus.Code != "ok":
+			// Working, or working again once staff cleared a fault.
+			c.vStatus = m.validatorOKLocked()
+		}
+		switch st.State {
+		case id003.StateAccepting:
+			if c.activity.Kind != NoteReading {
+				c.activity = m.nextActivityLocked(CashInEvent{Kind: NoteReading})
+			}
+		case id003.StateRejecting:
+			r := st.Reason()
+			c.noteInPath = false
+			c.activity = m.nextActivityLocked(CashInEvent{Kind: NoteReturned, Code: st.DeviceCode(),
+				Reason: Message{FR: "Billet refusé : " + r.French(), EN: "Note rejected: " + r.String()}})
+		case id003.StateReturning:
+			c.noteInPath = false
+			if c.activity.Kind != NoteReturned {
+				c.activity = m.nextActivityLocked(CashInEvent{Kind: NoteReturned, Amount: c.activity.Amount,
+					Code: "returned", Reason: msgReturned})
+			}
+		case id003.StateIdle, id003.StateDisabled:
+			c.noteInPath = false
+		}
+	})
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	if r[0] >= 'a' && r[0] <= 'z' {
+		r[0] -= 'a' - 'A'
+	}
+	return string(r)
+}
+
+// logValidatorEvent writes a host event to the store's log, source
+// "validator", with the unit's own status bytes in the detail.
+func (m *Machine) logValidatorEvent(e id003.Event) {
+	level := store.LevelInfo
+	switch e.Kind {
+	case id003.EventLineError, id003.EventNoteReturned:
+		level = store.LevelWarning
+	case id003.EventEscrow:
+		if !e.Accepted {
+			level = store.LevelWarning
+		}
+	case id003.EventState:
+		switch {
+		case e.Status.State.Fault():
+			level = store.LevelError
+		case e.Status.State == id003.StateRejecting || e.Status.State.PowerUp():
+			level = store.LevelWarning
+		}
+	case id003.EventDisconnected, id003.EventConfigError, id003.EventCreditFailed:
+		level = store.LevelError
+	case id003.EventAnomaly:
+		level = store.LevelCritical
+	}
+	m.logCash(level, "validator", validatorEventCode(e.Kind), "%s", e)
+}
+
+func validatorEventCode(k id003.EventKind) string {
+	switch k {
+	case id003.EventConnected:
+		return "connected"
+	case id003.EventDisconnected:
+		return "disconnected"
+	case id003.EventState:
+		return "state"
+	case id003.EventConfigured:
+		return "configured"
+	case id003.EventConfigError:
+		return "config_error"
+	case id003.EventEscrow:
+		return "escrow"
+	case id003.EventCredited:
+		return "credited"
+	case id003.EventCreditFailed:
+		return "credit_failed"
+	case id003.EventAckRepeated:
+		return "ack_repeated"
+	case id003.EventNoteReturned:
+		return "note_returned"
+	case id003.EventLineError:
+		return "line_error"
+	case id003.EventAnomaly:
+		return "anomaly"
+	}
+	return "event"
+}

@@ -1,0 +1,260 @@
+package kiosk
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	_ "time/tzdata" // Europe/Paris on any system: vouchers state the local date and time
+
+	"pharaon/game"
+	"pharaon/hw/escpos"
+	"pharaon/store"
+)
+
+// A voucher's validation number is 18 digits: 16 drawn from crypto/rand and
+// 2 check digits of ISO 7064 MOD 97-10 (the scheme of the IBAN). Two check
+// digits rather than one (Luhn, Damm, Verhoeff): staff key the number in by
+// hand when the barcode does not scan, and MOD 97-10 detects every single
+// wrong digit, every swap of two adjacent digits (Luhn misses 09↔90) and of
+// two digits one apart, most twin errors, and all but about 1 % of the
+// other mistakes (a single check digit lets 10 % through). Sixteen random
+// digits (10^16, about 2^53) still leave no guessable number: the counter
+// checks each number against the kiosk's or the operator's records anyway,
+// and a guess has about one chance in 10^12 of hitting one of ten thousand
+// vouchers outstanding.
+const (
+	validationRandom = store.ValidationDigits - 2
+	// ValidationDigits is the length of a validation number.
+	ValidationDigits = store.ValidationDigits
+)
+
+// ErrBadValidation: the text is not a validation number (wrong length, not
+// digits, or its check digits do not match: a typing mistake).
+var ErrBadValidation = errors.New("not a valid voucher number")
+
+// NewValidation draws a validation number from r (crypto/rand.Reader in
+// the kiosk: a voucher number must not be guessable).
+func NewValidation(r io.Reader) (string, error) {
+	digits := make([]byte, 0, ValidationDigits)
+	var buf [32]byte
+	for len(digits) < validationRandom {
+		if _, err := io.ReadFull(r, buf[:]); err != nil {
+			return "", fmt.Errorf("validation number: %w", err)
+		}
+		for _, b := range buf {
+			// 250 = 25 × 10: bytes above are dropped so every digit is
+			// equally likely.
+			if b < 250 && len(digits) < validationRandom {
+				digits = append(digits, '0'+b%10)
+			}
+		}
+	}
+	c := 98 - mod97(string(digits)+"00")
+	return string(digits) + string([]byte{'0' + byte(c/10), '0' + byte(c%10)}), nil
+}
+
+// mod97 is the remainder of the decimal number s by 97.
+func mod97(s string) int {
+	r := 0
+	for i := 0; i < len(s); i++ {
+		r = (r*10 + int(s[i]-'0')) % 97
+	}
+	return r
+}
+
+// ValidValidation reports whether s is a validation number: 18 digits whose
+// value is 1 modulo 97.
+func ValidValidation(s string) bool {
+	if len(s) != ValidationDigits {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return mod97(s) == 1
+}
+
+// ParseValidation reads a validation number keyed in by staff or read by a
+// scanner: spaces and dashes are ignored. ErrBadValidation if it is not one.
+func ParseValidation(s string) (string, error) {
+	clean := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' || r == '\u00a0' {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if !ValidValidation(clean) {
+		return "", fmt.Errorf("%q: %w", s, ErrBadValidation)
+	}
+	return clean, nil
+}
+
+// FormatValidation groups the digits by four, as printed: "1234 5678 9012
+// 3456 78".
+func FormatValidation(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if i > 0 && i%4 == 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
+
+// MaskValidation hides every digit but the last four, keeping the grouping:
+// "•••• •••• •••• ••56 78". What a screen may show of a payable voucher.
+func MaskValidation(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if i > 0 && i%4 == 0 {
+			b.WriteByte(' ')
+		}
+		if i < len(v)-4 {
+			b.WriteString("•")
+		} else {
+			b.WriteByte(v[i])
+		}
+	}
+	return b.String()
+}
+
+// VoucherInfo is what the screens may know of a voucher: never its full
+// validation number, which pays it (Masked shows the last four digits).
+type VoucherInfo struct {
+	Number    int64      // the voucher's sequence number, printed on it
+	Amount    game.Money // paid out
+	Issued    time.Time  // in the kiosk's time zone
+	Expires   time.Time  // in the kiosk's time zone
+	AtCounter bool       // payable at the shop's counter; false: at a payment centre
+	Duplicate bool       // this print was a duplicate (ReprintLast)
+	Reprints  int        // duplicates printed so far
+	masked    string
+}
+
+// Masked is the validation number with all but its last four digits hidden.
+func (v VoucherInfo) Masked() string { return v.masked }
+
+// Where tells the player where to be paid, as printed: "Payable au
+// comptoir" or "À présenter à un centre de paiement".
+func (v VoucherInfo) Where() Message {
+	if v.AtCounter {
+		return msgAtCounter
+	}
+	return msgPaymentCentre
+}
+
+var (
+	msgAtCounter     = Message{FR: "Payable au comptoir", EN: "Payable at the counter"}
+	msgPaymentCentre = Message{FR: "À présenter à un centre de paiement", EN: "Present it at a payment centre"}
+)
+
+// Message is a text for the screens, in French and in English.
+type Message struct{ FR, EN string }
+
+// IsZero reports an empty message.
+func (m Message) IsZero() bool { return m.FR == "" && m.EN == "" }
+
+func (m *Machine) voucherInfo(v store.Voucher, duplicate bool) VoucherInfo {
+	loc := m.cfg.Location
+	return VoucherInfo{
+		Number: v.ID, Amount: v.Amount, Issued: v.Issued.In(loc), Expires: v.Expires.In(loc),
+		AtCounter: v.Amount <= m.cash.payoutLimit, Duplicate: duplicate, Reprints: v.Reprints,
+		masked: MaskValidation(v.Validation),
+	}
+}
+
+// voucherText is what a voucher says, before it is laid out for the printer.
+type voucherText struct {
+	KioskID, Venue string
+	Number         int64
+	Issued         time.Time // local
+	Amount         game.Money
+	Validation     string
+	Expires        time.Time // local
+	AtCounter      bool
+	Duplicate      bool
+	PrintedAt      time.Time // local; a duplicate states when it was printed
+}
+
+// voucherColumns is the width of a line of text in font A on an 80 mm roll;
+// double width halves it.
+const voucherColumns = 42
+
+const (
+	frDateTime    = "02/01/2006 à 15:04"
+	frDateTimeSec = "02/01/2006 à 15:04:05"
+)
+
+// voucherDoc lays out a voucher (issue 6): the kiosk and venue, date and
+// time, sequence number, amount in figures (French format) and in French
+// words, validation number in groups, Code 128 and QR of it, expiry, and
+// where it is paid; a duplicate is marked DUPLICATA twice and says when it
+// was printed. Every text goes through the Doc's code page (PC858 has é,
+// à, À, ° and €).
+func voucherDoc(t voucherText) *escpos.Doc {
+	d := escpos.NewDoc().Init()
+	d.Align(escpos.Center).Bold(true).Size(2, 2).Line("PHARAON").Size(1, 1)
+	d.Line("BON DE PAIEMENT").Bold(false)
+	if t.Duplicate {
+		d.Bold(true).Size(2, 1).Line("DUPLICATA").Size(1, 1).Bold(false)
+	}
+	d.Feed(1).Align(escpos.Left)
+	for _, l := range wrap("Borne : "+t.KioskID, voucherColumns) {
+		d.Line(l)
+	}
+	if t.Venue != "" {
+		for _, l := range wrap("Lieu : "+t.Venue, voucherColumns) {
+			d.Line(l)
+		}
+	}
+	d.Line("Date : " + t.Issued.Format(frDateTimeSec))
+	d.Line(fmt.Sprintf("Bon n° %06d", t.Number))
+	d.Feed(1).Align(escpos.Center).Bold(true).Size(2, 2).Line(t.Amount.French()).Size(1, 1).Bold(false)
+	for _, l := range wrap(t.Amount.FrenchWords(), voucherColumns) {
+		d.Line(l)
+	}
+	d.Feed(1).Line("N° de validation").Bold(true).Line(FormatValidation(t.Validation)).Bold(false)
+	d.Barcode128(t.Validation).Feed(1).QR(t.Validation)
+	d.Line("Valable jusqu'au " + t.Expires.Format(frDateTime))
+	where := msgPaymentCentre.FR
+	if t.AtCounter {
+		where = msgAtCounter.FR
+	}
+	d.Bold(true).Line(where).Bold(false)
+	if t.Duplicate {
+		d.Feed(1).Bold(true).Line("DUPLICATA").Bold(false).Line("imprimé le " + t.PrintedAt.Format(frDateTime))
+	}
+	return d.Feed(2).Cut()
+}
+
+// wrap cuts text into lines of at most width runes, at spaces (a word
+// longer than width is cut).
+func wrap(text string, width int) []string {
+	var lines []string
+	var cur []rune
+	for _, w := range strings.Fields(text) {
+		rw := []rune(w)
+		switch {
+		case len(cur) == 0:
+		case len(cur)+1+len(rw) <= width:
+			cur = append(cur, ' ')
+		default:
+			lines = append(lines, string(cur))
+			cur = cur[:0]
+		}
+		for len(rw) > width {
+			lines = append(lines, string(rw[:width]))
+			rw = rw[width:]
+		}
+		cur = append(cur, rw...)
+	}
+	if len(cur) > 0 {
+		lines = append(lines, string(cur))
+	}
+	return lines
+}
