@@ -54,6 +54,11 @@ type attractLoop struct {
 
 // showAttract starts the attract loop.
 func (s *Screens) showAttract() {
+	// The next player finds the kiosk in its own language.
+	if s.tr.Lang != s.opt.Lang {
+		s.tr = Tr{s.opt.Lang}
+		s.gs.SetLabels(s.tr.GameLabels())
+	}
 	a := &attractLoop{s: s, field: NewPlayfield(), pump: NewPump(DefaultMaxCatchUp), labels: s.tr.GameLabels()}
 	a.field.setLabels(&a.labels)
 	a.nextWall()

@@ -44,7 +44,8 @@ var DevCredits = [...]game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro, 
 
 // Options tune the screens. The zero value is the kiosk's defaults.
 type Options struct {
-	// Lang is the language at start and after each game (French by default).
+	// Lang is the language at start, and again each time the kiosk falls
+	// idle into its attract loop (French by default).
 	Lang Lang
 	// Now is the clock of motion and idle time: time.Now (monotonic) if nil.
 	Now func() time.Time
@@ -316,8 +317,11 @@ func (s *Screens) apply(snap kiosk.Snapshot) {
 		s.showHome()
 		return
 	}
-	if s.screen == scrHome && homeChanged(old, snap) {
+	switch {
+	case s.screen == scrHome && homeChanged(old, snap):
 		s.rebuild()
+	case s.screen == scrAttract && snap.Credit != old.Credit:
+		s.showHome() // credit came in: a player is there
 	}
 }
 

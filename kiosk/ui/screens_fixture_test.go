@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"flag"
 	"fmt"
+	"image"
+	"image/draw"
 	"image/png"
 	"io"
 	"os"
@@ -376,18 +379,63 @@ func (f *scrFixture) tap(label string) {
 }
 
 // golden compares the window with testdata/name, or rewrites it with
-// -update-screens.
+// -update-screens. On a difference it writes the image under
+// testdata/failed/ and says how many pixels differ and where (a byte diff
+// of two screens would take minutes to print).
 func (f *scrFixture) golden(name string) {
 	f.t.Helper()
 	img := f.w.Canvas().Capture()
 	if *updateScreens {
-		out, err := os.Create(filepath.Join("testdata", name))
-		require.NoError(f.t, err)
-		require.NoError(f.t, png.Encode(out, img))
-		require.NoError(f.t, out.Close())
+		writePNG(f.t, filepath.Join("testdata", name), img)
 		return
 	}
-	test.AssertImageMatches(f.t, name, img)
+	master, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		writePNG(f.t, filepath.Join("testdata", "failed", name), img)
+		f.t.Errorf("golden %s: %v (the image is in testdata/failed)", name, err)
+		return
+	}
+	want, err := png.Decode(master)
+	master.Close()
+	require.NoError(f.t, err)
+	a, b := toNRGBA(want), toNRGBA(img)
+	if a.Rect != b.Rect {
+		writePNG(f.t, filepath.Join("testdata", "failed", name), img)
+		f.t.Errorf("golden %s: size %v, want %v (the image is in testdata/failed)", name, b.Rect, a.Rect)
+		return
+	}
+	if bytes.Equal(a.Pix, b.Pix) {
+		return
+	}
+	n, box := 0, image.Rectangle{}
+	for y := a.Rect.Min.Y; y < a.Rect.Max.Y; y++ {
+		for x := a.Rect.Min.X; x < a.Rect.Max.X; x++ {
+			if a.NRGBAAt(x, y) != b.NRGBAAt(x, y) {
+				n++
+				box = box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	writePNG(f.t, filepath.Join("testdata", "failed", name), img)
+	f.t.Errorf("golden %s: %d pixels differ within %v (the image is in testdata/failed; -update-screens rewrites the goldens)", name, n, box)
+}
+
+func toNRGBA(img image.Image) *image.NRGBA {
+	if n, ok := img.(*image.NRGBA); ok {
+		return n
+	}
+	out := image.NewNRGBA(img.Bounds())
+	draw.Draw(out, out.Rect, img, img.Bounds().Min, draw.Src)
+	return out
+}
+
+func writePNG(t *testing.T, path string, img image.Image) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	out, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, png.Encode(out, img))
+	require.NoError(t, out.Close())
 }
 
 // nbsp writes s with the no-break spaces of the French amounts.

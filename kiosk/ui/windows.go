@@ -79,7 +79,11 @@ func (s *Screens) rise(win fyne.CanvasObject, delay time.Duration) {
 		f = 1 - (1-f)*(1-f) // ease out
 		body.Move(fyne.NewPos(0, (1-f)*riseDistance*k))
 		if !win.Visible() {
+			// Container.Show does not mark the canvas for repainting, and
+			// the canvas does not know the hidden window yet: refresh the
+			// overlay it knows, or a still screen never draws the window.
 			win.Show()
+			s.ovBox.Refresh()
 		}
 	})
 	a.Curve = fyne.AnimationLinear
