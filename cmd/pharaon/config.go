@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"pharaon/kiosk/ui"
+)
+
+// Config is how the kiosk runs: the flags and the configuration file say
+// it (docs/kiosk-config.md).
+type Config struct {
+	DB         string  // the SQLite database
+	KioskID    string  // the kiosk's name in the fleet and on its vouchers
+	Lang       ui.Lang // the language the screens start in
+	Fullscreen bool    // fill the screen (the kiosk) or open a window (development)
+	Dev        bool    // development: demo blocks and the test-credit panel
+	FPS        bool    // log frames per second and time per frame while a game runs
+	Keys       []string
+	// The cash devices' stable paths (kiosk.CashConfig); none: no cash-in
+	// or no cash-out, shown as such.
+	Validator string // the bill validator's serial device (ID-003)
+	Printer   string // the voucher printer's serial device (ESC/POS)
+}
+
+// ErrConfig is a configuration file or a flag that cannot be used.
+var ErrConfig = errors.New("bad configuration")
+
+// maxConfigSize bounds the configuration file: it is a few lines.
+const maxConfigSize = 64 << 10
+
+// configKeys are the keys of the configuration file, which are the long
+// names of the flags.
+var configKeys = []string{"db", "kiosk-id", "lang", "fullscreen", "dev", "fps", "keys", "validator", "printer"}
+
+// ParseConfigFile reads a configuration file into c: one "key = value" a
+// line, "#" starting a comment line, blank lines ignored. Keys are those of
+// the flags (configKeys); "keys" is a comma-separated list of issuer public
+// key files, relative to the file's directory dir when not absolute. A
+// key given twice, an unknown key or a bad value is an error naming the
+// line, and c is left as it was.
+func ParseConfigFile(r io.Reader, dir string, c *Config) error {
+	b, err := io.ReadAll(io.LimitReader(r, maxConfigSize+1))
+	if err != nil {
+		return fmt.Errorf("read config: %w", err)
+	}
+	if len(b) > maxConfigSize {
+		return fmt.Errorf("config larger than %d bytes: %w", maxConfigSize, ErrConfig)
+	}
+	if !utf8.Valid(b) {
+		return fmt.Errorf("config is not UTF-8 text: %w", ErrConfig)
+	}
+	next := *c
+	seen := map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 4096), maxConfigSize)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if !ok {
+			return fmt.Errorf("config line %d: %q is not key = value: %w", n, line, ErrConfig)
+		}
+		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		if first, dup := seen[key]; dup {
+			return fmt.Errorf("config line %d: %s already set on line %d: %w", n, key, first, ErrConfig)
+		}
+		seen[key] = n
+		if err := next.set(key, value, dir); err != nil {
+			return fmt.Errorf("config line %d: %w", n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read config: %w", err)
+	}
+	*c = next
+	return nil
+}
+
+// set sets one key from its text.
+func (c *Config) set(key, value, dir string) error {
+	boolean := func(dst *bool) error {
+		v, err := strconv.ParseBool(value)
+		if err != nil {
+			return fmt.Errorf("%s = %q: true or false: %w", key, value, ErrConfig)
+		}
+		*dst = v
+		return nil
+	}
+	path := func(dst *string, v string) error {
+		if v == "" {
+			return fmt.Errorf("%s: empty path: %w", key, ErrConfig)
+		}
+		if dir != "" && !filepath.IsAbs(v) {
+			v = filepath.Join(dir, v)
+		}
+		*dst = v
+		return nil
+	}
+	switch key {
+	case "db":
+		return path(&c.DB, value)
+	case "kiosk-id":
+		if strings.ContainsFunc(value, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			return fmt.Errorf("kiosk-id %q: control characters: %w", value, ErrConfig)
+		}
+		c.KioskID = value
+		return nil
+	case "lang":
+		l, err := ui.ParseLang(value)
+		if err != nil {
+			return fmt.Errorf("%w: %w", err, ErrConfig)
+		}
+		c.Lang = l
+		return nil
+	case "fullscreen":
+		return boolean(&c.Fullscreen)
+	case "dev":
+		return boolean(&c.Dev)
+	case "fps":
+		return boolean(&c.FPS)
+	case "keys":
+		var keys []string
+		for _, k := range strings.Split(value, ",") {
+			k = strings.TrimSpace(k)
+			if k == "" {
+				continue
+			}
+			if err := path(&k, k); err != nil {
+				return err
+			}
+			keys = append(keys, k)
+		}
+		if len(keys) == 0 {
+			return fmt.Errorf("keys: no file: %w", ErrConfig)
+		}
+		c.Keys = keys
+		return nil
+	case "validator":
+		return path(&c.Validator, value)
+	case "printer":
+		return path(&c.Printer, value)
+	}
+	return fmt.Errorf("unknown key %q (%s): %w", key, strings.Join(configKeys, ", "), ErrConfig)
+}
+
+// bindFlags declares the command line's flags on fs, writing into c when
+// parsed. Only the flags given on the command line change c, so they
+// override the configuration file read before them.
+func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
+	fs.StringVar(configPath, "config", "", "configuration file (key = value lines; docs/kiosk-config.md)")
+	fs.Func("db", "SQLite database `file`", func(s string) error { return c.set("db", s, "") })
+	fs.Func("kiosk-id", "the kiosk's `name`", func(s string) error { return c.set("kiosk-id", s, "") })
+	fs.Func("lang", "language of the screens at start: fr or en", func(s string) error { return c.set("lang", s, "") })
+	fs.BoolFunc("fullscreen", "fill the screen (default true; -fullscreen=false opens a 1280×800 window)",
+		func(s string) error { return c.set("fullscreen", s, "") })
+	fs.BoolFunc("dev", "development: demo issuer key and blocks, test-credit panel (never in production)",
+		func(s string) error { return c.set("dev", s, "") })
+	fs.BoolFunc("fps", "log frames per second and time per frame during a game", func(s string) error { return c.set("fps", s, "") })
+	fs.Func("keys", "trusted issuer public key `files`, comma-separated", func(s string) error { return c.set("keys", s, "") })
+	fs.Func("validator", "bill validator (ID-003) serial `device`", func(s string) error { return c.set("validator", s, "") })
+	fs.Func("printer", "voucher printer (ESC/POS) serial `device`", func(s string) error { return c.set("printer", s, "") })
+}

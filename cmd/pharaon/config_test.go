@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/kiosk/ui"
+)
+
+// mapEnv is an environment for the tests.
+type mapEnv map[string]string
+
+func (m mapEnv) Getenv(k string) string { return m[k] }
+func (m mapEnv) Setenv(k, v string) error {
+	m[k] = v
+	return nil
+}
+
+func TestParseConfigFile(t *testing.T) {
+	text := `# a kiosk
+db = /var/lib/pharaon/k.db
+kiosk-id = PH 0042
+lang = EN
+
+fullscreen = false
+dev = true
+fps = 1
+keys = issuer-2026.pub, /etc/pharaon/issuer-2027.pub,
+validator = /dev/serial/by-id/jcm
+printer = printer0
+`
+	var c Config
+	require.NoError(t, ParseConfigFile(strings.NewReader(text), "/etc/pharaon", &c))
+	assert.Equal(t, Config{
+		DB: "/var/lib/pharaon/k.db", KioskID: "PH 0042", Lang: ui.English, Fullscreen: false, Dev: true, FPS: true,
+		Keys:      []string{"/etc/pharaon/issuer-2026.pub", "/etc/pharaon/issuer-2027.pub"},
+		Validator: "/dev/serial/by-id/jcm", Printer: "/etc/pharaon/printer0",
+	}, c)
+}
+
+func TestParseConfigFileRefusesAndChangesNothing(t *testing.T) {
+	cases := map[string]string{
+		"unknown key":     "db = a.db\ncolour = blue\n",
+		"no equals":       "db a.db\n",
+		"duplicate":       "lang = fr\nlang = en\n",
+		"bad bool":        "fullscreen = maybe\n",
+		"bad lang":        "lang = de\n",
+		"empty path":      "db =\n",
+		"control char":    "kiosk-id = a\x01b\n",
+		"not utf-8":       "kiosk-id = caf\xe9\n",
+		"too large":       "# " + strings.Repeat("x", maxConfigSize) + "\n",
+		"no key file":     "keys = , ,\n",
+		"bad line last":   "db = a.db\ndev = true\nfps = yes please\n",
+		"empty key name":  " = 1\n",
+		"equals in value": "fps = true=false\n",
+	}
+	for name, text := range cases {
+		t.Run(name, func(t *testing.T) {
+			before := Config{DB: "keep.db", Fullscreen: true}
+			c := before
+			err := ParseConfigFile(strings.NewReader(text), "/etc", &c)
+			require.ErrorIs(t, err, ErrConfig)
+			assert.Equal(t, before, c, "a refused file changes nothing")
+		})
+	}
+}
+
+func TestLoadConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pharaon.conf")
+	require.NoError(t, os.WriteFile(path, []byte("db = file.db\nlang = en\nfullscreen = false\nkiosk-id = from-file\n"), 0o600))
+	var stderr bytes.Buffer
+
+	c, err := loadConfig([]string{"-config", path, "-lang", "fr", "-kiosk-id", "from-flag"}, mapEnv{}, &stderr)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "file.db"), c.DB, "a relative path in the file is relative to the file")
+	assert.Equal(t, ui.French, c.Lang, "a flag overrides the file")
+	assert.Equal(t, "from-flag", c.KioskID)
+	assert.False(t, c.Fullscreen, "what the flags do not say, the file does")
+
+	c, err = loadConfig([]string{"-fullscreen=true", "-config", path}, mapEnv{}, &stderr)
+	require.NoError(t, err)
+	assert.True(t, c.Fullscreen, "the flags win whatever their order")
+}
+
+func TestLoadConfigDefaults(t *testing.T) {
+	var stderr bytes.Buffer
+	c, err := loadConfig(nil, mapEnv{"HOME": "/home/k"}, &stderr)
+	require.NoError(t, err)
+	assert.Equal(t, Config{DB: productionDB, Fullscreen: true, Lang: ui.French}, c, "production defaults")
+
+	c, err = loadConfig([]string{"-dev"}, mapEnv{"HOME": "/home/k"}, &stderr)
+	require.NoError(t, err)
+	assert.Equal(t, "/home/k/.local/share/pharaon/pharaon.db", c.DB)
+	assert.True(t, c.Dev)
+
+	c, err = loadConfig([]string{"-dev"}, mapEnv{"HOME": "/home/k", "XDG_DATA_HOME": "/data"}, &stderr)
+	require.NoError(t, err)
+	assert.Equal(t, "/data/pharaon/pharaon.db", c.DB)
+
+	c, err = loadConfig([]string{"-dev"}, mapEnv{"HOME": "/home/k", "XDG_DATA_HOME": "relative"}, &stderr)
+	require.NoError(t, err)
+	assert.Equal(t, "/home/k/.local/share/pharaon/pharaon.db", c.DB, "a relative XDG_DATA_HOME is ignored, as the spec says")
+
+	_, err = loadConfig([]string{"-dev"}, mapEnv{}, &stderr)
+	assert.Equal(t, exitUsage, exitCode(err), "no HOME and no -db")
+}
+
+func TestLoadConfigMisuse(t *testing.T) {
+	for _, args := range [][]string{
+		{"-lang", "de"},
+		{"-colour", "blue"},
+		{"extra"},
+		{"-fullscreen=perhaps"},
+		{"-config", "/no/such/file.conf"},
+	} {
+		_, err := loadConfig(args, mapEnv{"HOME": "/h"}, &bytes.Buffer{})
+		assert.Equal(t, exitUsage, exitCode(err), "%q: %v", args, err)
+	}
+	var stderr bytes.Buffer
+	_, err := loadConfig([]string{"-h"}, mapEnv{}, &stderr)
+	assert.True(t, errors.Is(err, flag.ErrHelp))
+	assert.Equal(t, exitOK, exitCode(err))
+	assert.Contains(t, stderr.String(), "-dev")
+}
+
+func TestRunWithoutDisplay(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "sub", "pharaon.db")
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"-dev", "-db", db}, mapEnv{"HOME": dir}, &stdout, &stderr, time.Now())
+	assert.Equal(t, exitUsage, exitCode(err))
+	msg := stderr.String()
+	assert.Contains(t, msg, "aucun écran")
+	assert.Contains(t, msg, "no display")
+	assert.Contains(t, msg, "xvfb-run -a make run")
+	assert.Contains(t, msg, "xvfb-run -a -s \"-screen 0 1280x800x24\" bin/pharaon -dev")
+	assert.NoDirExists(t, filepath.Dir(db), "nothing is created without a display")
+}
+
+func TestHasDisplay(t *testing.T) {
+	assert.False(t, hasDisplay(mapEnv{}))
+	assert.True(t, hasDisplay(mapEnv{"DISPLAY": ":0"}))
+	assert.True(t, hasDisplay(mapEnv{"WAYLAND_DISPLAY": "wayland-0"}))
+}
+
+func TestFixLocale(t *testing.T) {
+	cases := []struct {
+		name string
+		in   mapEnv
+		lang ui.Lang
+		want mapEnv
+	}{
+		{"nothing set", mapEnv{}, ui.French, mapEnv{"LANG": "fr_FR.UTF-8"}},
+		{"C", mapEnv{"LANG": "C"}, ui.French, mapEnv{"LANG": "fr_FR.UTF-8"}},
+		{"C.UTF-8", mapEnv{"LANG": "C.UTF-8"}, ui.English, mapEnv{"LANG": "en_GB.UTF-8"}},
+		{"POSIX everywhere", mapEnv{"LC_ALL": "POSIX", "LANG": "C"}, ui.French, mapEnv{"LC_ALL": "fr_FR.UTF-8", "LANG": "fr_FR.UTF-8"}},
+		{"a language", mapEnv{"LANG": "de_DE.UTF-8"}, ui.French, mapEnv{"LANG": "de_DE.UTF-8"}},
+		{"LC_ALL decides", mapEnv{"LC_ALL": "en_US.UTF-8", "LANG": "C"}, ui.French, mapEnv{"LC_ALL": "en_US.UTF-8", "LANG": "C"}},
+		{"C messages", mapEnv{"LC_MESSAGES": "C.utf8", "LANG": "es_ES.UTF-8"}, ui.French, mapEnv{"LC_MESSAGES": "fr_FR.UTF-8", "LANG": "es_ES.UTF-8"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fixLocale(c.in, c.lang)
+			assert.Equal(t, c.want, c.in)
+		})
+	}
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+
+	"pharaon/kiosk/ui"
+)
+
+// hasDisplay reports whether there is a screen to show the kiosk on: an X
+// display or a Wayland compositor (the kiosk session runs cage).
+func hasDisplay(e env) bool {
+	return e.Getenv("DISPLAY") != "" || e.Getenv("WAYLAND_DISPLAY") != ""
+}
+
+// noDisplayMessage says, in French then in English, how to run the kiosk
+// without a screen of its own.
+const noDisplayMessage = `pharaon : aucun écran (ni DISPLAY ni WAYLAND_DISPLAY).
+  Lancez-le dans une session graphique, ou sur un écran virtuel :
+    xvfb-run -a make run
+    xvfb-run -a -s "-screen 0 1280x800x24" bin/pharaon -dev
+pharaon: no display (neither DISPLAY nor WAYLAND_DISPLAY is set).
+  Run it in a graphical session, or on a virtual screen:
+    xvfb-run -a make run
+    xvfb-run -a -s "-screen 0 1280x800x24" bin/pharaon -dev
+`
+
+// fixLocale gives the process a language locale when it has none: Fyne
+// reads LC_ALL, LC_MESSAGES then LANG and logs an error for "C", "POSIX"
+// and "C.UTF-8" alike (they are not language tags). The kiosk's own texts do
+// not depend on it (package ui's catalogue does); Fyne's few do. The C
+// library's locale is untouched: Go never calls setlocale.
+func fixLocale(e env, lang ui.Lang) {
+	target := "fr_FR.UTF-8"
+	if lang == ui.English {
+		target = "en_GB.UTF-8"
+	}
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		v := e.Getenv(k)
+		switch {
+		case v == "" && k != "LANG":
+			continue // unset: the next one decides
+		case v == "" || notALanguage(v):
+			_ = e.Setenv(k, target)
+			continue
+		}
+		return // the first one set names a language
+	}
+}
+
+// notALanguage reports whether a locale name is the C locale in one of its
+// spellings.
+func notALanguage(v string) bool {
+	base, _, _ := strings.Cut(v, ".")
+	base, _, _ = strings.Cut(base, "@")
+	return base == "C" || base == "POSIX"
+}

@@ -1,0 +1,157 @@
+// Command pharaon is the kiosk: it opens the store, starts the appliance core
+// (package kiosk) and shows the player's screens (package kiosk/ui) fullscreen.
+//
+// It only parses the flags and the configuration file, checks it has a
+// display, and wires the parts together; it stops them cleanly on SIGINT or
+// SIGTERM. With -dev it provisions a development kiosk (a demo issuer key and
+// demo blocks for the three stakes) and shows the test-credit panel; nothing
+// of that exists without -dev, which a production configuration never sets.
+//
+// Exit status: 0 after a clean stop, 1 on a failure, 2 on a misuse or when
+// there is no display. See docs/kiosk-config.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+func main() {
+	started := time.Now()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], osEnv{}, os.Stdout, os.Stderr, started)
+	stop()
+	os.Exit(exitCode(err))
+}
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError is a misuse of the command line, or no display (exit code 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func exitCode(err error) int {
+	var u *usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &u):
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// env is the process environment, behind an interface so the tests give
+// their own.
+type env interface {
+	Getenv(string) string
+	Setenv(string, string) error
+}
+
+type osEnv struct{}
+
+func (osEnv) Getenv(k string) string   { return os.Getenv(k) }
+func (osEnv) Setenv(k, v string) error { return os.Setenv(k, v) }
+
+// run is the whole command: args without the program name.
+func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer, started time.Time) error {
+	cfg, err := loadConfig(args, e, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "pharaon: %v\n", err)
+		}
+		return err
+	}
+	if !hasDisplay(e) {
+		fmt.Fprint(stderr, noDisplayMessage)
+		return &usageError{"no display"}
+	}
+	fixLocale(e, cfg.Lang)
+	return runKiosk(ctx, cfg, stdout, stderr, started)
+}
+
+// loadConfig reads the configuration: the defaults, then the configuration
+// file (-config), then the flags given on the command line.
+func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
+	// First pass: find -config (and refuse bad flags before reading files).
+	var probe Config
+	var configPath string
+	fs := flag.NewFlagSet("pharaon", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	bindFlags(fs, &probe, &configPath)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprintln(stderr, "usage: pharaon [flags]   (docs/kiosk-config.md)")
+			fs.PrintDefaults()
+			return Config{}, err
+		}
+		return Config{}, &usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return Config{}, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+
+	cfg := Config{Fullscreen: true}
+	if configPath != "" {
+		f, err := os.Open(configPath)
+		if err != nil {
+			return Config{}, &usageError{fmt.Sprintf("config: %v", err)}
+		}
+		err = ParseConfigFile(f, filepath.Dir(configPath), &cfg)
+		f.Close()
+		if err != nil {
+			return Config{}, &usageError{fmt.Sprintf("%s: %v", configPath, err)}
+		}
+	}
+	// Second pass: the flags override the file.
+	fs = flag.NewFlagSet("pharaon", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	bindFlags(fs, &cfg, &configPath)
+	if err := fs.Parse(args); err != nil {
+		return Config{}, &usageError{err.Error()}
+	}
+	if cfg.DB == "" {
+		db, err := defaultDB(e, cfg.Dev)
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.DB = db
+	}
+	return cfg, nil
+}
+
+// productionDB is where the kiosk keeps its database (DESIGN.md §4), on a
+// partition that survives updates.
+const productionDB = "/var/lib/pharaon/pharaon.db"
+
+// defaultDB is the database of a development run, under the user's data
+// directory ($XDG_DATA_HOME/pharaon, else ~/.local/share/pharaon), or the
+// kiosk's.
+func defaultDB(e env, dev bool) (string, error) {
+	if !dev {
+		return productionDB, nil
+	}
+	if d := e.Getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "pharaon", "pharaon.db"), nil
+	}
+	home := e.Getenv("HOME")
+	if home == "" {
+		return "", &usageError{"no HOME to put the development database in: give -db"}
+	}
+	return filepath.Join(home, ".local", "share", "pharaon", "pharaon.db"), nil
+}
