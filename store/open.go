@@ -37,6 +37,7 @@ type Store struct {
 	wc    *sql.Conn                     // the writer connection, held open
 	wmu   sync.Mutex                    // one write transaction at a time on wc
 	stmts [numStmts]*sqlite3.SQLiteStmt // prepared on wc, used inside wc.Raw only
+	ncols [numStmts]int                 // their numbers of columns, once known
 
 	mu     sync.RWMutex // guards closed; held for reading by every operation
 	closed bool

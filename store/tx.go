@@ -167,7 +167,10 @@ func (t *wtx) execStmt(st *sqlite3.SQLiteStmt, args ...any) (driver.Result, erro
 	return st.ExecContext(t.ctx, nv)
 }
 
-func (t *wtx) queryStmt(st *sqlite3.SQLiteStmt, args ...any) *wrow {
+// queryStmt runs st and keeps its first row. ncols is its number of
+// columns, or 0 to ask the driver (which costs a call into SQLite per
+// column, for their names).
+func (t *wtx) queryStmt(st *sqlite3.SQLiteStmt, ncols int, args ...any) *wrow {
 	nv, err := t.args(args)
 	if err != nil {
 		return &wrow{err: err}
@@ -177,7 +180,10 @@ func (t *wtx) queryStmt(st *sqlite3.SQLiteStmt, args ...any) *wrow {
 		return &wrow{err: err}
 	}
 	defer rows.Close()
-	r := &wrow{vals: make([]driver.Value, len(rows.Columns()))}
+	if ncols == 0 {
+		ncols = len(rows.Columns())
+	}
+	r := &wrow{vals: make([]driver.Value, ncols)}
 	switch err := rows.Next(r.vals); {
 	case errors.Is(err, io.EOF):
 		r.err = sql.ErrNoRows
@@ -194,7 +200,11 @@ func (t *wtx) exec(id stmtID, args ...any) (driver.Result, error) {
 
 // row runs a prepared query and keeps its first row.
 func (t *wtx) row(id stmtID, args ...any) *wrow {
-	return t.queryStmt(t.s.stmts[id], args...)
+	r := t.queryStmt(t.s.stmts[id], t.s.ncols[id], args...)
+	if r.vals != nil {
+		t.s.ncols[id] = len(r.vals) // known from the first run on (writes hold wmu)
+	}
+	return r
 }
 
 // execQ and rowQ run a statement prepared for this call only (the rare
@@ -214,7 +224,7 @@ func (t *wtx) rowQ(q string, args ...any) *wrow {
 		return &wrow{err: err}
 	}
 	defer st.Close()
-	return t.queryStmt(st, args...)
+	return t.queryStmt(st, 0, args...)
 }
 
 func (t *wtx) prepareQ(q string) (*sqlite3.SQLiteStmt, error) {
