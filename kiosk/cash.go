@@ -309,10 +309,8 @@ func (m *Machine) startCash(ctx context.Context) error {
 	} else if c.PrinterPath != "" {
 		m.cash.printer = openPrinter(c)
 	}
-	if m.cash.printer != nil {
-		m.cash.loops.Add(1)
-		go func() { defer m.cash.loops.Done(); m.watchPrinter(cctx) }()
-	}
+	m.cash.loops.Add(1)
+	go func() { defer m.cash.loops.Done(); m.cashLoop(cctx) }()
 	if c.ValidatorPath != "" {
 		h, err := openValidator(c, wallet{m}, m.onValidatorEvent)
 		if err != nil {
@@ -439,23 +437,30 @@ func (m *Machine) setCreditLocked(entry int64, balance game.Money) {
 }
 
 // resyncCredit reads the credit back from the store when the kiosk is idle:
-// the credit shown is always the ledger's, even if two updates crossed.
+// the credit shown is always the ledger's, even if two updates crossed. It
+// corrects only when nothing changed the credit shown while it read.
 func (m *Machine) resyncCredit(ctx context.Context) {
+	idle := func() bool {
+		return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() && !m.cashBusyLocked()
+	}
 	m.mu.Lock()
-	idle := (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() && !m.cashBusyLocked()
+	shown, ok := m.credit, idle()
 	m.mu.Unlock()
-	if !idle {
+	if !ok {
 		return
 	}
 	credit, err := m.st.Credit(ctx)
-	if err != nil {
+	if err != nil || credit == shown {
 		return
 	}
-	m.mu.Lock()
-	stale := credit != m.credit && (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() && !m.cashBusyLocked()
-	m.mu.Unlock()
-	if stale {
-		m.update(func() { m.credit = credit })
+	fixed := false
+	m.update(func() {
+		if idle() && m.credit == shown {
+			m.credit, fixed = credit, true
+		}
+	})
+	if fixed {
+		m.logCash(store.LevelWarning, "kiosk", "credit_resync", "credit shown %s, the ledger says %s", shown.Plain(), credit.Plain())
 	}
 }
 

@@ -241,25 +241,28 @@ func (m *Machine) endPrint() {
 	m.cash.ops.Done()
 }
 
-// watchPrinter reads the printer's status between vouchers (every
+// cashLoop reads the printer's status between vouchers (every
 // PrinterCheck, every second while it is faulty), expires old vouchers and
 // checks the credit shown against the ledger.
-func (m *Machine) watchPrinter(ctx context.Context) {
-	lastExpiry := time.Time{}
+func (m *Machine) cashLoop(ctx context.Context) {
+	lastExpiry := m.clk.Now()
 	for {
-		m.mu.Lock()
-		busy := m.cash.cashingOut
-		bad := !m.cash.pStatus.OK
-		m.mu.Unlock()
-		if !busy {
-			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			st, err := m.cash.printer.Status(sctx)
-			cancel()
-			if ctx.Err() != nil {
-				return
+		bad := false
+		if m.cash.printer != nil {
+			m.mu.Lock()
+			busy := m.cash.cashingOut
+			bad = !m.cash.pStatus.OK
+			m.mu.Unlock()
+			if !busy {
+				sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				st, err := m.cash.printer.Status(sctx)
+				cancel()
+				if ctx.Err() != nil {
+					return
+				}
+				m.setPrinterStatus(st, err)
+				bad = err != nil || !st.Ready()
 			}
-			m.setPrinterStatus(st, err)
-			bad = err != nil || !st.Ready()
 		}
 		if now := m.clk.Now(); now.Sub(lastExpiry) >= 10*time.Minute || now.Before(lastExpiry) {
 			lastExpiry = now

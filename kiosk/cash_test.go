@@ -584,3 +584,14 @@ func TestCashOutWithAFailingDriver(t *testing.T) {
 	assert.Equal(t, escpos.StageBefore, pf.Stage)
 	assert.Equal(t, 5*game.Euro, f.m.Snapshot().Credit)
 }
+
+// The credit shown follows the ledger even when it moved behind the
+// machine's back (a staff adjustment): the cash loop reads it back.
+func TestCreditShownFollowsTheLedger(t *testing.T) {
+	f, _, _ := newCashFixture(t, nil)
+	f.boot()
+	_, err := f.st.Adjust(ctx, 7*game.Euro, "", "refund of a jammed note")
+	require.NoError(t, err)
+	waitFor(t, func() bool { return f.m.Snapshot().Credit == 7*game.Euro }, "credit read back")
+	assert.True(t, f.m.Snapshot().Cash.CanCashOut || !f.m.Snapshot().Cash.Printer.OK)
+}

@@ -240,3 +240,26 @@ func TestVoucherDocumentCarriesEveryField(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(want), r.Text)
 }
+
+// ParseValidation reads what staff type or a scanner sends: whatever the
+// bytes, it returns a valid number that reads back the same, or
+// ErrBadValidation.
+func FuzzParseValidation(f *testing.F) {
+	for _, s := range []string{"123456789012345611", "1234 5678 9012 3456 11", "1234-5678-9012-3456-11",
+		"123456789012345612", "", "12345678901234561", "१२३४५६७८९०१२३४५६११", "1234\u00a05678 9012 3456 11"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseValidation(s)
+		if err != nil {
+			require.ErrorIs(t, err, ErrBadValidation)
+			return
+		}
+		require.True(t, ValidValidation(v))
+		require.Len(t, v, ValidationDigits)
+		again, err := ParseValidation(FormatValidation(v))
+		require.NoError(t, err)
+		require.Equal(t, v, again)
+		require.True(t, strings.HasSuffix(MaskValidation(v), v[14:16]+" "+v[16:]))
+	})
+}
