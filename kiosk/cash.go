@@ -212,7 +212,7 @@ type cashState struct {
 	printer   VoucherPrinter
 	log       *eventLog
 	stop      context.CancelFunc
-	loops     sync.WaitGroup // the printer watch
+	loops     sync.WaitGroup // the cash loop
 	ops       sync.WaitGroup // cash-outs and reprints in progress
 	started   bool
 	stopped   atomic.Bool
@@ -222,8 +222,6 @@ type cashState struct {
 	noteInPath       bool
 	cashingOut       bool
 	creditEntry      int64 // the ledger row of the credit shown by a cash operation
-	refusal          CashInEvent
-	printerBad       time.Time // when the printer became faulty (zero: fine)
 
 	// hook, in tests only, is called at each step of a note's and a
 	// voucher's path (cashPoint…), from the goroutine taking that step.
@@ -301,30 +299,34 @@ func (m *Machine) startCash(ctx context.Context) error {
 		m.logCash(store.LevelInfo, "validator", "intent_pending",
 			"intent %d (%s) pending at start: credited if the validator reports it VEND VALID", in.ID, in.Denom.Plain())
 	}
+	// The devices are set before anything runs that reads them (the cash
+	// loop, the listeners); stopCash cleans up whatever was started.
 	c := m.cfg.Cash
-	cctx, cancel := context.WithCancel(context.Background())
-	m.cash.stop = cancel
 	if c.Printer != nil {
 		m.cash.printer = c.Printer
 	} else if c.PrinterPath != "" {
 		m.cash.printer = openPrinter(c)
 	}
-	m.cash.loops.Add(1)
-	go func() { defer m.cash.loops.Done(); m.cashLoop(cctx) }()
+	var h *id003.Host
 	if c.ValidatorPath != "" {
-		h, err := openValidator(c, wallet{m}, m.onValidatorEvent)
-		if err != nil {
-			cancel()
+		var err error
+		if h, err = openValidator(c, wallet{m}, m.onValidatorEvent); err != nil {
+			m.cash.log.close()
 			return err
 		}
 		m.cash.validator = h
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	m.cash.stop = cancel
+	m.cash.started = true
+	m.cash.loops.Add(1)
+	go func() { defer m.cash.loops.Done(); m.cashLoop(cctx) }()
+	if h != nil {
 		m.applyAccepting(Snapshot{}) // before the first poll: a note left in escrow is decided at once
 		if err := h.Start(); err != nil {
-			cancel()
 			return fmt.Errorf("start validator: %w", err)
 		}
 	}
-	m.cash.started = true
 	return nil
 }
 
