@@ -56,6 +56,8 @@ type config struct {
 	credit        game.Money
 	cpuProfile    string
 	duration      time.Duration
+	pause         time.Duration
+	bonusDelay    time.Duration
 }
 
 // parse reads the command line.
@@ -72,6 +74,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	mode := fs.String("mode", "auto", "auto (the system plays) or play (Jouer: the ball waits for a tap)")
 	credit := fs.String("credit", "20", "credit shown")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	fs.DurationVar(&c.pause, "pause", 1500*time.Millisecond, "pause between the end of a game and the next (0: none, the screen always busy)")
+	fs.DurationVar(&c.bonusDelay, "bonusdelay", 0, "how long the cleared main wall stays before the bonus wall (0: the kiosk's, ui.DefaultBonusDelay)")
 	fs.DurationVar(&c.duration, "for", 0, "quit after this long (0: when the window is closed or on SIGINT/SIGTERM)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -82,8 +86,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	if fs.NArg() > 0 {
 		return c, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
-	if c.duration < 0 {
-		return c, &usageError{"-for: a duration cannot be negative"}
+	if c.duration < 0 || c.pause < 0 || c.bonusDelay < 0 {
+		return c, &usageError{"-for, -pause, -bonusdelay: a duration cannot be negative"}
 	}
 	if c.width < 320 || c.height < 240 || c.width > 8192 || c.height > 8192 {
 		return c, &usageError{fmt.Sprintf("window %d×%d out of range", c.width, c.height)}

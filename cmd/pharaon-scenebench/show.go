@@ -16,9 +16,6 @@ import (
 	"pharaon/kiosk/ui/art"
 )
 
-// nextGameAfter is the pause between the end of a game and the next.
-const nextGameAfter = 1500 * time.Millisecond
-
 // show opens the window and plays games until it is closed.
 func show(c config, stdout io.Writer) error {
 	list := &playlist{stake: c.stake, mode: c.mode, seed: c.seed}
@@ -32,12 +29,13 @@ func show(c config, stdout io.Writer) error {
 	w := a.NewWindow("Pharaon scene bench")
 	g := ui.NewGameScreen(time.Now)
 	g.SetCredit(c.credit)
+	g.BonusDelay = c.bonusDelay
 	if c.fps {
 		g.OnFrameStats = func(s ui.FrameStats) { fmt.Fprintln(stdout, s) }
 	}
 	g.OnEnd = func() {
 		// the next game starts from a timer's goroutine: through fyne.Do
-		time.AfterFunc(nextGameAfter, func() {
+		time.AfterFunc(c.pause, func() {
 			fyne.Do(func() {
 				d, err := list.next()
 				if err != nil {
