@@ -33,6 +33,12 @@ var attractWalls = [...]struct {
 // attractPause is how long a cleared demonstration wall stays before the next.
 const attractPause = 2 * time.Second
 
+// attractFrame is the attract loop's frame interval: 30 frames a second. An
+// idle kiosk spends most of its day here; drawing the demonstration at half
+// the game's rate halves what the screen redraws, and a demonstration does
+// not need the game's 60 Hz.
+const attractFrame = time.Second / 30
+
 // attractLoop is the home screen's attract animation (Art. 4.1, "an attract
 // animation when idle"): Auto breaking demonstration walls on a playfield,
 // the symbols of the cartouche lighting in turn and an invitation to touch
@@ -44,6 +50,7 @@ type attractLoop struct {
 	demo   *DemoGame
 	next   int
 	doneAt time.Time
+	drawAt time.Time // the last frame drawn
 	anim   *fyne.Animation
 	labels GameLabels
 
@@ -96,8 +103,13 @@ func (a *attractLoop) nextWall() {
 	a.doneAt = time.Time{}
 }
 
-// frame is one frame of the loop at time now.
+// frame is one frame of the loop at time now; it draws nothing before
+// attractFrame has passed since the last frame it drew.
 func (a *attractLoop) frame(now time.Time) {
+	if !a.drawAt.IsZero() && now.Sub(a.drawAt) < attractFrame-time.Millisecond {
+		return
+	}
+	a.drawAt = now
 	n := a.pump.Advance(now)
 	if a.demo != nil && !a.demo.Done() {
 		for i := 0; i < n; i++ {
