@@ -58,6 +58,7 @@ type config struct {
 	duration      time.Duration
 	pause         time.Duration
 	bonusDelay    time.Duration
+	fullBackdrop  bool
 }
 
 // parse reads the command line.
@@ -76,6 +77,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.DurationVar(&c.pause, "pause", 1500*time.Millisecond, "pause between the end of a game and the next (0: none, the screen always busy)")
 	fs.DurationVar(&c.bonusDelay, "bonusdelay", 0, "how long the cleared main wall stays before the bonus wall (0: the kiosk's, ui.DefaultBonusDelay)")
+	fs.BoolVar(&c.fullBackdrop, "fullbackdrop", false, "draw the playfield's whole backdrop (ui.GameScreen.SetFullBackdrop)")
 	fs.DurationVar(&c.duration, "for", 0, "quit after this long (0: when the window is closed or on SIGINT/SIGTERM)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

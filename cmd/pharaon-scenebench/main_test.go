@@ -20,9 +20,9 @@ func TestParse(t *testing.T) {
 	assert.Equal(t, config{width: 1280, height: 800, fullscreen: true, fps: true, stake: game.Stake200, seed: 1, mode: breakout.Auto, credit: 20 * game.Euro, pause: 1500 * time.Millisecond}, c,
 		"the defaults are the bench's: 1280×800 fullscreen, 2 € walls in Auto, fps logged")
 
-	c, err = parse([]string{"-w", "1920", "-h", "1080", "-fs=false", "-fps=false", "-stake", "0,50", "-seed", "9", "-mode", "play", "-credit", "12,50", "-pause", "0", "-bonusdelay", "1ms", "-for", "1m"}, io.Discard)
+	c, err = parse([]string{"-w", "1920", "-h", "1080", "-fs=false", "-fps=false", "-stake", "0,50", "-seed", "9", "-mode", "play", "-credit", "12,50", "-pause", "0", "-bonusdelay", "1ms", "-for", "1m", "-fullbackdrop"}, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, config{width: 1920, height: 1080, stake: game.Stake050, seed: 9, mode: breakout.Play, credit: 1250, bonusDelay: time.Millisecond, duration: time.Minute}, c)
+	assert.Equal(t, config{width: 1920, height: 1080, stake: game.Stake050, seed: 9, mode: breakout.Play, credit: 1250, bonusDelay: time.Millisecond, duration: time.Minute, fullBackdrop: true}, c)
 
 	for _, args := range [][]string{
 		{"-stake", "3"},

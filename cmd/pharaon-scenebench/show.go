@@ -30,6 +30,7 @@ func show(c config, stdout io.Writer) error {
 	g := ui.NewGameScreen(time.Now)
 	g.SetCredit(c.credit)
 	g.BonusDelay = c.bonusDelay
+	g.SetFullBackdrop(c.fullBackdrop)
 	if c.fps {
 		g.OnFrameStats = func(s ui.FrameStats) { fmt.Fprintln(stdout, s) }
 	}

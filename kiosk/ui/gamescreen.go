@@ -140,6 +140,10 @@ func NewGameScreen(now func() time.Time) *GameScreen {
 // Playfield is the screen's playfield (for its TouchRadius, say).
 func (g *GameScreen) Playfield() *Playfield { return g.field }
 
+// SetFullBackdrop draws the playfield's whole backdrop (see
+// Playfield.SetFullBackdrop): for a kiosk with a GPU.
+func (g *GameScreen) SetFullBackdrop(on bool) { g.field.SetFullBackdrop(on) }
+
 // Cartouche is the screen's cartouche.
 func (g *GameScreen) Cartouche() *Cartouche { return g.cart }
 

@@ -65,6 +65,61 @@ func (c *gameRasterCache) get(res fyne.Resource, w, h int, fill canvas.ImageFill
 	return ras
 }
 
+// bands returns the top and bottom bands, top and bottom pixels high, of res
+// rasterised at w×h as fill says: the parts of a backdrop worth drawing
+// (see Playfield). Each band is its own image (a sub-image would not do:
+// Fyne uploads an RGBA image's pixels as if they were its whole width).
+func (c *gameRasterCache) bands(res fyne.Resource, w, h, top, bottom int, fill canvas.ImageFill) (image.Image, image.Image) {
+	if top < 1 || bottom < 1 || top+bottom > h {
+		return nil, nil
+	}
+	kt := gameRasterKey{res.Name() + "#top", w, top, fill}
+	kb := gameRasterKey{res.Name() + "#bottom", w, bottom, fill}
+	c.mu.Lock()
+	t, okT := c.m[kt]
+	b, okB := c.m[kb]
+	c.mu.Unlock()
+	if okT && okB {
+		return t, b
+	}
+	full, err := art.Rasterize(res, w, h, fill)
+	if err != nil {
+		fyne.LogError("game screen art", err)
+		return nil, nil
+	}
+	crop := func(y0, y1 int) image.Image {
+		band := image.NewRGBA(image.Rect(0, 0, w, y1-y0))
+		for y := y0; y < y1; y++ {
+			copy(band.Pix[(y-y0)*band.Stride:(y-y0+1)*band.Stride], full.Pix[y*full.Stride:y*full.Stride+4*w])
+		}
+		return band
+	}
+	t, b = crop(0, top), crop(h-bottom, h)
+	c.mu.Lock()
+	if len(c.m) >= gameRasterMax {
+		c.m = make(map[gameRasterKey]image.Image)
+	}
+	c.m[kt], c.m[kb] = t, b
+	c.mu.Unlock()
+	return t, b
+}
+
+// gsSetPixels shows ras on img at size, refreshing img only when its pixels
+// change (the rasters of gameRasters).
+func gsSetPixels(img *canvas.Image, ras image.Image, size fyne.Size) {
+	if ras == nil {
+		return
+	}
+	if img.Image != ras || img.Resource != nil {
+		img.Resource, img.File = nil, ""
+		img.Image = ras
+		img.FillMode = canvas.ImageFillStretch
+		img.ScaleMode = canvas.ImageScalePixels
+		img.Refresh()
+	}
+	img.Resize(size)
+}
+
 // gsSetArt shows res on img at size (in canvas units; pixels are size ×
 // scale), stretched to it: the raster is made once, and img is refreshed
 // only when its pixels or its size change. If the drawing cannot be

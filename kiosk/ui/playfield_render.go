@@ -139,7 +139,9 @@ type playfieldRenderer struct {
 	size    fyne.Size
 	scale   float32 // canvas units to pixels, for the rasters
 
-	backdrop *canvas.Image
+	sky      *canvas.Image     // the whole backdrop (Playfield.SetFullBackdrop)
+	frieze   *canvas.Image     // the backdrop's top band
+	base     *canvas.Image     // the backdrop's bottom band
 	marker   *canvas.Rectangle // moved to have the canvas drawn again
 	slots    [pfMaxBricks]pfBrickSlot
 	red      *canvas.Image // the red brick, intact and cracked
@@ -182,10 +184,10 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r := &playfieldRenderer{p: p, redSlot: -1, redHits: -1, scale: 1}
 	add := func(o ...fyne.CanvasObject) { r.objects = append(r.objects, o...) }
 
-	r.backdrop = gsNewArtImage()
+	r.sky, r.frieze, r.base = gsNewArtImage(), gsNewArtImage(), gsNewArtImage()
 	r.marker = canvas.NewRectangle(color.Transparent)
 	r.marker.Resize(fyne.NewSize(1, 1))
-	add(r.backdrop, r.marker)
+	add(r.sky, r.frieze, r.base, r.marker)
 
 	for i := range r.slots {
 		s := &r.slots[i]
@@ -292,9 +294,7 @@ func (r *playfieldRenderer) Layout(size fyne.Size) {
 	r.scale = gsCanvasScale(r.p)
 	g := r.geom
 
-	r.backdrop.Move(g.unitPos(0, 0))
-	gsSetArtFill(r.backdrop, art.PlayfieldBackdropResource(), g.unitSize(pfFieldW, pfFieldH), r.scale, canvas.ImageFillCover)
-	r.backdrop.Show()
+	r.layoutBackdrop()
 
 	r.layoutSlots()
 
@@ -329,6 +329,47 @@ func (r *playfieldRenderer) Layout(size fyne.Size) {
 	r.warmWall()
 	r.forceAll()
 	r.update()
+}
+
+// layoutBackdrop draws the playfield backdrop's frieze above the field and
+// its base band below it; between them the field is the window's own
+// background, the theme's lapis. Why not the whole backdrop: under a
+// software GL (the kiosk's llvmpipe) a textured quad costs per pixel drawn,
+// and a full-field one was half the CPU of every frame, for a night sky
+// that differs from plain lapis only by a faint glow and faint stars
+// (measured with cmd/pharaon-scenebench: 15 ms of CPU a frame with it, 7
+// without). A kiosk with a GPU can have it all: SetFullBackdrop.
+func (r *playfieldRenderer) layoutBackdrop() {
+	g := r.geom
+	size := g.unitSize(pfFieldW, pfFieldH)
+	if r.p.fullBackdrop {
+		r.frieze.Hide()
+		r.base.Hide()
+		r.sky.Move(fyne.NewPos(g.X, g.Y))
+		gsSetArtFill(r.sky, art.PlayfieldBackdropResource(), size, r.scale, canvas.ImageFillCover)
+		r.sky.Show()
+		return
+	}
+	r.sky.Hide()
+	w, h := int(size.Width*r.scale+0.5), int(size.Height*r.scale+0.5)
+	// The backdrop covers the 6:5 field by its height (it is 4:3), so
+	// its bands keep their share of the height (art.PlayfieldInner).
+	in := art.PlayfieldInner
+	top := int(in.Y*float32(h) + 0.5)
+	bottom := h - int((in.Y+in.H)*float32(h)+0.5)
+	t, b := gameRasters.bands(art.PlayfieldBackdropResource(), w, h, top, bottom, canvas.ImageFillCover)
+	if t == nil || b == nil || w < 1 || h < 1 {
+		r.frieze.Hide()
+		r.base.Hide()
+		return
+	}
+	th, bh := float32(top)/r.scale, float32(bottom)/r.scale
+	r.frieze.Move(fyne.NewPos(g.X, g.Y))
+	gsSetPixels(r.frieze, t, fyne.NewSize(size.Width, th))
+	r.base.Move(fyne.NewPos(g.X, g.Y+size.Height-bh))
+	gsSetPixels(r.base, b, fyne.NewSize(size.Width, bh))
+	r.frieze.Show()
+	r.base.Show()
 }
 
 // art shows res on img at size, rasterised once (gsSetArt).

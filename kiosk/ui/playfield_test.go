@@ -275,3 +275,26 @@ func TestPlayfieldDrawsBetweenTicks(t *testing.T) {
 	p.frameBetween(now, 0)
 	assert.Equal(t, g.pos(b.X-b.Radius, b.Y-b.Radius), p.rend.ball.Position())
 }
+
+// The backdrop: its frieze and base band over plain lapis by default, the
+// whole sky on demand.
+func TestPlayfieldBackdrop(t *testing.T) {
+	w, _ := newPFWorld(t, breakout.Auto, breakout.DefaultSettings())
+	p := newPFRig(t, w)
+	r := p.rend
+	assert.True(t, r.frieze.Visible())
+	assert.True(t, r.base.Visible())
+	assert.False(t, r.sky.Visible())
+	assert.Equal(t, float32(600), r.frieze.Size().Width)
+	assert.InDelta(t, art.PlayfieldInner.Y*500, r.frieze.Size().Height, 1)
+	assert.InDelta(t, 500, r.base.Position().Y+r.base.Size().Height, 0.01, "the base band ends the field")
+	assert.Less(t, r.frieze.Size().Height+r.base.Size().Height, float32(100), "the bands are a small part of the field")
+
+	p.SetFullBackdrop(true)
+	assert.True(t, r.sky.Visible())
+	assert.Equal(t, fyne.NewSize(600, 500), r.sky.Size())
+	assert.False(t, r.frieze.Visible() || r.base.Visible())
+	p.SetFullBackdrop(false)
+	assert.False(t, r.sky.Visible())
+	assert.True(t, r.frieze.Visible())
+}
