@@ -29,14 +29,13 @@ var _ Machine = (*kiosk.Machine)(nil)
 
 // Defaults of Options.
 const (
-	DefaultAttractAfter    = 60 * time.Second
-	DefaultOverlayTimeout  = 20 * time.Second
-	DefaultHistoryTimeout  = 60 * time.Second
-	DefaultHistorySize     = 20
-	DefaultWindowDelay     = 1200 * time.Millisecond
-	defaultPollEvery       = 500 * time.Millisecond
-	windowRise             = 350 * time.Millisecond
-	historyTimeoutFraction = 1
+	DefaultAttractAfter   = 60 * time.Second
+	DefaultOverlayTimeout = 20 * time.Second
+	DefaultHistoryTimeout = 60 * time.Second
+	DefaultHistorySize    = 20
+	DefaultWindowDelay    = 1200 * time.Millisecond
+	defaultPollEvery      = 500 * time.Millisecond
+	windowRise            = 350 * time.Millisecond
 )
 
 // DevCredits are the amounts of the development panel's buttons.
