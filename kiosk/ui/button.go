@@ -32,9 +32,11 @@ type touchButton struct {
 	Text     string
 	Caption  string // a second, smaller line ("indisponible")
 	TextSize float32
-	Kind     buttonKind
-	Radius   float32
-	OnTapped func()
+	// CaptionSize is the caption's text size (0: 0.55 × TextSize).
+	CaptionSize float32
+	Kind        buttonKind
+	Radius      float32
+	OnTapped    func()
 
 	disabled bool
 	pressed  bool
@@ -96,6 +98,26 @@ func (b *touchButton) MouseUp(*desktop.MouseEvent) {
 		b.pressed = false
 		b.Refresh()
 	}
+}
+
+func (b *touchButton) captionSize() float32 {
+	if b.CaptionSize > 0 {
+		return b.CaptionSize
+	}
+	return b.TextSize * 0.55
+}
+
+// FitCaption sets the caption and makes its text small enough to fit the
+// button's width (down to 0.4 × TextSize): a device's message can be long.
+func (b *touchButton) FitCaption(caption string) {
+	b.Caption = caption
+	size := b.TextSize * 0.55
+	room := b.Size().Width - b.TextSize*0.6
+	for size > b.TextSize*0.4 && fyne.MeasureText(caption, size, fyne.TextStyle{}).Width > room {
+		size -= 0.5
+	}
+	b.CaptionSize = size
+	b.Refresh()
 }
 
 func (b *touchButton) CreateRenderer() fyne.WidgetRenderer {
@@ -174,7 +196,7 @@ func (r *buttonRenderer) Refresh() {
 	r.bg.StrokeWidth = max(2, b.TextSize/12)
 	r.bg.CornerRadius = b.Radius
 	r.label.Text, r.label.Color, r.label.TextSize = b.Text, fg, b.TextSize
-	r.caption.Text, r.caption.Color, r.caption.TextSize = b.Caption, fg, b.TextSize*0.55
+	r.caption.Text, r.caption.Color, r.caption.TextSize = b.Caption, fg, b.captionSize()
 	r.caption.Hidden = b.Caption == ""
 	r.Layout(b.Size())
 	r.bg.Refresh()

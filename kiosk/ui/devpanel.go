@@ -5,7 +5,50 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+
+	"pharaon/game"
+	"pharaon/kiosk/ui/art"
 )
+
+// The development panel drives the simulated cash devices of a development
+// run: it inserts bank notes and counterfeits into the simulated bill
+// validator and causes the faults of both devices, so every path of the
+// money flow runs through the kiosk's real drivers on any machine (DESIGN.md
+// §9). The kiosk gives no credit of its own: the panel's notes are credited
+// like any note, once the validator reports them stacked.
+//
+// It exists only when the machine says it is a development build
+// (Snapshot.Dev, cmd/pharaon's -dev flag alone) and the screens were given
+// the devices (Options.Dev); the screens never import the simulators.
+
+// DevDevices are the simulated cash devices of a development run, as the
+// development panel drives them (cmd/pharaon fills it from kiosk/devsim).
+type DevDevices interface {
+	// Notes are the notes the panel offers, in its order.
+	Notes() []game.Money
+	// Faults are the faults the panel offers, in its order.
+	Faults() []DevFault
+	// InsertNote puts a genuine note in the validator's slot (it fails
+	// while the kiosk does not take notes, or a note is in the slot).
+	InsertNote(amount game.Money) error
+	// InsertCounterfeit puts in a note the validator rejects.
+	InsertCounterfeit() error
+	// Cause puts a device in the fault named by DevFault.ID.
+	Cause(fault string) error
+	// Repair is staff fixing every fault (the panel then resets the
+	// validator through the machine).
+	Repair() error
+}
+
+// DevFault is a fault the development panel offers, named in both languages.
+type DevFault struct{ ID, FR, EN string }
+
+// devPanel is the panel's state: what its last action did.
+type devPanel struct {
+	status string
+	failed bool
+}
 
 // hazard colours of the development panel: a striped band no player
 // could take for part of the game.
@@ -14,29 +57,138 @@ var (
 	devBlack  = color.NRGBA{R: 0x14, G: 0x12, B: 0x10, A: 0xFF}
 )
 
-// buildDevPanel is the development-only credit panel: until bank notes are
-// accepted, a development run adds test credit with it. It exists only when
-// the machine says it is a development build (Snapshot.Dev, set by
-// cmd/pharaon's -dev flag alone); the kiosk refuses DevAddCredit otherwise.
-func (s *Screens) buildDevPanel(v view) []fyne.CanvasObject {
-	x, w := float32(actionsX), float32(actionsW)
-	stripes := canvas.NewRasterWithPixels(func(px, py, _, _ int) color.Color {
+// devDone records the outcome of an action of the panel.
+func (s *Screens) devDone(ok string, err error) {
+	s.activity()
+	s.message = ""
+	s.dev = devPanel{status: ok}
+	if err != nil {
+		s.dev = devPanel{status: s.tr.F(msgDevFailed, err.Error()), failed: true}
+	}
+	s.rebuild()
+}
+
+func (s *Screens) devInsert(amount game.Money) {
+	s.devDone(s.tr.F(msgDevInserted, s.tr.Money(amount)), s.opt.Dev.InsertNote(amount))
+}
+
+func (s *Screens) devCounterfeit() {
+	s.devDone(s.tr.T(msgDevFakeIn), s.opt.Dev.InsertCounterfeit())
+}
+
+func (s *Screens) devCause(f DevFault) {
+	s.devDone(s.tr.F(msgDevCaused, s.devFaultName(f)), s.opt.Dev.Cause(f.ID))
+}
+
+// devRepair is staff fixing everything, then the validator reset the
+// kiosk sends once a fault is cleared.
+func (s *Screens) devRepair() {
+	err := s.opt.Dev.Repair()
+	if err == nil {
+		s.m.ResetValidator()
+	}
+	s.devDone(s.tr.T(msgDevRepaired), err)
+}
+
+func (s *Screens) devFaultName(f DevFault) string {
+	if s.tr.Lang == English {
+		return f.EN
+	}
+	return f.FR
+}
+
+// stripes is the hazard band's texture.
+func stripes() *canvas.Raster {
+	return canvas.NewRasterWithPixels(func(px, py, _, _ int) color.Color {
 		if ((px+py)/14)%2 == 0 {
 			return devYellow
 		}
 		return devBlack
 	})
-	v.place(stripes, x, devY, w, devH)
+}
+
+// buildDevPanel is the striped band under the home screen's buttons: a
+// button per note, a counterfeit, and the faults.
+func (s *Screens) buildDevPanel(v view) []fyne.CanvasObject {
+	x, w := float32(actionsX), float32(actionsW)
+	band := stripes()
+	v.place(band, x, devY, w, devH)
 	plate := canvas.NewRectangle(devBlack)
-	v.place(plate, x+8, devY+6, w-16, 24)
-	title := v.textAt(s.tr.T(msgDevBadge)+"  ·  "+s.tr.T(msgDevHint), sizeCaption-1, devYellow, true, fyne.TextAlignCenter, x+8, devY+8, w-16)
-	objs := []fyne.CanvasObject{stripes, plate, title}
-	gap := float32(8)
-	bw := (w - 16 - gap*float32(len(DevCredits)-1)) / float32(len(DevCredits))
-	for i, amount := range DevCredits {
-		b := v.button("+"+s.tr.Money(amount), buttonSecondary, sizeBody+1, func() { s.devCredit(amount) },
-			x+8+float32(i)*(bw+gap), devY+devH-devButtonsH-6, bw, devButtonsH)
-		objs = append(objs, b)
+	v.place(plate, x+4, devY+6, w-8, 24)
+	line := s.tr.T(msgDevBadge) + "  ·  " + s.tr.T(msgDevHint)
+	colour := color.Color(devYellow)
+	if s.dev.status != "" {
+		line = s.tr.T(msgDevBadge) + "  ·  " + s.dev.status
+		if s.dev.failed {
+			colour = art.Alert
+		}
+	}
+	title := v.textAt(line, sizeCaption-1, colour, true, fyne.TextAlignCenter, x+8, devY+8, w-16)
+	objs := []fyne.CanvasObject{band, plate, title}
+	type action struct {
+		label string
+		tap   func()
+	}
+	var acts []action
+	for _, n := range s.opt.Dev.Notes() {
+		acts = append(acts, action{s.tr.Money(n), func() { s.devInsert(n) }})
+	}
+	acts = append(acts, action{s.tr.T(msgDevFake), s.devCounterfeit}, action{s.tr.T(msgDevFaults), s.showDevFaults})
+	gap := float32(4)
+	bw := (w - 8 - gap*float32(len(acts)-1)) / float32(len(acts))
+	for i, a := range acts {
+		objs = append(objs, v.button(a.label, buttonSecondary, sizeCaption-2, a.tap,
+			x+4+float32(i)*(bw+gap), devY+devH-devButtonsH-6, bw, devButtonsH))
 	}
 	return objs
+}
+
+// showDevFaults opens the faults of the simulated devices.
+func (s *Screens) showDevFaults() {
+	s.activity()
+	s.setOverlay(ovDevFaults, s.buildDevFaults)
+}
+
+// buildDevFaults: the devices' state as the kiosk sees it, a button per
+// fault, and Tout réparer.
+func (s *Screens) buildDevFaults(v view) fyne.CanvasObject {
+	tr, c := s.tr, s.snap.Cash
+	const x, y, w, h = 100, 110, designW - 2*100, 570
+	catcher := newTapCatcher(func() { s.activity(); s.closeCashOverlay() })
+	v.full(catcher)
+	band := stripes()
+	v.place(band, x-10, y-10, w+20, h+20)
+	objs := []fyne.CanvasObject{v.dim(-designW, -designH, 3*designW, 3*designH), catcher, band, v.panelAlpha(x, y, w, h, 0xFC)}
+	objs = append(objs, v.textAt(tr.T(msgDevFaultsTitle), sizeHeading-2, devYellow, true, fyne.TextAlignCenter, x, y+16, w))
+	device := func(k msg, st string, warn string, ok bool, yy float32) {
+		colour := color.Color(art.Sand)
+		if !ok {
+			colour = art.Alert
+		}
+		if warn != "" {
+			st += "  ·  " + warn
+		}
+		objs = append(objs, v.textAt(tr.F(k, st), sizeBody, colour, true, fyne.TextAlignCenter, x, yy, w))
+	}
+	device(msgDevValidator, tr.Message(c.Validator.Message), tr.Message(c.Validator.Warning), c.Validator.OK, y+62)
+	device(msgDevPrinter, tr.Message(c.Printer.Message), tr.Message(c.Printer.Warning), c.Printer.OK, y+90)
+	if s.dev.status != "" {
+		colour := color.Color(devYellow)
+		if s.dev.failed {
+			colour = art.Alert
+		}
+		objs = append(objs, v.textAt(s.dev.status, sizeSmall, colour, false, fyne.TextAlignCenter, x, y+120, w))
+	}
+	const cols, gap, bh = 3, 12, 62
+	bw := float32(w-48-gap*(cols-1)) / cols
+	for i, f := range s.opt.Dev.Faults() {
+		bx := x + 24 + float32(i%cols)*(bw+gap)
+		by := y + 156 + float32(i/cols)*(bh+gap)
+		objs = append(objs, v.button(s.devFaultName(f), buttonSecondary, sizeCaption+1, func() { s.devCause(f) }, bx, by, bw, bh))
+	}
+	objs = append(objs,
+		v.button(tr.T(msgDevRepair), buttonPrimary, sizeButton-2, s.devRepair, x+w/2-300, y+h-76-20, 280, 72),
+		v.button(tr.T(msgClose), buttonSecondary, sizeButton-2, func() { s.activity(); s.closeCashOverlay() }, x+w/2+20, y+h-76-20, 280, 72),
+	)
+	return container.NewWithoutLayout(objs...)
 }

@@ -10,15 +10,23 @@
 // stake over it (Art. 4.2), the congratulation windows of a win, of the bonus
 // game and of the total won (Art. 4.6–4.8), or a quiet line for a loss; the
 // history of the last games, newest first; the out-of-service screen; the
-// attract loop of an idle kiosk; and, in a development build only, the panel
-// that adds test credit. Every text goes through the catalogue (Tr), every
-// amount through game.Money, every prize through game.Table.
+// attract loop of an idle kiosk; the money flow's feedback (a toast per note
+// read, credited or given back, notes refused while the validator is faulty
+// or the credit at its maximum) and the cash-out (a confirmation, the
+// voucher printing, the voucher card or why no voucher came, the credit
+// kept); and, in a development build only, the panel that inserts notes and
+// causes device faults through the simulators (DevDevices). Every text goes
+// through the catalogue (Tr), every amount through game.Money, every prize
+// through game.Table.
 //
 // What it must never do: decide or compute an amount the player is paid.
 // The screens follow the kiosk's Snapshot and show the prize the kiosk
 // credited (kiosk.GameResult.Won, reveal.Walls.BonusAmount), never one
 // derived from what they drew (invariant 3); a losing unit gets no
-// congratulation window (Art. 4.8). Like every Fyne object, everything here
-// runs on the Fyne goroutine; the kiosk's change notices arrive through
-// fyne.Do.
+// congratulation window (Art. 4.8). Nor show the full validation number of a
+// voucher (the next player at the kiosk could read it and be paid): the
+// voucher card shows it masked but for its last four digits. Like every Fyne
+// object, everything here runs on the Fyne goroutine; the kiosk's change
+// notices, and the outcome of a cash-out (which blocks for its print, so it
+// runs on a goroutine of its own), arrive through fyne.Do.
 package ui

@@ -85,16 +85,6 @@ func (s *Screens) play(mode breakout.Mode) {
 	s.showGame(g)
 }
 
-// devCredit adds test credit (development builds only, Snapshot.Dev).
-func (s *Screens) devCredit(amount game.Money) {
-	s.activity()
-	s.message = ""
-	if err := s.m.DevAddCredit(context.Background(), amount); err != nil {
-		fyne.LogError("development credit", err)
-	}
-	s.apply(s.m.Snapshot())
-}
-
 func (s *Screens) buildHome(v view) fyne.CanvasObject {
 	tr := s.tr
 	snap := s.snap
@@ -118,7 +108,7 @@ func (s *Screens) buildHome(v view) fyne.CanvasObject {
 	}
 	objs = append(objs, s.buildRules(v)...)
 	objs = append(objs, s.buildActions(v, snap.Credit, snap.Available)...)
-	if snap.Dev {
+	if snap.Dev && s.opt.Dev != nil {
 		objs = append(objs, s.buildDevPanel(v)...)
 	}
 	objs = append(objs, s.buildNotice(v)...)
@@ -221,7 +211,10 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 		}
 		objs = append(objs, b)
 	}
-	canPlay := available[s.stake] && credit >= s.stake.Money()
+	// A note on its way to the cash box or a voucher printing holds the
+	// credit: no game until it settles.
+	cashBusy := s.snap.Cash.NoteInPath || s.snap.Cash.CashingOut
+	canPlay := available[s.stake] && credit >= s.stake.Money() && !cashBusy
 	bw = (w - gap) / 2
 	jouer := v.button(tr.T(msgPlay), buttonPrimary, sizeButton+6, func() { s.play(breakout.Play) }, x, playY, bw, playH)
 	auto := v.button(tr.T(msgAuto), buttonSecondary, sizeButton+6, func() { s.play(breakout.Auto) }, x+bw+gap, playY, bw, playH)
@@ -229,7 +222,13 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 	auto.SetEnabled(canPlay)
 	objs = append(objs, jouer, auto)
 	msgText, msgColour := s.message, color.Color(art.Alert)
-	if msgText == "" && available[s.stake] && !canPlay {
+	if msgText == "" {
+		msgText = s.cashInLine() // notes refused now, and why
+	}
+	if msgText == "" {
+		msgText = s.cashOutLine() // credit the printer cannot pay out now, and why
+	}
+	if msgText == "" && available[s.stake] && !canPlay && !cashBusy {
 		msgText, msgColour = tr.T(msgInsertNote), art.Sand
 	}
 	if msgText != "" {
@@ -237,10 +236,15 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 		objs = append(objs, lines...)
 	}
 	hist := v.button(tr.T(msgHistory), buttonSecondary, sizeButton-2, s.showHistory, x, secondaryY, bw, secondaryH)
-	cash := v.button(tr.T(msgCashOut), buttonSecondary, sizeButton-2, nil, x+bw+gap, secondaryY, bw, secondaryH)
-	// Cash-out prints a voucher: it comes with the printer (a later issue).
-	cash.Caption = tr.T(msgCashOutSoon)
-	cash.Disable()
+	cash := v.button(tr.T(msgCashOut), buttonSecondary, sizeButton-2, s.askCashOut, x+bw+gap, secondaryY, bw, secondaryH)
+	if !s.snap.Cash.CanCashOut || credit <= 0 {
+		cash.Disable()
+	}
+	// Why cash-out does not work now (a faulty printer says what it has),
+	// even without credit: the player reads it before inserting a note.
+	if why := s.cashOutCaption(); why != "" {
+		cash.FitCaption(why)
+	}
 	return append(objs, hist, cash)
 }
 

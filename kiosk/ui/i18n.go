@@ -72,7 +72,6 @@ const (
 	msgAuto           msg = "btn.auto"
 	msgHistory        msg = "btn.history"
 	msgCashOut        msg = "btn.cash_out"
-	msgCashOutSoon    msg = "btn.cash_out_soon"
 	msgAgeBadge       msg = "notice.age_badge"
 	msgResponsible    msg = "notice.responsible"
 	msgErrInsuff      msg = "err.insufficient_credit"
@@ -80,6 +79,34 @@ const (
 	msgErrBusy        msg = "err.busy"
 	msgErrOutOfSvc    msg = "err.out_of_service"
 	msgErrPlay        msg = "err.play"
+	msgErrCashBusy    msg = "err.cash_busy"
+
+	msgCashConfirm      msg = "cash.confirm_title"
+	msgCashConfirmText  msg = "cash.confirm_text"
+	msgCancel           msg = "btn.cancel"
+	msgPrint            msg = "btn.print"
+	msgDone             msg = "btn.done"
+	msgCashPrinting     msg = "cash.printing"
+	msgCashPrintingWait msg = "cash.printing_wait"
+	msgCashPrintingCap  msg = "cash.printing_caption"
+	msgCashOutOff       msg = "cash.off"
+	msgVoucherTake      msg = "voucher.take"
+	msgVoucherNumber    msg = "voucher.number"
+	msgVoucherValid     msg = "voucher.validation"
+	msgVoucherExpires   msg = "voucher.expires"
+	msgCashNotPrinted   msg = "cash.not_printed"
+	msgCashImpossible   msg = "cash.impossible"
+	msgCashVoid         msg = "cash.partial_void"
+	msgCashNoCredit     msg = "cash.no_credit"
+	msgCashError        msg = "cash.error"
+	msgNoteReading      msg = "note.reading"
+	msgNoteEscrow       msg = "note.escrow"
+	msgNoteCredited     msg = "note.credited"
+	msgNoteCredit       msg = "note.credit"
+	msgNoteReturned     msg = "note.returned"
+	msgMaxCredit        msg = "note.max_credit"
+	msgNotesRefused     msg = "note.refused"
+	msgDateOnly         msg = "date.day"
 
 	msgCongratsTitle   msg = "congrats.title"
 	msgCongratsFound   msg = "congrats.found"
@@ -126,6 +153,17 @@ const (
 	msgGameRedBrick   msg = "game.red_brick"
 	msgDevBadge       msg = "dev.badge"
 	msgDevHint        msg = "dev.hint"
+	msgDevFake        msg = "dev.counterfeit"
+	msgDevFaults      msg = "dev.faults"
+	msgDevFaultsTitle msg = "dev.faults_title"
+	msgDevValidator   msg = "dev.validator"
+	msgDevPrinter     msg = "dev.printer"
+	msgDevRepair      msg = "dev.repair"
+	msgDevInserted    msg = "dev.inserted"
+	msgDevFakeIn      msg = "dev.counterfeit_in"
+	msgDevCaused      msg = "dev.caused"
+	msgDevRepaired    msg = "dev.repaired"
+	msgDevFailed      msg = "dev.failed"
 	msgOOSTitle       msg = "oos.title"
 	msgOOSText        msg = "oos.text"
 	msgOOSCredit      msg = "oos.credit"
@@ -194,7 +232,6 @@ var catalogue = map[msg]text{
 	msgAuto:        {"Auto", "Auto"},
 	msgHistory:     {"Historique", "History"},
 	msgCashOut:     {"Encaisser", "Cash out"},
-	msgCashOutSoon: {"bientôt disponible", "coming soon"},
 	msgAgeBadge:    {"18+", "18+"},
 	msgResponsible: {
 		"Jeu interdit aux mineurs. Jouer comporte des risques : endettement, dépendance… Appelez le 09 74 75 13 13 (appel non surtaxé).",
@@ -205,6 +242,35 @@ var catalogue = map[msg]text{
 	msgErrBusy:        {"Une partie est déjà en cours.", "A game is already in progress."},
 	msgErrOutOfSvc:    {"Le terminal est hors service.", "The kiosk is out of service."},
 	msgErrPlay:        {"La partie n'a pas pu commencer. Adressez-vous au personnel.", "The game could not start. Please ask the staff."},
+	msgErrCashBusy: {"Un billet est en cours d'encaissement ou un ticket s'imprime : réessayez dans un instant.",
+		"A bank note is being taken or a voucher printed: try again in a moment."},
+
+	msgCashConfirm:      {"Encaisser %s ?", "Cash out %s?"},
+	msgCashConfirmText:  {"Un ticket de paiement va être imprimé.", "A payment voucher will be printed."},
+	msgCancel:           {"Annuler", "Cancel"},
+	msgPrint:            {"Imprimer", "Print"},
+	msgDone:             {"Terminé", "Done"},
+	msgCashPrinting:     {"Impression du ticket…", "Printing your voucher…"},
+	msgCashPrintingWait: {"Attendez la fin de l'impression pour prendre le ticket.", "Wait until it is printed before taking it."},
+	msgCashPrintingCap:  {"impression en cours", "printing"},
+	msgCashOutOff:       {"Encaissement impossible pour le moment : %s. Votre crédit est conservé.", "Cash-out not possible for now: %s. Your credit is kept."},
+	msgVoucherTake:      {"Prenez votre ticket", "Take your voucher"},
+	msgVoucherNumber:    {"Ticket de paiement n° %d", "Payment voucher no. %d"},
+	msgVoucherValid:     {"N° de validation %s", "Validation no. %s"},
+	msgVoucherExpires:   {"Valable jusqu'au %s", "Valid until %s"},
+	msgCashNotPrinted:   {"Ticket non imprimé", "Voucher not printed"},
+	msgCashImpossible:   {"Encaissement impossible", "Cash-out not possible"},
+	msgCashVoid:         {"Un ticket qui serait sorti en partie n'est pas valable.", "A partly printed voucher is not valid."},
+	msgCashNoCredit:     {"Il n'y a pas de crédit à encaisser.", "There is no credit to cash out."},
+	msgCashError:        {"Erreur de la borne : adressez-vous au personnel.", "Kiosk error: please ask the staff."},
+	msgNoteReading:      {"Lecture du billet…", "Reading the note…"},
+	msgNoteEscrow:       {"Billet de %s : un instant…", "%s note: one moment…"},
+	msgNoteCredited:     {"Billet de %s accepté", "%s note accepted"},
+	msgNoteCredit:       {"Crédit : %s", "Credit: %s"},
+	msgNoteReturned:     {"Billet rendu", "Note returned"},
+	msgMaxCredit:        {"Crédit maximum atteint : %s", "Maximum credit reached: %s"},
+	msgNotesRefused:     {"Billets refusés pour le moment : %s", "Bank notes refused for now: %s"},
+	msgDateOnly:         {"02/01/2006", "2 Jan 2006"},
 
 	msgCongratsTitle:   {"Félicitations !", "Congratulations!"},
 	msgCongratsFound:   {"Vous avez découvert %s", "You uncovered %s"},
@@ -257,8 +323,19 @@ var catalogue = map[msg]text{
 	msgGameAuto:     {"AUTO", "AUTO"},
 	msgGameRedBrick: {"BRIQUE ROUGE", "RED BRICK"},
 
-	msgDevBadge: {"DÉVELOPPEMENT", "DEVELOPMENT"},
-	msgDevHint:  {"crédit de test, jamais en production", "test credit, never in production"},
+	msgDevBadge:       {"DÉVELOPPEMENT", "DEVELOPMENT"},
+	msgDevHint:        {"simulateurs : billets et pannes", "simulators: notes and faults"},
+	msgDevFake:        {"Faux", "Fake"},
+	msgDevFaults:      {"Pannes", "Faults"},
+	msgDevFaultsTitle: {"Simulateurs : pannes des appareils", "Simulators: device faults"},
+	msgDevValidator:   {"Lecteur de billets : %s", "Bill validator: %s"},
+	msgDevPrinter:     {"Imprimante : %s", "Printer: %s"},
+	msgDevRepair:      {"Tout réparer", "Repair all"},
+	msgDevInserted:    {"billet de %s inséré", "%s note inserted"},
+	msgDevFakeIn:      {"faux billet inséré", "fake note inserted"},
+	msgDevCaused:      {"panne : %s", "fault: %s"},
+	msgDevRepaired:    {"appareils réparés, lecteur réinitialisé", "devices repaired, validator reset"},
+	msgDevFailed:      {"refusé : %s", "refused: %s"},
 
 	msgOOSTitle:       {"Hors service", "Out of service"},
 	msgOOSText:        {"Ce terminal est momentanément hors service. Veuillez vous adresser au personnel.", "This kiosk is out of service for the moment. Please ask the staff."},
@@ -363,6 +440,18 @@ func (t Tr) Mode(m breakout.Mode) string {
 
 // Date writes a time of the history.
 func (t Tr) Date(at time.Time) string { return at.Format(t.T(msgDateFormat)) }
+
+// Day writes a date without its time (a voucher's expiry).
+func (t Tr) Day(at time.Time) string { return at.Format(t.T(msgDateOnly)) }
+
+// Message is the kiosk's text in the language (French when it has no
+// English).
+func (t Tr) Message(m kiosk.Message) string {
+	if t.Lang == English && m.EN != "" {
+		return m.EN
+	}
+	return m.FR
+}
 
 // Fault is the out-of-service message of a fault.
 func (t Tr) Fault(f kiosk.Fault) string {

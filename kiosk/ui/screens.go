@@ -22,7 +22,12 @@ type Machine interface {
 	History(ctx context.Context, n int) ([]kiosk.HistoryEntry, error)
 	Touch()
 	EndResult()
-	DevAddCredit(ctx context.Context, amount game.Money) error
+	// CashOut prints the whole credit on a voucher; it blocks during the
+	// print (up to about 15 s), so the screens call it off their goroutine.
+	CashOut(ctx context.Context) (kiosk.VoucherInfo, error)
+	// ResetValidator asks the bill validator for a reset once its fault is
+	// cleared (the development panel's Réparer).
+	ResetValidator()
 }
 
 var _ Machine = (*kiosk.Machine)(nil)
@@ -37,9 +42,6 @@ const (
 	defaultPollEvery      = 500 * time.Millisecond
 	windowRise            = 350 * time.Millisecond
 )
-
-// DevCredits are the amounts of the development panel's buttons.
-var DevCredits = [...]game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro, 50 * game.Euro}
 
 // Options tune the screens. The zero value is the kiosk's defaults.
 type Options struct {
@@ -77,6 +79,13 @@ type Options struct {
 	OnFrameStats func(FrameStats)
 	// OnHome is called each time the home screen is shown (start-up timing).
 	OnHome func()
+	// OnNoteShown is called when the screens show that a note was
+	// credited (the -dev log times "credit shown" with it).
+	OnNoteShown func(kiosk.CashInEvent)
+	// Dev are the simulated cash devices of a development run, which the
+	// development panel drives; nil: no panel. The panel shows only when
+	// the machine also says it is a development build (Snapshot.Dev).
+	Dev DevDevices
 }
 
 func (o *Options) fill() {
@@ -122,13 +131,18 @@ const (
 type overlay uint8
 
 const (
-	ovNone       overlay = iota
-	ovPrizeTable         // Art. 4.2
-	ovBonusIntro         // three snakes: the bonus game comes (Art. 4.6, 4.7)
-	ovWin                // a direct win (Art. 4.6, 4.8)
-	ovBonusWin           // the bonus game's window (Art. 4.7)
-	ovResult             // the total won after a bonus game (Art. 4.8)
-	ovLose               // a loss: a quiet banner, no window (Art. 4.8)
+	ovNone         overlay = iota
+	ovPrizeTable           // Art. 4.2
+	ovBonusIntro           // three snakes: the bonus game comes (Art. 4.6, 4.7)
+	ovWin                  // a direct win (Art. 4.6, 4.8)
+	ovBonusWin             // the bonus game's window (Art. 4.7)
+	ovResult               // the total won after a bonus game (Art. 4.8)
+	ovLose                 // a loss: a quiet banner, no window (Art. 4.8)
+	ovCashConfirm          // cash-out: "Encaisser 20 € ?"
+	ovCashPrinting         // cash-out: the voucher is printing
+	ovVoucher              // cash-out: the voucher card
+	ovCashFailed           // cash-out: why no voucher came out; the credit is kept
+	ovDevFaults            // the development panel's faults
 )
 
 // Screens are the player's screens of the kiosk and the way between them:
@@ -146,9 +160,12 @@ type Screens struct {
 	tr  Tr
 	now func() time.Time
 
-	root    *fyne.Container
-	scrBox  *fyne.Container
-	ovBox   *fyne.Container
+	root     *fyne.Container
+	scrBox   *fyne.Container
+	ovBox    *fyne.Container
+	toastBox *fyne.Container
+	// do hands work to the Fyne goroutine (fyne.Do; the tests queue it).
+	do      func(func())
 	v       view
 	rasters rasterCache
 
@@ -162,6 +179,10 @@ type Screens struct {
 	// home
 	stake   game.Stake // the stake chosen
 	message string     // a line under the buttons (an error of Play)
+
+	cash  cashOutFlow // the cash-out under way (cashout.go)
+	toast toast       // the feedback of the last note (cashin.go)
+	dev   devPanel    // the development panel's state (devpanel.go)
 
 	// game
 	gs       *GameScreen
@@ -179,10 +200,11 @@ type Screens struct {
 // New makes the screens of machine m. Put Content in the window, then Start.
 func New(m Machine, opt Options) *Screens {
 	opt.fill()
-	s := &Screens{m: m, opt: opt, tr: Tr{opt.Lang}, now: opt.Now}
+	s := &Screens{m: m, opt: opt, tr: Tr{opt.Lang}, now: opt.Now, do: fyne.Do}
 	s.scrBox = container.NewStack()
 	s.ovBox = container.NewStack()
-	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox)
+	s.toastBox = container.NewStack()
+	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox)
 	s.gs = NewGameScreen(s.now)
 	s.gs.BonusDelay = opt.BonusDelay
 	s.gs.OnActivity = s.activity
@@ -207,12 +229,15 @@ func (s *Screens) Start() {
 	s.started = true
 	s.lastActivity = s.now()
 	s.m.OnChange(func(snap kiosk.Snapshot) {
-		fyne.Do(func() {
+		s.do(func() {
 			if s.started {
 				s.apply(snap)
 			}
 		})
 	})
+	// A note's feedback is shown for what happens from now on, not for
+	// the last thing a note did before the screens started.
+	s.toast.seq = s.m.Snapshot().Cash.CashIn.Seq
 	if g := s.m.Current(); g != nil {
 		// A game resumed after a restart: Rejouer plays again in the
 		// mode it was started in.
@@ -250,7 +275,7 @@ func (s *Screens) pollLoop(stop chan struct{}, every time.Duration) {
 		case <-stop:
 			return
 		case <-t.C:
-			fyne.Do(func() {
+			s.do(func() {
 				if s.started {
 					s.Poll(s.now())
 				}
@@ -286,6 +311,7 @@ func (s *Screens) activity() {
 func (s *Screens) apply(snap kiosk.Snapshot) {
 	old := s.snap
 	s.snap = snap
+	s.noteActivity(snap)
 	switch snap.State {
 	case kiosk.OutOfService:
 		s.showOutOfService()
@@ -301,7 +327,8 @@ func (s *Screens) apply(snap kiosk.Snapshot) {
 		return
 	case kiosk.Result:
 		if s.screen == scrGame {
-			return // the credit shows with the game's end (onGameEnd)
+			s.resultChanged(old, snap)
+			return
 		}
 	case kiosk.Home:
 		if s.screen == scrGame && s.gameRunning() {
@@ -324,6 +351,26 @@ func (s *Screens) apply(snap kiosk.Snapshot) {
 	}
 }
 
+// resultChanged follows a change on the result of a game: a note credited
+// there shows in the game screen's credit, and Rejouer appears when the
+// credit now covers the stake. Until the game's end is on screen
+// (onGameEnd) the credit shown stays the one its stake left: the win must
+// not show in the credit before its congratulation window.
+func (s *Screens) resultChanged(old, snap kiosk.Snapshot) {
+	if !s.gs.Over() || old.Credit == snap.Credit {
+		return
+	}
+	s.gs.SetCredit(snap.Credit)
+	if s.game == nil {
+		return
+	}
+	st := s.game.Stake()
+	could := old.Available[st] && old.Credit >= st.Money()
+	if could != s.canPlayAgain() {
+		s.rebuild() // the window or the banner shows Rejouer now (or no more)
+	}
+}
+
 // homeChanged reports whether the home screen shows something else.
 func homeChanged(a, b kiosk.Snapshot) bool {
 	if a.Credit != b.Credit || a.Dev != b.Dev || len(a.Available) != len(b.Available) {
@@ -334,7 +381,10 @@ func homeChanged(a, b kiosk.Snapshot) bool {
 			return true
 		}
 	}
-	return false
+	// What a note did shows in its toast, not on the home screen.
+	ca, cb := a.Cash, b.Cash
+	ca.CashIn, cb.CashIn = kiosk.CashInEvent{}, kiosk.CashInEvent{}
+	return ca != cb
 }
 
 func (s *Screens) gameRunning() bool { return s.game != nil && !s.gs.Over() }
@@ -401,6 +451,7 @@ func (s *Screens) rebuild() {
 		s.ovBox.Objects = []fyne.CanvasObject{s.buildOv(s.v)}
 		s.ovBox.Refresh()
 	}
+	s.showToast()
 }
 
 // Poll does what time alone does: the attract loop on an idle home screen
@@ -408,9 +459,12 @@ func (s *Screens) rebuild() {
 // screens call it twice a second; tests call it with their clock.
 func (s *Screens) Poll(now time.Time) {
 	idle := now.Sub(s.lastActivity)
+	s.expireToast(now)
 	switch {
 	case s.overlay == ovPrizeTable && now.Sub(s.overlayAt) >= s.opt.OverlayTimeout && idle >= s.opt.OverlayTimeout:
 		s.closePrizeTable()
+	case s.cashOverlayTimedOut(now, idle):
+		s.closeCashOverlay()
 	case s.screen == scrHistory && idle >= s.opt.HistoryTimeout:
 		s.showHome()
 	case s.screen == scrHome && s.overlay == ovNone && s.opt.AttractAfter > 0 &&
@@ -438,11 +492,17 @@ func (l *rootLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSiz
 
 // playError tells the player why a game did not start, on the home screen.
 func (s *Screens) playError(stake game.Stake, err error) {
+	snap := s.m.Snapshot()
+	s.snap = snap
 	switch {
 	case errors.Is(err, kiosk.ErrInsufficientCredit):
 		s.message = s.tr.F(msgErrInsuff, s.tr.Stake(stake))
 	case errors.Is(err, kiosk.ErrUnavailable):
 		s.message = s.tr.F(msgErrUnavailable, s.tr.Stake(stake))
+	case errors.Is(err, kiosk.ErrBusy) && (snap.Cash.NoteInPath || snap.Cash.CashingOut || s.m.Current() == nil):
+		// No game holds the kiosk: a note on its way to the cash box, or
+		// a voucher printing (it may have settled since the refusal).
+		s.message = s.tr.T(msgErrCashBusy)
 	case errors.Is(err, kiosk.ErrBusy):
 		s.message = s.tr.T(msgErrBusy)
 	case errors.Is(err, kiosk.ErrOutOfService):
@@ -451,8 +511,6 @@ func (s *Screens) playError(stake game.Stake, err error) {
 		fyne.LogError("play", err)
 		s.message = s.tr.T(msgErrPlay)
 	}
-	snap := s.m.Snapshot()
-	s.snap = snap
 	if snap.State == kiosk.OutOfService {
 		s.showOutOfService()
 		return

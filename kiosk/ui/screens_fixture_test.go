@@ -25,7 +25,11 @@ import (
 	"pharaon/game"
 	"pharaon/game/block"
 	"pharaon/game/breakout"
+	"pharaon/hw"
+	"pharaon/hw/escpos"
+	"pharaon/hw/id003"
 	"pharaon/kiosk"
+	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/ui/art"
 	"pharaon/store"
 )
@@ -172,6 +176,98 @@ type scrFixture struct {
 	w     fyne.Window
 	opt   Options
 	stub  *stubbedMachine
+	// devs are the simulated cash devices (withDevices), receipts where
+	// their vouchers land.
+	devs     *devsim.Devices
+	receipts string
+	// ui is the Fyne goroutine's queue: what the machine's goroutines and
+	// the cash-out hand to the screens (Screens.do) runs on the test's
+	// goroutine when the test flushes it, as the Fyne loop runs it in
+	// the kiosk.
+	ui uiQueue
+	// toasts are the toast headlines shown, in order (consecutive
+	// repeats dropped).
+	toasts []string
+	// gate, if set, holds each CashOut until the test sends on it.
+	gate chan struct{}
+}
+
+// gatedCashOut holds the machine's CashOut until the test lets it go, so
+// the screen of a voucher printing can be looked at.
+func gatedCashOut() fixtureOption {
+	return func(f *scrFixture, _ *kiosk.Config) { f.gate = make(chan struct{}) }
+}
+
+type gatedMachine struct {
+	Machine
+	gate chan struct{}
+}
+
+func (m gatedMachine) CashOut(ctx context.Context) (kiosk.VoucherInfo, error) {
+	<-m.gate
+	return m.Machine.CashOut(ctx)
+}
+
+// uiQueue is the tests' stand-in for the Fyne goroutine's queue.
+type uiQueue struct {
+	mu sync.Mutex
+	fs []func()
+}
+
+func (q *uiQueue) do(f func()) {
+	q.mu.Lock()
+	q.fs = append(q.fs, f)
+	q.mu.Unlock()
+}
+
+func (q *uiQueue) next() func() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.fs) == 0 {
+		return nil
+	}
+	f := q.fs[0]
+	q.fs = q.fs[1:]
+	return f
+}
+
+// flush runs what the machine handed to the screens so far, in order.
+func (f *scrFixture) flush() {
+	for fn := f.ui.next(); fn != nil; fn = f.ui.next() {
+		fn()
+		if head, _, _ := f.s.toastLines(); head != "" && f.s.toastVisible() &&
+			(len(f.toasts) == 0 || f.toasts[len(f.toasts)-1] != head) {
+			f.toasts = append(f.toasts, head)
+		}
+	}
+}
+
+// waitFor flushes the queue until cond holds (the devices run on their own
+// goroutines).
+func (f *scrFixture) waitFor(cond func() bool, msg string, args ...any) {
+	f.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		f.flush()
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("timed out waiting: "+msg+"; texts: %q", append(args, f.texts())...)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// credit gives the kiosk credit as a technician's test movement of the
+// ledger (counted apart from the money meters), which the machine reads
+// back: the flows that are not about notes start with credit this way.
+func (f *scrFixture) credit(amount game.Money) {
+	f.t.Helper()
+	want := f.m.Snapshot().Credit + amount
+	_, err := f.st.TestModeMovement(context.Background(), amount, "", "screens test credit")
+	require.NoError(f.t, err)
+	f.waitFor(func() bool { return f.s.snap.Credit == want }, "credit %s shown", want.Plain())
 }
 
 type fixtureOption func(*scrFixture, *kiosk.Config)
@@ -210,6 +306,61 @@ func production() fixtureOption { return func(_ *scrFixture, c *kiosk.Config) { 
 // inEnglish starts the screens in English.
 func inEnglish() fixtureOption { return func(f *scrFixture, _ *kiosk.Config) { f.opt.Lang = English } }
 
+// withDevices runs both cash devices as simulators on pseudo-terminals,
+// the kiosk's real drivers on them, and gives the screens the development
+// panel that drives them. mod may change the cash settings.
+func withDevices(mod func(*kiosk.CashConfig)) fixtureOption {
+	return func(f *scrFixture, c *kiosk.Config) {
+		dir := f.t.TempDir()
+		f.receipts = filepath.Join(dir, "vouchers")
+		d, err := devsim.Start(devsim.Config{Dir: filepath.Join(dir, "run"), Receipts: f.receipts})
+		require.NoError(f.t, err)
+		f.t.Cleanup(func() { _ = d.Close() })
+		f.devs = d
+		c.KioskID, c.Venue = "PH-0042", "Tabac de la Gare, Lyon"
+		// Short device timings keep the pty tests fast; the protocols are
+		// the same.
+		c.Cash = kiosk.CashConfig{
+			ValidatorPath: d.ValidatorPath,
+			PrinterPath:   d.PrinterPath,
+			Validator: id003.Config{PollInterval: 5 * time.Millisecond, ReplyTimeout: 150 * time.Millisecond,
+				Backoff: hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond}},
+			PrinterTiming: escpos.Config{StatusTimeout: 400 * time.Millisecond, PollInterval: 20 * time.Millisecond},
+			PrinterCheck:  30 * time.Millisecond,
+		}
+		if mod != nil {
+			mod(&c.Cash)
+		}
+		f.opt.Dev = simPanel{d}
+	}
+}
+
+// simPanel is the development panel's devices on kiosk/devsim, as
+// cmd/pharaon wires them.
+type simPanel struct{ d *devsim.Devices }
+
+func (p simPanel) Notes() []game.Money { return devsim.Notes }
+func (p simPanel) Faults() []DevFault {
+	out := make([]DevFault, len(devsim.Faults))
+	for i, f := range devsim.Faults {
+		out[i] = DevFault{ID: string(f.Fault), FR: f.FR, EN: f.EN}
+	}
+	return out
+}
+func (p simPanel) InsertNote(a game.Money) error { return p.d.InsertNote(a) }
+func (p simPanel) InsertCounterfeit() error      { return p.d.InsertCounterfeit() }
+func (p simPanel) Cause(id string) error         { return p.d.Cause(devsim.Fault(id)) }
+func (p simPanel) Repair() error                 { return p.d.Repair() }
+
+// cashReady waits until the validator takes notes and the printer works.
+func (f *scrFixture) cashReady() {
+	f.t.Helper()
+	f.waitFor(func() bool {
+		c := f.s.snap.Cash
+		return c.Validator.OK && c.Printer.OK && c.CanCashIn
+	}, "cash devices ready")
+}
+
 // windowSize is the size of the tests' window.
 var windowSize = fyne.NewSize(designW, designH)
 
@@ -230,7 +381,10 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 	f := &scrFixture{t: t, path: path, clock: &scrClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}}
 	// ResultTimeout is long: the machine's own poller must not move it
 	// home behind the test's back (its goroutine would run the screens).
-	cfg := kiosk.Config{Dev: true, Keys: scrTestKeys, ResultTimeout: time.Hour}
+	// PrinterCheck is short: the machine's cash loop reads the credit back
+	// from the ledger that often (credit).
+	cfg := kiosk.Config{Dev: true, Keys: scrTestKeys, ResultTimeout: time.Hour,
+		Cash: kiosk.CashConfig{PrinterCheck: 20 * time.Millisecond}}
 	f.opt = Options{Now: f.clock.Now, Location: time.UTC, PollEvery: -1, AttractAfter: 45 * time.Second}
 	for _, o := range opts {
 		o(f, &cfg)
@@ -251,12 +405,19 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 		f.stub.Machine = m
 		sm = f.stub
 	}
+	if f.gate != nil {
+		sm = gatedMachine{sm, f.gate}
+	}
 	f.s = New(sm, f.opt)
+	f.s.do = f.ui.do
 	f.w = test.NewWindow(f.s.Content())
 	f.w.SetPadded(false)
 	f.w.Resize(size)
 	t.Cleanup(f.w.Close)
 	f.s.Start()
+	if f.devs != nil {
+		f.cashReady()
+	}
 	return f
 }
 
@@ -275,6 +436,7 @@ func (f *scrFixture) frame() { f.frameAfter(scrFrame) }
 const slowFrame = time.Duration(DefaultMaxCatchUp) * time.Second / breakout.TicksPerSecond
 
 func (f *scrFixture) frameAfter(d time.Duration) {
+	f.flush()
 	f.clock.Advance(d)
 	if f.s.gs.running {
 		f.s.gs.Frame(f.clock.Now())
@@ -345,6 +507,7 @@ func visible(o fyne.CanvasObject, f func(fyne.CanvasObject)) {
 
 // texts are the visible texts of the window, in drawing order.
 func (f *scrFixture) texts() []string {
+	f.flush()
 	var out []string
 	visible(f.s.Content(), func(o fyne.CanvasObject) {
 		if t, ok := o.(*canvas.Text); ok && t.Text != "" {
@@ -360,6 +523,7 @@ func (f *scrFixture) screenText() string { return strings.Join(f.texts(), " ") }
 
 // button finds the visible button showing label, or nil.
 func (f *scrFixture) button(label string) *touchButton {
+	f.flush()
 	var found *touchButton
 	visible(f.s.Content(), func(o fyne.CanvasObject) {
 		if b, ok := o.(*touchButton); ok && b.Text == label && found == nil {
@@ -376,6 +540,7 @@ func (f *scrFixture) tap(label string) {
 	require.NotNil(f.t, b, "no button %q on screen; texts: %q", label, f.texts())
 	require.False(f.t, b.Disabled(), "button %q is disabled", label)
 	test.Tap(b)
+	f.flush()
 }
 
 // golden compares the window with testdata/name, or rewrites it with
@@ -384,6 +549,7 @@ func (f *scrFixture) tap(label string) {
 // of two screens would take minutes to print).
 func (f *scrFixture) golden(name string) {
 	f.t.Helper()
+	f.flush()
 	img := f.w.Canvas().Capture()
 	if *updateScreens {
 		writePNG(f.t, filepath.Join("testdata", name), img)

@@ -14,6 +14,7 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/kiosk"
+	"pharaon/kiosk/devsim"
 	"pharaon/store"
 )
 
@@ -27,7 +28,7 @@ func TestScreensJouerWinFlow(t *testing.T) {
 	f := newScrFixture(t)
 	require.Equal(t, scrHome, f.s.screen)
 
-	f.tap("+10\u00a0€")
+	f.credit(10 * game.Euro)
 	assert.Contains(t, f.texts(), fr(10*game.Euro), "the credit shows on the home screen")
 	f.tap(fr(game.Stake100.Money()))
 	assert.Contains(t, f.texts(), "Combinaisons gagnantes pour une mise de "+fr(game.Stake100.Money()))
@@ -77,7 +78,7 @@ func TestScreensJouerWinFlow(t *testing.T) {
 
 func TestScreensAutoFlowLoseThenWin(t *testing.T) {
 	f := newScrFixture(t)
-	f.tap("+5\u00a0€")
+	f.credit(5 * game.Euro)
 	f.tap(fr(game.Stake050.Money()))
 	f.tap("Auto")
 	require.Equal(t, scrGame, f.s.screen)
@@ -115,7 +116,7 @@ func TestScreensAutoFlowLoseThenWin(t *testing.T) {
 
 func TestScreensLosingUnitShowsNoWindow(t *testing.T) {
 	f := newScrFixture(t)
-	f.tap("+5\u00a0€")
+	f.credit(5 * game.Euro)
 	f.tap(fr(game.Stake050.Money()))
 	f.tap("Jouer")
 	// Every frame of the game and of its end: never the frame of a window.
@@ -136,7 +137,7 @@ func TestScreensLosingUnitShowsNoWindow(t *testing.T) {
 
 func TestScreensBonusFlow(t *testing.T) {
 	f := newScrFixture(t)
-	f.tap("+5\u00a0€")
+	f.credit(5 * game.Euro)
 	f.tap(fr(game.Stake200.Money()))
 	f.tap("Jouer")
 	g := f.s.game
@@ -199,7 +200,7 @@ func (f *scrFixture) hasFrameDrawing() bool {
 
 func TestScreensPrizeTable(t *testing.T) {
 	f := newScrFixture(t)
-	f.tap("+10\u00a0€")
+	f.credit(10 * game.Euro)
 	f.tap(fr(game.Stake100.Money()))
 	f.tap("Auto")
 	f.frames(90)
@@ -232,7 +233,7 @@ func TestScreensPrizeTable(t *testing.T) {
 
 func TestScreensCongratulationsLook(t *testing.T) {
 	f := newScrFixture(t)
-	f.tap("+10\u00a0€")
+	f.credit(10 * game.Euro)
 	f.tap(fr(game.Stake100.Money()))
 	f.tap("Jouer")
 	for i := 0; i < 15*10; i++ {
@@ -251,8 +252,8 @@ func TestScreensCongratulationsLook(t *testing.T) {
 }
 
 func TestScreensHomeAndHistoryLook(t *testing.T) {
-	f := newScrFixture(t)
-	f.tap("+20\u00a0€")
+	f := newScrFixture(t, withDevices(nil))
+	f.insertNote(20 * game.Euro)
 	f.golden("screen-home.png")
 	// three games: a 1 € win, a 1 € loss, a 0,50 € loss
 	for _, st := range []game.Stake{game.Stake100, game.Stake100, game.Stake050} {
@@ -268,22 +269,31 @@ func TestScreensHomeAndHistoryLook(t *testing.T) {
 
 func TestScreensDevPanelOnlyInDevelopment(t *testing.T) {
 	t.Run("development", func(t *testing.T) {
-		f := newScrFixture(t)
-		assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  crédit de test, jamais en production")
-		for _, a := range DevCredits {
-			assert.NotNil(t, f.button("+"+fr(a)), "dev button %s", fr(a))
+		f := newScrFixture(t, withDevices(nil))
+		assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  simulateurs : billets et pannes")
+		for _, a := range devsim.Notes {
+			assert.NotNil(t, f.button(fr(a)), "a button inserts a note of %s", fr(a))
 		}
+		assert.NotNil(t, f.button("Faux"), "a button inserts a counterfeit")
+		assert.NotNil(t, f.button("Pannes"), "a button opens the faults")
+		visible(f.s.Content(), func(o fyne.CanvasObject) {
+			if b, ok := o.(*touchButton); ok {
+				assert.NotContains(t, b.Text, "+", "no button adds credit of its own")
+			}
+		})
 	})
 	t.Run("production", func(t *testing.T) {
-		f := newScrFixture(t, production())
+		// The simulators given, but the machine is not a development
+		// build: no panel.
+		f := newScrFixture(t, withDevices(nil), production())
 		require.False(t, f.m.Snapshot().Dev)
 		for _, s := range f.texts() {
 			assert.NotContains(t, s, "DÉVELOPPEMENT")
 		}
-		for _, a := range DevCredits {
-			assert.Nil(t, f.button("+"+fr(a)), "no dev button %s in production", fr(a))
+		for _, a := range devsim.Notes {
+			assert.Nil(t, f.button(fr(a)), "no dev button %s in production", fr(a))
 		}
-		assert.ErrorIs(t, f.m.DevAddCredit(context.Background(), 5*game.Euro), kiosk.ErrNotDev)
+		assert.Nil(t, f.button("Pannes"))
 		assert.True(t, f.button("Jouer").Disabled(), "no credit, no game")
 		assert.Contains(t, f.texts(), "Insérez un billet pour jouer")
 	})
@@ -291,7 +301,7 @@ func TestScreensDevPanelOnlyInDevelopment(t *testing.T) {
 
 func TestScreensLanguageToggle(t *testing.T) {
 	f := newScrFixture(t)
-	f.tap("+10\u00a0€")
+	f.credit(10 * game.Euro)
 	f.tap("EN")
 	assert.Equal(t, English, f.s.Lang())
 	texts := f.texts()
@@ -317,7 +327,7 @@ func TestScreensStartsInEnglish(t *testing.T) {
 
 func TestScreensResumeGameAfterRestart(t *testing.T) {
 	f := newScrFixture(t)
-	f.tap("+10\u00a0€")
+	f.credit(10 * game.Euro)
 	f.tap(fr(game.Stake100.Money()))
 	f.tap("Auto")
 	f.frames(120)
@@ -337,6 +347,7 @@ func TestScreensResumeGameAfterRestart(t *testing.T) {
 	require.NotNil(t, m.Current(), "the play is resumed")
 
 	s := New(m, f.opt)
+	s.do = f.ui.do
 	f.s, f.m, f.st = s, m, st
 	f.w.SetContent(s.Content())
 	f.w.Resize(windowSize)
@@ -350,13 +361,14 @@ func TestScreensResumeGameAfterRestart(t *testing.T) {
 
 func TestScreensResultTimesOutHome(t *testing.T) {
 	f := newScrFixture(t)
-	f.tap("+5\u00a0€")
+	f.credit(5 * game.Euro)
 	f.tap(fr(game.Stake050.Money()))
 	f.tap("Auto")
 	f.playToEnd(false)
 	require.Equal(t, scrGame, f.s.screen)
 	f.clock.Advance(time.Hour)
 	f.m.Poll() // the machine's own timer, called here on the test's goroutine
+	f.flush()
 	assert.Equal(t, scrHome, f.s.screen, "an untouched result returns home")
 }
 
@@ -383,7 +395,7 @@ func TestScreensAttractWhenIdle(t *testing.T) {
 	assert.Nil(t, f.s.attract)
 
 	// With credit on the kiosk, no attract loop: a player is there.
-	f.tap("+5\u00a0€")
+	f.credit(5 * game.Euro)
 	f.clock.Advance(time.Hour)
 	f.s.Poll(f.clock.Now())
 	assert.Equal(t, scrHome, f.s.screen)

@@ -55,13 +55,14 @@ func TestScreensPlayRefused(t *testing.T) {
 	}{
 		{kiosk.ErrInsufficientCredit, "Crédit insuffisant pour une mise de 0,50\u00a0€ : insérez un billet."},
 		{kiosk.ErrUnavailable, "La mise de 0,50\u00a0€ n'est pas disponible pour le moment."},
-		{kiosk.ErrBusy, "Une partie est déjà en cours."},
+		// Busy with no game: a note on its way, or a voucher printing.
+		{kiosk.ErrBusy, "Un billet est en cours d'encaissement ou un ticket s'imprime : réessayez dans un instant."},
 		{fmt.Errorf("disk on fire"), "La partie n'a pas pu commencer. Adressez-vous au personnel."},
 	}
 	for _, c := range cases {
 		t.Run(c.err.Error(), func(t *testing.T) {
 			f := newScrFixture(t, stubbed(func(s kiosk.Snapshot) kiosk.Snapshot { return s }, fmt.Errorf("play: %w", c.err)))
-			f.tap("+5\u00a0€")
+			f.credit(5 * game.Euro)
 			f.tap("Jouer")
 			assert.Equal(t, scrHome, f.s.screen)
 			assert.Contains(t, f.screenText(), c.want)
@@ -93,7 +94,7 @@ func TestScreensTouchTargets(t *testing.T) {
 			f := newScrFixtureSized(t, size)
 			assert.InDelta(t, min(size.Width/designW, size.Height/designH), f.s.v.k, 1e-6)
 			assertTouchTargets(t, f, "home")
-			f.tap("+10\u00a0€")
+			f.credit(10 * game.Euro)
 			f.tap(fr(game.Stake100.Money()))
 			f.tap("Jouer")
 			f.frames(30)

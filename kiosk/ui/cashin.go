@@ -1,0 +1,184 @@
+package ui
+
+import (
+	"image/color"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+
+	"pharaon/kiosk"
+	"pharaon/kiosk/ui/art"
+)
+
+// How long a note's toast stays once the note is settled. A note being
+// read or taken keeps its toast until the next step (or toastStuck, if the
+// validator never says more).
+const (
+	toastCredited = 4 * time.Second
+	toastReturned = 7 * time.Second
+	toastStuck    = 15 * time.Second
+)
+
+// toast is the feedback of the last thing a note did (Snapshot.Cash.CashIn):
+// one per CashIn.Seq, wherever the credit is on screen (home, the result of
+// a game).
+type toast struct {
+	seq   uint64            // the last CashIn.Seq seen
+	ev    kiosk.CashInEvent // what is shown; Kind CashInNone: nothing
+	until time.Time         // when it goes
+	// shownCredit: the toast may say the credit after the note (not over
+	// a game whose end is still on its way: the win must not show before
+	// its window).
+	shownCredit bool
+}
+
+// noteActivity follows what notes do: a new CashIn.Seq gets its toast.
+func (s *Screens) noteActivity(snap kiosk.Snapshot) {
+	ev := snap.Cash.CashIn
+	if ev.Seq == s.toast.seq {
+		return
+	}
+	s.toast.seq = ev.Seq
+	if ev.Kind == kiosk.CashInNone {
+		return
+	}
+	if s.screen == scrAttract || s.screen == scrHistory {
+		// A note in the slot: a player is there, and wants to see it
+		// counted (the history shows no credit).
+		s.lastActivity = s.now()
+		s.showHome()
+	}
+	s.lastActivity = s.now() // the player is at the kiosk: no attract loop, no timeout
+	hold := toastStuck
+	switch ev.Kind {
+	case kiosk.NoteCredited:
+		hold = toastCredited
+	case kiosk.NoteReturned:
+		hold = toastReturned
+	}
+	s.toast.ev, s.toast.until = ev, s.now().Add(hold)
+	s.toast.shownCredit = s.screen != scrGame || s.gs.Over()
+	s.showToast()
+	if ev.Kind == kiosk.NoteCredited && s.opt.OnNoteShown != nil && s.toastVisible() {
+		s.opt.OnNoteShown(ev)
+	}
+}
+
+// toastVisible reports whether a screen that shows toasts is up.
+func (s *Screens) toastVisible() bool {
+	return s.toast.ev.Kind != kiosk.CashInNone && (s.screen == scrHome || s.screen == scrGame)
+}
+
+// expireToast takes the toast away once its time is up.
+func (s *Screens) expireToast(now time.Time) {
+	if s.toast.ev.Kind != kiosk.CashInNone && !now.Before(s.toast.until) {
+		s.toast.ev = kiosk.CashInEvent{}
+		s.showToast()
+	}
+}
+
+// showToast draws the toast layer again.
+func (s *Screens) showToast() {
+	var objs []fyne.CanvasObject
+	if s.sized() && s.toastVisible() {
+		objs = []fyne.CanvasObject{s.buildToast()}
+	}
+	if len(objs) == 0 && len(s.toastBox.Objects) == 0 {
+		return
+	}
+	s.toastBox.Objects = objs
+	s.toastBox.Refresh()
+}
+
+// toastLines are the toast's headline and its second line, and whether the
+// note was given back.
+func (s *Screens) toastLines() (head, line string, returned bool) {
+	tr, ev := s.tr, s.toast.ev
+	switch ev.Kind {
+	case kiosk.NoteReading:
+		return tr.T(msgNoteReading), "", false
+	case kiosk.NoteEscrow:
+		return tr.F(msgNoteEscrow, tr.Money(ev.Amount)), "", false
+	case kiosk.NoteCredited:
+		if s.toast.shownCredit {
+			line = tr.F(msgNoteCredit, tr.Money(ev.Credit))
+		}
+		return tr.F(msgNoteCredited, tr.Money(ev.Amount)), line, false
+	case kiosk.NoteReturned:
+		switch {
+		case ev.Code == "max_credit":
+			line = tr.F(msgMaxCredit, tr.Money(s.snap.Cash.MaxCredit))
+		default:
+			line = tr.Message(ev.Reason)
+		}
+		if line == tr.T(msgNoteReturned) {
+			line = "" // the reason says nothing more than the headline
+		}
+		return tr.T(msgNoteReturned), line, true
+	}
+	return "", "", false
+}
+
+// buildToast is the toast: over the credit on the home screen, at the top of
+// the playfield on a game's result.
+func (s *Screens) buildToast() fyne.CanvasObject {
+	// home: the credit panel's place; a result: above the window's frame
+	v := s.v
+	x, y, w, h, headY, lineY := float32(actionsX), float32(homeTop), float32(actionsW), float32(120), float32(14), float32(58)
+	if s.screen == scrGame {
+		v = s.fieldView()
+		x, y, w, h, headY, lineY = 170, 4, 620, 88, 8, 46
+	}
+	head, line, returned := s.toastLines()
+	rim, headColour := color.Color(art.Gold), color.Color(art.GoldLight)
+	if returned {
+		rim, headColour = art.Alert, art.Alert
+	}
+	bg := v.panelAlpha(x, y, w, h, 0xFF)
+	bg.StrokeColor = rim
+	bg.StrokeWidth = 3 * v.k
+	objs := []fyne.CanvasObject{bg}
+	if line == "" {
+		lh := v.lineHeight(sizeHeading-2, true)
+		objs = append(objs, v.textAt(head, sizeHeading-2, headColour, true, fyne.TextAlignCenter, x+12, y+(h-lh)/2, w-24))
+		return container.NewWithoutLayout(objs...)
+	}
+	objs = append(objs, v.textAt(head, sizeHeading-4, headColour, true, fyne.TextAlignCenter, x+12, y+headY, w-24))
+	size := float32(sizeHeading - 2)
+	if returned {
+		size = sizeBody + 1
+	}
+	lines, _ := v.para(line, size, art.Sand, !returned, fyne.TextAlignCenter, x+16, y+lineY, w-32)
+	return container.NewWithoutLayout(append(objs, lines...)...)
+}
+
+// cashInLine is the home screen's line about notes when they are not taken
+// now: the validator is faulty, or the credit is at its maximum; "" when
+// notes are taken (or the kiosk has no validator).
+func (s *Screens) cashInLine() string {
+	c := s.snap.Cash
+	switch {
+	case c.CanCashIn || c.CashingOut || c.NoteInPath || s.snap.State != kiosk.Home:
+		return ""
+	case !c.Validator.Configured:
+		return "" // a kiosk without a validator: nothing to say to a player
+	case !c.Validator.OK:
+		return s.tr.F(msgNotesRefused, lowerFirst(s.tr.Message(c.Validator.Message)))
+	}
+	// The validator works and the kiosk is at home: only the maximum
+	// credit keeps notes out.
+	return s.tr.F(msgMaxCredit, s.tr.Money(c.MaxCredit))
+}
+
+// lowerFirst writes a device's message inside a sentence ("Plus de papier"
+// → "plus de papier").
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[n:]
+}
