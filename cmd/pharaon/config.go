@@ -10,8 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
+	"unicode"
 	"unicode/utf8"
 
+	"pharaon/game"
 	"pharaon/kiosk/ui"
 )
 
@@ -20,15 +23,24 @@ import (
 type Config struct {
 	DB         string  // the SQLite database
 	KioskID    string  // the kiosk's name in the fleet and on its vouchers
+	Venue      string  // where the kiosk stands, printed on its vouchers
 	Lang       ui.Lang // the language the screens start in
 	Fullscreen bool    // fill the screen (the kiosk) or open a window (development)
-	Dev        bool    // development: demo blocks and the test-credit panel
-	FPS        bool    // log frames per second and time per frame while a game runs
-	Keys       []string
+	// Dev: a development run: demo blocks, both cash devices simulated
+	// on pseudo-terminals and the panel that drives them.
+	Dev  bool
+	FPS  bool // log frames per second and time per frame while a game runs
+	Keys []string
 	// The cash devices' stable paths (kiosk.CashConfig); none: no cash-in
-	// or no cash-out, shown as such.
+	// or no cash-out, shown as such (with -dev: the simulators).
 	Validator string // the bill validator's serial device (ID-003)
 	Printer   string // the voucher printer's serial device (ESC/POS)
+	// The money flow's limits (kiosk.CashConfig; 0: the kiosk's
+	// defaults, and the store's settings, which the maintenance screen
+	// changes, override them).
+	MaxCredit       game.Money    // the most credit notes can build
+	PayoutLimit     game.Money    // the largest voucher paid at the shop's counter
+	VoucherValidity time.Duration // how long a voucher is payable (whole days)
 }
 
 // ErrConfig is a configuration file or a flag that cannot be used.
@@ -39,7 +51,11 @@ const maxConfigSize = 64 << 10
 
 // configKeys are the keys of the configuration file, which are the long
 // names of the flags.
-var configKeys = []string{"db", "kiosk-id", "lang", "fullscreen", "dev", "fps", "keys", "validator", "printer"}
+var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "fps", "keys", "validator", "printer",
+	"max-credit", "payout-limit", "voucher-validity"}
+
+// maxValidityDays bounds a voucher's validity: ten years is a mistake.
+const maxValidityDays = 3660
 
 // ParseConfigFile reads a configuration file into c: one "key = value" a
 // line, "#" starting a comment line, blank lines ignored. Keys are those of
@@ -110,11 +126,34 @@ func (c *Config) set(key, value, dir string) error {
 	switch key {
 	case "db":
 		return path(&c.DB, value)
-	case "kiosk-id":
-		if strings.ContainsFunc(value, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-			return fmt.Errorf("kiosk-id %q: control characters: %w", value, ErrConfig)
+	case "kiosk-id", "venue":
+		// Printed on vouchers: one line of text.
+		if strings.ContainsFunc(value, unicode.IsControl) {
+			return fmt.Errorf("%s %q: control characters: %w", key, value, ErrConfig)
 		}
-		c.KioskID = value
+		if key == "venue" {
+			c.Venue = value
+		} else {
+			c.KioskID = value
+		}
+		return nil
+	case "max-credit", "payout-limit":
+		m, err := game.ParseMoney(value)
+		if err != nil || m <= 0 {
+			return fmt.Errorf("%s = %q: a positive amount in euros (\"200\", \"1 500\", \"37,50\"): %w", key, value, ErrConfig)
+		}
+		if key == "max-credit" {
+			c.MaxCredit = m
+		} else {
+			c.PayoutLimit = m
+		}
+		return nil
+	case "voucher-validity":
+		days, err := strconv.Atoi(value)
+		if err != nil || days < 1 || days > maxValidityDays {
+			return fmt.Errorf("voucher-validity = %q: whole days, 1 to %d: %w", value, maxValidityDays, ErrConfig)
+		}
+		c.VoucherValidity = time.Duration(days) * 24 * time.Hour
 		return nil
 	case "lang":
 		l, err := ui.ParseLang(value)
@@ -160,14 +199,20 @@ func (c *Config) set(key, value, dir string) error {
 func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 	fs.StringVar(configPath, "config", "", "configuration file (key = value lines; docs/kiosk-config.md)")
 	fs.Func("db", "SQLite database `file`", func(s string) error { return c.set("db", s, "") })
-	fs.Func("kiosk-id", "the kiosk's `name`", func(s string) error { return c.set("kiosk-id", s, "") })
+	fs.Func("kiosk-id", "the kiosk's `name`, printed on its vouchers", func(s string) error { return c.set("kiosk-id", s, "") })
+	fs.Func("venue", "where the kiosk stands (`shop, address`), printed on its vouchers", func(s string) error { return c.set("venue", s, "") })
 	fs.Func("lang", "language of the screens at start: fr or en", func(s string) error { return c.set("lang", s, "") })
 	fs.BoolFunc("fullscreen", "fill the screen (default true; -fullscreen=false opens a 1280×800 window)",
 		func(s string) error { return c.set("fullscreen", s, "") })
-	fs.BoolFunc("dev", "development: demo issuer key and blocks, test-credit panel (never in production)",
+	fs.BoolFunc("dev", "development: demo issuer key and blocks, simulated bill validator and printer with their panel (never in production)",
 		func(s string) error { return c.set("dev", s, "") })
 	fs.BoolFunc("fps", "log frames per second and time per frame during a game", func(s string) error { return c.set("fps", s, "") })
 	fs.Func("keys", "trusted issuer public key `files`, comma-separated", func(s string) error { return c.set("keys", s, "") })
 	fs.Func("validator", "bill validator (ID-003) serial `device`", func(s string) error { return c.set("validator", s, "") })
 	fs.Func("printer", "voucher printer (ESC/POS) serial `device`", func(s string) error { return c.set("printer", s, "") })
+	fs.Func("max-credit", "the most credit bank notes can build, in `euros` (default 200)", func(s string) error { return c.set("max-credit", s, "") })
+	fs.Func("payout-limit", "the largest voucher paid at the shop's counter, in `euros` (default 1500)",
+		func(s string) error { return c.set("payout-limit", s, "") })
+	fs.Func("voucher-validity", "how long a voucher is payable, in `days` (default 60)",
+		func(s string) error { return c.set("voucher-validity", s, "") })
 }

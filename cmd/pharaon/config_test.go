@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pharaon/game"
 	"pharaon/kiosk/ui"
 )
 
@@ -37,6 +38,10 @@ fps = 1
 keys = issuer-2026.pub, /etc/pharaon/issuer-2027.pub,
 validator = /dev/serial/by-id/jcm
 printer = printer0
+venue = Tabac de la Gare, 12 place Bellecour, 69002 Lyon
+max-credit = 150
+payout-limit = 1 500 €
+voucher-validity = 90
 `
 	var c Config
 	require.NoError(t, ParseConfigFile(strings.NewReader(text), "/etc/pharaon", &c))
@@ -44,7 +49,17 @@ printer = printer0
 		DB: "/var/lib/pharaon/k.db", KioskID: "PH 0042", Lang: ui.English, Fullscreen: false, Dev: true, FPS: true,
 		Keys:      []string{"/etc/pharaon/issuer-2026.pub", "/etc/pharaon/issuer-2027.pub"},
 		Validator: "/dev/serial/by-id/jcm", Printer: "/etc/pharaon/printer0",
+		Venue:     "Tabac de la Gare, 12 place Bellecour, 69002 Lyon",
+		MaxCredit: 150 * game.Euro, PayoutLimit: 1500 * game.Euro, VoucherValidity: 90 * 24 * time.Hour,
 	}, c)
+}
+
+func TestParseConfigCashAmounts(t *testing.T) {
+	for in, want := range map[string]game.Money{"200": 200 * game.Euro, "37,50": 3750, "37.50": 3750, "1 500 €": 1500 * game.Euro} {
+		var c Config
+		require.NoError(t, ParseConfigFile(strings.NewReader("max-credit = "+in+"\n"), "", &c), in)
+		assert.Equal(t, want, c.MaxCredit, in)
+	}
 }
 
 func TestParseConfigFileRefusesAndChangesNothing(t *testing.T) {
@@ -62,6 +77,14 @@ func TestParseConfigFileRefusesAndChangesNothing(t *testing.T) {
 		"bad line last":   "db = a.db\ndev = true\nfps = yes please\n",
 		"empty key name":  " = 1\n",
 		"equals in value": "fps = true=false\n",
+		"venue control":   "venue = Tabac\x1b[2J\n",
+		"zero credit":     "max-credit = 0\n",
+		"negative limit":  "payout-limit = -10\n",
+		"not an amount":   "max-credit = lots\n",
+		"three decimals":  "payout-limit = 1,505\n",
+		"validity zero":   "voucher-validity = 0\n",
+		"validity hours":  "voucher-validity = 24h\n",
+		"validity huge":   "voucher-validity = 100000\n",
 	}
 	for name, text := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -122,6 +145,8 @@ func TestLoadConfigMisuse(t *testing.T) {
 		{"extra"},
 		{"-fullscreen=perhaps"},
 		{"-config", "/no/such/file.conf"},
+		{"-max-credit", "0"},
+		{"-voucher-validity", "forever"},
 	} {
 		_, err := loadConfig(args, mapEnv{"HOME": "/h"}, &bytes.Buffer{})
 		assert.Equal(t, exitUsage, exitCode(err), "%q: %v", args, err)

@@ -16,6 +16,7 @@ import (
 
 	"pharaon/game/block"
 	"pharaon/kiosk"
+	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/ui/art"
 	"pharaon/store"
@@ -24,20 +25,55 @@ import (
 // appID is the Fyne application id (its preferences directory).
 const appID = "fr.pharaon.kiosk"
 
-// parts are the kiosk's store and machine, started.
+// parts are the kiosk's store and machine, started, and in a development
+// run its simulated cash devices.
 type parts struct {
-	st *store.Store
-	m  *kiosk.Machine
+	st   *store.Store
+	m    *kiosk.Machine
+	devs *devsim.Devices // -dev only
 }
 
-// Close stops the machine, then closes the store.
+// Close stops the machine (after a voucher being printed), then the
+// simulated devices it was talking to, then closes the store.
 func (p *parts) Close() error {
-	return errors.Join(p.m.Close(), p.st.Close())
+	err := p.m.Close()
+	if p.devs != nil {
+		err = errors.Join(err, p.devs.Close())
+	}
+	return errors.Join(err, p.st.Close())
 }
 
-// openKiosk opens the store, provisions a development kiosk with -dev,
-// and starts the machine (its boot checks and the recovery of an
-// interrupted play, DESIGN.md §7).
+// Where a development run keeps its simulated devices, beside its database:
+// the devices' links (run/validator, run/printer, to pseudo-terminals) and
+// the vouchers the simulated printer printed (vouchers/NNNN.txt and .png).
+const (
+	devRunDir      = "run"
+	devVouchersDir = "vouchers"
+)
+
+// startDevSim starts the simulated bill validator and voucher printer of a
+// development run, for the devices the configuration gives no path to.
+func startDevSim(cfg *Config, logger *log.Logger) (*devsim.Devices, error) {
+	data := filepath.Dir(cfg.DB)
+	devs, err := devsim.Start(devsim.Config{Dir: filepath.Join(data, devRunDir), Receipts: filepath.Join(data, devVouchersDir),
+		Logf: logger.Printf})
+	if err != nil {
+		return nil, fmt.Errorf("start the simulated cash devices: %w", err)
+	}
+	if cfg.Validator == "" {
+		cfg.Validator = devs.ValidatorPath
+	}
+	if cfg.Printer == "" {
+		cfg.Printer = devs.PrinterPath
+	}
+	logger.Printf("development kiosk: bill validator %s, voucher printer %s, vouchers in %s",
+		cfg.Validator, cfg.Printer, filepath.Join(data, devVouchersDir))
+	return devs, nil
+}
+
+// openKiosk opens the store, provisions a development kiosk with -dev (demo
+// blocks, simulated cash devices), and starts the machine (its boot checks,
+// the recovery of an interrupted play and of the cash, DESIGN.md §7).
 func openKiosk(ctx context.Context, cfg Config, clk kiosk.Clock, logger *log.Logger) (*parts, error) {
 	if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
 		return nil, fmt.Errorf("database directory: %w", err)
@@ -63,18 +99,29 @@ func openKiosk(ctx context.Context, cfg Config, clk kiosk.Clock, logger *log.Log
 		}
 		logger.Printf("development kiosk: demo issuer key and blocks ready in %d ms", time.Since(t0).Milliseconds())
 	}
-	m, err := kiosk.New(st, clk, kiosk.Config{Dev: cfg.Dev, Keys: keys, KioskID: cfg.KioskID,
-		Cash: kiosk.CashConfig{ValidatorPath: cfg.Validator, PrinterPath: cfg.Printer}})
+	var devs *devsim.Devices
+	if cfg.Dev {
+		if devs, err = startDevSim(&cfg, logger); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+	p := &parts{st: st, devs: devs}
+	p.m, err = kiosk.New(st, clk, kiosk.Config{Dev: cfg.Dev, Keys: keys, KioskID: cfg.KioskID, Venue: cfg.Venue,
+		Cash: kiosk.CashConfig{ValidatorPath: cfg.Validator, PrinterPath: cfg.Printer,
+			MaxCredit: cfg.MaxCredit, PayoutLimit: cfg.PayoutLimit, VoucherValidity: cfg.VoucherValidity}})
 	if err != nil {
+		if devs != nil {
+			devs.Close()
+		}
 		st.Close()
 		return nil, err
 	}
-	if err := m.Start(ctx); err != nil {
-		m.Close()
-		st.Close()
+	if err := p.m.Start(ctx); err != nil {
+		p.Close()
 		return nil, fmt.Errorf("start kiosk: %w", err)
 	}
-	return &parts{st: st, m: m}, nil
+	return p, nil
 }
 
 // trustedKeys reads the issuers' public key files.
@@ -125,6 +172,10 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 	if cfg.FPS {
 		opt.OnFrameStats = func(s ui.FrameStats) { logger.Print(s) }
 	}
+	if p.devs != nil {
+		opt.Dev = devPanel{p.devs}
+		opt.OnNoteShown = noteTimer(p.m, logger)
+	}
 	screens := ui.New(p.m, opt)
 	w.SetContent(screens.Content())
 	if cfg.Fullscreen {
@@ -141,6 +192,42 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 	}()
 	w.ShowAndRun()
 	return nil
+}
+
+// noteTimer logs, for each note credited in a development run, how long
+// the kiosk took from the note recognised in escrow to its credit (the
+// simulated unit's stacking polls, VEND VALID, the commit), and from the
+// credit to the first frame that shows it.
+func noteTimer(m *kiosk.Machine, logger *log.Logger) func(kiosk.CashInEvent) {
+	var mu sync.Mutex
+	var escrow kiosk.CashInEvent
+	m.OnChange(func(s kiosk.Snapshot) {
+		if e := s.Cash.CashIn; e.Kind == kiosk.NoteEscrow {
+			mu.Lock()
+			escrow = e
+			mu.Unlock()
+		}
+	})
+	return func(ev kiosk.CashInEvent) {
+		mu.Lock()
+		esc := escrow
+		mu.Unlock()
+		done := false
+		a := fyne.NewAnimation(time.Millisecond, func(float32) {
+			if done {
+				return
+			}
+			done = true
+			shown := time.Since(ev.At)
+			taken := "?"
+			if esc.Seq+1 == ev.Seq {
+				taken = fmt.Sprintf("%.1f ms", float64(ev.At.Sub(esc.At).Microseconds())/1000)
+			}
+			logger.Printf("note of %s: escrow → credited %s, credited → on screen %.1f ms",
+				ev.Amount.Plain(), taken, float64(shown.Microseconds())/1000)
+		})
+		a.Start()
+	}
 }
 
 // firstFrame reports the start-up time once the home screen is on screen:

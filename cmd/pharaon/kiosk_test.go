@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/kiosk"
+	"pharaon/kiosk/devsim"
 )
 
 // fixedClock is a clock that does not move.
@@ -25,7 +27,7 @@ var testNow = fixedClock{time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
 
 func TestOpenKioskDevelopment(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{DB: filepath.Join(dir, "data", "pharaon.db"), Dev: true}
+	cfg := Config{DB: filepath.Join(dir, "data", "pharaon.db"), Dev: true, KioskID: "PH-DEV", Venue: "Tabac de la Gare"}
 	var logs bytes.Buffer
 	p, err := openKiosk(context.Background(), cfg, testNow, log.New(&logs, "", 0))
 	require.NoError(t, err)
@@ -35,8 +37,15 @@ func TestOpenKioskDevelopment(t *testing.T) {
 	for _, s := range game.Stakes {
 		assert.True(t, snap.Available[s], "a demo block for %s", s)
 	}
-	require.NoError(t, p.m.DevAddCredit(context.Background(), 10*game.Euro))
+	// Both cash devices are simulated on pseudo-terminals beside the
+	// database, and the kiosk's drivers talk to them: a note inserted in
+	// the simulated validator is credited.
+	require.NotNil(t, p.devs)
+	assert.Equal(t, filepath.Join(dir, "data", "run", "validator"), p.devs.ValidatorPath)
+	assert.Equal(t, filepath.Join(dir, "data", "run", "printer"), p.devs.PrinterPath)
+	insertNote(t, p, 10*game.Euro)
 	assert.FileExists(t, filepath.Join(dir, "data", "demo", "demo-issuer.key"))
+	assert.DirExists(t, filepath.Join(dir, "data", "vouchers"), "the simulated printer's vouchers land there")
 	blocks, err := p.st.Blocks(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, blocks, len(game.Stakes))
@@ -50,6 +59,35 @@ func TestOpenKioskDevelopment(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, blocks, len(game.Stakes), "no new demo block while one is open")
 	assert.Equal(t, 10*game.Euro, p.m.Snapshot().Credit)
+
+	// A voucher printed by the simulated printer lands under the data
+	// directory, as text and as a picture.
+	waitFor(t, func() bool { return p.m.Snapshot().Cash.CanCashOut }, "cash-out possible")
+	v, err := p.m.CashOut(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 10*game.Euro, v.Amount)
+	assert.Zero(t, p.m.Snapshot().Credit)
+	txt, err := os.ReadFile(filepath.Join(dir, "data", "vouchers", "0001.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(txt), "Borne : PH-DEV")
+	assert.Contains(t, string(txt), "Tabac de la Gare")
+	assert.Contains(t, strings.Join(strings.Fields(string(txt)), " "), v.Amount.FrenchWords())
+	assert.FileExists(t, filepath.Join(dir, "data", "vouchers", "0001.png"))
+}
+
+// insertNote puts a note in a development kiosk's simulated validator once
+// it takes notes, and waits for its credit.
+func insertNote(t *testing.T, p *parts, amount game.Money) {
+	t.Helper()
+	want := p.m.Snapshot().Credit + amount
+	waitFor(t, func() bool { return p.devs.InsertNote(amount) == nil }, "the validator takes notes")
+	waitFor(t, func() bool { return p.m.Snapshot().Credit == want }, "credit %s", want.Plain())
+}
+
+// waitFor polls cond (the devices run on their own goroutines).
+func waitFor(t *testing.T, cond func() bool, msg string, args ...any) {
+	t.Helper()
+	require.Eventually(t, cond, 20*time.Second, 5*time.Millisecond, append([]any{msg}, args...)...)
 }
 
 func TestOpenKioskProduction(t *testing.T) {
@@ -63,8 +101,33 @@ func TestOpenKioskProduction(t *testing.T) {
 	for _, s := range game.Stakes {
 		assert.False(t, snap.Available[s], "no block, no sale at %s", s)
 	}
-	assert.ErrorIs(t, p.m.DevAddCredit(context.Background(), 10*game.Euro), kiosk.ErrNotDev)
+	assert.Nil(t, p.devs, "no simulated device in production")
+	assert.False(t, snap.Cash.Validator.Configured, "no validator configured: none")
+	assert.False(t, snap.Cash.Printer.Configured, "no printer configured: none")
 	assert.NoDirExists(t, filepath.Join(dir, "demo"), "no demo key in production")
+	assert.NoDirExists(t, filepath.Join(dir, "run"), "no device links in production")
+	assert.NoDirExists(t, filepath.Join(dir, "vouchers"))
+}
+
+// A production kiosk opens its devices at the paths of its configuration
+// (here two simulators the test runs, as a real unit would sit there) and
+// takes its cash limits from it.
+func TestOpenKioskProductionDevices(t *testing.T) {
+	dir := t.TempDir()
+	d, err := devsim.Start(devsim.Config{Dir: filepath.Join(dir, "dev")})
+	require.NoError(t, err)
+	defer d.Close()
+	cfg := Config{DB: filepath.Join(dir, "pharaon.db"), Validator: d.ValidatorPath, Printer: d.PrinterPath,
+		MaxCredit: 50 * game.Euro, PayoutLimit: 400 * game.Euro, VoucherValidity: 30 * 24 * time.Hour}
+	p, err := openKiosk(context.Background(), cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
+	require.NoError(t, err)
+	defer p.Close()
+	assert.Nil(t, p.devs)
+	waitFor(t, func() bool {
+		c := p.m.Snapshot().Cash
+		return c.Validator.OK && c.Printer.OK
+	}, "both devices answer")
+	assert.Equal(t, 50*game.Euro, p.m.Snapshot().Cash.MaxCredit)
 }
 
 func TestOpenKioskBadKeys(t *testing.T) {

@@ -128,7 +128,7 @@ func TestShowcaseDatabase(t *testing.T) {
 	blocks, err := p.st.Blocks(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, blocks, len(game.Stakes))
-	require.NoError(t, p.m.DevAddCredit(context.Background(), 10*game.Euro))
+	insertNote(t, p, 10*game.Euro)
 	for _, s := range game.Stakes {
 		g, err := p.m.Play(context.Background(), s, breakout.Auto)
 		require.NoError(t, err)
