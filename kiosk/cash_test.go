@@ -362,7 +362,7 @@ func TestNoDevices(t *testing.T) {
 	assert.False(t, s.Validator.Configured)
 	assert.False(t, s.Printer.Configured)
 	assert.False(t, s.CanCashIn)
-	require.NoError(t, f.m.DevAddCredit(ctx, 5*game.Euro))
+	f.credit(5 * game.Euro)
 	assert.False(t, f.m.Snapshot().Cash.CanCashOut)
 	_, err := f.m.CashOut(ctx)
 	require.ErrorIs(t, err, ErrCashOutUnavailable)
@@ -574,7 +574,7 @@ func (failingPrinter) Status(context.Context) (escpos.Status, error) { return es
 func TestCashOutWithAFailingDriver(t *testing.T) {
 	f, _, _ := newCashFixture(t, func(c *Config) { c.Cash = CashConfig{Printer: failingPrinter{errSentinel}} })
 	f.boot()
-	require.NoError(t, f.m.DevAddCredit(ctx, 5*game.Euro))
+	f.credit(5 * game.Euro)
 	waitFor(t, func() bool { return f.m.Snapshot().Cash.CanCashOut }, "cash-out possible")
 	_, err := f.m.CashOut(ctx)
 	require.ErrorIs(t, err, errSentinel)

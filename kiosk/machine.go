@@ -63,8 +63,10 @@ type Snapshot struct {
 // Config tunes a machine. The zero value is a production kiosk with the
 // default settings.
 type Config struct {
-	// Dev enables the development-only features (DevAddCredit). Never set
-	// in a production configuration.
+	// Dev marks a development build: the screens may show the
+	// development panel, which drives the simulated cash devices (it
+	// gives no credit of its own). Never set in a production
+	// configuration.
 	Dev bool
 	// LayoutVersion is the reveal layout version of new plays (default
 	// reveal.Latest).
@@ -381,21 +383,6 @@ func (m *Machine) pollLoop() {
 			m.Poll()
 		}
 	}
-}
-
-// DevAddCredit adds credit in a development build only, as a test movement
-// of the ledger (counted apart from the money meters). Real credit comes from
-// bank notes.
-func (m *Machine) DevAddCredit(ctx context.Context, amount game.Money) error {
-	if !m.cfg.Dev {
-		return ErrNotDev
-	}
-	e, err := m.st.TestModeMovement(ctx, amount, "", "development credit")
-	if err != nil {
-		return fmt.Errorf("development credit: %w", err)
-	}
-	m.update(func() { m.credit = e.Balance })
-	return nil
 }
 
 // ImportBlock imports a signed block file verified against the trusted keys.

@@ -46,7 +46,7 @@ func TestPlayEveryOutcome(t *testing.T) {
 	for _, s := range game.Stakes {
 		tab := game.Table(s)
 		for i, sc := range scenario() {
-			require.NoError(t, f.m.DevAddCredit(ctx, s.Money()))
+			f.credit(s.Money())
 			before := f.m.Snapshot().Credit
 			g, err := f.m.Play(ctx, s, breakout.Auto)
 			require.NoError(t, err)
@@ -101,7 +101,7 @@ func TestPlayEveryOutcome(t *testing.T) {
 func TestJouerIdleContinuesInAuto(t *testing.T) {
 	f := newFixture(t)
 	f.boot()
-	require.NoError(t, f.m.DevAddCredit(ctx, game.Euro))
+	f.credit(game.Euro)
 	g, err := f.m.Play(ctx, game.Stake050, breakout.Play)
 	require.NoError(t, err)
 	seen := runToEnd(t, g)
@@ -113,7 +113,7 @@ func TestJouerIdleContinuesInAuto(t *testing.T) {
 func TestJouerWithInputs(t *testing.T) {
 	f := newFixture(t)
 	f.boot()
-	require.NoError(t, f.m.DevAddCredit(ctx, game.Euro))
+	f.credit(game.Euro)
 	g, err := f.m.Play(ctx, game.Stake100, breakout.Play)
 	require.NoError(t, err)
 	// The player follows the ball with the paddle and relaunches it.
@@ -132,7 +132,7 @@ func TestPlayRefusals(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInsufficientCredit)
 	_, err = f.m.Play(ctx, game.Stake(70), breakout.Auto)
 	assert.ErrorIs(t, err, ErrBadStake)
-	require.NoError(t, f.m.DevAddCredit(ctx, 150))
+	f.credit(150)
 	_, err = f.m.Play(ctx, game.Stake200, breakout.Auto)
 	assert.ErrorIs(t, err, ErrInsufficientCredit)
 	assert.Equal(t, game.Money(150), f.m.Snapshot().Credit, "a refused play debits nothing")
@@ -154,21 +154,20 @@ func TestPlayRefusals(t *testing.T) {
 	assert.Equal(t, game.Money(100), f.m.Snapshot().Credit)
 }
 
-func TestDevCreditOnlyInDev(t *testing.T) {
+func TestProductionIsNotDev(t *testing.T) {
 	f := newFixture(t)
 	f.stop()
 	f.cfg.Dev = false
 	f.start()
 	f.boot()
-	assert.ErrorIs(t, f.m.DevAddCredit(ctx, game.Euro), ErrNotDev)
-	assert.False(t, f.m.Snapshot().Dev)
-	assert.Zero(t, f.m.Snapshot().Credit)
+	assert.False(t, f.m.Snapshot().Dev, "no development panel on a production kiosk")
+	assert.Zero(t, f.m.Snapshot().Credit, "a kiosk has no credit of its own")
 }
 
 func TestResultReturnsHomeWhenIdle(t *testing.T) {
 	f := newFixture(t)
 	f.boot()
-	require.NoError(t, f.m.DevAddCredit(ctx, game.Euro))
+	f.credit(game.Euro)
 	g, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
 	require.NoError(t, err)
 	runToEnd(t, g)
@@ -188,7 +187,7 @@ func TestOnChangeTellsEveryChange(t *testing.T) {
 	var states []State
 	f.m.OnChange(func(s Snapshot) { states = append(states, s.State) })
 	f.boot()
-	require.NoError(t, f.m.DevAddCredit(ctx, game.Euro))
+	f.credit(game.Euro)
 	g, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
 	require.NoError(t, err)
 	runToEnd(t, g)
@@ -201,7 +200,7 @@ func TestOnChangeTellsEveryChange(t *testing.T) {
 func skipTo(t *testing.T, f *fixture, s game.Stake, i int) {
 	t.Helper()
 	for n := 0; n < i; n++ {
-		require.NoError(t, f.m.DevAddCredit(ctx, s.Money()))
+		f.credit(s.Money())
 		g, err := f.m.Play(ctx, s, breakout.Auto)
 		require.NoError(t, err)
 		runToEnd(t, g)
@@ -230,7 +229,7 @@ func TestMismatchIsCaught(t *testing.T) {
 			f.m.layoutHook = func(p store.Play) (reveal.Walls, error) {
 				return reveal.Layout(p.Stake, tc.wallsTier, tc.wallsVia, p.Seed, reveal.V1)
 			}
-			require.NoError(t, f.m.DevAddCredit(ctx, game.Euro))
+			f.credit(game.Euro)
 			before := f.m.Snapshot().Credit
 			g, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
 			require.NoError(t, err)
@@ -265,7 +264,7 @@ func TestMismatchIsCaught(t *testing.T) {
 func TestStoreFailureTakesOutOfService(t *testing.T) {
 	f := newFixture(t)
 	f.boot()
-	require.NoError(t, f.m.DevAddCredit(ctx, game.Euro))
+	f.credit(game.Euro)
 	g, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
 	require.NoError(t, err)
 	require.NoError(t, f.st.Close()) // the database is gone under the game

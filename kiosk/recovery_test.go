@@ -64,7 +64,7 @@ func finishResumed(t *testing.T, f *fixture, c recoveryCheck) {
 func startScenario(t *testing.T, f *fixture, s game.Stake, unit int, mode breakout.Mode) (*Game, recoveryCheck) {
 	t.Helper()
 	skipTo(t, f, s, unit)
-	require.NoError(t, f.m.DevAddCredit(ctx, 5*game.Euro))
+	f.credit(5 * game.Euro)
 	c := recoveryCheck{creditBefore: f.m.Snapshot().Credit, stake: s, prize: game.Table(s).Amount(scenario()[unit].tier)}
 	g, err := f.m.Play(ctx, s, mode)
 	require.NoError(t, err)
