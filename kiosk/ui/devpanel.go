@@ -65,7 +65,7 @@ func (s *Screens) devDone(ok string, err error) {
 	if err != nil {
 		s.dev = devPanel{status: s.tr.F(msgDevFailed, err.Error()), failed: true}
 	}
-	s.rebuild()
+	s.refreshHomeLive()
 }
 
 func (s *Screens) devInsert(amount game.Money) {

@@ -87,7 +87,6 @@ func (s *Screens) play(mode breakout.Mode) {
 
 func (s *Screens) buildHome(v view) fyne.CanvasObject {
 	tr := s.tr
-	snap := s.snap
 	objs := []fyne.CanvasObject{
 		s.rasters.cover(v, art.HomeBackdropResource()),
 		v.image(art.WordmarkResource(), 640-160, 46, 320, 320/art.WordmarkAspect),
@@ -107,12 +106,38 @@ func (s *Screens) buildHome(v view) fyne.CanvasObject {
 			float32(1040+i*68), 56, 62, minTouch))
 	}
 	objs = append(objs, s.buildRules(v)...)
-	objs = append(objs, s.buildActions(v, snap.Credit, snap.Available)...)
-	if snap.Dev && s.opt.Dev != nil {
+	objs = append(objs, s.buildNotice(v)...)
+	s.homeLive = container.NewWithoutLayout(s.buildHomeLive(v)...)
+	return container.NewWithoutLayout(append(objs, s.homeLive)...)
+}
+
+// buildHomeLive is what the home screen shows of the machine's state: the
+// credit, the stakes, the buttons, the lines about notes and cash-out, and
+// the development panel. A note or a cash device changes only this part
+// (refreshHomeLive), so the screen shows the credit in the next frame
+// instead of laying out and drawing every text of the rules again.
+func (s *Screens) buildHomeLive(v view) []fyne.CanvasObject {
+	objs := s.buildActions(v, s.snap.Credit, s.snap.Available)
+	if s.snap.Dev && s.opt.Dev != nil {
 		objs = append(objs, s.buildDevPanel(v)...)
 	}
-	objs = append(objs, s.buildNotice(v)...)
-	return container.NewWithoutLayout(objs...)
+	return objs
+}
+
+// refreshHomeLive draws the home screen's live part again, and the overlay
+// over it (a confirmation shows the credit now, the faults panel the
+// devices now).
+func (s *Screens) refreshHomeLive() {
+	if s.screen != scrHome || s.homeLive == nil || !s.sized() {
+		s.rebuild()
+		return
+	}
+	s.homeLive.Objects = s.buildHomeLive(s.v)
+	s.homeLive.Refresh()
+	if s.buildOv != nil {
+		s.ovBox.Objects = []fyne.CanvasObject{s.buildOv(s.v)}
+		s.ovBox.Refresh()
+	}
 }
 
 // buildRules is the rules of the game (Art. 4.1–4.8, in plain words) with

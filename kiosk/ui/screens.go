@@ -177,8 +177,9 @@ type Screens struct {
 	buildOv   func(view) fyne.CanvasObject
 
 	// home
-	stake   game.Stake // the stake chosen
-	message string     // a line under the buttons (an error of Play)
+	stake    game.Stake      // the stake chosen
+	message  string          // a line under the buttons (an error of Play)
+	homeLive *fyne.Container // what the home screen shows of the machine (buildHomeLive)
 
 	cash  cashOutFlow // the cash-out under way (cashout.go)
 	toast toast       // the feedback of the last note (cashin.go)
@@ -344,8 +345,11 @@ func (s *Screens) apply(snap kiosk.Snapshot) {
 		return
 	}
 	switch {
-	case s.screen == scrHome && homeChanged(old, snap):
+	case s.screen == scrHome && availabilityChanged(old, snap):
+		s.pickStake()
 		s.rebuild()
+	case s.screen == scrHome && homeChanged(old, snap):
+		s.refreshHomeLive()
 	case s.screen == scrAttract && snap.Credit != old.Credit:
 		s.showHome() // credit came in: a player is there
 	}
@@ -371,15 +375,25 @@ func (s *Screens) resultChanged(old, snap kiosk.Snapshot) {
 	}
 }
 
-// homeChanged reports whether the home screen shows something else.
-func homeChanged(a, b kiosk.Snapshot) bool {
-	if a.Credit != b.Credit || a.Dev != b.Dev || len(a.Available) != len(b.Available) {
+// availabilityChanged reports whether a stake opened or closed: the stake
+// chosen, and with it the rules' amounts, may change.
+func availabilityChanged(a, b kiosk.Snapshot) bool {
+	if len(a.Available) != len(b.Available) {
 		return true
 	}
 	for k, v := range a.Available {
 		if b.Available[k] != v {
 			return true
 		}
+	}
+	return false
+}
+
+// homeChanged reports whether the home screen's live part (buildHomeLive)
+// shows something else.
+func homeChanged(a, b kiosk.Snapshot) bool {
+	if a.Credit != b.Credit || a.Dev != b.Dev {
+		return true
 	}
 	// What a note did shows in its toast, not on the home screen.
 	ca, cb := a.Cash, b.Cash

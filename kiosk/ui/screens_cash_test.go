@@ -82,9 +82,23 @@ func (f *scrFixture) homeCredit() string {
 	return ""
 }
 
+// textObject is the text object on screen showing s, or nil.
+func (f *scrFixture) textObject(s string) *canvas.Text {
+	f.flush()
+	var found *canvas.Text
+	visible(f.s.Content(), func(o fyne.CanvasObject) {
+		if t, ok := o.(*canvas.Text); ok && t.Text == s && found == nil {
+			found = t
+		}
+	})
+	return found
+}
+
 func TestScreensCashInNote(t *testing.T) {
 	f := newScrFixture(t, withDevices(nil))
 	assert.Equal(t, fr(0), f.homeCredit())
+	rules := f.textObject("Règle du jeu")
+	require.NotNil(t, rules)
 	assert.True(t, f.button("Encaisser").Disabled(), "nothing to cash out")
 
 	f.panelTap(fr(20 * game.Euro))
@@ -93,6 +107,8 @@ func TestScreensCashInNote(t *testing.T) {
 	// The toast went through the note's steps and says what came of it.
 	assert.Equal(t, []string{"Lecture du billet…", "Billet de 20\u00a0€ : un instant…", "Billet de 20\u00a0€ accepté"}, f.toasts)
 	assert.Equal(t, "Billet de 20\u00a0€ accepté Crédit : 20\u00a0€", f.toastText())
+	assert.Same(t, rules, f.textObject("Règle du jeu"),
+		"a note redraws only what shows the machine's state, not the rules (the credit shows in the next frame)")
 	f.golden("screen-cash-note-credited.png")
 
 	// The toast goes; the credit stays, and cash-out works.
