@@ -123,7 +123,12 @@ func (s *Screens) buildDevPanel(v view) []fyne.CanvasObject {
 			colour = art.Alert
 		}
 	}
-	title := v.textAt(line, sizeCaption-1, colour, true, fyne.TextAlignCenter, x+8, devY+8, w-16)
+	// A long fault's name shrinks the line to fit the plate.
+	size := float32(sizeCaption - 1)
+	for size > 11 && fyne.MeasureText(line, size*v.k, fyne.TextStyle{Bold: true}).Width > (w-20)*v.k {
+		size -= 0.5
+	}
+	title := v.textAt(line, size, colour, true, fyne.TextAlignCenter, x+8, devY+8+(sizeCaption-1-size)/2, w-16)
 	objs := []fyne.CanvasObject{band, plate, title}
 	type action struct {
 		label string
