@@ -49,10 +49,14 @@ bench: deps
 
 # make run: the kiosk on a development default (docs/kiosk-config.md): its
 # database under the user's data directory, a demo issuer key and a demo block
-# per stake made on first start, and the striped test-credit panel (-dev), in a
-# 1280x800 window. Without a display the binary says how to run it under
-# xvfb-run. LANG names a language so Fyne does not log a locale error at
-# start-up (it cannot parse C.UTF-8). Extra flags: make run RUN_ARGS="-lang en".
+# per stake made on first start, both cash devices simulated on
+# pseudo-terminals (the bill validator and the voucher printer, whose links
+# are in run/ beside the database; printed vouchers land in vouchers/ as text
+# and PNG) with the striped development panel that inserts notes and causes
+# device faults (-dev), in a 1280x800 window. Without a display the binary
+# says how to run it under xvfb-run. LANG names a language so Fyne does not
+# log a locale error at start-up (it cannot parse C.UTF-8). Extra flags:
+# make run RUN_ARGS="-lang en".
 RUN_ARGS ?=
 run: build
 	LANG=fr_FR.UTF-8 LC_ALL= LC_MESSAGES= $(BIN)/pharaon -dev -fullscreen=false $(RUN_ARGS)

@@ -4,8 +4,10 @@
 // It only parses the flags and the configuration file, checks it has a
 // display, and wires the parts together; it stops them cleanly on SIGINT or
 // SIGTERM. With -dev it provisions a development kiosk (a demo issuer key and
-// demo blocks for the three stakes) and shows the test-credit panel; nothing
-// of that exists without -dev, which a production configuration never sets.
+// demo blocks for the three stakes), runs both cash devices as simulators on
+// pseudo-terminals (kiosk/devsim) for the kiosk's real drivers, and shows the
+// panel that inserts notes and causes device faults; nothing of that exists
+// without -dev, which a production configuration never sets.
 //
 // Exit status: 0 after a clean stop, 1 on a failure, 2 on a misuse or when
 // there is no display. See docs/kiosk-config.md.
