@@ -420,6 +420,7 @@ func (s *Screens) setScreen(sc screen, build func(view) fyne.CanvasObject) {
 		s.scrBox.Objects = []fyne.CanvasObject{build(s.v)}
 	}
 	s.scrBox.Refresh()
+	s.showToast() // where the new screen shows it, or not at all
 }
 
 // sized reports whether the window has its size: until then nothing is

@@ -146,6 +146,12 @@ func TestScreensCashInCounterfeitReturned(t *testing.T) {
 	assert.Equal(t, "Billet rendu", f.toasts[len(f.toasts)-1])
 	assert.Zero(t, f.m.Snapshot().Credit, "a counterfeit credits nothing")
 	f.golden("screen-cash-note-returned.png")
+
+	// The history shows no credit, so no toast either.
+	f.tap("Historique")
+	assert.Empty(t, f.toastText())
+	f.tap("Retour")
+	assert.Equal(t, text, f.toastText(), "back home, the toast is there until its time is up")
 }
 
 func TestScreensCashInMaxCredit(t *testing.T) {
