@@ -398,3 +398,16 @@ func (f *scrFixture) fixText(from, to string) {
 	})
 	require.Equal(f.t, 1, n, "text %q on screen", from)
 }
+
+// A note in the slot of an idle kiosk ends its attract loop: a player is
+// there, and sees the note counted.
+func TestScreensNoteEndsAttract(t *testing.T) {
+	f := newScrFixture(t, withDevices(nil))
+	f.clock.Advance(time.Minute)
+	f.s.Poll(f.clock.Now())
+	require.Equal(t, scrAttract, f.s.screen)
+	f.waitFor(func() bool { return f.devs.InsertNote(10*game.Euro) == nil }, "the validator takes the note")
+	f.waitFor(func() bool { return f.s.screen == scrHome }, "home at the note's first step")
+	f.waitFor(func() bool { return f.s.snap.Credit == 10*game.Euro }, "the note credited")
+	assert.Equal(t, "Billet de 10\u00a0€ accepté Crédit : 10\u00a0€", f.toastText())
+}
