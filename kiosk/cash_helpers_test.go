@@ -1,7 +1,6 @@
 package kiosk
 
 import (
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -46,12 +45,7 @@ func startDevices(t testing.TB) (*devsim.Devices, string) {
 // change the configuration before the machine is made. Not booted.
 func newCashFixture(t *testing.T, mod func(*Config)) (*fixture, *devsim.Devices, string) {
 	t.Helper()
-	templateOnce.Do(buildTemplate)
-	require.NoError(t, templateErr)
-	b, err := os.ReadFile(filepath.Join(templateDir, "pharaon.db"))
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "pharaon.db")
-	require.NoError(t, os.WriteFile(path, b, 0o600))
+	path := templateCopy(t)
 	d, receipts := startDevices(t)
 	cfg := Config{Dev: true, Keys: testKeys, KioskID: "PH-0042", Venue: "Tabac de la Gare, 12 place Bellecour, Lyon",
 		Cash: testCashConfig(d)}

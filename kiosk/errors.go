@@ -14,8 +14,6 @@ var (
 	ErrBusy = errors.New("a game is in progress")
 	// ErrOutOfService: the kiosk is out of service (Snapshot.Fault says why).
 	ErrOutOfService = errors.New("kiosk out of service")
-	// ErrNotDev: a development-only operation in a production configuration.
-	ErrNotDev = errors.New("development feature not available")
 	// ErrBadStake: not a stake of the game.
 	ErrBadStake = errors.New("not a stake of the game")
 )

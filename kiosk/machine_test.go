@@ -53,21 +53,21 @@ func TestPlayEveryOutcome(t *testing.T) {
 			assert.Equal(t, before-s.Money(), f.m.Snapshot().Credit, "stake debited at once (Art. 4.1)")
 			assert.Equal(t, Playing, f.m.Snapshot().State)
 			assert.Equal(t, uint32(i), g.Play().Unit, "units sold in block order")
-			assert.Equal(t, sc.tier, g.Play().Tier)
+			assert.Equal(t, sc.Tier, g.Play().Tier)
 
 			seen := runToEnd(t, g)
 			res := g.Result()
-			want := tab.Amount(sc.tier)
+			want := tab.Amount(sc.Tier)
 			assert.Equal(t, want, res.Won, "%s unit %d", s, i)
 			assert.False(t, res.Mismatch)
 			assert.Equal(t, before-s.Money()+want, f.m.Snapshot().Credit)
 			assert.Equal(t, Result, f.m.Snapshot().State)
 			assert.Equal(t, g.Walls().Main.Counts(), g.Revealed())
 			switch {
-			case sc.tier == game.TierLose:
+			case sc.Tier == game.TierLose:
 				assert.Equal(t, game.Lose, res.Outcome.Kind)
 				assert.Zero(t, seen[breakout.RedBrickHit])
-			case sc.viaBonus:
+			case sc.ViaBonus:
 				assert.Equal(t, game.Bonus, res.Outcome.Kind)
 				assert.Equal(t, 3, g.Revealed()[game.Snake])
 				assert.Equal(t, 2, seen[breakout.RedBrickHit], "the red brick is hit twice (Art. 4.7)")
@@ -75,7 +75,7 @@ func TestPlayEveryOutcome(t *testing.T) {
 				assert.Equal(t, want, res.Outcome.Amount)
 			default:
 				assert.Equal(t, game.Win, res.Outcome.Kind)
-				assert.Equal(t, sc.tier, res.Outcome.Tier)
+				assert.Equal(t, sc.Tier, res.Outcome.Tier)
 				c := res.Outcome.Combination
 				assert.Equal(t, c.Count, g.Revealed()[c.Symbol])
 				assert.Less(t, g.Revealed()[game.Snake], 3)
@@ -234,7 +234,7 @@ func TestMismatchIsCaught(t *testing.T) {
 			g, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
 			require.NoError(t, err)
 			runToEnd(t, g)
-			prize := game.Table(game.Stake050).Amount(scenario()[tc.unit].tier)
+			prize := game.Table(game.Stake050).Amount(scenario()[tc.unit].Tier)
 			res := g.Result()
 			assert.True(t, res.Mismatch)
 			assert.Equal(t, prize, res.Won, "the unit's prize is what is paid")

@@ -65,7 +65,7 @@ func startScenario(t *testing.T, f *fixture, s game.Stake, unit int, mode breako
 	t.Helper()
 	skipTo(t, f, s, unit)
 	f.credit(5 * game.Euro)
-	c := recoveryCheck{creditBefore: f.m.Snapshot().Credit, stake: s, prize: game.Table(s).Amount(scenario()[unit].tier)}
+	c := recoveryCheck{creditBefore: f.m.Snapshot().Credit, stake: s, prize: game.Table(s).Amount(scenario()[unit].Tier)}
 	g, err := f.m.Play(ctx, s, mode)
 	require.NoError(t, err)
 	c.id = g.ID()

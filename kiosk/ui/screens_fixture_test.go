@@ -3,13 +3,10 @@ package ui
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"flag"
-	"fmt"
 	"image"
 	"image/draw"
 	"image/png"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,13 +20,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
-	"pharaon/game/block"
 	"pharaon/game/breakout"
 	"pharaon/hw"
 	"pharaon/hw/escpos"
 	"pharaon/hw/id003"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
+	"pharaon/kiosk/kiosktest"
 	"pharaon/kiosk/ui/art"
 	"pharaon/store"
 )
@@ -44,80 +41,21 @@ var updateScreens = flag.Bool("update-screens", false, "rewrite the screens' gol
 // copy of it, so each sells the same units in the same order.
 
 var (
-	scrTestKey  = ed25519.NewKeyFromSeed([]byte("pharaon-ui-screens-test-key-32by"))
-	scrTestKeys = block.NewKeySet(scrTestKey.Public().(ed25519.PublicKey))
+	scrTestKeys = kiosktest.Keys
 
 	scrTemplateOnce sync.Once
 	scrTemplate     []byte // the template database file
 	scrTemplateErr  error
 )
 
-// scenarioUnit is a unit at the head of a test block.
-type scenarioUnit struct {
-	tier     game.Tier
-	viaBonus bool
-}
-
 // scenarioHeads are the first units sold at each stake.
-var scenarioHeads = map[game.Stake][]scenarioUnit{
+var scenarioHeads = map[game.Stake][]kiosktest.Unit{
 	// 0,50 €: a loser, then two crosses (tier 8), then losers
-	game.Stake050: {{game.TierLose, false}, {8, false}, {game.TierLose, false}},
+	game.Stake050: {{Tier: game.TierLose}, {Tier: 8}, {Tier: game.TierLose}},
 	// 1 €: three birds (tier 1, 7 500 €), a loser, a tier-6 prize through the bonus
-	game.Stake100: {{1, false}, {game.TierLose, false}, {6, true}},
+	game.Stake100: {{Tier: 1}, {Tier: game.TierLose}, {Tier: 6, ViaBonus: true}},
 	// 2 €: a tier-4 prize through the bonus (150 €), three eyes (tier 5)
-	game.Stake200: {{4, true}, {5, false}},
-}
-
-// writeScenarioBlock writes a signed block of stake whose first units are
-// scenarioHeads[stake], then every other lot of the table, then the losers.
-func writeScenarioBlock(w io.Writer, stake game.Stake, number uint32) error {
-	tab := game.Table(stake)
-	var bonus [game.NumTiers]uint32
-	for i, share := range block.DefaultBonusShare {
-		bonus[i] = max(1, uint32((tab.Prizes[i].Lots*int(share)+500)/1000))
-	}
-	h := block.Header{Emission: 7, Number: number, Stake: stake, BonusLots: bonus,
-		Created: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
-	bw, err := block.NewWriter(w, h, scrTestKey)
-	if err != nil {
-		return err
-	}
-	var direct, via [game.NumTiers + 1]int
-	direct[0] = tab.Losers()
-	for i, p := range tab.Prizes {
-		direct[i+1] = p.Lots - int(bonus[i])
-		via[i+1] = int(bonus[i])
-	}
-	idx := uint32(0)
-	put := func(u scenarioUnit) error {
-		if u.viaBonus {
-			via[u.tier]--
-		} else {
-			direct[u.tier]--
-		}
-		err := bw.Write(block.Unit{Index: idx, Tier: u.tier, ViaBonus: u.viaBonus,
-			Seed: uint64(idx)*0x9E3779B97F4A7C15 + uint64(stake)})
-		idx++
-		return err
-	}
-	for _, u := range scenarioHeads[stake] {
-		if err := put(u); err != nil {
-			return err
-		}
-	}
-	for t := game.NumTiers; t >= 0; t-- {
-		for direct[t] > 0 {
-			if err := put(scenarioUnit{game.Tier(t), false}); err != nil {
-				return err
-			}
-		}
-		for via[t] > 0 {
-			if err := put(scenarioUnit{game.Tier(t), true}); err != nil {
-				return err
-			}
-		}
-	}
-	return bw.Close()
+	game.Stake200: {{Tier: 4, ViaBonus: true}, {Tier: 5}},
 }
 
 // buildScreensTemplate imports the three scenario blocks into a fresh
@@ -129,26 +67,7 @@ func buildScreensTemplate() {
 		return
 	}
 	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "pharaon.db")
-	st, err := store.Open(path)
-	if err != nil {
-		scrTemplateErr = err
-		return
-	}
-	for i, s := range game.Stakes {
-		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(writeScenarioBlock(pw, s, uint32(i+1))) }()
-		if _, err := st.ImportBlock(context.Background(), pr, scrTestKeys); err != nil {
-			st.Close()
-			scrTemplateErr = fmt.Errorf("import %s block: %w", s, err)
-			return
-		}
-	}
-	if err := st.Close(); err != nil {
-		scrTemplateErr = err
-		return
-	}
-	scrTemplate, scrTemplateErr = os.ReadFile(path)
+	scrTemplate, scrTemplateErr = kiosktest.Template(filepath.Join(dir, "pharaon.db"), scenarioHeads)
 }
 
 // scrClock is the tests' clock for the kiosk and the screens alike.
