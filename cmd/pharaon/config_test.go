@@ -125,6 +125,13 @@ func TestLoadConfigDefaults(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "/home/k/.local/share/pharaon/pharaon.db", c.DB)
 	assert.True(t, c.Dev)
+	assert.Equal(t, devKioskID, c.KioskID, "a development run prints its vouchers as PH-DEV")
+	assert.Equal(t, devVenue, c.Venue)
+
+	c, err = loadConfig([]string{"-dev", "-kiosk-id", "PH-7", "-venue", "Bar"}, mapEnv{"HOME": "/home/k"}, &stderr)
+	require.NoError(t, err)
+	assert.Equal(t, "PH-7", c.KioskID)
+	assert.Equal(t, "Bar", c.Venue)
 
 	c, err = loadConfig([]string{"-dev"}, mapEnv{"HOME": "/home/k", "XDG_DATA_HOME": "/data"}, &stderr)
 	require.NoError(t, err)
@@ -147,6 +154,7 @@ func TestLoadConfigMisuse(t *testing.T) {
 		{"-config", "/no/such/file.conf"},
 		{"-max-credit", "0"},
 		{"-voucher-validity", "forever"},
+		{"-printer", "/dev/ttyUSB0"}, // a printer prints the kiosk's name: it needs one
 	} {
 		_, err := loadConfig(args, mapEnv{"HOME": "/h"}, &bytes.Buffer{})
 		assert.Equal(t, exitUsage, exitCode(err), "%q: %v", args, err)

@@ -134,8 +134,27 @@ func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 		}
 		cfg.DB = db
 	}
+	// A voucher names the kiosk that printed it: a kiosk with a printer
+	// must have a name. A development run is named for what it is.
+	if cfg.KioskID == "" {
+		switch {
+		case cfg.Dev:
+			cfg.KioskID = devKioskID
+			if cfg.Venue == "" {
+				cfg.Venue = devVenue
+			}
+		case cfg.Printer != "":
+			return Config{}, &usageError{"kiosk-id is required with a printer: it identifies the kiosk on its vouchers"}
+		}
+	}
 	return cfg, nil
 }
+
+// The name and venue of a development run when its configuration gives none.
+const (
+	devKioskID = "PH-DEV"
+	devVenue   = "Borne de développement"
+)
 
 // productionDB is where the kiosk keeps its database (DESIGN.md §4), on a
 // partition that survives updates.
