@@ -16,7 +16,7 @@ DEB_DEPS := libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-
 # make test: -race everywhere; CI gets a longer timeout as it runs on 2 cores.
 TEST_FLAGS ?= -race -count=1 -timeout $(if $(CI),80m,40m)
 
-.PHONY: all deps build test check bench run fuzz clean
+.PHONY: all deps build test check bench run fuzz soak clean
 
 all: build
 
@@ -46,6 +46,24 @@ check: deps
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# make fuzz: every fuzz test of the project in turn, FUZZTIME each (make test
+# runs their committed seed corpora; this searches for new inputs).
+FUZZTIME ?= 30s
+fuzz: deps
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+# make soak: the crash tests with many more kills (the store's play
+# transaction: 3 000 SIGKILLs; the notes' and vouchers' exactly-once: x12) and
+# the engine's property tests over many more games. About an hour on 2 cores.
+soak: deps
+	PHARAON_SOAK=1 BREAKOUT_SOAK=20 $(GO) test -race -count=1 -timeout 180m \
+	  -run 'Crash|ExactlyOnce|Property|Auto' ./store ./kiosk ./game/breakout
 
 # make run: the kiosk on a development default (docs/kiosk-config.md): its
 # database under the user's data directory, a demo issuer key and a demo block
