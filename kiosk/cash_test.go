@@ -37,6 +37,8 @@ func TestCashInCreditsStackedNote(t *testing.T) {
 	waitFor(t, func() bool { return d.Validator.Counts().Acked == 1 && !f.m.Snapshot().Cash.NoteInPath }, "acknowledged")
 	insert(t, d, 500)
 	waitFor(t, func() bool { return f.m.Snapshot().Credit == 25*game.Euro }, "second credit")
+	// The snapshot changes before the listeners hear of it: wait for them.
+	waitFor(t, func() bool { return len(rec.cashIn()) == 6 }, "six cash-in events announced: %v", rec.cashIn())
 
 	var kinds []CashInKind
 	for _, e := range rec.cashIn() {

@@ -131,6 +131,7 @@ type Machine struct {
 	wg     sync.WaitGroup
 	saver  *saver
 
+	notifyMu  sync.Mutex // one delivery to the listeners at a time (notify)
 	mu        sync.Mutex
 	state     State
 	credit    game.Money
@@ -217,7 +218,10 @@ func (m *Machine) snapshotLocked() Snapshot {
 
 // OnChange registers f to be called after every change of the snapshot.
 // It is called from whichever goroutine made the change, never with the
-// machine's lock held: a UI hands it over to its own thread.
+// machine's lock held: a UI hands it over to its own thread. Calls are one
+// at a time and never go back in time: each is given a snapshot at least as
+// new as the one before, so the last call always shows the machine as it is.
+// f must not wait on a change of the machine (it would wait for itself).
 func (m *Machine) OnChange(f func(Snapshot)) {
 	m.mu.Lock()
 	m.listeners = append(m.listeners, f)
@@ -228,6 +232,18 @@ func (m *Machine) OnChange(f func(Snapshot)) {
 func (m *Machine) update(f func()) {
 	m.mu.Lock()
 	f()
+	m.mu.Unlock()
+	m.notify()
+}
+
+// notify tells the listeners of the machine as it is now. Two changes made
+// at once by two goroutines must not reach a listener in the wrong order
+// (a screen would keep showing the older credit): deliveries go one at a
+// time, and each takes its snapshot once it has its turn.
+func (m *Machine) notify() {
+	m.notifyMu.Lock()
+	defer m.notifyMu.Unlock()
+	m.mu.Lock()
 	snap := m.snapshotLocked()
 	ls := slices.Clone(m.listeners)
 	m.mu.Unlock()

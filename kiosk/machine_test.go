@@ -2,6 +2,9 @@ package kiosk
 
 import (
 	"context"
+	"runtime"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -277,4 +280,44 @@ func TestStoreFailureTakesOutOfService(t *testing.T) {
 	assert.Equal(t, FaultStore, f.m.Snapshot().Fault.Code)
 	assert.Nil(t, g.Step(breakout.Input{}), "a failed game does not go on")
 	f.st = nil // closed already
+}
+
+// Changes made at once by several goroutines reach a listener in order: what
+// it is told never goes back, and the last call shows the machine as it is.
+// (The test counts in Fault.Detail, which nothing else of an idle machine
+// writes; the credit is re-read from the ledger by the machine's own loop.)
+func TestOnChangeNeverGoesBack(t *testing.T) {
+	f := newFixture(t)
+	f.boot()
+	var mu sync.Mutex
+	var seen []int
+	f.m.OnChange(func(s Snapshot) {
+		n, err := strconv.Atoi(s.Fault.Detail)
+		if err != nil {
+			return
+		}
+		runtime.Gosched() // a listener takes time: let another delivery overtake it
+		mu.Lock()
+		seen = append(seen, n)
+		mu.Unlock()
+	})
+	counter := 0
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				f.m.update(func() { counter++; f.m.fault.Detail = strconv.Itoa(counter) })
+			}
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, seen)
+	for i := 1; i < len(seen); i++ {
+		require.GreaterOrEqual(t, seen[i], seen[i-1], "call %d went back in time", i)
+	}
+	assert.Equal(t, 1600, seen[len(seen)-1])
 }
