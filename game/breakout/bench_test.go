@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"pharaon/game"
+	"pharaon/game/reveal"
 )
 
 // restore puts w back in src's state, reusing w's memory.
@@ -19,10 +20,7 @@ func (w *World) restore(src *World) {
 
 // benchSteps runs cycles of n steps from a template world.
 func benchSteps(b *testing.B, tmpl *World, n int, in Input) {
-	w, err := New(tmpl.wall, tmpl.mode, tmpl.settings)
-	if err != nil {
-		b.Fatal(err)
-	}
+	w := &World{events: make([]Event, 0, cap(tmpl.events))}
 	w.restore(tmpl)
 	b.ReportAllocs()
 	i := 0
@@ -70,17 +68,17 @@ func BenchmarkAutoGame(b *testing.B) {
 	l := walls(b, game.Stake200, 2, true, 8)
 	for _, c := range []struct {
 		name string
-		w    *World
+		wall reveal.Wall
 	}{
-		{"baseline-bonus-wall", newWorld(b, l.Bonus, Auto, DefaultSettings())},
-		{"main-wall-27", newWorld(b, walls(b, game.Stake050, 0, false, 8).Main, Auto, DefaultSettings())},
-		{"main-wall-33", newWorld(b, l.Main, Auto, DefaultSettings())},
+		{"baseline-bonus-wall", l.Bonus},
+		{"main-wall-27", walls(b, game.Stake050, 0, false, 8).Main},
+		{"main-wall-33", l.Main},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			ticks := 0
 			for b.Loop() {
-				w, err := New(c.w.wall, Auto, DefaultSettings())
+				w, err := New(c.wall, Auto, DefaultSettings())
 				if err != nil {
 					b.Fatal(err)
 				}

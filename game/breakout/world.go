@@ -103,7 +103,6 @@ type Paddle struct {
 // It is not safe for concurrent use; the UI's loop owns it.
 type World struct {
 	settings Settings
-	wall     reveal.Wall
 	digest   uint64
 	bricks   []Brick
 	boxes    []box
@@ -142,8 +141,8 @@ type World struct {
 var ErrBadMode = errors.New("bad mode")
 
 // New starts a world on wall (a main wall, or a bonus wall with its red
-// brick), with the ball on the paddle at the centre. The world keeps its
-// own copy of the wall.
+// brick), with the ball on the paddle at the centre. The world shares no
+// memory with wall: it copies what it needs into its own bricks.
 func New(wall reveal.Wall, mode Mode, s Settings) (*World, error) {
 	if err := wall.Validate(); err != nil {
 		return nil, fmt.Errorf("new world: %w", err)
@@ -157,7 +156,6 @@ func New(wall reveal.Wall, mode Mode, s Settings) (*World, error) {
 	n := wall.Len()
 	w := &World{
 		settings:  s,
-		wall:      wall.Clone(),
 		digest:    WallDigest(wall),
 		bricks:    make([]Brick, n),
 		boxes:     make([]box, n),
