@@ -74,7 +74,9 @@ func (m *Machine) CashOut(ctx context.Context) (VoucherInfo, error) {
 		return VoucherInfo{}, fmt.Errorf("cash out: %w", err)
 	}
 	m.cashPoint(pointVoucherPrinted)
-	v, e, err := m.st.ConfirmVoucher(ctx, v.ID)
+	// A new name, not v: ConfirmVoucher returns a zero voucher with its
+	// error, and the failure must still void and name v.
+	printed, e, err := m.st.ConfirmVoucher(ctx, v.ID)
 	if err != nil {
 		// The paper is out and looks good, but the debit was refused: the
 		// voucher must not be payable, the credit stays.
@@ -89,9 +91,9 @@ func (m *Machine) CashOut(ctx context.Context) (VoucherInfo, error) {
 	}
 	m.cashPoint(pointVoucherConfirmd)
 	m.logCash(store.LevelInfo, "printer", "voucher_printed", "voucher %d of %s printed, ledger row %d",
-		v.ID, v.Amount.Plain(), e.ID)
+		printed.ID, printed.Amount.Plain(), e.ID)
 	m.update(func() { m.setCreditLocked(e.ID, e.Balance) })
-	return m.voucherInfo(v, false), nil
+	return m.voucherInfo(printed, false), nil
 }
 
 // issueVoucher writes the voucher of the whole credit with a fresh
@@ -180,12 +182,12 @@ func (m *Machine) ReprintLast(ctx context.Context) (VoucherInfo, error) {
 	if err := m.printVoucher(ctx, v, true); err != nil {
 		return VoucherInfo{}, fmt.Errorf("reprint: %w", err)
 	}
-	v, err = m.st.RecordReprint(ctx, v.ID)
+	counted, err := m.st.RecordReprint(ctx, v.ID)
 	if err != nil {
 		return VoucherInfo{}, fmt.Errorf("reprint: voucher %d printed, not counted: %w", v.ID, err)
 	}
-	m.logCash(store.LevelInfo, "printer", "voucher_reprinted", "duplicate %d of voucher %d printed", v.Reprints, v.ID)
-	return m.voucherInfo(v, true), nil
+	m.logCash(store.LevelInfo, "printer", "voucher_reprinted", "duplicate %d of voucher %d printed", counted.Reprints, counted.ID)
+	return m.voucherInfo(counted, true), nil
 }
 
 // LastVoucher is the last voucher printed, as the screens may show it.

@@ -597,3 +597,37 @@ func TestCreditShownFollowsTheLedger(t *testing.T) {
 	waitFor(t, func() bool { return f.m.Snapshot().Credit == 7*game.Euro }, "credit read back")
 	assert.True(t, f.m.Snapshot().Cash.CanCashOut || !f.m.Snapshot().Cash.Printer.OK)
 }
+
+// A printer that takes a cent off the credit while it prints, as a staff
+// adjustment made at that moment would: the voucher's debit no longer fits.
+type adjustingPrinter struct{ st *store.Store }
+
+func (p *adjustingPrinter) Print(ctx context.Context, _ *escpos.Doc) (escpos.Status, error) {
+	_, err := p.st.Adjust(ctx, -1, "", "a cent taken while the voucher prints")
+	return escpos.Status{}, err
+}
+func (*adjustingPrinter) Status(context.Context) (escpos.Status, error) { return escpos.Status{}, nil }
+
+// The voucher printed but its debit refused: that very voucher is voided at
+// once (never payable), the credit stays, and the kiosk stops selling.
+func TestCashOutDebitRefusedVoidsTheVoucher(t *testing.T) {
+	p := &adjustingPrinter{}
+	f, _, _ := newCashFixture(t, func(c *Config) { c.Cash = CashConfig{Printer: p} })
+	p.st = f.st
+	f.boot()
+	f.credit(5 * game.Euro)
+	waitFor(t, func() bool { return f.m.Snapshot().Cash.CanCashOut }, "cash-out possible")
+	_, err := f.m.CashOut(ctx)
+	require.ErrorIs(t, err, store.ErrInsufficientCredit)
+	assert.Contains(t, err.Error(), "voucher 1:")
+	v, err := f.st.Voucher(ctx, 1)
+	require.NoError(t, err)
+	assert.Equal(t, store.VoucherVoid, v.State, "voided now, not at the next start")
+	credit, err := f.st.Credit(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 5*game.Euro-1, credit, "nothing debited")
+	assert.Equal(t, OutOfService, f.m.Snapshot().State)
+	assert.Equal(t, FaultStore, f.m.Snapshot().Fault.Code)
+	assert.Contains(t, f.m.Snapshot().Fault.Detail, "confirm voucher 1")
+	require.NoError(t, f.st.Verify(ctx))
+}
