@@ -213,8 +213,7 @@ func (in *Interpreter) exec(cmd []byte) int {
 	case c == cr || c == can:
 		// CR is ignored with auto line feed off (the default on serial); CAN is for page mode.
 	case c == ht:
-		for in.addRune(' ') && in.lineCols%8 != 0 {
-		}
+		in.tab()
 	case c == esc:
 		in.execESC(cmd)
 	case c == gs:
@@ -272,6 +271,16 @@ func (in *Interpreter) addRune(r rune) bool {
 	in.lineRunes = append(in.lineRunes, r)
 	in.lineCols += in.width
 	return true
+}
+
+// tab moves to the next tab stop (every 8 columns, as at power-on: ESC D is not modelled) with
+// spaces in the current size, as many as fit before the stop; a stop beyond the line's end stops at
+// the end, and the next character wraps. The line never wraps here, so any size ends the loop.
+func (in *Interpreter) tab() {
+	stop := min((in.lineCols/8+1)*8, in.cfg.Layout.Columns)
+	for in.lineCols+in.width <= stop {
+		in.addRune(' ')
+	}
 }
 
 // printLine prints the line buffer (a blank line if it is empty) and feeds one line.

@@ -3,6 +3,7 @@ package printersim
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -124,6 +125,43 @@ func TestLinesWrapAtThePaperWidth(t *testing.T) {
 		texts = append(texts, l.Text())
 	}
 	assert.Equal(t, []string{long[:42], long[42:], long[:21], long[21:30]}, texts)
+}
+
+// HT pads with spaces to the next stop, every 8 columns, in the current size; it must end at any
+// size, including one whose columns never land on a stop (a host's 4 bytes once hung the printer).
+func TestTabMovesToTheNextStop(t *testing.T) {
+	forty := strings.Repeat("a", 40)
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"from the start", []byte("\tx\n"), "        x\n"},
+		{"mid-way to a stop", []byte("ab\tx\n"), "ab      x\n"},
+		{"from a stop to the next", []byte("01234567\tx\n"), "01234567        x\n"},
+		{"past the last stop: the line's end", []byte(forty + "\tx\n"), forty + "  \nx\n"},
+		{"double width", []byte{gs, '!', 0x10, 'a', ht, 'x', lf}, "a   x\n"},
+		{"width 7 never lands on a stop", []byte{gs, '!', 0x60, ht, 'x', lf}, " x\n"},
+		{"width 8", []byte{gs, '!', 0x70, 'a', ht, ht, 'x', lf}, "a  x\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, _ := newInterp(Config{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				in.Write(append(tt.data, gs, 'V', 0))
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("HT never returned")
+			}
+			rs := in.Receipts()
+			require.Len(t, rs, 1)
+			assert.Equal(t, tt.want, rs[0].Plain())
+		})
+	}
 }
 
 func TestInitDropsPendingTextAndStyles(t *testing.T) {
