@@ -171,12 +171,8 @@ func (w *World) planLaunch() {
 		if j == launchPositions {
 			p = int64(w.px) // staying put is always a candidate
 		}
-		dir := w.lastDir
-		if p > int64(w.px) {
-			dir = 1
-		} else if p < int64(w.px) {
-			dir = -1
-		}
+		// Launching from p, the paddle last moved toward p.
+		dir := side(p-int64(w.px), w.lastDir)
 		bx := int64(clamp32(int32(p)+w.stuck, BallRadius, FieldWidth-BallRadius))
 		off := bx - p
 		vx, vy := velocity(AutoSpeed, angleIndex(off, int64(hw)), side(off, dir))

@@ -240,18 +240,8 @@ func (w *World) paddleBounce(off int64) {
 		return
 	}
 	// Dead centre: the ball keeps its horizontal direction.
-	w.vx, w.vy = velocity(w.speed(), angleIndex(off, hw), side(off, signOf(w.vx, w.lastDir)))
+	w.vx, w.vy = velocity(w.speed(), angleIndex(off, hw), side(off, side(int64(w.vx), w.lastDir)))
 	w.emit(Event{Kind: PaddleHit, Brick: -1})
-}
-
-func signOf(v int32, fallback int8) int8 {
-	switch {
-	case v > 0:
-		return 1
-	case v < 0:
-		return -1
-	}
-	return fallback
 }
 
 func abs64(v int64) int64 {

@@ -299,11 +299,7 @@ func (w *World) movePaddle() {
 		d = -PaddleSpeed
 	}
 	w.px += d
-	if d > 0 {
-		w.lastDir = 1
-	} else if d < 0 {
-		w.lastDir = -1
-	}
+	w.lastDir = side(int64(d), w.lastDir)
 	w.fitPaddle()
 }
 
@@ -326,13 +322,14 @@ func (w *World) followPaddle() {
 	w.vx, w.vy = 0, 0
 }
 
-// side is the horizontal direction of a bounce or launch at offset off:
-// away from the paddle's centre, or, at the very centre, fallback.
-func side(off int64, fallback int8) int8 {
+// side is the sign of v, or fallback when v is 0: the direction of a
+// bounce or launch at offset v from the paddle's centre, of a velocity, or
+// of a paddle move.
+func side(v int64, fallback int8) int8 {
 	switch {
-	case off > 0:
+	case v > 0:
 		return 1
-	case off < 0:
+	case v < 0:
 		return -1
 	}
 	return fallback
