@@ -22,7 +22,7 @@ func (w *World) Hash() [32]byte {
 		s = append(s, byte(br.Hits))
 	}
 	u(int64(w.alive))
-	u(int64(w.standing))
+	u(int64(w.Standing())) // kept in the hash so the golden state hashes stay valid
 	u(int64(w.tick))
 	u(int64(w.mode))
 	u(int64(w.startMode))

@@ -3,6 +3,7 @@ package breakout
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"pharaon/game"
 	"pharaon/game/reveal"
@@ -107,8 +108,7 @@ type World struct {
 	bricks   []Brick
 	boxes    []box
 	alive    uint64 // bit i: brick i stands
-	standing int
-	red      int // index of the red brick, -1 on a main wall
+	red      int    // index of the red brick, -1 on a main wall
 	worth    []int8
 
 	tick uint32
@@ -159,7 +159,6 @@ func New(wall reveal.Wall, mode Mode, s Settings) (*World, error) {
 		digest:    WallDigest(wall),
 		bricks:    make([]Brick, n),
 		boxes:     make([]box, n),
-		standing:  n,
 		red:       -1,
 		mode:      mode,
 		startMode: mode,
@@ -387,7 +386,6 @@ func (w *World) hitBrick(i int) {
 		return
 	}
 	w.alive &^= 1 << i
-	w.standing--
 	w.emit(Event{Kind: BrickDestroyed, Brick: i, Content: b.Content})
 	if s, ok := b.Content.Symbol(); ok {
 		w.revealed.Add(s)
@@ -396,7 +394,7 @@ func (w *World) hitBrick(i int) {
 	if s, ok := b.Content.Stone(); ok {
 		w.startStone(s)
 	}
-	if i == w.red || (w.red < 0 && w.standing == 0) {
+	if i == w.red || (w.red < 0 && w.alive == 0) {
 		w.clear()
 	}
 }
@@ -432,7 +430,7 @@ func (w *World) IsBonus() bool { return w.red >= 0 }
 func (w *World) Bricks() []Brick { return w.bricks }
 
 // Standing is the number of bricks still standing.
-func (w *World) Standing() int { return w.standing }
+func (w *World) Standing() int { return bits.OnesCount64(w.alive) }
 
 // RedHits is how many times the red brick was hit (0, 1 or 2); 0 on a
 // main wall.
