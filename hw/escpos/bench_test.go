@@ -1,9 +1,13 @@
 package escpos
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"golang.org/x/text/encoding/charmap"
+
+	"pharaon/hw"
 )
 
 const benchWords = "trois mille sept cent cinquante euros et cinquante centimes — à présenter à un centre de paiement"
@@ -62,6 +66,61 @@ func BenchmarkEncodeTextXText(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := enc.String(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// readyPort is a printer that is always ready: it answers 0x12 to every DLE EOT n, at once.
+type readyPort struct{ pending int }
+
+func (p *readyPort) Read(b []byte) (int, error) {
+	if p.pending == 0 || len(b) == 0 {
+		return 0, nil
+	}
+	p.pending--
+	b[0] = 0x12
+	return 1, nil
+}
+
+func (p *readyPort) Write(b []byte) (int, error) {
+	if len(b) == 3 && b[0] == dle && b[1] == eot {
+		p.pending++
+	}
+	return len(b), nil
+}
+
+func (p *readyPort) SetReadTimeout(time.Duration) error { return nil }
+func (p *readyPort) ResetInputBuffer() error            { p.pending = 0; return nil }
+func (p *readyPort) Close() error                       { return nil }
+
+// BenchmarkStatus is one status read as the kiosk does it between vouchers (and every poll
+// interval while one prints), on a port that costs nothing: the driver's own cost, allocations
+// included. Its baseline, BenchmarkStatusExchange, is the same four requests and answers made on
+// the port directly.
+func BenchmarkStatus(b *testing.B) {
+	port := &readyPort{}
+	p := New(func() (hw.Port, error) { return port, nil }, Config{})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Status(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkStatusExchange(b *testing.B) {
+	port := &readyPort{}
+	var raw [4]byte
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = port.ResetInputBuffer()
+		for i := range raw {
+			_, _ = port.Write(cmdStatus[i])
+			_, _ = port.Read(raw[i : i+1])
+		}
+		if _, err := ParseStatus(raw[:]); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -87,6 +87,9 @@ var (
 	// DLE DC4 fn=8: clear the receive and print buffers (real-time, executed even when offline).
 	// Answered with 37 25 00.
 	cmdClearBuffers = []byte{dle, dc4, 8, 1, 3, 20, 1, 6, 2, 8}
+	// DLE EOT 1 to 4, built once: the kiosk reads the status every few seconds for as long as it
+	// runs, and every poll interval while a voucher prints.
+	cmdStatus = [4][]byte{{dle, eot, 1}, {dle, eot, 2}, {dle, eot, 3}, {dle, eot, 4}}
 )
 
 // isSyncAnswer tells the answer to GS r 1 from a DLE EOT answer: bit 4 and bit 7 clear. Only the
@@ -102,6 +105,7 @@ type Printer struct {
 	dial hw.Dial
 	cfg  Config
 	port hw.Port
+	rbuf [1]byte // readByte's buffer (the line is used under mu only)
 }
 
 // New returns a printer that reaches its device through dial, e.g.
@@ -225,7 +229,7 @@ func (p *Printer) awaitSync(ctx context.Context, port hw.Port) (Status, error) {
 		if wait.After(deadline) {
 			wait = deadline
 		}
-		b, ok, err := readByte(ctx, port, wait)
+		b, ok, err := p.readByte(ctx, port, wait)
 		if err != nil {
 			return st, err
 		}
@@ -267,7 +271,7 @@ func (p *Printer) abort(port hw.Port, cause error) {
 	// The answer (37 25 00) is read and discarded; the next exchange resets the input anyway.
 	deadline := time.Now().Add(p.cfg.StatusTimeout)
 	for got := 0; got < 3; got++ {
-		_, ok, err := readByte(context.Background(), port, deadline)
+		_, ok, err := p.readByte(context.Background(), port, deadline)
 		if err != nil {
 			p.drop(err)
 			return
@@ -285,12 +289,12 @@ func (p *Printer) query(ctx context.Context, port hw.Port, sync bool) (Status, b
 	synced := false
 	for i := range raw {
 		n := byte(i + 1)
-		if _, err := port.Write([]byte{dle, eot, n}); err != nil {
+		if _, err := port.Write(cmdStatus[i]); err != nil {
 			return Status{}, synced, err
 		}
 		deadline := time.Now().Add(p.cfg.StatusTimeout)
 		for {
-			b, ok, err := readByte(ctx, port, deadline)
+			b, ok, err := p.readByte(ctx, port, deadline)
 			if err != nil {
 				return Status{}, synced, err
 			}
@@ -313,8 +317,8 @@ func (p *Printer) query(ctx context.Context, port hw.Port, sync bool) (Status, b
 }
 
 // readByte reads one byte before deadline. ok is false when none came.
-func readByte(ctx context.Context, port hw.Port, deadline time.Time) (byte, bool, error) {
-	var b [1]byte
+func (p *Printer) readByte(ctx context.Context, port hw.Port, deadline time.Time) (byte, bool, error) {
+	b := p.rbuf[:]
 	for {
 		if err := ctx.Err(); err != nil {
 			return 0, false, err
@@ -329,7 +333,7 @@ func readByte(ctx context.Context, port hw.Port, deadline time.Time) (byte, bool
 		if err := port.SetReadTimeout(left); err != nil {
 			return 0, false, err
 		}
-		n, err := port.Read(b[:])
+		n, err := port.Read(b)
 		if err != nil {
 			return 0, false, err
 		}
