@@ -151,20 +151,30 @@ func (p *Printer) drop(err error) {
 func (p *Printer) Status(ctx context.Context) (Status, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	port, err := p.open()
+	_, st, err := p.readStatus(ctx)
 	if err != nil {
 		return Status{}, fmt.Errorf("printer status: %w", err)
 	}
+	return st, nil
+}
+
+// readStatus opens the device if it is not open, drops stale answers and reads the status. A
+// device that failed is dropped, to be opened again next time.
+func (p *Printer) readStatus(ctx context.Context) (hw.Port, Status, error) {
+	port, err := p.open()
+	if err != nil {
+		return nil, Status{}, err
+	}
 	if err := port.ResetInputBuffer(); err != nil {
 		p.drop(err)
-		return Status{}, fmt.Errorf("printer status: %w", err)
+		return nil, Status{}, err
 	}
 	st, _, err := p.query(ctx, port, false)
 	if err != nil {
 		p.drop(err)
-		return Status{}, fmt.Errorf("printer status: %w", err)
+		return nil, Status{}, err
 	}
-	return st, nil
+	return port, st, nil
 }
 
 // Print prints doc and returns the status read after it. It returns nil only when the printer was
@@ -179,17 +189,8 @@ func (p *Printer) Print(ctx context.Context, doc *Doc) (Status, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	port, err := p.open()
+	port, st, err := p.readStatus(ctx)
 	if err != nil {
-		return Status{}, &PrintError{Stage: StageBefore, Err: err}
-	}
-	if err := port.ResetInputBuffer(); err != nil {
-		p.drop(err)
-		return Status{}, &PrintError{Stage: StageBefore, Err: err}
-	}
-	st, _, err := p.query(ctx, port, false)
-	if err != nil {
-		p.drop(err)
 		return Status{}, &PrintError{Stage: StageBefore, Err: err}
 	}
 	if cond := st.Err(); cond != nil {
