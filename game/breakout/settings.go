@@ -3,14 +3,10 @@ package breakout
 import (
 	"errors"
 	"fmt"
-	"time"
 )
 
 // TicksPerSecond is the fixed step rate: Step advances the world 1/120 s.
 const TicksPerSecond = 120
-
-// Ticks converts a duration to whole ticks, rounding down.
-func Ticks(d time.Duration) int { return int(d * TicksPerSecond / time.Second) }
 
 // AutoBoundTicks is the most game time Auto may take to finish a wall,
 // main or bonus, from its start or from where the player left it: 12 s.
