@@ -38,14 +38,7 @@ func ParseStake(s string) (Stake, error) {
 }
 
 // Valid reports whether s is one of the three stakes.
-func (s Stake) Valid() bool {
-	for _, v := range Stakes {
-		if s == v {
-			return true
-		}
-	}
-	return false
-}
+func (s Stake) Valid() bool { return stakeIndex(s) >= 0 }
 
 // Money is the stake as an amount.
 func (s Stake) Money() Money { return Money(s) }
