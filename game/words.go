@@ -21,7 +21,6 @@ func (m Money) FrenchWords() string {
 	case euros == 0 && cents == 0:
 		return strings.Join(append(parts, "zéro euro"), " ")
 	case euros > 0:
-		w := numberWords(euros)
 		unit := "euros"
 		switch {
 		case euros == 1:
@@ -30,11 +29,7 @@ func (m Money) FrenchWords() string {
 			// "un million d'euros", "deux milliards d'euros".
 			unit = "d'euros"
 		}
-		if unit == "d'euros" {
-			parts = append(parts, w+" d'euros")
-		} else {
-			parts = append(parts, w+" "+unit)
-		}
+		parts = append(parts, numberWords(euros)+" "+unit)
 		if cents > 0 {
 			parts = append(parts, "et")
 		}
