@@ -1,6 +1,8 @@
 package game
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"os"
 	"regexp"
 	"strconv"
@@ -134,7 +136,24 @@ func TestPrizeTableTotals(t *testing.T) {
 		assert.InDelta(t, 350_000.0/60_000, tab.Odds(8), 1e-9)
 	}
 	assert.NotEqual(t, Table(Stake050).Digest(), Table(Stake100).Digest())
-	assert.Equal(t, Table(Stake050).Digest(), Table(Stake050).Digest())
+}
+
+// A block's header names its prize table by Digest, so the digest's
+// encoding is part of the block format: SHA-256 of the regulation's
+// reference, then the stake and each row's lots and amount as 64-bit
+// big-endian integers. Computed here from the rows printed in the
+// regulation, independently of table.go.
+func TestDigestEncoding(t *testing.T) {
+	printed := art3Printed(t)
+	for _, s := range Stakes {
+		b := []byte("pharaon/reglement-2008-12-17/art3\x00")
+		b = binary.BigEndian.AppendUint64(b, uint64(s))
+		for _, r := range printed[s].rows {
+			b = binary.BigEndian.AppendUint64(b, uint64(r.lots))
+			b = binary.BigEndian.AppendUint64(b, uint64(r.amount))
+		}
+		assert.Equal(t, sha256.Sum256(b), Table(s).Digest(), "digest of the table at %s", s)
+	}
 }
 
 var comboRe = regexp.MustCompile(`\|\s*(\d) symboles (\S+)\s*\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|`)
