@@ -167,6 +167,7 @@ func (d *Decoder) check(p int) (candidate, int) {
 
 // Next returns the next good frame, or false when more bytes are needed.
 func (d *Decoder) Next() (Frame, bool) {
+scan:
 	for {
 		i := bytes.IndexByte(d.buf, Sync)
 		if i < 0 {
@@ -174,11 +175,11 @@ func (d *Decoder) Next() (Frame, bool) {
 			return Frame{}, false
 		}
 		d.drop(i)
-		restart := false
-		for p := 0; p < len(d.buf); {
+		// Try the candidate at every sync byte, front first.
+		for p := 0; ; {
 			kind, n := d.check(p)
-			switch kind {
-			case candGood:
+			switch {
+			case kind == candGood:
 				f := Frame{Cmd: d.buf[p+2]}
 				if n > MinFrameLen {
 					f.Data = append([]byte(nil), d.buf[p+3:p+n-2]...)
@@ -186,27 +187,19 @@ func (d *Decoder) Next() (Frame, bool) {
 				d.drop(p + n)
 				d.Skipped -= n // the frame itself was not skipped
 				return f, true
-			case candBad:
+			case kind == candBad && p == 0:
 				// Decided only at the front, so each bad candidate is counted once.
-				if p == 0 {
-					if n > 0 {
-						d.BadCRC++
-					}
-					d.drop(1)
-					restart = true
+				if n > 0 {
+					d.BadCRC++
 				}
-			}
-			if restart {
-				break
+				d.drop(1)
+				continue scan
 			}
 			j := bytes.IndexByte(d.buf[p+1:], Sync)
 			if j < 0 {
-				break
+				return Frame{}, false
 			}
 			p += 1 + j
-		}
-		if !restart {
-			return Frame{}, false
 		}
 	}
 }
