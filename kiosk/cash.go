@@ -221,7 +221,6 @@ type cashState struct {
 	activity         CashInEvent
 	noteInPath       bool
 	cashingOut       bool
-	creditEntry      int64 // the ledger row of the credit shown by a cash operation
 
 	// hook, in tests only, is called at each step of a note's and a
 	// voucher's path (cashPoint…), from the goroutine taking that step.
@@ -428,42 +427,16 @@ func (m *Machine) applyAccepting(Snapshot) {
 // new game (Play) — the credit must settle first.
 func (m *Machine) cashBusyLocked() bool { return m.cash.noteInPath || m.cash.cashingOut }
 
-// setCreditLocked shows the balance after ledger row entry, unless a later
-// row's balance is already shown.
-func (m *Machine) setCreditLocked(entry int64, balance game.Money) {
-	if entry < m.cash.creditEntry {
-		return
-	}
-	m.cash.creditEntry = entry
-	m.credit = balance
-}
-
-// resyncCredit reads the credit back from the store when the kiosk is idle:
-// the credit shown is always the ledger's, even if two updates crossed. It
-// corrects only when nothing changed the credit shown while it read.
+// resyncCredit reads the credit back from the store. The machine's own
+// movements are shown in order as they commit (ledgerMu); this catches the
+// ledger moved behind its back (a staff adjustment made on the database).
 func (m *Machine) resyncCredit(ctx context.Context) {
-	idle := func() bool {
-		return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() && !m.cashBusyLocked()
-	}
-	m.mu.Lock()
-	shown, ok := m.credit, idle()
-	m.mu.Unlock()
-	if !ok {
-		return
-	}
-	credit, err := m.st.Credit(ctx)
+	shown, credit, err := m.reloadCredit(ctx)
 	if err != nil || credit == shown {
 		return
 	}
-	fixed := false
-	m.update(func() {
-		if idle() && m.credit == shown {
-			m.credit, fixed = credit, true
-		}
-	})
-	if fixed {
-		m.logCash(store.LevelWarning, "kiosk", "credit_resync", "credit shown %s, the ledger says %s", shown.Plain(), credit.Plain())
-	}
+	m.notify()
+	m.logCash(store.LevelWarning, "kiosk", "credit_resync", "credit shown %s, the ledger says %s", shown.Plain(), credit.Plain())
 }
 
 // ResetValidator asks the validator for a reset once staff cleared a jam

@@ -87,7 +87,12 @@ func (w wallet) Credit(ctx context.Context, n id003.Note) error {
 		m.update(func() { m.cash.noteInPath = false })
 		return nil
 	}
+	m.ledgerMu.Lock()
 	e, err := m.st.CreditBillIntent(ctx, id)
+	if err == nil {
+		m.showBalance(e.Balance)
+	}
+	m.ledgerMu.Unlock()
 	switch {
 	case errors.Is(err, store.ErrDuplicateRef):
 		m.logCash(store.LevelInfo, "validator", "credit_repeated", "%s: intent %d already credited, ledger row %d", n, id, e.ID)
@@ -104,7 +109,6 @@ func (w wallet) Credit(ctx context.Context, n id003.Note) error {
 	m.cashPoint(pointCredited)
 	amount := e.Amount
 	m.update(func() {
-		m.setCreditLocked(e.ID, e.Balance)
 		m.cash.noteInPath = false
 		m.cash.activity = m.nextActivityLocked(CashInEvent{Kind: NoteCredited, Amount: amount, Credit: e.Balance})
 		if m.cash.vStatus.Code == "note_anomaly" {

@@ -76,7 +76,12 @@ func (m *Machine) CashOut(ctx context.Context) (VoucherInfo, error) {
 	m.cashPoint(pointVoucherPrinted)
 	// A new name, not v: ConfirmVoucher returns a zero voucher with its
 	// error, and the failure must still void and name v.
+	m.ledgerMu.Lock()
 	printed, e, err := m.st.ConfirmVoucher(ctx, v.ID)
+	if err == nil {
+		m.showBalance(e.Balance)
+	}
+	m.ledgerMu.Unlock()
 	if err != nil {
 		// The paper is out and looks good, but the debit was refused: the
 		// voucher must not be payable, the credit stays.
@@ -92,7 +97,7 @@ func (m *Machine) CashOut(ctx context.Context) (VoucherInfo, error) {
 	m.cashPoint(pointVoucherConfirmd)
 	m.logCash(store.LevelInfo, "printer", "voucher_printed", "voucher %d of %s printed, ledger row %d",
 		printed.ID, printed.Amount.Plain(), e.ID)
-	m.update(func() { m.setCreditLocked(e.ID, e.Balance) })
+	m.notify()
 	return m.voucherInfo(printed, false), nil
 }
 

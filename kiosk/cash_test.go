@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/breakout"
+	"pharaon/game/reveal"
 	"pharaon/hw/escpos"
 	"pharaon/hw/id003"
 	"pharaon/hw/sim/id003sim"
@@ -630,4 +632,33 @@ func TestCashOutDebitRefusedVoidsTheVoucher(t *testing.T) {
 	assert.Equal(t, FaultStore, f.m.Snapshot().Fault.Code)
 	assert.Contains(t, f.m.Snapshot().Fault.Detail, "confirm voucher 1")
 	require.NoError(t, f.st.Verify(ctx))
+}
+
+// Two movements of the credit made at once are shown in the ledger's order:
+// a note whose VEND VALID comes in while a play starts (a validator back
+// after an unplug, its note pending) commits after the stake and is shown
+// before the play's own update; the credit shown must keep it, and keep it
+// when the losing unit ends (its play record's balance is the stake's).
+func TestCreditShownInLedgerOrder(t *testing.T) {
+	f := newFixture(t)
+	f.boot()
+	f.credit(game.Euro)
+	in, err := f.st.RecordBillIntent(ctx, 10*game.Euro)
+	require.NoError(t, err)
+	f.m.layoutHook = func(p store.Play) (reveal.Walls, error) {
+		// The stake is committed, the play not yet shown: the note is
+		// credited and shown now.
+		note := id003.Note{Code: 0x63, Cents: 1000, IntentID: strconv.FormatInt(in.ID, 10)}
+		require.NoError(t, wallet{f.m}.Credit(ctx, note))
+		return reveal.Layout(p.Stake, p.Tier, p.ViaBonus, p.Seed, reveal.Version(p.LayoutVersion))
+	}
+	g, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
+	require.NoError(t, err)
+	credit, err := f.st.Credit(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 11*game.Euro-50, credit)
+	assert.Equal(t, credit, f.m.Snapshot().Credit, "the stake's balance must not hide the note credited after it")
+	runToEnd(t, g)
+	require.Equal(t, game.Lose, g.Result().Outcome.Kind, "the first unit of the scenario loses")
+	assert.Equal(t, credit, f.m.Snapshot().Credit)
 }

@@ -272,12 +272,19 @@ func (g *Game) mismatchf(format string, args ...any) {
 
 // finish credits the unit's prize and ends the game.
 func (g *Game) finish() {
+	g.m.ledgerMu.Lock()
 	p, err := g.m.st.FinishPlay(g.m.ctx, g.play.ID, store.FinishInfo{
 		Revealed:  g.main.Revealed(),
 		Shown:     g.play.Prize, // the congratulations show the unit's prize, nothing else
 		Mismatch:  g.mismatch,
 		Recording: g.appendRecording(nil),
 	})
+	if err == nil && p.Prize > 0 {
+		// A losing unit moves nothing: its Balance is the one its stake
+		// left, older than a note credited during the game.
+		g.m.showBalance(p.Balance)
+	}
+	g.m.ledgerMu.Unlock()
 	if err != nil {
 		g.fail(fmt.Errorf("play %d: finish: %w", g.play.ID, err))
 		return
@@ -286,7 +293,6 @@ func (g *Game) finish() {
 	g.stage = StageDone
 	g.result = GameResult{Outcome: g.expected, Won: p.Prize, Mismatch: g.mismatch}
 	g.m.update(func() {
-		g.m.credit = p.Balance
 		g.m.lastTouch = g.m.clk.Now()
 		if g.mismatch {
 			g.m.setFaultLocked(Fault{FaultMismatch, fmt.Sprintf("play %d", g.play.ID)})

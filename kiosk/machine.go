@@ -131,7 +131,13 @@ type Machine struct {
 	wg     sync.WaitGroup
 	saver  *saver
 
-	notifyMu  sync.Mutex // one delivery to the listeners at a time (notify)
+	notifyMu sync.Mutex // one delivery to the listeners at a time (notify)
+	// ledgerMu keeps the credit shown in the ledger's order: a store write
+	// that moves the credit holds it from before its commit until the
+	// balance it left is shown (showBalance), so two movements made at once
+	// (a note credited while a game starts or ends) are shown in the order
+	// the ledger has them, the later last. Taken before mu, never under it.
+	ledgerMu  sync.Mutex
 	mu        sync.Mutex
 	state     State
 	credit    game.Money
@@ -252,11 +258,35 @@ func (m *Machine) notify() {
 	}
 }
 
+// showBalance shows the balance a movement of the credit left. The caller
+// holds ledgerMu from before the movement's commit; its next update tells
+// the listeners.
+func (m *Machine) showBalance(b game.Money) {
+	m.mu.Lock()
+	m.credit = b
+	m.mu.Unlock()
+}
+
+// reloadCredit shows the ledger's credit, read under ledgerMu so that no
+// movement of the machine's own falls between the read and the showing,
+// and returns the credit shown before. The caller tells the listeners.
+func (m *Machine) reloadCredit(ctx context.Context) (was, now game.Money, err error) {
+	m.ledgerMu.Lock()
+	defer m.ledgerMu.Unlock()
+	now, err = m.st.Credit(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read credit: %w", err)
+	}
+	m.mu.Lock()
+	was, m.credit = m.credit, now
+	m.mu.Unlock()
+	return was, now, nil
+}
+
 // refresh reads the credit and the stakes' availability from the store.
 func (m *Machine) refresh(ctx context.Context) error {
-	credit, err := m.st.Credit(ctx)
-	if err != nil {
-		return fmt.Errorf("read credit: %w", err)
+	if _, _, err := m.reloadCredit(ctx); err != nil {
+		return err
 	}
 	av := make(map[game.Stake]bool, len(game.Stakes))
 	for _, s := range game.Stakes {
@@ -270,7 +300,7 @@ func (m *Machine) refresh(ctx context.Context) error {
 			return fmt.Errorf("read open block of %s: %w", s, err)
 		}
 	}
-	m.update(func() { m.credit, m.available = credit, av })
+	m.update(func() { m.available = av })
 	return nil
 }
 
@@ -322,7 +352,12 @@ func (m *Machine) Play(ctx context.Context, s game.Stake, mode breakout.Mode) (*
 		m.mu.Unlock()
 	}()
 
+	m.ledgerMu.Lock()
 	p, err := m.st.StartPlay(ctx, store.PlayRequest{Stake: s, Mode: smode, LayoutVersion: int(m.cfg.LayoutVersion)})
+	if err == nil {
+		m.showBalance(p.Balance) // the stake debited
+	}
+	m.ledgerMu.Unlock()
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredit):
 		return nil, fmt.Errorf("play %s: %w", s, ErrInsufficientCredit)
@@ -346,7 +381,6 @@ func (m *Machine) Play(ctx context.Context, s game.Stake, mode breakout.Mode) (*
 	m.update(func() {
 		m.game = g
 		m.state = Playing
-		m.credit = p.Balance
 		m.available[s] = openErr == nil
 	})
 	return g, nil

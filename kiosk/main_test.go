@@ -129,11 +129,16 @@ func (f *fixture) stop() {
 // back. The kiosk has no API that gives credit: it comes from notes.
 func (f *fixture) credit(amount game.Money) {
 	f.t.Helper()
+	f.m.ledgerMu.Lock()
 	e, err := f.st.TestModeMovement(context.Background(), amount, "", "test credit")
+	if err == nil {
+		f.m.showBalance(e.Balance)
+	}
+	f.m.ledgerMu.Unlock()
 	if err != nil {
 		f.t.Fatalf("test credit: %v", err)
 	}
-	f.m.update(func() { f.m.setCreditLocked(e.ID, e.Balance) })
+	f.m.notify()
 }
 
 // restart is a crash and a reboot: nothing is finished on the way out.
