@@ -107,20 +107,10 @@ func newRig(t *testing.T, simCfg id003sim.Config, mod func(*id003.Config)) *rig 
 	return r
 }
 
+// startHost starts a host on the rig's simulator with the rig's wallet, accepting notes.
 func (r *rig) startHost(mod func(*id003.Config)) {
 	r.t.Helper()
-	r.rec = &recorder{wallet: r.wallet}
-	cfg := testConfig()
-	cfg.OnEvent = r.rec.on
-	if mod != nil {
-		mod(&cfg)
-	}
-	h, err := id003.New(func() (hw.Port, error) { return hw.Open(r.link, id003.Mode) }, r.wallet, cfg)
-	require.NoError(r.t, err)
-	h.SetAccepting(true)
-	require.NoError(r.t, h.Start())
-	r.host = h
-	r.t.Cleanup(func() { h.Close() })
+	r.startHostWith(r.wallet, mod)
 }
 
 // killHost stops the host as a crash would, as far as the unit can tell: it stops polling.
@@ -139,6 +129,15 @@ func (r *rig) waitReady() {
 	r.t.Helper()
 	r.waitState(id003.StateIdle)
 	eventually(r.t, func() bool { return r.rec.has(id003.EventConfigured) }, "host never configured the unit")
+}
+
+// waitPolls waits until the host has sent n more status requests: time for the unit goes by in
+// polls, so a test that checks something does not happen waits for polls, not for the clock.
+func (r *rig) waitPolls(n int) {
+	r.t.Helper()
+	from := r.sim.Commands()[id003.CmdStatusRequest]
+	eventually(r.t, func() bool { return r.sim.Commands()[id003.CmdStatusRequest] >= from+n },
+		"host stopped polling after %d requests", from)
 }
 
 // insert inserts a note once the unit is idle.
@@ -170,7 +169,8 @@ func (w hookWallet) Escrow(ctx context.Context, n id003.Note) (bool, string, err
 	return ok, id, err
 }
 
-// startHostWith starts a host with a wallet wrapper around the rig's wallet.
+// startHostWith starts a host with w, a wrapper around the rig's wallet; the events still reach
+// the rig's wallet.
 func (r *rig) startHostWith(w id003.Wallet, mod func(*id003.Config)) {
 	r.t.Helper()
 	r.rec = &recorder{wallet: r.wallet}

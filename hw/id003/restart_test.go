@@ -158,7 +158,7 @@ func TestCurrencyMismatchKeepsTheUnitInhibited(t *testing.T) {
 	r := newRig(t, id003sim.Config{Table: swapped}, nil)
 	eventually(t, func() bool { return r.rec.has(id003.EventConfigError) }, "mismatch not reported")
 	r.waitState(id003.StateDisabled)
-	time.Sleep(20 * time.Millisecond)
+	r.waitPolls(10)
 	assert.Equal(t, id003.StateDisabled, r.sim.State(), "the host never enables a unit it cannot trust")
 	assert.ErrorIs(t, r.host.Snapshot().ConfigError, id003.ErrCurrencyMismatch)
 	assert.ErrorIs(t, r.sim.InsertNote(500), id003sim.ErrDisabled)

@@ -217,7 +217,7 @@ func TestHostResetWaitsUntilNoNoteIsInFlight(t *testing.T) {
 	eventually(t, func() bool { return r.rec.count(id003.EventCreditFailed) >= 3 }, "credit never attempted")
 	resets := r.sim.Commands()[id003.CmdReset]
 	r.host.Reset()
-	time.Sleep(50 * time.Millisecond) // many polls
+	r.waitPolls(10) // each one a chance to send the RESET
 	assert.Equal(t, resets, r.sim.Commands()[id003.CmdReset], "no RESET while VEND VALID waits")
 	assert.Equal(t, id003.StateVendValid, r.sim.State())
 	assert.Equal(t, 0, r.sim.Counts().Acked, "no ACK before the credit is committed")
