@@ -94,8 +94,3 @@ func (w Wall) Red() (int, bool) {
 	}
 	return -1, false
 }
-
-// Clone returns a copy sharing no memory with w.
-func (w Wall) Clone() Wall {
-	return Wall{Rows: append([]int(nil), w.Rows...), Bricks: append([]Content(nil), w.Bricks...)}
-}
