@@ -161,7 +161,7 @@ func (a *attractLoop) build(v view) fyne.CanvasObject {
 	v.place(a.field, fx, fy, fw, fh)
 	demo := v.textAt(tr.T(msgAttractDemo), sizeCaption, art.Sand, true, fyne.TextAlignLeading, fx, fy+fh+10, fw)
 	objs := []fyne.CanvasObject{
-		a.s.rasters.cover(v, art.HomeBackdropResource()),
+		v.cover(art.HomeBackdropResource()),
 		rim, a.field, demo,
 		v.image(art.WordmarkResource(), 776, 150, 400, 400/art.WordmarkAspect),
 		v.textAt(tr.T(msgTagline), sizeBody, art.Sand, false, fyne.TextAlignCenter, 760, 150+400/art.WordmarkAspect+10, 432),

@@ -43,7 +43,7 @@ func (s *Screens) showHistory() {
 func (s *Screens) buildHistory(v view, entries []kiosk.HistoryEntry, readErr error) fyne.CanvasObject {
 	tr := s.tr
 	objs := []fyne.CanvasObject{
-		s.rasters.cover(v, art.HomeBackdropResource()),
+		v.cover(art.HomeBackdropResource()),
 		v.panel(histX, histTop, histW, histBottom-histTop),
 		v.textAt(tr.T(msgHistoryTitle), sizeTitle-4, art.GoldLight, true, fyne.TextAlignCenter, histX, histTop+14, histW),
 		v.textAt(tr.T(msgHistorySub), sizeBody, art.Sand, false, fyne.TextAlignCenter, histX, histTop+68, histW),

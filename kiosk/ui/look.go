@@ -1,10 +1,8 @@
 package ui
 
 import (
-	"image"
 	"image/color"
 	"strings"
-	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -173,50 +171,11 @@ func (v view) dim(x, y, w, h float32) *canvas.Rectangle {
 	return r
 }
 
-// rasterCache keeps the big drawings (backdrops, the congratulation frame)
-// rasterised once per size with art.Rasterize: Fyne's own SVG rasteriser
-// takes a second or more for a full-screen backdrop, and again each time
-// its cache expires (see art.Rasterize). A raster depends only on the
-// drawing, the size and the fill, so every Screens shares the cache; it
-// holds the few sizes a kiosk shows and starts again past rasterCacheMax.
-type rasterCache struct{}
-
-type rasterKey struct {
-	name string
-	w, h int
-	fill canvas.ImageFill
-}
-
-const rasterCacheMax = 16
-
-var rasters = struct {
-	sync.Mutex
-	m map[rasterKey]image.Image
-}{m: map[rasterKey]image.Image{}}
-
-// image returns res drawn at w × h pixels, or nil if it cannot be drawn.
-func (rasterCache) image(res fyne.Resource, w, h int, fill canvas.ImageFill) image.Image {
-	k := rasterKey{res.Name(), w, h, fill}
-	rasters.Lock()
-	defer rasters.Unlock()
-	if img, ok := rasters.m[k]; ok {
-		return img
-	}
-	img, err := art.Rasterize(res, w, h, fill)
-	if err != nil {
-		fyne.LogError("rasterize "+res.Name(), err)
-		return nil
-	}
-	if len(rasters.m) >= rasterCacheMax {
-		clear(rasters.m)
-	}
-	rasters.m[k] = img
-	return img
-}
-
-// cover is a drawing covering the whole canvas at its aspect (cropped).
-func (c rasterCache) cover(v view, res fyne.Resource) fyne.CanvasObject {
-	img := c.image(res, int(v.size.Width+0.5), int(v.size.Height+0.5), canvas.ImageFillCover)
+// cover is a drawing covering the whole canvas at its aspect (cropped),
+// drawn from the raster cache.
+func (v view) cover(res fyne.Resource) fyne.CanvasObject {
+	w, h := pixels(v.size, 1)
+	img := rasters.get(res, w, h, canvas.ImageFillCover)
 	var o *canvas.Image
 	if img == nil {
 		o = canvas.NewImageFromResource(res)
@@ -229,10 +188,10 @@ func (c rasterCache) cover(v view, res fyne.Resource) fyne.CanvasObject {
 }
 
 // framed is a drawing at pixel size fitting the design box (x, y, w, h),
-// drawn from the cache.
-func (c rasterCache) framed(v view, res fyne.Resource, x, y, w, h float32) fyne.CanvasObject {
-	sz := v.sz(w, h)
-	img := c.image(res, int(sz.Width+0.5), int(sz.Height+0.5), canvas.ImageFillStretch)
+// drawn from the raster cache.
+func (v view) framed(res fyne.Resource, x, y, w, h float32) fyne.CanvasObject {
+	pw, ph := pixels(v.sz(w, h), 1)
+	img := rasters.get(res, pw, ph, canvas.ImageFillStretch)
 	var o *canvas.Image
 	if img == nil {
 		o = canvas.NewImageFromResource(res)

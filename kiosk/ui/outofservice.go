@@ -22,7 +22,7 @@ func (s *Screens) showOutOfService() {
 func (s *Screens) buildOutOfService(v view) fyne.CanvasObject {
 	snap := s.snap
 	objs := []fyne.CanvasObject{
-		s.rasters.cover(v, art.HomeBackdropResource()),
+		v.cover(art.HomeBackdropResource()),
 		v.image(art.WordmarkResource(), 640-180, 70, 360, 360/art.WordmarkAspect),
 		v.panel(190, 196, 900, 470),
 	}

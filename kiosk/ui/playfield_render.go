@@ -351,13 +351,13 @@ func (r *playfieldRenderer) layoutBackdrop() {
 		return
 	}
 	r.sky.Hide()
-	w, h := int(size.Width*r.scale+0.5), int(size.Height*r.scale+0.5)
+	w, h := pixels(size, r.scale)
 	// The backdrop covers the 6:5 field by its height (it is 4:3), so
 	// its bands keep their share of the height (art.PlayfieldInner).
 	in := art.PlayfieldInner
 	top := int(in.Y*float32(h) + 0.5)
 	bottom := h - int((in.Y+in.H)*float32(h)+0.5)
-	t, b := gameRasters.bands(art.PlayfieldBackdropResource(), w, h, top, bottom, canvas.ImageFillCover)
+	t, b := rasters.bands(art.PlayfieldBackdropResource(), w, h, top, bottom, canvas.ImageFillCover)
 	if t == nil || b == nil || w < 1 || h < 1 {
 		r.frieze.Hide()
 		r.base.Hide()
@@ -662,15 +662,9 @@ func (r *playfieldRenderer) warmPaddle() {
 	l, m, rc := art.PaddleSliceResources()
 	for _, pw := range [...]int32{breakout.PaddleWidth, breakout.PaddleWidthPink, breakout.PaddleWidthGreen} {
 		capW, mid := pfPaddleSlices(r.geom.len(pw), h)
-		for _, p := range [...]struct {
-			res fyne.Resource
-			w   float32
-		}{{l, capW}, {m, mid + 2}, {rc, capW}} {
-			wp, hp := int(p.w*r.scale+0.5), int(h*r.scale+0.5)
-			if wp > 0 && hp > 0 {
-				gameRasters.get(p.res, wp, hp, canvas.ImageFillStretch)
-			}
-		}
+		rasters.warm(l, fyne.NewSize(capW, h), r.scale)
+		rasters.warm(m, fyne.NewSize(mid+2, h), r.scale)
+		rasters.warm(rc, fyne.NewSize(capW, h), r.scale)
 	}
 }
 
@@ -697,12 +691,7 @@ func (r *playfieldRenderer) updateHint(w *breakout.World, b breakout.Ball, now t
 // wall rasterises anything while the game runs.
 func (r *playfieldRenderer) warmWall() {
 	g := r.geom
-	warm := func(res fyne.Resource, w, h float32) {
-		wp, hp := int(w*r.scale+0.5), int(h*r.scale+0.5)
-		if wp > 0 && hp > 0 {
-			gameRasters.get(res, wp, hp, canvas.ImageFillStretch)
-		}
-	}
+	warm := func(res fyne.Resource, w, h float32) { rasters.warm(res, fyne.NewSize(w, h), r.scale) }
 	bw, bh := g.len(breakout.BrickWidth), g.len(breakout.BrickHeight)
 	for v := 0; v < art.NumBrickVariants; v++ {
 		warm(art.BrickResource(v), bw, bh)

@@ -165,9 +165,8 @@ type Screens struct {
 	ovBox    *fyne.Container
 	toastBox *fyne.Container
 	// do hands work to the Fyne goroutine (fyne.Do; the tests queue it).
-	do      func(func())
-	v       view
-	rasters rasterCache
+	do func(func())
+	v  view
 
 	snap      kiosk.Snapshot
 	screen    screen

@@ -50,7 +50,7 @@ func windowContent() (x, y, w, h float32) {
 // It rises into place after delay (the combination blinks alone first).
 func (s *Screens) window(v view, fill func(v view, x, y, w, h float32) []fyne.CanvasObject, buttons []fyne.CanvasObject) fyne.CanvasObject {
 	veil := v.dim(0, 0, fieldDesignW, fieldDesignH)
-	objs := []fyne.CanvasObject{s.rasters.framed(v, art.CongratulationFrameResource(), frameX, frameY, frameW, frameH)}
+	objs := []fyne.CanvasObject{v.framed(art.CongratulationFrameResource(), frameX, frameY, frameW, frameH)}
 	x, y, w, h := windowContent()
 	objs = append(objs, fill(v, x, y, w, h)...)
 	objs = append(objs, buttons...)

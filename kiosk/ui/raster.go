@@ -10,41 +10,45 @@ import (
 	"pharaon/kiosk/ui/art"
 )
 
-// The game screen shows its art as images rasterised once per size with
+// The screens show their art as images rasterised once per size with
 // art.Rasterize and handed to canvas.Image as pixels (Image, not Resource).
 // Why: Fyne rasterises an SVG image again whenever it is refreshed, and it
 // refreshes an image that comes back into view or whose caches expired (a
 // minute); its SVG cache also holds one size per drawing, so a symbol shown
 // at two sizes (the wall, the cartouche) would be rasterised again and
-// again. Pixels are never rasterised again: at worst Fyne uploads them to
-// the GPU anew. So a frame never rasterises, and a layout only once per
-// drawing and size.
+// again, and a full-screen backdrop takes a second or more each time (see
+// art.Rasterize). Pixels are never rasterised again: at worst Fyne uploads
+// them to the GPU anew. So a frame never rasterises, and a layout only once
+// per drawing and size.
 
-// gameRasterKey names one rasterisation.
-type gameRasterKey struct {
+// rasterKey names one rasterisation.
+type rasterKey struct {
 	name string
 	w, h int
 	fill canvas.ImageFill
 }
 
-// gameRasterCache holds the rasters of the game screen's art, shared by every
-// game screen, playfield and cartouche (their drawings and sizes are the
-// same). It is bounded: a kiosk shows a handful of sizes.
-type gameRasterCache struct {
-	mu sync.Mutex
-	m  map[gameRasterKey]image.Image
+// rasterCache holds the rasters of the screens' art, shared by every
+// Screens, game screen, playfield and cartouche: a raster depends only on
+// the drawing, the size and the fill. It is bounded in bytes: a kiosk shows
+// a handful of sizes (some 30 MB of pixels at 1920×1080); past the bound,
+// which only a test resizing its window over and over reaches, it starts
+// again.
+type rasterCache struct {
+	mu    sync.Mutex
+	m     map[rasterKey]*image.RGBA
+	bytes int
 }
 
-// gameRasterMax bounds the cache; beyond it, it starts again (only a test
-// resizing its window over and over gets there).
-const gameRasterMax = 512
+// rasterCacheBytes bounds the pixels the cache holds.
+const rasterCacheBytes = 256 << 20
 
-var gameRasters = &gameRasterCache{m: make(map[gameRasterKey]image.Image)}
+var rasters = &rasterCache{m: make(map[rasterKey]*image.RGBA)}
 
 // get returns res rasterised at w×h pixels, meeting them as fill says
 // (art.Rasterize); nil if the drawing cannot be rasterised.
-func (c *gameRasterCache) get(res fyne.Resource, w, h int, fill canvas.ImageFill) image.Image {
-	k := gameRasterKey{res.Name(), w, h, fill}
+func (c *rasterCache) get(res fyne.Resource, w, h int, fill canvas.ImageFill) *image.RGBA {
+	k := rasterKey{res.Name(), w, h, fill}
 	c.mu.Lock()
 	img, ok := c.m[k]
 	c.mu.Unlock()
@@ -53,28 +57,31 @@ func (c *gameRasterCache) get(res fyne.Resource, w, h int, fill canvas.ImageFill
 	}
 	ras, err := art.Rasterize(res, w, h, fill)
 	if err != nil {
-		fyne.LogError("game screen art", err)
+		fyne.LogError("rasterize "+res.Name(), err)
 		return nil
 	}
-	c.mu.Lock()
-	if len(c.m) >= gameRasterMax {
-		c.m = make(map[gameRasterKey]image.Image)
-	}
-	c.m[k] = ras
-	c.mu.Unlock()
+	c.put(k, ras)
 	return ras
+}
+
+// warm rasterises res at size (canvas units; pixels are size × scale)
+// ahead of its use, so that the frame that first shows it does not.
+func (c *rasterCache) warm(res fyne.Resource, size fyne.Size, scale float32) {
+	if w, h := pixels(size, scale); w > 0 && h > 0 {
+		c.get(res, w, h, canvas.ImageFillStretch)
+	}
 }
 
 // bands returns the top and bottom bands, top and bottom pixels high, of res
 // rasterised at w×h as fill says: the parts of a backdrop worth drawing
 // (see Playfield). Each band is its own image (a sub-image would not do:
 // Fyne uploads an RGBA image's pixels as if they were its whole width).
-func (c *gameRasterCache) bands(res fyne.Resource, w, h, top, bottom int, fill canvas.ImageFill) (image.Image, image.Image) {
+func (c *rasterCache) bands(res fyne.Resource, w, h, top, bottom int, fill canvas.ImageFill) (*image.RGBA, *image.RGBA) {
 	if top < 1 || bottom < 1 || top+bottom > h {
 		return nil, nil
 	}
-	kt := gameRasterKey{res.Name() + "#top", w, top, fill}
-	kb := gameRasterKey{res.Name() + "#bottom", w, bottom, fill}
+	kt := rasterKey{res.Name() + "#top", w, top, fill}
+	kb := rasterKey{res.Name() + "#bottom", w, bottom, fill}
 	c.mu.Lock()
 	t, okT := c.m[kt]
 	b, okB := c.m[kb]
@@ -84,10 +91,10 @@ func (c *gameRasterCache) bands(res fyne.Resource, w, h, top, bottom int, fill c
 	}
 	full, err := art.Rasterize(res, w, h, fill)
 	if err != nil {
-		fyne.LogError("game screen art", err)
+		fyne.LogError("rasterize "+res.Name(), err)
 		return nil, nil
 	}
-	crop := func(y0, y1 int) image.Image {
+	crop := func(y0, y1 int) *image.RGBA {
 		band := image.NewRGBA(image.Rect(0, 0, w, y1-y0))
 		for y := y0; y < y1; y++ {
 			copy(band.Pix[(y-y0)*band.Stride:(y-y0+1)*band.Stride], full.Pix[y*full.Stride:y*full.Stride+4*w])
@@ -95,18 +102,33 @@ func (c *gameRasterCache) bands(res fyne.Resource, w, h, top, bottom int, fill c
 		return band
 	}
 	t, b = crop(0, top), crop(h-bottom, h)
-	c.mu.Lock()
-	if len(c.m) >= gameRasterMax {
-		c.m = make(map[gameRasterKey]image.Image)
-	}
-	c.m[kt], c.m[kb] = t, b
-	c.mu.Unlock()
+	c.put(kt, t)
+	c.put(kb, b)
 	return t, b
 }
 
+func (c *rasterCache) put(k rasterKey, img *image.RGBA) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[k]; ok {
+		c.bytes -= len(old.Pix)
+	}
+	if c.bytes+len(img.Pix) > rasterCacheBytes {
+		clear(c.m)
+		c.bytes = 0
+	}
+	c.m[k] = img
+	c.bytes += len(img.Pix)
+}
+
+// pixels is size in pixels at scale, rounded.
+func pixels(size fyne.Size, scale float32) (w, h int) {
+	return int(size.Width*scale + 0.5), int(size.Height*scale + 0.5)
+}
+
 // gsSetPixels shows ras on img at size, refreshing img only when its pixels
-// change (the rasters of gameRasters).
-func gsSetPixels(img *canvas.Image, ras image.Image, size fyne.Size) {
+// change (the rasters of the cache).
+func gsSetPixels(img *canvas.Image, ras *image.RGBA, size fyne.Size) {
 	if ras == nil {
 		return
 	}
@@ -114,6 +136,10 @@ func gsSetPixels(img *canvas.Image, ras image.Image, size fyne.Size) {
 		img.Resource, img.File = nil, ""
 		img.Image = ras
 		img.FillMode = canvas.ImageFillStretch
+		// The raster has the object's own pixel size: nearest sampling
+		// copies it as it is (linear sampling would only blur it at a
+		// sub-pixel position) and costs a software GL (the kiosk's
+		// llvmpipe) a quarter of the texture reads.
 		img.ScaleMode = canvas.ImageScalePixels
 		img.Refresh()
 	}
@@ -134,11 +160,11 @@ func gsSetArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale fl
 	if res == nil {
 		return
 	}
-	w, h := int(size.Width*scale+0.5), int(size.Height*scale+0.5)
+	w, h := pixels(size, scale)
 	if w < 1 || h < 1 {
 		return
 	}
-	ras := gameRasters.get(res, w, h, fill)
+	ras := rasters.get(res, w, h, fill)
 	if ras == nil {
 		if img.Resource != res {
 			img.Image, img.Resource = nil, res
@@ -148,18 +174,7 @@ func gsSetArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale fl
 		img.Resize(size)
 		return
 	}
-	if img.Image != ras || img.Resource != nil {
-		img.Resource, img.File = nil, ""
-		img.Image = ras
-		img.FillMode = canvas.ImageFillStretch
-		// The raster has the object's own pixel size: nearest sampling
-		// copies it as it is (linear sampling would only blur it at a
-		// sub-pixel position) and costs a software GL (the kiosk's
-		// llvmpipe) a quarter of the texture reads.
-		img.ScaleMode = canvas.ImageScalePixels
-		img.Refresh()
-	}
-	img.Resize(size)
+	gsSetPixels(img, ras, size)
 }
 
 // gsCanvasScale is the scale of the canvas o is drawn on (1 before it is on
