@@ -62,7 +62,9 @@ type Game struct {
 
 	savedAt uint32 // the world's tick at the last save
 	dirty   bool   // inputs or events since the last save
-	rec     []byte // reused encoding buffer
+	// rec is the last recording encoded; recMain and recBonus the walls'
+	// own, which it holds. All three are reused by the next encoding.
+	rec, recMain, recBonus []byte
 }
 
 // expectedOutcome is what the unit's walls must reveal, from the outcome the
@@ -165,18 +167,22 @@ func (g *Game) Step(in breakout.Input) []breakout.Event {
 // save hands the recording so far to the saver, which writes it without
 // holding up the frame loop.
 func (g *Game) save() {
-	g.rec = g.appendRecording(g.rec[:0])
-	g.m.saver.offer(g.play.ID, g.rec)
+	g.m.saver.offer(g.play.ID, g.recording())
 	g.savedAt = g.World().Tick()
 	g.dirty = false
 }
 
-func (g *Game) appendRecording(dst []byte) []byte {
+// recording encodes the walls' recordings so far, as the store keeps them,
+// in the game's reused buffers: valid until the next call.
+func (g *Game) recording() []byte {
+	g.recMain = g.main.AppendRecording(g.recMain[:0])
 	var bonus []byte
 	if g.bonus != nil {
-		bonus = g.bonus.AppendRecording(nil)
+		g.recBonus = g.bonus.AppendRecording(g.recBonus[:0])
+		bonus = g.recBonus
 	}
-	return encodeRecordings(dst, g.main.AppendRecording(nil), bonus)
+	g.rec = encodeRecordings(g.rec[:0], g.recMain, bonus)
+	return g.rec
 }
 
 // cleared handles the end of a wall.
@@ -191,7 +197,7 @@ func (g *Game) cleared() {
 			// Three snakes: the bonus game, a further stage of the same
 			// unit (Art. 4.6, 4.7). The main wall's whole recording is
 			// kept first, so a resume finds it cleared.
-			if err := g.m.st.SaveRecording(ctx, g.play.ID, g.appendRecording(nil)); err != nil {
+			if err := g.m.st.SaveRecording(ctx, g.play.ID, g.recording()); err != nil {
 				g.fail(fmt.Errorf("play %d: save main wall: %w", g.play.ID, err))
 				return
 			}
@@ -277,7 +283,7 @@ func (g *Game) finish() {
 		Revealed:  g.main.Revealed(),
 		Shown:     g.play.Prize, // the congratulations show the unit's prize, nothing else
 		Mismatch:  g.mismatch,
-		Recording: g.appendRecording(nil),
+		Recording: g.recording(),
 	})
 	if err == nil && p.Prize > 0 {
 		// A losing unit moves nothing: its Balance is the one its stake

@@ -45,7 +45,7 @@ func buildTemplate() {
 }
 
 // templateCopy copies the template database into a new test directory.
-func templateCopy(t *testing.T) string {
+func templateCopy(t testing.TB) string {
 	t.Helper()
 	templateOnce.Do(buildTemplate)
 	if templateErr != nil {
@@ -72,7 +72,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 }
 
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	path  string
 	clock *fakeClock
 	st    *store.Store
@@ -81,7 +81,7 @@ type fixture struct {
 }
 
 // newFixture copies the template database and starts a development machine on it.
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	path := templateCopy(t)
 	f := &fixture{t: t, path: path, clock: &fakeClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
