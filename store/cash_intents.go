@@ -35,7 +35,16 @@ type BillIntent struct {
 }
 
 // IntentRef is the ledger reference of the credit of intent id: "intent:7".
-func IntentRef(id int64) string { return "intent:" + strconv.FormatInt(id, 10) }
+func IntentRef(id int64) string { return intentRefPrefix + strconv.FormatInt(id, 10) }
+
+const intentRefPrefix = "intent:"
+
+// isIntentRef reports a reference in the space of the intents' credits, in
+// any case, as Verify reads it (SQLite's LIKE 'intent:%'): only
+// CreditBillIntent writes a bill_in row there.
+func isIntentRef(ref string) bool {
+	return len(ref) >= len(intentRefPrefix) && strings.EqualFold(ref[:len(intentRefPrefix)], intentRefPrefix)
+}
 
 const intentColumns = `id, at, denom, state, coalesce(resolved_at, 0), coalesce(entry_id, 0), reason`
 

@@ -128,10 +128,14 @@ func (s *Store) Credit(ctx context.Context) (game.Money, error) {
 // (DESIGN.md §7). ref identifies that acceptance (the validator's note
 // sequence, say) and makes the credit exactly-once: a second BillIn with the
 // same ref writes nothing and returns the first entry with an error
-// wrapping ErrDuplicateRef.
+// wrapping ErrDuplicateRef. A reference of a bill intent's credit
+// ("intent:…", see IntentRef) is CreditBillIntent's alone: ErrBadRequest.
 func (s *Store) BillIn(ctx context.Context, denom game.Money, ref string) (Entry, error) {
 	if !isBanknote(denom) {
 		return Entry{}, fmt.Errorf("bill in %s: not a euro bank note: %w", denom, ErrBadAmount)
+	}
+	if isIntentRef(ref) {
+		return Entry{}, fmt.Errorf("bill in %s: reference %q is a bill intent's (CreditBillIntent credits it): %w", denom, ref, ErrBadRequest)
 	}
 	e, err := s.move(ctx, KindBillIn, denom, ref, "", false)
 	if err != nil {
@@ -143,10 +147,15 @@ func (s *Store) BillIn(ctx context.Context, denom game.Money, ref string) (Entry
 // VoucherOut debits amount (> 0) paid out by a printed voucher numbered
 // ref. The kiosk calls it once the printer confirmed the print (DESIGN.md
 // §7); a second call with the same ref is ErrDuplicateRef and writes
-// nothing. Refused while a play is unfinished.
+// nothing. Refused while a play is unfinished. A reference with the form
+// of a validation number (ValidationDigits digits) is a voucher's debit,
+// ConfirmVoucher's alone: ErrBadRequest.
 func (s *Store) VoucherOut(ctx context.Context, amount game.Money, ref string) (Entry, error) {
 	if amount <= 0 {
 		return Entry{}, fmt.Errorf("voucher out %s: %w", amount, ErrBadAmount)
+	}
+	if validValidation(ref) {
+		return Entry{}, fmt.Errorf("voucher out %s: reference %q is a validation number (ConfirmVoucher debits it): %w", amount, ref, ErrBadRequest)
 	}
 	e, err := s.move(ctx, KindVoucherOut, -amount, ref, "", true)
 	if err != nil {
