@@ -95,26 +95,21 @@ func ParseValidation(s string) (string, error) {
 
 // FormatValidation groups the digits by four, as printed: "1234 5678 9012
 // 3456 78".
-func FormatValidation(v string) string {
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if i > 0 && i%4 == 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteByte(v[i])
-	}
-	return b.String()
-}
+func FormatValidation(v string) string { return groupDigits(v, 0) }
 
 // MaskValidation hides every digit but the last four, keeping the grouping:
 // "•••• •••• •••• ••56 78". What a screen may show of a payable voucher.
-func MaskValidation(v string) string {
+func MaskValidation(v string) string { return groupDigits(v, len(v)-4) }
+
+// groupDigits writes v in groups of four digits, its first hidden digits
+// as "•".
+func groupDigits(v string, hidden int) string {
 	var b strings.Builder
 	for i := 0; i < len(v); i++ {
 		if i > 0 && i%4 == 0 {
 			b.WriteByte(' ')
 		}
-		if i < len(v)-4 {
+		if i < hidden {
 			b.WriteString("•")
 		} else {
 			b.WriteByte(v[i])
