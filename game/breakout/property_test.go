@@ -13,14 +13,15 @@ import (
 	"pharaon/game/reveal"
 )
 
-// soak is how many games each property runs per case: a few by default,
-// more with BREAKOUT_SOAK=n (long runs, outside CI).
+// soak is how many games a test runs per case: def by default, a twentieth
+// of it (at least one) with -short, def × n with BREAKOUT_SOAK=n (long runs,
+// outside CI: make soak).
 func soak(def int) int {
 	if n, err := strconv.Atoi(os.Getenv("BREAKOUT_SOAK")); err == nil && n > 0 {
-		return n
+		return def * n
 	}
 	if testing.Short() {
-		return 1
+		return max(1, def/20)
 	}
 	return def
 }
