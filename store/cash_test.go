@@ -16,30 +16,11 @@ import (
 	"pharaon/game"
 )
 
-// cashClock is a clock the cash tests set by hand (expiry needs it).
-type cashClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newCashClock() *cashClock { return &cashClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)} }
-
-func (c *cashClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Microsecond) // every row gets its own time
-	return c.t
-}
-
-func (c *cashClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func openCash(t *testing.T) (*Store, *cashClock) {
+// openCash opens an empty store on a clock the test can move on (expiry
+// needs it).
+func openCash(t *testing.T) (*Store, *clock) {
 	t.Helper()
-	c := newCashClock()
+	c := newClock()
 	s, err := Open(filepath.Join(t.TempDir(), "pharaon.db"), WithClock(c.now))
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
@@ -517,8 +498,9 @@ func TestVoucherExpiry(t *testing.T) {
 	again, err := s.ExpireVouchers(ctx, clk.now().Add(72*time.Hour))
 	require.NoError(t, err)
 	assert.Empty(t, again, "a paid voucher never expires")
-	_, err = s.Voucher(ctx, long.ID)
+	got, err = s.Voucher(ctx, long.ID)
 	require.NoError(t, err)
+	assert.Equal(t, VoucherPaid, got.State)
 
 	m, err := s.Meters(ctx)
 	require.NoError(t, err)
@@ -586,7 +568,7 @@ func TestCashMigrationFromV1(t *testing.T) {
 func cashHistory(t *testing.T, path string) {
 	t.Helper()
 	ctx := context.Background()
-	c := newCashClock()
+	c := newClock()
 	s, err := Open(path, WithClock(c.now))
 	require.NoError(t, err)
 	defer s.Close()
@@ -641,22 +623,9 @@ func TestVerifyDetectsCashTampering(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "pharaon.db")
-			copyFile(t, template, path)
-			db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=0")
-			require.NoError(t, err)
-			_, err = db.Exec(c.sql)
-			require.NoError(t, err)
-			require.NoError(t, db.Close())
-			s, err := Open(path)
-			require.NoError(t, err)
-			defer s.Close()
-			err = s.Verify(context.Background())
-			require.ErrorIs(t, err, ErrIntegrity)
-			var ie *IntegrityError
-			require.True(t, errors.As(err, &ie))
-			assert.Equal(t, c.check, ie.Check, err.Error())
-			assert.Equal(t, c.table, ie.Table, err.Error())
+			ie := verifyTampered(t, template, c.sql)
+			assert.Equal(t, c.check, ie.Check, ie.Error())
+			assert.Equal(t, c.table, ie.Table, ie.Error())
 		})
 	}
 }

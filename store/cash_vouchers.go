@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -404,21 +403,10 @@ func (t *wtx) voucher(where string, args ...any) (Voucher, error) {
 
 // voucherIDs lists the ids a query selects (within a write transaction).
 func (t *wtx) voucherIDs(where string, args ...any) ([]int64, error) {
-	st, err := t.prepareQ(`SELECT id FROM vouchers ` + where)
+	r, err := t.query(`SELECT id FROM vouchers `+where, args...)
 	if err != nil {
 		return nil, err
 	}
-	nv, err := t.args(args)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	dr, err := st.QueryContext(t.ctx, nv)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	r := &rows{ctx: t.ctx, st: st, dr: dr, vals: make([]driver.Value, len(dr.Columns()))}
 	defer r.Close()
 	var ids []int64
 	for r.Next() {

@@ -94,6 +94,13 @@ func (c *clock) now() time.Time {
 	return c.t
 }
 
+// advance moves the clock on by d (a voucher's expiry, say).
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
 func openTest(t testing.TB, opts ...Option) *Store {
 	t.Helper()
 	s, err := Open(filepath.Join(t.TempDir(), "pharaon.db"), append([]Option{WithClock(newClock().now)}, opts...)...)

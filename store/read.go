@@ -15,10 +15,8 @@ import (
 // checks of Verify read every play, step, ledger row and event, and
 // database/sql's per-row machinery would cost more than SQLite's.
 type rtx struct {
-	c   *sqlite3.SQLiteConn
 	ctx context.Context // the caller's, checked every few rows (see rows.Next)
-	bg  context.Context // ctx without cancellation, given to the driver
-	wtx                 // argument conversion
+	wtx                 // the connection, and ctx without cancellation given to the driver
 }
 
 // read runs fn in one read transaction on a reader connection.
@@ -35,8 +33,7 @@ func (s *Store) read(ctx context.Context, fn func(*rtx) error) error {
 	defer c.Close()
 	return c.Raw(func(dc any) error {
 		bg := context.WithoutCancel(ctx)
-		t := &rtx{c: dc.(*sqlite3.SQLiteConn), ctx: ctx, bg: bg}
-		t.wtx = wtx{c: t.c, ctx: bg}
+		t := &rtx{ctx: ctx, wtx: wtx{c: dc.(*sqlite3.SQLiteConn), ctx: bg}}
 		if _, err := t.c.ExecContext(bg, "BEGIN", nil); err != nil {
 			return fmt.Errorf("begin read: %w", err)
 		}
@@ -50,11 +47,24 @@ func (t *rtx) queryRow(q string, args ...any) *wrow {
 	return t.rowQ(q, args...)
 }
 
-// query runs a query; the caller iterates and closes the rows.
+// query runs a query; the caller iterates and closes the rows, which
+// check the caller's ctx every few rows.
 func (t *rtx) query(q string, args ...any) (*rows, error) {
 	if err := t.ctx.Err(); err != nil {
 		return nil, err
 	}
+	r, err := t.wtx.query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	r.ctx = t.ctx
+	return r, nil
+}
+
+// query runs a query inside a write transaction (or, through rtx.query, a
+// read one) on the transaction's uncancelled context; the caller iterates
+// and closes the rows.
+func (t *wtx) query(q string, args ...any) (*rows, error) {
 	st, err := t.prepareQ(q)
 	if err != nil {
 		return nil, err
@@ -64,7 +74,7 @@ func (t *rtx) query(q string, args ...any) (*rows, error) {
 		st.Close()
 		return nil, err
 	}
-	dr, err := st.QueryContext(t.bg, nv)
+	dr, err := st.QueryContext(t.ctx, nv)
 	if err != nil {
 		st.Close()
 		return nil, err

@@ -52,8 +52,13 @@ func TestRestartBetweenCommitAndAckDoesNotCreditTwice(t *testing.T) {
 	r.insert(5000)
 	eventually(t, func() bool { return len(r.credits()) == 1 && r.rec.has(id003.EventAckRepeated) }, "no credit")
 	r.killHost()
+	// An ACK the dead host wrote may still wait in the pty. Pulling the line (the serving goroutine
+	// stops, under DropAck, and the unread bytes go) keeps it from reaching the unit once the line
+	// is clear: without this the unit sometimes took that stale ACK and the new host found STACKED.
+	require.NoError(t, r.sim.Unplug())
 	require.Equal(t, id003.StateVendValid, r.sim.State())
 	r.sim.ClearLine()
+	require.NoError(t, r.sim.Replug())
 
 	r.startHost(nil)
 	r.settled(1)

@@ -52,7 +52,6 @@ type attractLoop struct {
 	doneAt time.Time
 	drawAt time.Time // the last frame drawn
 	anim   *fyne.Animation
-	labels GameLabels
 
 	invite  *canvas.Text
 	symbols [game.NumSymbols]*canvas.Image
@@ -64,10 +63,10 @@ func (s *Screens) showAttract() {
 	// The next player finds the kiosk in its own language.
 	if s.tr.Lang != s.opt.Lang {
 		s.tr = Tr{s.opt.Lang}
-		s.gs.SetLabels(s.tr.GameLabels())
+		s.gs.SetLang(s.tr.Lang)
 	}
-	a := &attractLoop{s: s, field: NewPlayfield(), pump: NewPump(DefaultMaxCatchUp), labels: s.tr.GameLabels()}
-	a.field.setLabels(&a.labels)
+	a := &attractLoop{s: s, field: NewPlayfield(), pump: NewPump(DefaultMaxCatchUp)}
+	a.field.setLang(s.tr.Lang)
 	a.nextWall()
 	s.attract = a
 	s.setScreen(scrAttract, a.build)

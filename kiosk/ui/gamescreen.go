@@ -91,7 +91,7 @@ type GameScreen struct {
 
 	credit game.Money
 	stake  game.Stake
-	labels GameLabels
+	tr     Tr // the language of its words and amounts
 
 	frameNow time.Time
 	launched [game.NumSymbols]int // symbols sent flying on this wall
@@ -114,9 +114,8 @@ func NewGameScreen(now func() time.Time) *GameScreen {
 	if now == nil {
 		now = time.Now
 	}
-	g := &GameScreen{now: now, pump: NewPump(DefaultMaxCatchUp), labels: FrenchGameLabels()}
+	g := &GameScreen{now: now, pump: NewPump(DefaultMaxCatchUp)}
 	g.field = NewPlayfield()
-	g.field.setLabels(&g.labels)
 	g.field.OnActivity = func() {
 		if g.OnActivity != nil {
 			g.OnActivity()
@@ -229,11 +228,11 @@ func (g *GameScreen) SetStake(s game.Stake) {
 // tapped (Art. 4.2).
 func (g *GameScreen) Stake() game.Stake { return g.stake }
 
-// SetLabels changes the screen's words (a language change); empty fields
-// keep the French ones.
-func (g *GameScreen) SetLabels(l GameLabels) {
-	g.labels = l.withDefaults()
-	g.field.setLabels(&g.labels)
+// SetLang shows the screen's words and amounts in language l (French until
+// told otherwise).
+func (g *GameScreen) SetLang(l Lang) {
+	g.tr = Tr{l}
+	g.field.setLang(l)
 	if g.rend != nil {
 		g.rend.applyTexts()
 	}

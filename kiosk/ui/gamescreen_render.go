@@ -142,14 +142,14 @@ func (r *gameScreenRenderer) Layout(size fyne.Size) {
 
 // applyTexts writes the stake, the credit and the captions.
 func (r *gameScreenRenderer) applyTexts() {
-	l := r.g.labels
-	r.stakeCap.Text = l.Stake
-	r.creditCap.Text = l.Credit
+	tr := r.g.tr
+	r.stakeCap.Text = tr.T(msgGameStake)
+	r.creditCap.Text = tr.T(msgGameCredit)
 	r.stakeVal.Text = ""
 	if r.g.stake.Valid() {
-		r.stakeVal.Text = l.Money(r.g.stake.Money())
+		r.stakeVal.Text = tr.Stake(r.g.stake)
 	}
-	r.creditVal.Text = l.Money(r.g.credit)
+	r.creditVal.Text = tr.Money(r.g.credit)
 	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal} {
 		t.Refresh()
 	}

@@ -460,11 +460,3 @@ func (t Tr) Fault(f kiosk.Fault) string {
 	}
 	return t.F(msgFaultUnknown, f.Code)
 }
-
-// GameLabels are the game screen's words in the language.
-func (t Tr) GameLabels() GameLabels {
-	return GameLabels{
-		Stake: t.T(msgGameStake), Credit: t.T(msgGameCredit), Auto: t.T(msgGameAuto),
-		RedBrick: t.T(msgGameRedBrick), Money: t.Money,
-	}
-}

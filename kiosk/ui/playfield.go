@@ -42,7 +42,7 @@ type Playfield struct {
 	TouchRadius float32
 
 	world        *breakout.World
-	labels       *GameLabels
+	tr           Tr // the language of the badge and the bonus count
 	now          time.Time
 	fullBackdrop bool
 
@@ -72,8 +72,6 @@ const pfMaxBricks = 42
 // NewPlayfield returns an empty playfield; SetWorld gives it a wall.
 func NewPlayfield() *Playfield {
 	p := &Playfield{}
-	l := FrenchGameLabels()
-	p.labels = &l
 	p.ExtendBaseWidget(p)
 	return p
 }
@@ -112,9 +110,9 @@ func (p *Playfield) SetFullBackdrop(on bool) {
 // World is the wall shown.
 func (p *Playfield) World() *breakout.World { return p.world }
 
-// setLabels makes the playfield use l's words (the game screen's).
-func (p *Playfield) setLabels(l *GameLabels) {
-	p.labels = l
+// setLang shows the playfield's words in language l.
+func (p *Playfield) setLang(l Lang) {
+	p.tr = Tr{l}
 	if p.rend != nil {
 		p.rend.applyLabels()
 	}

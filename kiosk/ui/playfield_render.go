@@ -451,10 +451,10 @@ func (r *playfieldRenderer) layoutRedHud() {
 
 // applyLabels takes the playfield's words.
 func (r *playfieldRenderer) applyLabels() {
-	l := r.p.labels
-	r.badgeTxt.Text = l.Auto
+	tr := r.p.tr
+	r.badgeTxt.Text = tr.T(msgGameAuto)
 	r.badgeTxt.Refresh()
-	r.redCap.Text = l.RedBrick
+	r.redCap.Text = tr.T(msgGameRedBrick)
 	r.redCap.Refresh()
 	if r.size.Width > 0 {
 		r.layoutRedHud()

@@ -213,7 +213,7 @@ func New(m Machine, opt Options) *Screens {
 	s.gs.OnBonusWall = s.onBonusWall
 	s.gs.OnEnd = s.onGameEnd
 	s.gs.OnFrameStats = opt.OnFrameStats
-	s.gs.SetLabels(s.tr.GameLabels())
+	s.gs.SetLang(s.tr.Lang)
 	return s
 }
 
@@ -293,7 +293,7 @@ func (s *Screens) SetLang(l Lang) {
 		return
 	}
 	s.tr = Tr{l}
-	s.gs.SetLabels(s.tr.GameLabels())
+	s.gs.SetLang(s.tr.Lang)
 	s.rebuild()
 }
 

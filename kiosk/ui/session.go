@@ -17,7 +17,7 @@ func (s *Screens) showGame(g *kiosk.Game) {
 	}
 	s.game = g
 	s.result = kiosk.GameResult{}
-	s.gs.SetLabels(s.tr.GameLabels())
+	s.gs.SetLang(s.tr.Lang)
 	s.gs.SetCredit(s.snap.Credit)
 	s.setScreen(scrGame, func(view) fyne.CanvasObject { return s.gs })
 	s.gs.Play(g)
