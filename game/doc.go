@@ -1,5 +1,5 @@
 // Package game is the rulebook of Pharaon, as written in the regulation of
-// 17 December 2008 (shared/seed/reglement-pharaon.txt): money, stakes, the
+// 17 December 2008 (game/testdata/reglement-pharaon.txt): money, stakes, the
 // prize table of each stake (Art. 3), the symbols and spell stones
 // (Art. 4.2, 4.5) and the winning combinations (Art. 4.3).
 //

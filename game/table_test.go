@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// regulation is a copy of shared/seed/reglement-pharaon.txt, the official
+// regulation is game/testdata/reglement-pharaon.txt, a copy of the official
 // text. These tests read the tables from it, so the data of table.go and
 // combination.go are checked against the regulation itself, not against
 // numbers retyped in a test.

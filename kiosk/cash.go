@@ -16,7 +16,7 @@ import (
 	"pharaon/store"
 )
 
-// The money flow (issue 6, DESIGN.md §7): bank notes in through the bill
+// The money flow (DESIGN.md §7): bank notes in through the bill
 // validator, cash-out through a printed voucher. Credit comes only from a
 // note the validator reports irrevocably accepted (VEND VALID), exactly
 // once (cash_in.go); the credit is zeroed only once the printer confirmed

@@ -14,7 +14,7 @@ import (
 	"pharaon/store"
 )
 
-// Figures of issue 6: the time from a note's VEND VALID to the credit on
+// Figures: the time from a note's VEND VALID to the credit on
 // screen, and the CPU the devices' polling costs an idle kiosk.
 //
 //	go test -run '^$' -bench 'Credit|Polling' -benchtime 200x ./kiosk

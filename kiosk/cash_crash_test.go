@@ -30,7 +30,7 @@ import (
 	"pharaon/store"
 )
 
-// The exactly-once tests (issue 6). The kiosk runs in a child process (this
+// The exactly-once tests. The kiosk runs in a child process (this
 // test binary re-executed with cashChildEnv set: see init below), the
 // simulated devices in the test's own process, so they keep their state —
 // a note in escrow, a VEND VALID waiting for its ACK, the paper printed —

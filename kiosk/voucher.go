@@ -185,7 +185,7 @@ const (
 	frDateTimeSec = "02/01/2006 à 15:04:05"
 )
 
-// voucherDoc lays out a voucher (issue 6): the kiosk and venue, date and
+// voucherDoc lays out a voucher: the kiosk and venue, date and
 // time, sequence number, amount in figures (French format) and in French
 // words, validation number in groups, Code 128 and QR of it, expiry, and
 // where it is paid; a duplicate is marked DUPLICATA twice and says when it

@@ -170,7 +170,7 @@ func readSymbols(t *testing.T, pngBytes []byte) (bar, qr string) {
 }
 
 // checkVoucherReceipt checks a printed voucher carries every field of
-// issue 6, from its text and from its picture.
+// the cash-out tests, from its text and from its picture.
 func checkVoucherReceipt(t *testing.T, plain string, pngBytes []byte, want voucherText) {
 	t.Helper()
 	lines := strings.Split(plain, "\n")

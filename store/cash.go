@@ -2,7 +2,7 @@ package store
 
 import "errors"
 
-// The cash part of the store (issue 6): bank notes in through durable bill
+// The cash part of the store: bank notes in through durable bill
 // intents, and cash-out vouchers.
 //
 // Bank notes. The bill validator's driver asks the kiosk before it stacks a

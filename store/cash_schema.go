@@ -1,6 +1,6 @@
 package store
 
-// schemaV2Cash adds the bill intents and the vouchers (issue 6). Why each
+// schemaV2Cash adds the bill intents and the vouchers. Why each
 // constraint exists:
 //   - a bill intent is a note of a euro denomination; at most one is pending
 //     (bill_intents_pending): the validator holds one note at a time, and a

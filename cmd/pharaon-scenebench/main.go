@@ -1,7 +1,7 @@
 // Command pharaon-scenebench shows the kiosk's game screen playing Auto
 // games one after the other, fullscreen at 1280×800, so that its cost can be
-// measured beside the bare Fyne brick-breaker of
-// /work/shared/bench/peer-scene (run_one.sh measures both the same way).
+// measured beside a bare Fyne brick-breaker scene, the peer kept outside this
+// repository, by the same measuring script.
 // It prints "FIRST_FRAME <unix_ns>" once, at its first frame, and, once a
 // second, a line starting "fps <n>" followed by the time spent per frame
 // (ui.FrameStats).

@@ -2,7 +2,7 @@
 // parser and Host, the driver that polls the unit, decides escrows through the kiosk and turns
 // VEND VALID into exactly one credit.
 //
-// The money rule it exists for (DESIGN.md §7, issue 6): credit comes only from a note the
+// The money rule it exists for (DESIGN.md §7): credit comes only from a note the
 // validator reports irrevocably accepted, VEND VALID, and exactly once, even when the kiosk dies
 // between any two bytes. The host therefore calls the kiosk's Credit before it sends the ACK that
 // lets the unit finish stacking, and sends the ACK only once Credit has returned nil (the credit is

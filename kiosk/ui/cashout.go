@@ -12,7 +12,7 @@ import (
 	"pharaon/kiosk/ui/art"
 )
 
-// Cash-out (issue 6): Encaisser on the home screen asks to confirm, the
+// Cash-out: Encaisser on the home screen asks to confirm, the
 // voucher prints, then the voucher card says what to do with it, or the
 // failure card says why no voucher came and that the credit is kept. The
 // kiosk zeroes the credit only once the printer confirmed the voucher; the

@@ -187,15 +187,3 @@ func gsCanvasScale(o fyne.CanvasObject) float32 {
 	}
 	return 1
 }
-
-// gsContainIn is the box of aspect (width/height) as large as fits in the box
-// at pos of size, centred in it.
-func gsContainIn(pos fyne.Position, size fyne.Size, aspect float32) (fyne.Position, fyne.Size) {
-	w, h := size.Width, size.Height
-	if w/h > aspect {
-		w = h * aspect
-	} else {
-		h = w / aspect
-	}
-	return fyne.NewPos(pos.X+(size.Width-w)/2, pos.Y+(size.Height-h)/2), fyne.NewSize(w, h)
-}

@@ -522,15 +522,3 @@ func writePNG(t *testing.T, path string, img image.Image) {
 	require.NoError(t, png.Encode(out, img))
 	require.NoError(t, out.Close())
 }
-
-// nbsp writes s with the no-break spaces of the French amounts.
-func nbsp(s string) string {
-	out := []rune{}
-	for _, r := range s {
-		if r == ' ' {
-			r = '\u00a0'
-		}
-		out = append(out, r)
-	}
-	return string(out)
-}
