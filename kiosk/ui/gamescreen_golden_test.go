@@ -12,6 +12,7 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/golden"
 )
 
 // The game screen in the middle of an Auto game, at the kiosk's two screen
@@ -43,7 +44,7 @@ func TestGameGoldenMidGame(t *testing.T) {
 			rig.frames(15)
 			require.Positive(t, rig.g.inFlight)
 			require.False(t, w.Done())
-			assertGameGolden(t, tc.name, rig.capture())
+			golden.Assert(t, tc.name, rig.capture())
 		})
 	}
 }
@@ -76,7 +77,7 @@ func TestGameGoldenGhost(t *testing.T) {
 	rig.frames(30)
 	require.Equal(t, breakout.Lost, w.Ball().Phase)
 	assert.Zero(t, pf.rend.ghost.Translucency)
-	assertGameGolden(t, "game-ghost.png", rig.capture())
+	golden.Assert(t, "game-ghost.png", rig.capture())
 }
 
 // A Jouer game before the first launch: the ball waits on the paddle with a
@@ -90,7 +91,7 @@ func TestGameGoldenJouerWaiting(t *testing.T) {
 	r := rig.g.Playfield().rend
 	require.True(t, r.hint.Visible())
 	assert.False(t, r.badge.Visible())
-	assertGameGolden(t, "game-jouer-waiting.png", rig.capture())
+	golden.Assert(t, "game-jouer-waiting.png", rig.capture())
 }
 
 // The bonus wall after the red brick's first hit (Art. 4.7): the cracked red
@@ -112,7 +113,7 @@ func TestGameGoldenBonusOneHit(t *testing.T) {
 	assert.True(t, r.cracked.Visible())
 	assert.False(t, r.red.Visible())
 	assert.Equal(t, "1/2", r.redCount.Text)
-	assertGameGolden(t, "game-bonus-red-1of2.png", rig.capture())
+	golden.Assert(t, "game-bonus-red-1of2.png", rig.capture())
 }
 
 // A winning Auto game at its end: the combination blinks in the cartouche
@@ -129,12 +130,12 @@ func TestGameGoldenWinBlinks(t *testing.T) {
 	assert.Equal(t, game.Cross, h.combos[0].Combination.Symbol)
 	cart := rig.g.Cartouche()
 	require.True(t, cart.BlinkLit(), "the combination starts lit")
-	assertGameGolden(t, "game-win-blink-lit.png", rig.capture())
+	golden.Assert(t, "game-win-blink-lit.png", rig.capture())
 
 	rig.clock.t = rig.clock.t.Add(BlinkHalfPeriod)
 	rig.g.Frame(rig.clock.t)
 	require.False(t, cart.BlinkLit(), "half a period later it is dim")
-	assertGameGolden(t, "game-win-blink-dim.png", rig.capture())
+	golden.Assert(t, "game-win-blink-dim.png", rig.capture())
 
 	rig.clock.t = rig.clock.t.Add(BlinkHalfPeriod)
 	rig.g.Frame(rig.clock.t)
@@ -157,7 +158,7 @@ func TestCartoucheGoldenBlink(t *testing.T) {
 	require.True(t, ok)
 	c.Blink(comb, t0)
 	c.Frame(t0)
-	assertGameGolden(t, "cartouche-blink-lit.png", w.Canvas().Capture())
+	golden.Assert(t, "cartouche-blink-lit.png", w.Canvas().Capture())
 	c.Frame(t0.Add(BlinkHalfPeriod + BlinkHalfPeriod/2))
-	assertGameGolden(t, "cartouche-blink-dim.png", w.Canvas().Capture())
+	golden.Assert(t, "cartouche-blink-dim.png", w.Canvas().Capture())
 }

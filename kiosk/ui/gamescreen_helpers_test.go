@@ -1,11 +1,7 @@
 package ui
 
 import (
-	"flag"
 	"image"
-	"image/png"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,10 +14,6 @@ import (
 	"pharaon/game/reveal"
 	"pharaon/kiosk/ui/art"
 )
-
-// updateGameGoldens rewrites the golden images of the game screen instead
-// of comparing them: go test ./kiosk/ui -run 'Game|Cartouche' -update-game
-var updateGameGoldens = flag.Bool("update-game", false, "rewrite the game screen's golden images under testdata")
 
 // gsTestFrame is one frame of the tests' screen: 60 Hz, rounded up to the
 // nanosecond so that it is worth exactly two engine ticks.
@@ -97,54 +89,4 @@ func newGSDemo(t testing.TB, l reveal.Walls, mode breakout.Mode) *DemoGame {
 	d, err := NewDemoGame(l, mode, breakout.DefaultSettings())
 	require.NoError(t, err)
 	return d
-}
-
-// assertGameGolden compares img with testdata/name pixel for pixel, or
-// writes it there with -update-game. On a mismatch it writes what it got to
-// testdata/failed/name and says how many pixels differ (not a hex dump).
-func assertGameGolden(t *testing.T, name string, img image.Image) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *updateGameGoldens {
-		gsWritePNG(t, path, img)
-		return
-	}
-	f, err := os.Open(path)
-	require.NoError(t, err, "golden image missing: run with -update-game and look at it")
-	want, err := png.Decode(f)
-	f.Close()
-	require.NoError(t, err)
-	if n := gsPixelsDiffer(want, img); n != 0 {
-		failed := filepath.Join("testdata", "failed", name)
-		gsWritePNG(t, failed, img)
-		t.Errorf("%s: %d pixels differ from the golden image; got %s", name, n, failed)
-	}
-}
-
-// gsPixelsDiffer counts the pixels that differ (all of them if the sizes do).
-func gsPixelsDiffer(a, b image.Image) int {
-	ab, bb := a.Bounds(), b.Bounds()
-	if ab.Size() != bb.Size() {
-		return ab.Dx()*ab.Dy() + bb.Dx()*bb.Dy()
-	}
-	n := 0
-	for y := 0; y < ab.Dy(); y++ {
-		for x := 0; x < ab.Dx(); x++ {
-			r1, g1, b1, a1 := a.At(ab.Min.X+x, ab.Min.Y+y).RGBA()
-			r2, g2, b2, a2 := b.At(bb.Min.X+x, bb.Min.Y+y).RGBA()
-			if r1>>8 != r2>>8 || g1>>8 != g2>>8 || b1>>8 != b2>>8 || a1>>8 != a2>>8 {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func gsWritePNG(t *testing.T, path string, img image.Image) {
-	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	require.NoError(t, png.Encode(f, img))
-	require.NoError(t, f.Close())
 }

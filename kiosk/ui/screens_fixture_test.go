@@ -1,12 +1,7 @@
 package ui
 
 import (
-	"bytes"
 	"context"
-	"flag"
-	"image"
-	"image/draw"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,12 +23,9 @@ import (
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
 	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/golden"
 	"pharaon/store"
 )
-
-// updateScreens rewrites the screens' golden images instead of comparing
-// them: go test ./kiosk/ui -run Screens -update-screens
-var updateScreens = flag.Bool("update-screens", false, "rewrite the screens' golden images under testdata")
 
 // The screens' tests play real units through a real kiosk.Machine on a real
 // store. They share one database template holding a block of each stake
@@ -462,63 +454,9 @@ func (f *scrFixture) tap(label string) {
 	f.flush()
 }
 
-// golden compares the window with testdata/name, or rewrites it with
-// -update-screens. On a difference it writes the image under
-// testdata/failed/ and says how many pixels differ and where (a byte diff
-// of two screens would take minutes to print).
+// golden compares the window with testdata/name (golden.Assert).
 func (f *scrFixture) golden(name string) {
 	f.t.Helper()
 	f.flush()
-	img := f.w.Canvas().Capture()
-	if *updateScreens {
-		writePNG(f.t, filepath.Join("testdata", name), img)
-		return
-	}
-	master, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		writePNG(f.t, filepath.Join("testdata", "failed", name), img)
-		f.t.Errorf("golden %s: %v (the image is in testdata/failed)", name, err)
-		return
-	}
-	want, err := png.Decode(master)
-	master.Close()
-	require.NoError(f.t, err)
-	a, b := toNRGBA(want), toNRGBA(img)
-	if a.Rect != b.Rect {
-		writePNG(f.t, filepath.Join("testdata", "failed", name), img)
-		f.t.Errorf("golden %s: size %v, want %v (the image is in testdata/failed)", name, b.Rect, a.Rect)
-		return
-	}
-	if bytes.Equal(a.Pix, b.Pix) {
-		return
-	}
-	n, box := 0, image.Rectangle{}
-	for y := a.Rect.Min.Y; y < a.Rect.Max.Y; y++ {
-		for x := a.Rect.Min.X; x < a.Rect.Max.X; x++ {
-			if a.NRGBAAt(x, y) != b.NRGBAAt(x, y) {
-				n++
-				box = box.Union(image.Rect(x, y, x+1, y+1))
-			}
-		}
-	}
-	writePNG(f.t, filepath.Join("testdata", "failed", name), img)
-	f.t.Errorf("golden %s: %d pixels differ within %v (the image is in testdata/failed; -update-screens rewrites the goldens)", name, n, box)
-}
-
-func toNRGBA(img image.Image) *image.NRGBA {
-	if n, ok := img.(*image.NRGBA); ok {
-		return n
-	}
-	out := image.NewNRGBA(img.Bounds())
-	draw.Draw(out, out.Rect, img, img.Bounds().Min, draw.Src)
-	return out
-}
-
-func writePNG(t *testing.T, path string, img image.Image) {
-	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	out, err := os.Create(path)
-	require.NoError(t, err)
-	require.NoError(t, png.Encode(out, img))
-	require.NoError(t, out.Close())
+	golden.Assert(f.t, name, f.w.Canvas().Capture())
 }

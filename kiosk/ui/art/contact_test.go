@@ -1,13 +1,8 @@
 package art
 
 import (
-	"flag"
-	"fmt"
 	"image"
 	"image/color"
-	"image/png"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -15,12 +10,10 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
-	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/kiosk/ui/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden images under testdata/")
 
 // sheet places objects at absolute positions on a lapis page.
 type sheet struct {
@@ -307,76 +300,13 @@ func homeScene() *sheet {
 
 func TestContactSheet(t *testing.T) {
 	s, w, h := contactSheet()
-	assertGolden(t, "contact-sheet.png", s.capture(t, w, h))
+	golden.AssertWithin(t, "contact-sheet.png", s.capture(t, w, h), golden.Antialiased)
 }
 
 func TestGameScene(t *testing.T) {
-	assertGolden(t, "scene-game-1280x800.png", gameScene().capture(t, 1280, 800))
+	golden.AssertWithin(t, "scene-game-1280x800.png", gameScene().capture(t, 1280, 800), golden.Antialiased)
 }
 
 func TestHomeScene(t *testing.T) {
-	assertGolden(t, "scene-home-1280x800.png", homeScene().capture(t, 1280, 800))
-}
-
-// assertGolden compares img with testdata/name, with a tolerance for the
-// anti-aliasing of another CPU; -update rewrites the file. A mismatch writes
-// what was drawn to testdata/failed/name for a look.
-func assertGolden(t *testing.T, name string, img image.Image) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, writePNG(path, img))
-		return
-	}
-	f, err := os.Open(path)
-	require.NoError(t, err, "golden image missing: run go test ./kiosk/ui/art -update")
-	defer f.Close()
-	want, err := png.Decode(f)
-	require.NoError(t, err)
-	if msg := imageDiff(want, img); msg != "" {
-		failed := filepath.Join("testdata", "failed", name)
-		require.NoError(t, writePNG(failed, img))
-		t.Errorf("%s differs from its golden image: %s (drawn: %s; if intended, run go test ./kiosk/ui/art -update)", name, msg, failed)
-	}
-}
-
-// imageDiff describes how got differs from want beyond anti-aliasing noise:
-// a pixel counts as different when a channel moves by more than 24/255, and
-// the images differ when more than one pixel in 10 000 does (a 48 px symbol
-// redrawn changes hundreds).
-func imageDiff(want, got image.Image) string {
-	if want.Bounds().Size() != got.Bounds().Size() {
-		return fmt.Sprintf("size %v, want %v", got.Bounds().Size(), want.Bounds().Size())
-	}
-	w, g := toNRGBA(want), toNRGBA(got)
-	differ := 0
-	for i := 0; i < len(w.Pix); i += 4 {
-		for c := 0; c < 4; c++ {
-			d := int(w.Pix[i+c]) - int(g.Pix[i+c])
-			if d > 24 || d < -24 {
-				differ++
-				break
-			}
-		}
-	}
-	total := len(w.Pix) / 4
-	if differ*10000 > total {
-		return fmt.Sprintf("%d of %d pixels differ", differ, total)
-	}
-	return ""
-}
-
-func writePNG(path string, img image.Image) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	golden.AssertWithin(t, "scene-home-1280x800.png", homeScene().capture(t, 1280, 800), golden.Antialiased)
 }
