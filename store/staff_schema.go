@@ -1,0 +1,27 @@
+package store
+
+// schemaV3Staff adds the maintenance screen's credentials and the PIN pad's
+// lock. Why each constraint exists:
+//   - one credential per role (staff, technician): a PIN names its role;
+//   - a credential keeps only a slow key-derivation hash of the PIN, its salt
+//     and the derivation's parameters, never the PIN itself;
+//   - the pad's lock is one row, kept in the database so that a restart (or
+//     pulling the plug) does not give a guesser five more tries.
+const schemaV3Staff = `
+CREATE TABLE staff (
+	role   TEXT PRIMARY KEY CHECK (role = 'staff' OR role = 'technician'),
+	kdf    TEXT NOT NULL CHECK (kdf <> ''),
+	salt   BLOB NOT NULL CHECK (length(salt) >= 16),
+	hash   BLOB NOT NULL CHECK (length(hash) >= 32),
+	set_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE pin_lock (
+	id       INTEGER PRIMARY KEY CHECK (id = 1),
+	failures INTEGER NOT NULL CHECK (failures >= 0),
+	lockouts INTEGER NOT NULL CHECK (lockouts >= 0),
+	until    INTEGER NOT NULL
+);
+INSERT INTO pin_lock(id, failures, lockouts, until) VALUES (1, 0, 0, 0);
+CREATE TRIGGER pin_lock_no_delete BEFORE DELETE ON pin_lock
+BEGIN SELECT RAISE(ABORT, 'the PIN pad''s lock is never deleted'); END;
+`
