@@ -4,7 +4,9 @@
 //
 // It is a real interpreter of the byte stream: it frames every common ESC/POS command by its true
 // length (printing what it models, skipping and logging the rest, logging unknown bytes), answers
-// the real-time status requests (DLE EOT 1 to 4) at once even while stopped, holds the other
+// the real-time commands (DLE EOT, DLE ENQ, DLE DC4) the moment their last byte arrives, wherever
+// they stand, inside another command's data included, as Epson documents, and even while stopped;
+// it holds the other
 // commands while stopped (paper out, cover open, cutter jam, error, offline) and prints them when
 // the fault is cleared, like a real printer. Each cut makes a Receipt with a text rendering and a
 // 1-bit PNG picture at 203 dpi in which the Code 128 bars and the QR code are drawn to scale, so

@@ -32,7 +32,7 @@ var (
 		'r': 1, 'v': -1, 'w': 1,
 	}
 	fsArgs = map[byte]int{
-		'!': 1, '&': 0, '(': -1, '-': 1, '.': 0, '?': 2, 'C': 1, 'S': 2, 'W': 1, 'p': 2,
+		'!': 1, '&': 0, '(': -1, '-': 1, '.': 0, '?': 2, 'C': 1, 'S': 2, 'W': 1, 'p': 2, 'q': -1,
 	}
 )
 
@@ -180,8 +180,23 @@ func frameGS(b []byte) (int, bool) {
 }
 
 func frameFS(b []byte) (int, bool) {
-	if b[1] == '(' {
+	switch b[1] {
+	case '(':
 		return withLength(b, 5, 2, 1)
+	case 'q': // FS q n [xL xH yL yH d1 ... d(x*y*8)]1 ... [...]n: define NV bit images
+		if len(b) < 3 {
+			return 0, false
+		}
+		i := 3
+		for range int(b[2]) {
+			if len(b) < i+4 {
+				return 0, false
+			}
+			x := int(b[i]) | int(b[i+1])<<8
+			y := int(b[i+2]) | int(b[i+3])<<8
+			i += 4 + x*y*8
+		}
+		return need(b, i)
 	}
 	return 2, true
 }

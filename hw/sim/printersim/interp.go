@@ -68,6 +68,7 @@ type Interpreter struct {
 	injections []injection
 
 	in       []byte // received, not yet a whole command
+	rt       []byte // the start of a real-time command being received (DLE and what followed)
 	queue    []byte // whole commands held while the printer is stopped
 	draining bool
 
@@ -139,10 +140,37 @@ func (in *Interpreter) logf(format string, args ...any) {
 }
 
 // Write feeds bytes received from the host. It never fails: what the printer does not understand it
-// logs and skips.
+// logs and skips. A real-time command is acted on the moment its last byte arrives, wherever it
+// stands in the stream (see realtime.go); every byte also goes on to the command interpreter.
 func (in *Interpreter) Write(p []byte) (int, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	start := 0
+	for i, c := range p {
+		cmd, ok := in.scan(c)
+		if !ok {
+			continue
+		}
+		// The interpreter first takes everything received before this byte, so that the answer
+		// and the printing come in the order of the bytes, however they were split.
+		in.feed(p[start:i])
+		start = i
+		if in.receivingNVImage() {
+			continue // FS q: real-time commands are not processed while it runs
+		}
+		if in.realTime(cmd) {
+			start = i + 1 // the receive buffer was cleared, this command's last byte with it
+		}
+	}
+	in.feed(p[start:])
+	return len(p), nil
+}
+
+// feed hands received bytes to the command interpreter, which runs every whole command.
+func (in *Interpreter) feed(p []byte) {
+	if len(p) == 0 {
+		return
+	}
 	in.in = append(in.in, p...)
 	off := 0
 	for off < len(in.in) {
@@ -154,14 +182,12 @@ func (in *Interpreter) Write(p []byte) (int, error) {
 		off += n
 	}
 	in.in = append(in.in[:0], in.in[off:]...)
-	return len(p), nil
 }
 
-// dispatch runs a real-time command at once and any other in order: now if the printer is
-// printing, later if it is stopped.
+// dispatch runs a command in order: now if the printer is printing, later if it is stopped. A
+// real-time command met here was acted on when its last byte arrived: it is not run twice.
 func (in *Interpreter) dispatch(cmd []byte) {
 	if len(cmd) >= 3 && cmd[0] == dle && (cmd[1] == eot || cmd[1] == enq || cmd[1] == dc4) {
-		in.realTime(cmd)
 		return
 	}
 	if in.state.Stopped() || len(in.queue) > 0 {
@@ -614,46 +640,6 @@ func (in *Interpreter) identify(n byte) {
 		return
 	}
 	in.answer([]byte{gs, 'I', n}, out)
-}
-
-func (in *Interpreter) realTime(cmd []byte) {
-	switch cmd[1] {
-	case eot:
-		n := cmd[2]
-		if n < 1 || n > 4 {
-			in.logf("DLE EOT %d not supported", n)
-			return
-		}
-		in.answer(cmd, []byte{in.state.realTime(n)})
-	case enq:
-		// DLE ENQ 1: recover from a recoverable error and go on; 2: recover and clear the buffers.
-		if (cmd[2] == 1 || cmd[2] == 2) && in.state.CutterError {
-			in.state.CutterError = false
-			if cmd[2] == 2 {
-				in.clear()
-			}
-			in.changed()
-		}
-	case dc4:
-		switch {
-		case cmd[2] == 8 && string(cmd[3:]) == "\x01\x03\x14\x01\x06\x02\x08":
-			in.clear()
-			in.answer(cmd, []byte{0x37, 0x25, 0x00})
-		case cmd[2] == 1:
-			in.logf("drawer pulse ignored: no drawer")
-		default:
-			in.logf("ignored DLE DC4 %d", cmd[2])
-		}
-	}
-}
-
-// clear drops what the printer holds and has not printed; a receipt under way ends there.
-func (in *Interpreter) clear() {
-	in.queue = nil
-	in.dropLine()
-	if len(in.lines) > 0 {
-		in.finish(false, BufferCleared)
-	}
 }
 
 func (in *Interpreter) answer(request, normal []byte) {
