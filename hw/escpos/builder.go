@@ -12,6 +12,7 @@ const (
 	gs  = 0x1D
 	dle = 0x10
 	eot = 0x04
+	enq = 0x05
 	dc4 = 0x14
 )
 
@@ -217,8 +218,16 @@ func code128Payload(s string) ([]byte, error) {
 	var out []byte
 	if digits && len(s) >= 2 {
 		out = append(make([]byte, 0, 2+len(s)/2+3), '{', 'C')
+		pair := func(i int) byte { return (s[i]-'0')*10 + s[i+1] - '0' }
 		for i := 0; i+1 < len(s); i += 2 {
-			out = append(out, (s[i]-'0')*10+s[i+1]-'0')
+			// The pair 16 followed by 04, 05 or 20 would put DLE EOT, DLE ENQ or DLE DC4 on the
+			// wire, which a printer acts on wherever it appears (an extra status byte, a recovery,
+			// a buffer clear): those two digits go in code set B instead.
+			if v := pair(i); v == dle && i+3 < len(s) && isRealTimeSecond(pair(i+2)) {
+				out = append(out, '{', 'B', s[i], s[i+1], '{', 'C')
+				continue
+			}
+			out = append(out, pair(i))
 		}
 		if len(s)%2 == 1 {
 			out = append(out, '{', 'B', s[len(s)-1])
@@ -282,12 +291,34 @@ func (d *Doc) Err() error { return d.err }
 func (d *Doc) Len() int { return len(d.buf) }
 
 // Bytes returns the document's byte stream, or the first mistake recorded (wrapping ErrDoc). The
-// slice is the Doc's own: do not change it.
+// slice is the Doc's own: do not change it. A stream holding the start of a real-time command is a
+// mistake: no builder method should ever make one (see realTimeAt).
 func (d *Doc) Bytes() ([]byte, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
+	if i := realTimeAt(d.buf); i >= 0 {
+		d.fail("bytes % x at %d would be a real-time command", d.buf[i:i+2], i)
+		return nil, d.err
+	}
 	return d.buf, nil
+}
+
+// isRealTimeSecond tells the bytes that make DLE the start of a real-time command: EOT, ENQ, DC4.
+func isRealTimeSecond(b byte) bool { return b == eot || b == enq || b == dc4 }
+
+// realTimeAt returns where b holds DLE followed by EOT, ENQ or DC4, or -1. A printer acts on a
+// real-time command the moment its bytes arrive, wherever they stand: inside a barcode's or a QR
+// code's data, or as a command's parameter, they would make it answer a status nobody asked for,
+// recover from an error or clear its buffers in the middle of a voucher. A document never sends a
+// real-time command, so it never holds these two bytes in a row.
+func realTimeAt(b []byte) int {
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == dle && isRealTimeSecond(b[i+1]) {
+			return i
+		}
+	}
+	return -1
 }
 
 func bit(on bool) byte {

@@ -387,3 +387,23 @@ func TestDialFailureIsReported(t *testing.T) {
 	assert.ErrorIs(t, err, hw.ErrNotFound)
 	assert.NoError(t, p.Close())
 }
+
+// A validation number whose digit pairs in Code 128 set C are 16 04 01 holds, as bytes, the
+// printer's DLE EOT 1: a real printer answers it in the middle of the barcode. The voucher must
+// still print whole, scan back to its number, and be confirmed.
+func TestVoucherNumberHoldingARealTimeSequencePrints(t *testing.T) {
+	for _, n := range []string{"042916040118274639", "160501000000000000", "000000001620010001"} {
+		t.Run(n, func(t *testing.T) {
+			r := newRig(t, fast)
+			doc := escpos.NewDoc().Init().Align(escpos.Center).Line("Bon").Barcode128(n).QR(n).Line(n).Feed(2).Cut()
+			_, err := r.printer.Print(ctx(t), doc)
+			require.NoError(t, err)
+			rs := r.sim.Receipts()
+			require.Len(t, rs, 1)
+			assert.True(t, rs[0].Complete)
+			assert.Contains(t, rs[0].Text, "||| "+n+" |||")
+			assert.Contains(t, rs[0].Text, "[QR: "+n+"]")
+			assert.Empty(t, r.sim.Log())
+		})
+	}
+}

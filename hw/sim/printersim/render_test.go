@@ -188,6 +188,8 @@ func TestBarcodeInThePNGDecodes(t *testing.T) {
 		{"validation number", sampleNumber},
 		{"odd digit count", "12345"},
 		{"text", "PHARAON-0007"},
+		{"pair 16 then 04 goes in set B", "042916040118274639"},
+		{"pairs 16 20 and 16 05", "16200016051620"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
