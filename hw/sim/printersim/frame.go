@@ -2,18 +2,20 @@ package printersim
 
 // Control bytes of the ESC/POS stream.
 const (
-	ht  = 0x09
-	lf  = 0x0A
-	ff  = 0x0C
-	cr  = 0x0D
-	can = 0x18
-	esc = 0x1B
-	fs  = 0x1C
-	gs  = 0x1D
-	dle = 0x10
-	eot = 0x04
-	enq = 0x05
-	dc4 = 0x14
+	ht   = 0x09
+	lf   = 0x0A
+	ff   = 0x0C
+	cr   = 0x0D
+	can  = 0x18
+	esc  = 0x1B
+	fs   = 0x1C
+	gs   = 0x1D
+	dle  = 0x10
+	eot  = 0x04
+	enq  = 0x05
+	dc4  = 0x14
+	xon  = 0x11
+	xoff = 0x13
 )
 
 // Argument counts of the fixed-length ESC, GS and FS commands the printer knows, including those

@@ -17,6 +17,10 @@ type Config struct {
 	// € must select its code table itself.
 	CodeTable byte
 	Charset   byte
+	// XonXoff is the flow control set by the printer's DIP switches: XOFF (0x13) is sent when the
+	// printer goes busy (it is offline: stopped by a fault) and XON (0x11) when it is ready again.
+	// A real printer also goes busy when its receive buffer fills; the simulator's never does.
+	XonXoff bool
 	// Logf receives the oddities of the stream: unknown commands, ignored ones, bad barcode data.
 	Logf func(format string, args ...any)
 
@@ -66,6 +70,9 @@ type Interpreter struct {
 
 	state      State
 	injections []injection
+	asb        byte    // GS a n: the status items sent unasked when they change (0: none)
+	asbSent    [4]byte // the last automatic status sent
+	busy       bool    // XOFF sent, XON not yet (Config.XonXoff)
 
 	in       []byte // received, not yet a whole command
 	rt       []byte // the start of a real-time command being received (DLE and what followed)
@@ -223,9 +230,53 @@ func (in *Interpreter) changed() {
 		if len(in.lines) > 0 {
 			in.finish(false, in.state.cause())
 		}
+	} else {
+		in.resume()
+	}
+	if in.cfg.XonXoff && in.busy != in.state.Stopped() && in.reply != nil {
+		in.busy = !in.busy
+		if in.busy {
+			in.reply([]byte{xoff})
+		} else {
+			in.reply([]byte{xon})
+		}
+	}
+	in.statusBack(false)
+}
+
+// asbGroups are the bits of the automatic status that each item of GS a n covers: bit 0 the
+// drawer pin, bit 1 online/offline (with the cover and the feed button), bit 2 the errors, bit 3
+// the roll paper sensors.
+var asbGroups = [4][4]byte{
+	{0x04, 0, 0, 0},
+	{0x68, 0, 0, 0},
+	{0, 0x6C, 0, 0},
+	{0, 0, 0x0F, 0},
+}
+
+// statusBack sends the automatic status (ASB) when it is enabled and an enabled item changed, or
+// at once when force is set (GS a n itself sends the status when it enables an item).
+func (in *Interpreter) statusBack(force bool) {
+	if in.asb == 0 {
 		return
 	}
-	in.resume()
+	now := in.state.autoStatus()
+	send := force
+	for item, mask := range asbGroups {
+		if in.asb&(1<<item) == 0 {
+			continue
+		}
+		for i := range mask {
+			if (now[i]^in.asbSent[i])&mask[i] != 0 {
+				send = true
+			}
+		}
+	}
+	if !send {
+		return
+	}
+	in.asbSent = now
+	in.answer([]byte{gs, 'a', in.asb}, now[:])
 }
 
 // exec runs one whole non-real-time command and returns how many of its bytes it used: all of
@@ -510,6 +561,9 @@ func (in *Interpreter) execGS(cmd []byte) {
 		in.cut()
 	case 'r':
 		in.sync(arg)
+	case 'a':
+		in.asb = arg & 0x0F
+		in.statusBack(true)
 	case 'I':
 		in.identify(arg)
 	default:

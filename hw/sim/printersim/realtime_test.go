@@ -99,3 +99,62 @@ func TestMatchRealTime(t *testing.T) {
 		assert.Equal(t, tt.want, matchRealTime(tt.in), "% x", tt.in)
 	}
 }
+
+// GS a n enables Automatic Status Back: the status at once, then again whenever an enabled item
+// changes, each time four bytes a host tells from the other answers by their fixed bits.
+func TestAutomaticStatusBack(t *testing.T) {
+	in, a := newInterp(Config{})
+	in.SetCoverOpen(true)
+	assert.Empty(t, a.got, "disabled at power-on")
+	in.SetCoverOpen(false)
+
+	in.Write([]byte{gs, 'a', 0x0A}) // online/offline and paper sensors
+	assert.Equal(t, []byte{0x10, 0, 0, 0}, a.take(), "sent when enabled")
+	in.SetCoverOpen(true)
+	assert.Equal(t, []byte{0x38, 0, 0, 0}, a.take(), "offline, cover open")
+	in.SetCoverOpen(false)
+	assert.Equal(t, []byte{0x10, 0, 0, 0}, a.take())
+	in.SetPaper(PaperLow)
+	assert.Equal(t, []byte{0x10, 0, 0x03, 0}, a.take())
+	in.SetUnrecoverable(true)
+	assert.Equal(t, []byte{0x18, 0x20, 0x03, 0}, a.take(), "offline changed; the error item is disabled but its bits are current")
+	in.SetUnrecoverable(false)
+	a.take()
+
+	in.Write([]byte{gs, 'a', 0x04}) // errors only
+	assert.Equal(t, []byte{0x10, 0, 0x03, 0}, a.take())
+	in.SetPaper(PaperOK)
+	assert.Empty(t, a.got, "paper sensors not enabled")
+	in.Inject(AtCut(), CutterJam)
+	in.Write([]byte("x\n\x1dV\x00"))
+	assert.Equal(t, []byte{0x18, 0x08, 0, 0}, a.take(), "the cutter jams")
+	in.Write([]byte{dle, enq, 1})
+	assert.Equal(t, []byte{0x10, 0, 0, 0}, a.take(), "recovered by DLE ENQ 1")
+
+	in.Write([]byte{gs, 'a', 0})
+	in.SetCoverOpen(true)
+	assert.Empty(t, a.got, "disabled again")
+	for _, b := range [][]byte{{0x10, 0, 0x03, 0}, {0x38, 0x6C, 0x0F, 0}} {
+		assert.Equal(t, byte(0x10), b[0]&0x93, "header: 0xx1xx00")
+		for _, c := range b[1:] {
+			assert.Zero(t, c&0x90, "data: 0xx0xxxx")
+		}
+	}
+}
+
+func TestXonXoffFlowControl(t *testing.T) {
+	in, a := newInterp(Config{XonXoff: true})
+	in.Inject(AfterLines(2), PaperOut)
+	in.Write(sampleBytes(t))
+	assert.Equal(t, []byte{0x13}, a.take(), "XOFF when the paper runs out")
+	in.SetCoverOpen(true)
+	assert.Empty(t, a.got, "still busy")
+	in.SetCoverOpen(false)
+	in.SetPaper(PaperOK)
+	assert.Equal(t, []byte{0x11}, a.take(), "XON when ready again")
+
+	quiet, q := newInterp(Config{})
+	quiet.SetPaper(PaperEmpty)
+	quiet.SetPaper(PaperOK)
+	assert.Empty(t, q.got, "no flow control bytes without XonXoff")
+}
