@@ -27,6 +27,11 @@ const (
 	qrModule      = 6
 	qrLevelM      = 49 // error correction M (15 %): survives a crease or a smudge
 	maxQRData     = 512
+	// A QR symbol needs 4 modules of white on every side. The printer prints the symbol alone
+	// (Epson: "the user must secure the quiet zone"): above and below, the document feeds whole
+	// lines of the default spacing, 1/6 inch, which is 30 dots or more on any TM printer.
+	lineDots     = 30
+	qrQuietLines = (4*qrModule + lineDots - 1) / lineDots
 )
 
 // ErrDoc is wrapped by every error a Doc records: a document that cannot be printed as asked
@@ -62,6 +67,7 @@ type Doc struct {
 	buf     []byte
 	err     error
 	midLine bool // text is waiting in the printer's line buffer
+	fed     bool // the last thing printed is a blank line fed by Feed: a QR code's quiet zone above
 }
 
 // NewDoc returns an empty document. Start it with Init.
@@ -84,7 +90,7 @@ func (d *Doc) Init() *Doc {
 		return d
 	}
 	d.buf = append(d.buf, esc, '@', esc, 'R', 0, esc, 't', codeTablePC858)
-	d.midLine = false
+	d.midLine, d.fed = false, false
 	return d
 }
 
@@ -142,6 +148,7 @@ func (d *Doc) Text(s string) *Doc {
 	d.buf = appendText(d.buf, s)
 	if len(d.buf) > before {
 		d.midLine = d.buf[len(d.buf)-1] != lf
+		d.fed = false
 	}
 	return d
 }
@@ -153,7 +160,7 @@ func (d *Doc) Line(s string) *Doc {
 	}
 	d.buf = appendText(d.buf, s)
 	d.buf = append(d.buf, lf)
-	d.midLine = false
+	d.midLine, d.fed = false, false
 	return d
 }
 
@@ -166,6 +173,7 @@ func (d *Doc) Feed(n int) *Doc {
 		return d.fail("feed of %d lines (0 to 255)", n)
 	}
 	d.buf = append(d.buf, esc, 'd', byte(n))
+	d.fed = d.fed && !d.midLine || n >= qrQuietLines
 	d.midLine = false
 	return d
 }
@@ -196,6 +204,7 @@ func (d *Doc) Barcode128(data string) *Doc {
 		gs, 'w', barcodeModule,
 		gs, 'k', 73, byte(len(payload))) // m=73: CODE128, length-prefixed
 	d.buf = append(d.buf, payload...)
+	d.fed = false
 	return d
 }
 
@@ -247,9 +256,10 @@ func code128Payload(s string) ([]byte, error) {
 	return out, nil
 }
 
-// QR prints data as a QR code (model 2, error correction M), aligned like text. data is printable
-// ASCII (a validation number, a URL), at most 512 bytes: the printer stores bytes, not runes, and a
-// scanner must read back exactly what the kiosk recorded.
+// QR prints data as a QR code (model 2, error correction M), aligned like text, with its quiet
+// zone: a blank line above (unless Feed just made one) and one below. data is printable ASCII (a
+// validation number, a URL), at most 512 bytes: the printer stores bytes, not runes, and a scanner
+// must read back exactly what the kiosk recorded.
 func (d *Doc) QR(data string) *Doc {
 	if d.err != nil {
 		return d
@@ -263,6 +273,9 @@ func (d *Doc) QR(data string) *Doc {
 		}
 	}
 	d.endLine()
+	if !d.fed {
+		d.buf = append(d.buf, esc, 'd', qrQuietLines)
+	}
 	store := len(data) + 3
 	d.buf = append(d.buf,
 		gs, '(', 'k', 4, 0, 49, 65, 50, 0, // fn 165: model 2
@@ -271,6 +284,8 @@ func (d *Doc) QR(data string) *Doc {
 		gs, '(', 'k', byte(store), byte(store>>8), 49, 80, 48) // fn 180: store the data
 	d.buf = append(d.buf, data...)
 	d.buf = append(d.buf, gs, '(', 'k', 3, 0, 49, 81, 48) // fn 181: print the stored symbol
+	d.buf = append(d.buf, esc, 'd', qrQuietLines)
+	d.fed = true
 	return d
 }
 
@@ -281,6 +296,7 @@ func (d *Doc) Cut() *Doc {
 	}
 	d.endLine()
 	d.buf = append(d.buf, gs, 'V', 65, 0)
+	d.fed = false
 	return d
 }
 

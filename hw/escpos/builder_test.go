@@ -38,12 +38,30 @@ func TestDocCommandBytes(t *testing.T) {
 			[]byte{0x1D, 'H', 2, 0x1D, 'h', 80, 0x1D, 'w', 2, 0x1D, 'k', 73, 6, '{', 'B', 'A', '{', '{', '1'}},
 		{"barcode starts its own line", func(d *Doc) *Doc { return d.Text("n°").Barcode128("7") },
 			[]byte{'n', 0xF8, '\n', 0x1D, 'H', 2, 0x1D, 'h', 80, 0x1D, 'w', 2, 0x1D, 'k', 73, 3, '{', 'B', '7'}},
-		{"qr code", func(d *Doc) *Doc { return d.QR("AB1") }, []byte{
+		{"qr code with a blank line above and below", func(d *Doc) *Doc { return d.QR("AB1") }, []byte{
+			0x1B, 'd', 1,
 			0x1D, '(', 'k', 4, 0, 49, 65, 50, 0,
 			0x1D, '(', 'k', 3, 0, 49, 67, 6,
 			0x1D, '(', 'k', 3, 0, 49, 69, 49,
 			0x1D, '(', 'k', 6, 0, 49, 80, 48, 'A', 'B', '1',
-			0x1D, '(', 'k', 3, 0, 49, 81, 48}},
+			0x1D, '(', 'k', 3, 0, 49, 81, 48,
+			0x1B, 'd', 1}},
+		{"qr code after a feed: no second blank line", func(d *Doc) *Doc { return d.Text("x").Feed(1).Bold(true).QR("7") }, []byte{
+			'x', 0x1B, 'd', 1, 0x1B, 'E', 1,
+			0x1D, '(', 'k', 4, 0, 49, 65, 50, 0,
+			0x1D, '(', 'k', 3, 0, 49, 67, 6,
+			0x1D, '(', 'k', 3, 0, 49, 69, 49,
+			0x1D, '(', 'k', 4, 0, 49, 80, 48, '7',
+			0x1D, '(', 'k', 3, 0, 49, 81, 48,
+			0x1B, 'd', 1}},
+		{"feed 0 after text is no quiet zone", func(d *Doc) *Doc { return d.Feed(1).Text("x").Feed(0).QR("7") }, []byte{
+			0x1B, 'd', 1, 'x', 0x1B, 'd', 0, 0x1B, 'd', 1,
+			0x1D, '(', 'k', 4, 0, 49, 65, 50, 0,
+			0x1D, '(', 'k', 3, 0, 49, 67, 6,
+			0x1D, '(', 'k', 3, 0, 49, 69, 49,
+			0x1D, '(', 'k', 4, 0, 49, 80, 48, '7',
+			0x1D, '(', 'k', 3, 0, 49, 81, 48,
+			0x1B, 'd', 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

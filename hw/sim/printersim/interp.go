@@ -635,7 +635,7 @@ func (in *Interpreter) qrFunction(fn byte, args []byte) {
 			in.logf("QR not printed: %v", err)
 			return
 		}
-		if w := (code.Size + 8) * q.Module; w > printWidth(in.cfg.Layout) {
+		if w := code.Size * q.Module; w > printWidth(in.cfg.Layout) {
 			in.logf("QR code of %d dots wider than the print area: not printed", w)
 			return
 		}
