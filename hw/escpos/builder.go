@@ -1,6 +1,7 @@
 package escpos
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 )
@@ -329,12 +330,16 @@ func isRealTimeSecond(b byte) bool { return b == eot || b == enq || b == dc4 }
 // recover from an error or clear its buffers in the middle of a voucher. A document never sends a
 // real-time command, so it never holds these two bytes in a row.
 func realTimeAt(b []byte) int {
-	for i := 0; i+1 < len(b); i++ {
-		if b[i] == dle && isRealTimeSecond(b[i+1]) {
-			return i
+	for off := 0; ; {
+		i := bytes.IndexByte(b[off:], dle)
+		if i < 0 {
+			return -1
+		}
+		off += i + 1
+		if off < len(b) && isRealTimeSecond(b[off]) {
+			return off - 1
 		}
 	}
-	return -1
 }
 
 func bit(on bool) byte {
