@@ -73,6 +73,8 @@ type Interpreter struct {
 	asb        byte    // GS a n: the status items sent unasked when they change (0: none)
 	asbSent    [4]byte // the last automatic status sent
 	busy       bool    // XOFF sent, XON not yet (Config.XonXoff)
+	// GS ( D: DLE DC4 1 (pulse) and DLE DC4 2 (power off) taken as data rather than acted on
+	pulseOff, powerOffOff bool
 
 	in       []byte // received, not yet a whole command
 	rt       []byte // the start of a real-time command being received (DLE and what followed)
@@ -552,9 +554,12 @@ func (in *Interpreter) execGS(cmd []byte) {
 	case 'k':
 		in.barcode(cmd)
 	case '(':
-		if cmd[2] == 'k' && len(cmd) >= 7 && cmd[5] == 49 {
+		switch {
+		case cmd[2] == 'k' && len(cmd) >= 7 && cmd[5] == 49:
 			in.qrFunction(cmd[6], cmd[7:])
-		} else {
+		case cmd[2] == 'D' && len(cmd) >= 6 && cmd[5] == 20:
+			in.realTimeSwitch(cmd[6:])
+		default:
 			in.logf("ignored GS ( %c function", cmd[2])
 		}
 	case 'V':

@@ -123,6 +123,21 @@ func (in *Interpreter) scan(c byte) ([]byte, bool) {
 	}
 }
 
+// realTimeSwitch is GS ( D function 20: pairs of (a, b) where a is 1 for DLE DC4 1 and 2 for
+// DLE DC4 2, b is 0 to disable and 1 to enable. A host disables them before sending data that
+// holds those bytes (Epson's own advice for graphics data); DLE EOT, DLE ENQ and DLE DC4 8 stay on.
+func (in *Interpreter) realTimeSwitch(pairs []byte) {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		off := pairs[i+1]%48 == 0
+		switch pairs[i] % 48 {
+		case 1:
+			in.pulseOff = off
+		case 2:
+			in.powerOffOff = off
+		}
+	}
+}
+
 // receivingNVImage is true while the interpreter holds an unfinished FS q (define NV bit image).
 func (in *Interpreter) receivingNVImage() bool {
 	return len(in.in) >= 2 && in.in[0] == fs && in.in[1] == 'q'
@@ -153,6 +168,12 @@ func (in *Interpreter) realTime(cmd []byte) bool {
 		in.changed()
 		return cleared
 	case dc4:
+		switch cmd[2] {
+		case 1, 2:
+			if cmd[2] == 1 && in.pulseOff || cmd[2] == 2 && in.powerOffOff {
+				return false // disabled by GS ( D: the bytes are data
+			}
+		}
 		switch cmd[2] {
 		case 8:
 			in.clear()

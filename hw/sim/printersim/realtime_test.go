@@ -158,3 +158,30 @@ func TestXonXoffFlowControl(t *testing.T) {
 	quiet.SetPaper(PaperOK)
 	assert.Empty(t, q.got, "no flow control bytes without XonXoff")
 }
+
+// GS ( D function 20 lets a host turn DLE DC4 1 and DLE DC4 2 into plain data, as Epson advises
+// before graphics data that holds them; DLE EOT stays a real-time command.
+func TestRealTimeSwitch(t *testing.T) {
+	image := []byte{esc, '*', 0, 8, 0, dle, dc4, 1, 0, 1, dle, eot, 1, 'x', lf}
+	pulses := func(in *Interpreter) (n int) {
+		for _, l := range in.Log() {
+			if strings.Contains(l, "drawer pulse") {
+				n++
+			}
+		}
+		return n
+	}
+	in, a := newInterp(Config{})
+	in.Write(image)
+	assert.Equal(t, 1, pulses(in), "enabled at power-on")
+	assert.Equal(t, []byte{0x12}, a.take())
+
+	in, a = newInterp(Config{})
+	in.Write([]byte{gs, '(', 'D', 5, 0, 20, 1, 0, 2, 0})
+	in.Write(image)
+	assert.Zero(t, pulses(in), "the pulse is image data now")
+	assert.Equal(t, []byte{0x12}, a.take(), "DLE EOT is still answered")
+	in.Write([]byte{gs, '(', 'D', 3, 0, 20, 1, 1})
+	in.Write(image)
+	assert.Equal(t, 1, pulses(in), "enabled again")
+}
