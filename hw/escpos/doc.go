@@ -9,6 +9,6 @@
 // DLE followed by EOT, ENQ or DC4 appear anywhere in a document (a printer acts on those real-time
 // commands wherever they stand, barcode and QR data included), and never guess at a status byte
 // that does not carry the protocol's fixed bits; the bytes a printer sends unasked (XON, XOFF,
-// Automatic Status Back, an unasked status) are skipped, never taken for an answer. It imports nothing of the
-// project: amounts reach it as already formatted text.
+// Automatic Status Back, an unasked status) are skipped, never taken for an answer. It imports
+// nothing of the project: amounts reach it as already formatted text.
 package escpos
