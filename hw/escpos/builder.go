@@ -1,6 +1,7 @@
 package escpos
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 )
@@ -12,6 +13,7 @@ const (
 	gs  = 0x1D
 	dle = 0x10
 	eot = 0x04
+	enq = 0x05
 	dc4 = 0x14
 )
 
@@ -26,6 +28,11 @@ const (
 	qrModule      = 6
 	qrLevelM      = 49 // error correction M (15 %): survives a crease or a smudge
 	maxQRData     = 512
+	// A QR symbol needs 4 modules of white on every side. The printer prints the symbol alone
+	// (Epson: "the user must secure the quiet zone"): above and below, the document feeds whole
+	// lines of the default spacing, 1/6 inch, which is 30 dots or more on any TM printer.
+	lineDots     = 30
+	qrQuietLines = (4*qrModule + lineDots - 1) / lineDots
 )
 
 // ErrDoc is wrapped by every error a Doc records: a document that cannot be printed as asked
@@ -61,6 +68,7 @@ type Doc struct {
 	buf     []byte
 	err     error
 	midLine bool // text is waiting in the printer's line buffer
+	fed     bool // the last thing printed is a blank line fed by Feed: a QR code's quiet zone above
 }
 
 // NewDoc returns an empty document. Start it with Init.
@@ -83,7 +91,7 @@ func (d *Doc) Init() *Doc {
 		return d
 	}
 	d.buf = append(d.buf, esc, '@', esc, 'R', 0, esc, 't', codeTablePC858)
-	d.midLine = false
+	d.midLine, d.fed = false, false
 	return d
 }
 
@@ -141,6 +149,7 @@ func (d *Doc) Text(s string) *Doc {
 	d.buf = appendText(d.buf, s)
 	if len(d.buf) > before {
 		d.midLine = d.buf[len(d.buf)-1] != lf
+		d.fed = false
 	}
 	return d
 }
@@ -152,7 +161,7 @@ func (d *Doc) Line(s string) *Doc {
 	}
 	d.buf = appendText(d.buf, s)
 	d.buf = append(d.buf, lf)
-	d.midLine = false
+	d.midLine, d.fed = false, false
 	return d
 }
 
@@ -165,6 +174,7 @@ func (d *Doc) Feed(n int) *Doc {
 		return d.fail("feed of %d lines (0 to 255)", n)
 	}
 	d.buf = append(d.buf, esc, 'd', byte(n))
+	d.fed = d.fed && !d.midLine || n >= qrQuietLines
 	d.midLine = false
 	return d
 }
@@ -195,6 +205,7 @@ func (d *Doc) Barcode128(data string) *Doc {
 		gs, 'w', barcodeModule,
 		gs, 'k', 73, byte(len(payload))) // m=73: CODE128, length-prefixed
 	d.buf = append(d.buf, payload...)
+	d.fed = false
 	return d
 }
 
@@ -217,8 +228,16 @@ func code128Payload(s string) ([]byte, error) {
 	var out []byte
 	if digits && len(s) >= 2 {
 		out = append(make([]byte, 0, 2+len(s)/2+3), '{', 'C')
+		pair := func(i int) byte { return (s[i]-'0')*10 + s[i+1] - '0' }
 		for i := 0; i+1 < len(s); i += 2 {
-			out = append(out, (s[i]-'0')*10+s[i+1]-'0')
+			// The pair 16 followed by 04, 05 or 20 would put DLE EOT, DLE ENQ or DLE DC4 on the
+			// wire, which a printer acts on wherever it appears (an extra status byte, a recovery,
+			// a buffer clear): those two digits go in code set B instead.
+			if v := pair(i); v == dle && i+3 < len(s) && isRealTimeSecond(pair(i+2)) {
+				out = append(out, '{', 'B', s[i], s[i+1], '{', 'C')
+				continue
+			}
+			out = append(out, pair(i))
 		}
 		if len(s)%2 == 1 {
 			out = append(out, '{', 'B', s[len(s)-1])
@@ -238,9 +257,10 @@ func code128Payload(s string) ([]byte, error) {
 	return out, nil
 }
 
-// QR prints data as a QR code (model 2, error correction M), aligned like text. data is printable
-// ASCII (a validation number, a URL), at most 512 bytes: the printer stores bytes, not runes, and a
-// scanner must read back exactly what the kiosk recorded.
+// QR prints data as a QR code (model 2, error correction M), aligned like text, with its quiet
+// zone: a blank line above (unless Feed just made one) and one below. data is printable ASCII (a
+// validation number, a URL), at most 512 bytes: the printer stores bytes, not runes, and a scanner
+// must read back exactly what the kiosk recorded.
 func (d *Doc) QR(data string) *Doc {
 	if d.err != nil {
 		return d
@@ -254,6 +274,9 @@ func (d *Doc) QR(data string) *Doc {
 		}
 	}
 	d.endLine()
+	if !d.fed {
+		d.buf = append(d.buf, esc, 'd', qrQuietLines)
+	}
 	store := len(data) + 3
 	d.buf = append(d.buf,
 		gs, '(', 'k', 4, 0, 49, 65, 50, 0, // fn 165: model 2
@@ -262,6 +285,8 @@ func (d *Doc) QR(data string) *Doc {
 		gs, '(', 'k', byte(store), byte(store>>8), 49, 80, 48) // fn 180: store the data
 	d.buf = append(d.buf, data...)
 	d.buf = append(d.buf, gs, '(', 'k', 3, 0, 49, 81, 48) // fn 181: print the stored symbol
+	d.buf = append(d.buf, esc, 'd', qrQuietLines)
+	d.fed = true
 	return d
 }
 
@@ -272,6 +297,7 @@ func (d *Doc) Cut() *Doc {
 	}
 	d.endLine()
 	d.buf = append(d.buf, gs, 'V', 65, 0)
+	d.fed = false
 	return d
 }
 
@@ -282,12 +308,38 @@ func (d *Doc) Err() error { return d.err }
 func (d *Doc) Len() int { return len(d.buf) }
 
 // Bytes returns the document's byte stream, or the first mistake recorded (wrapping ErrDoc). The
-// slice is the Doc's own: do not change it.
+// slice is the Doc's own: do not change it. A stream holding the start of a real-time command is a
+// mistake: no builder method should ever make one (see realTimeAt).
 func (d *Doc) Bytes() ([]byte, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
+	if i := realTimeAt(d.buf); i >= 0 {
+		d.fail("bytes % x at %d would be a real-time command", d.buf[i:i+2], i)
+		return nil, d.err
+	}
 	return d.buf, nil
+}
+
+// isRealTimeSecond tells the bytes that make DLE the start of a real-time command: EOT, ENQ, DC4.
+func isRealTimeSecond(b byte) bool { return b == eot || b == enq || b == dc4 }
+
+// realTimeAt returns where b holds DLE followed by EOT, ENQ or DC4, or -1. A printer acts on a
+// real-time command the moment its bytes arrive, wherever they stand: inside a barcode's or a QR
+// code's data, or as a command's parameter, they would make it answer a status nobody asked for,
+// recover from an error or clear its buffers in the middle of a voucher. A document never sends a
+// real-time command, so it never holds these two bytes in a row.
+func realTimeAt(b []byte) int {
+	for off := 0; ; {
+		i := bytes.IndexByte(b[off:], dle)
+		if i < 0 {
+			return -1
+		}
+		off += i + 1
+		if off < len(b) && isRealTimeSecond(b[off]) {
+			return off - 1
+		}
+	}
 }
 
 func bit(on bool) byte {

@@ -2,6 +2,7 @@ package escpos
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
@@ -37,12 +38,30 @@ func TestDocCommandBytes(t *testing.T) {
 			[]byte{0x1D, 'H', 2, 0x1D, 'h', 80, 0x1D, 'w', 2, 0x1D, 'k', 73, 6, '{', 'B', 'A', '{', '{', '1'}},
 		{"barcode starts its own line", func(d *Doc) *Doc { return d.Text("n°").Barcode128("7") },
 			[]byte{'n', 0xF8, '\n', 0x1D, 'H', 2, 0x1D, 'h', 80, 0x1D, 'w', 2, 0x1D, 'k', 73, 3, '{', 'B', '7'}},
-		{"qr code", func(d *Doc) *Doc { return d.QR("AB1") }, []byte{
+		{"qr code with a blank line above and below", func(d *Doc) *Doc { return d.QR("AB1") }, []byte{
+			0x1B, 'd', 1,
 			0x1D, '(', 'k', 4, 0, 49, 65, 50, 0,
 			0x1D, '(', 'k', 3, 0, 49, 67, 6,
 			0x1D, '(', 'k', 3, 0, 49, 69, 49,
 			0x1D, '(', 'k', 6, 0, 49, 80, 48, 'A', 'B', '1',
-			0x1D, '(', 'k', 3, 0, 49, 81, 48}},
+			0x1D, '(', 'k', 3, 0, 49, 81, 48,
+			0x1B, 'd', 1}},
+		{"qr code after a feed: no second blank line", func(d *Doc) *Doc { return d.Text("x").Feed(1).Bold(true).QR("7") }, []byte{
+			'x', 0x1B, 'd', 1, 0x1B, 'E', 1,
+			0x1D, '(', 'k', 4, 0, 49, 65, 50, 0,
+			0x1D, '(', 'k', 3, 0, 49, 67, 6,
+			0x1D, '(', 'k', 3, 0, 49, 69, 49,
+			0x1D, '(', 'k', 4, 0, 49, 80, 48, '7',
+			0x1D, '(', 'k', 3, 0, 49, 81, 48,
+			0x1B, 'd', 1}},
+		{"feed 0 after text is no quiet zone", func(d *Doc) *Doc { return d.Feed(1).Text("x").Feed(0).QR("7") }, []byte{
+			0x1B, 'd', 1, 'x', 0x1B, 'd', 0, 0x1B, 'd', 1,
+			0x1D, '(', 'k', 4, 0, 49, 65, 50, 0,
+			0x1D, '(', 'k', 3, 0, 49, 67, 6,
+			0x1D, '(', 'k', 3, 0, 49, 69, 49,
+			0x1D, '(', 'k', 4, 0, 49, 80, 48, '7',
+			0x1D, '(', 'k', 3, 0, 49, 81, 48,
+			0x1B, 'd', 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,4 +183,118 @@ func TestCode128PayloadLimits(t *testing.T) {
 	require.NoError(t, err)
 	_, err = code128Payload(string(bytes.Repeat([]byte("{"), 127)))
 	assert.Error(t, err, "escaped braces count twice")
+}
+
+// decode128 reads a GS k 73 payload back to its text, for the code sets the builder uses.
+func decode128(t *testing.T, p []byte) string {
+	t.Helper()
+	var out []byte
+	set := byte(0)
+	for i := 0; i < len(p); i++ {
+		if p[i] == '{' && i+1 < len(p) && p[i+1] != '{' {
+			set = p[i+1]
+			i++
+			continue
+		}
+		switch set {
+		case 'C':
+			out = append(out, '0'+p[i]/10, '0'+p[i]%10)
+		case 'B':
+			if p[i] == '{' {
+				i++
+			}
+			out = append(out, p[i])
+		default:
+			t.Fatalf("data before a code set in % x", p)
+		}
+	}
+	return string(out)
+}
+
+// Digit pairs 16 then 04, 05 or 20 in code set C are DLE EOT, DLE ENQ and DLE DC4 on the wire:
+// they must never be sent, at any place in the number, and the number must read back the same.
+func TestCode128NeverCarriesARealTimeSequence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	digits := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + rng.IntN(10))
+		}
+		return b
+	}
+	var numbers []string
+	for _, seq := range []string{"1604", "1605", "1620", "160401", "16041604", "161604", "1616200"} {
+		for n := 2; n <= 20; n++ {
+			for at := 0; at+len(seq) <= n; at++ {
+				b := digits(n)
+				copy(b[at:], seq)
+				numbers = append(numbers, string(b))
+			}
+		}
+	}
+	for v := range 100000 {
+		numbers = append(numbers, fmt.Sprintf("%05d", v))
+	}
+	for _, s := range numbers {
+		p, err := code128Payload(s)
+		require.NoError(t, err, s)
+		require.Equal(t, -1, realTimeAt(p), "%s: % x", s, p)
+		require.Equal(t, s, decode128(t, p))
+		doc, err := NewDoc().Init().Barcode128(s).QR(s).Bytes()
+		require.NoError(t, err, s)
+		require.Equal(t, -1, realTimeAt(doc), s)
+	}
+	// The validation number the kiosk prints stays in set C apart from the one pair.
+	p, err := code128Payload("042916040118274639")
+	require.NoError(t, err)
+	assert.Equal(t, []byte{'{', 'C', 4, 29, '{', 'B', '1', '6', '{', 'C', 4, 1, 18, 27, 46, 39}, p)
+}
+
+// Whatever a caller builds with valid arguments, the bytes never hold DLE followed by EOT, ENQ or
+// DC4 (a size of 2x1 is 0x10, a feed of 16 lines too: what follows them is never 04, 05 or 0x14).
+func TestNoDocumentHoldsARealTimeSequence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	printable := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(0x20 + rng.IntN(0x5F))
+		}
+		return string(b)
+	}
+	for range 3000 {
+		d := NewDoc().Init()
+		for range 30 {
+			switch rng.IntN(9) {
+			case 0:
+				d.Size(1+rng.IntN(8), 1+rng.IntN(8))
+			case 1:
+				d.Feed(rng.IntN(256))
+			case 2:
+				d.Text(string([]rune{rune(rng.IntN(0x300)), rune(rng.IntN(0x20)), 0x10, 0x04, 0x14}))
+			case 3:
+				d.Line(printable(rng.IntN(10)))
+			case 4:
+				d.Barcode128(fmt.Sprint(rng.Int64N(1e18)) + "16" + []string{"04", "05", "20"}[rng.IntN(3)])
+			case 5:
+				d.QR(printable(1 + rng.IntN(300)))
+			case 6:
+				d.Align(Align(rng.IntN(3))).Bold(rng.IntN(2) == 0).Underline(rng.IntN(2) == 0)
+			case 7:
+				d.Barcode128(printable(1 + rng.IntN(40)))
+			default:
+				d.Cut()
+			}
+		}
+		b, err := d.Bytes()
+		require.NoError(t, err)
+		require.Equal(t, -1, realTimeAt(b), "% x", b)
+	}
+}
+
+func TestBytesRefusesARealTimeSequence(t *testing.T) {
+	d := NewDoc().Init()
+	d.buf = append(d.buf, 0x1D, 'k', 73, 4, '{', 'C', 16, 4) // as a builder without the guard made it
+	_, err := d.Bytes()
+	require.ErrorIs(t, err, ErrDoc)
+	assert.ErrorContains(t, err, "real-time")
 }

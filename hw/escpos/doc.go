@@ -5,7 +5,10 @@
 //
 // A cash-out voucher is money: the kiosk zeroes the credit only when Print returns nil. So this
 // package must never report a print as done that the printer has not confirmed, never send raw
-// UTF-8 or a control byte smuggled in text (a stray ESC could change what is printed), and never
-// guess at a status byte that does not carry the protocol's fixed bits. It imports nothing of the
-// project: amounts reach it as already formatted text.
+// UTF-8 or a control byte smuggled in text (a stray ESC could change what is printed), never let
+// DLE followed by EOT, ENQ or DC4 appear anywhere in a document (a printer acts on those real-time
+// commands wherever they stand, barcode and QR data included), and never guess at a status byte
+// that does not carry the protocol's fixed bits; the bytes a printer sends unasked (XON, XOFF,
+// Automatic Status Back, an unasked status) are skipped, never taken for an answer. It imports
+// nothing of the project: amounts reach it as already formatted text.
 package escpos

@@ -92,10 +92,21 @@ var (
 	cmdStatus = [4][]byte{{dle, eot, 1}, {dle, eot, 2}, {dle, eot, 3}, {dle, eot, 4}}
 )
 
-// isSyncAnswer tells the answer to GS r 1 from a DLE EOT answer: bit 4 and bit 7 clear. Only the
-// near-end bits (0-1) may be set: the printer does not answer GS r while out of paper, and a stray
-// byte must not pass for a confirmation.
-func isSyncAnswer(b byte) bool { return b&^0x03 == 0 }
+// Flow control bytes a printer set for XON/XOFF sends when it goes busy and ready again. They are
+// not answers: a 4-byte ASB block is even "continuous except for XOFF".
+const (
+	xon  = 0x11
+	xoff = 0x13
+)
+
+// isSyncAnswer tells the answer to GS r from the other bytes a printer sends by Epson's
+// recognition pattern 0xx0xxxx (bits 4 and 7 clear; the others carry sensors or are undefined and
+// may be set). A DLE EOT answer has bit 4 set, and so has the header of an ASB block, after which
+// three bytes of the same pattern follow: those are skipped before this test is made (next).
+func isSyncAnswer(b byte) bool { return b&0x90 == 0 }
+
+// isASBHeader tells the first byte of an Automatic Status Back block: 0xx1xx00.
+func isASBHeader(b byte) bool { return b&0x93 == 0x10 }
 
 // Printer is an ESC/POS receipt printer on a serial line. It opens its device on first use through
 // dial and opens it again after the device went away. Its methods may be called from several
@@ -179,7 +190,9 @@ func (p *Printer) readStatus(ctx context.Context) (hw.Port, Status, error) {
 
 // Print prints doc and returns the status read after it. It returns nil only when the printer was
 // ready, processed every byte of the document (its answer to GS r, sent after the document,
-// arrived) and was still free of faults right after. Any other outcome is a *PrintError whose Stage
+// arrived) and was still free of faults right after. Flow control (XON, XOFF), Automatic Status Back
+// blocks and status bytes nobody asked for may come among the answers: they are skipped, never taken
+// for a confirmation nor made a protocol error. Any other outcome is a *PrintError whose Stage
 // says whether anything was sent. A paper near end does not fail a print: check the returned
 // Status.PaperNearEnd to warn the staff.
 func (p *Printer) Print(ctx context.Context, doc *Doc) (Status, error) {
@@ -230,13 +243,21 @@ func (p *Printer) awaitSync(ctx context.Context, port hw.Port) (Status, error) {
 		if wait.After(deadline) {
 			wait = deadline
 		}
-		b, ok, err := p.readByte(ctx, port, wait)
+		b, ok, err := p.next(ctx, port, wait)
 		if err != nil {
 			return st, err
 		}
 		if ok {
-			if isSyncAnswer(b) {
+			switch {
+			case isSyncAnswer(b):
 				return st, nil
+			case isRealTimeAnswer(b):
+				// A status nobody asked for now: the answer to a real-time sequence that reached
+				// the printer some other way. It says nothing about this document; wait on.
+				if !time.Now().Before(deadline) {
+					return st, hw.Errorf(hw.ErrTimeout, "await print", "printer did not finish within %v", p.cfg.PrintTimeout)
+				}
+				continue
 			}
 			return st, hw.Errorf(hw.ErrProtocol, "await print", "unexpected byte %#02x", b)
 		}
@@ -271,8 +292,8 @@ func (p *Printer) abort(port hw.Port, cause error) {
 	}
 	// The answer (37 25 00) is read and discarded; the next exchange resets the input anyway.
 	deadline := time.Now().Add(p.cfg.StatusTimeout)
-	for got := 0; got < 3; got++ {
-		_, ok, err := p.readByte(context.Background(), port, deadline)
+	for got := 0; got < 3; {
+		b, ok, err := p.readByte(context.Background(), port, deadline)
 		if err != nil {
 			p.drop(err)
 			return
@@ -280,11 +301,17 @@ func (p *Printer) abort(port hw.Port, cause error) {
 		if !ok {
 			return
 		}
+		if b != xon && b != xoff {
+			got++
+		}
 	}
 }
 
 // query sends DLE EOT 1 to 4, one at a time, and parses the answers. When sync is true an answer to
-// GS r may arrive among them; it is reported and not mistaken for a status byte.
+// GS r may arrive among them; it is reported and not mistaken for a status byte. XON, XOFF and ASB
+// blocks are skipped (next). A status byte nobody asked for cannot be told from the answer to the
+// request in flight; none comes now that no document carries a real-time sequence (realTimeAt),
+// and a printer answers those at reception, long before the first poll.
 func (p *Printer) query(ctx context.Context, port hw.Port, sync bool) (Status, bool, error) {
 	var raw [4]byte
 	synced := false
@@ -295,7 +322,7 @@ func (p *Printer) query(ctx context.Context, port hw.Port, sync bool) (Status, b
 		}
 		deadline := time.Now().Add(p.cfg.StatusTimeout)
 		for {
-			b, ok, err := p.readByte(ctx, port, deadline)
+			b, ok, err := p.next(ctx, port, deadline)
 			if err != nil {
 				return Status{}, synced, err
 			}
@@ -315,6 +342,29 @@ func (p *Printer) query(ctx context.Context, port hw.Port, sync bool) (Status, b
 	}
 	st, err := ParseStatus(raw[:])
 	return st, synced, err
+}
+
+// next reads the next byte that may answer a request, before deadline: XON and XOFF are skipped,
+// and so is an Automatic Status Back block (its header and three bytes, XON and XOFF apart), which
+// a printer left with ASB enabled sends unasked whenever its state changes. ok is false when
+// nothing else came.
+func (p *Printer) next(ctx context.Context, port hw.Port, deadline time.Time) (byte, bool, error) {
+	asb := 0 // bytes of an ASB block still to skip
+	for {
+		b, ok, err := p.readByte(ctx, port, deadline)
+		if err != nil || !ok {
+			return 0, false, err
+		}
+		switch {
+		case b == xon || b == xoff:
+		case asb > 0:
+			asb--
+		case isASBHeader(b):
+			asb = 3
+		default:
+			return b, true, nil
+		}
+	}
 }
 
 // readByte reads one byte before deadline. ok is false when none came.

@@ -3,6 +3,7 @@ package escpos_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -279,7 +280,7 @@ func TestGarbageAnswersAreProtocolErrors(t *testing.T) {
 		}, escpos.StageBefore},
 		{"garbage for the print confirmation", func(req, normal []byte) []byte {
 			if req[0] == 0x1D {
-				return []byte{0x5A}
+				return []byte{0xDA} // bit 7 is clear in every byte a printer sends
 			}
 			return normal
 		}, escpos.StageDuring},
@@ -295,6 +296,22 @@ func TestGarbageAnswersAreProtocolErrors(t *testing.T) {
 			assert.Equal(t, tt.stage, pe.Stage)
 		})
 	}
+}
+
+// A status byte in place of the GS r answer is not a confirmation: the print is not confirmed.
+func TestStatusByteInsteadOfTheConfirmationTimesOut(t *testing.T) {
+	r := newRig(t, fast)
+	r.sim.Tamper(func(req, normal []byte) []byte {
+		if req[0] == 0x1D {
+			return []byte{0x5A}
+		}
+		return normal
+	})
+	_, err := r.printer.Print(ctx(t), voucher())
+	require.ErrorIs(t, err, hw.ErrTimeout)
+	var pe *escpos.PrintError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, escpos.StageDuring, pe.Stage)
 }
 
 func TestUnpluggedPrinterFailsThenComesBack(t *testing.T) {
@@ -386,4 +403,100 @@ func TestDialFailureIsReported(t *testing.T) {
 	_, err = p.Print(ctx(t), voucher())
 	assert.ErrorIs(t, err, hw.ErrNotFound)
 	assert.NoError(t, p.Close())
+}
+
+// A validation number whose digit pairs in Code 128 set C are 16 04 01 holds, as bytes, the
+// printer's DLE EOT 1: a real printer answers it in the middle of the barcode. The voucher must
+// still print whole, scan back to its number, and be confirmed.
+func TestVoucherNumberHoldingARealTimeSequencePrints(t *testing.T) {
+	for _, n := range []string{"042916040118274639", "160501000000000000", "000000001620010001"} {
+		t.Run(n, func(t *testing.T) {
+			r := newRig(t, fast)
+			doc := escpos.NewDoc().Init().Align(escpos.Center).Line("Bon").Barcode128(n).QR(n).Line(n).Feed(2).Cut()
+			_, err := r.printer.Print(ctx(t), doc)
+			require.NoError(t, err)
+			rs := r.sim.Receipts()
+			require.Len(t, rs, 1)
+			assert.True(t, rs[0].Complete)
+			assert.Contains(t, rs[0].Text, "||| "+n+" |||")
+			assert.Contains(t, rs[0].Text, "[QR: "+n+"]")
+			assert.Empty(t, r.sim.Log())
+		})
+	}
+}
+
+// Bytes a printer sends unasked, or with undefined bits set, do not void a voucher that printed:
+// flow control (XON 0x11, XOFF 0x13), a status answer nobody asked for (a real-time sequence that
+// reached the printer another way), an Automatic Status Back block, a GS r answer with bits set
+// that Epson leaves undefined (its recognition pattern is 0xx0xxxx).
+func TestStrayBytesFromThePrinterAreTolerated(t *testing.T) {
+	wrap := func(pre, post []byte) func(req, normal []byte) []byte {
+		return func(req, normal []byte) []byte {
+			return append(append(append([]byte{}, pre...), normal...), post...)
+		}
+	}
+	onSync := func(f func(normal []byte) []byte) func(req, normal []byte) []byte {
+		return func(req, normal []byte) []byte {
+			if req[0] == 0x1D && req[1] == 'r' {
+				return f(normal)
+			}
+			return normal
+		}
+	}
+	tests := []struct {
+		name   string
+		tamper func(req, normal []byte) []byte
+	}{
+		{"XOFF and XON around every answer", wrap([]byte{0x13}, []byte{0x11})},
+		{"XON before every answer", wrap([]byte{0x11}, nil)},
+		{"an unasked status before the GS r answer", onSync(func(n []byte) []byte { return append([]byte{0x12}, n...) })},
+		{"an ASB block before the GS r answer", onSync(func(n []byte) []byte { return append([]byte{0x10, 0x00, 0x00, 0x00}, n...) })},
+		{"an ASB block split by XOFF", onSync(func(n []byte) []byte { return append([]byte{0x18, 0x13, 0x00, 0x03, 0x11, 0x00}, n...) })},
+		{"GS r answer with undefined bits", onSync(func([]byte) []byte { return []byte{0x60} })},
+		{"GS r answer 0x0F", onSync(func([]byte) []byte { return []byte{0x0F} })},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, fast)
+			r.sim.Tamper(tt.tamper)
+			st, err := r.printer.Print(ctx(t), voucher())
+			require.NoError(t, err)
+			assert.True(t, st.Ready())
+			require.Len(t, r.sim.Receipts(), 1)
+			assert.True(t, r.sim.Receipts()[0].Complete)
+		})
+	}
+}
+
+// A printer another host left with ASB enabled, or set for XON/XOFF, reports a fault mid-voucher
+// with those bytes among the answers: the fault is what the driver reports, not a protocol error.
+func TestFaultReportedThroughASBAndFlowControl(t *testing.T) {
+	for _, cfg := range []printersim.Config{{}, {XonXoff: true}} {
+		t.Run(fmt.Sprintf("xonxoff=%v", cfg.XonXoff), func(t *testing.T) {
+			link := filepath.Join(t.TempDir(), "printer")
+			cfg.Link = link
+			sim, err := printersim.Start(cfg)
+			require.NoError(t, err)
+			p := escpos.New(func() (hw.Port, error) { return hw.Open(link, mode) }, fast)
+			t.Cleanup(func() {
+				assert.NoError(t, p.Close())
+				assert.NoError(t, sim.Close())
+			})
+			_, err = sim.Write([]byte{0x1D, 'a', 0x0F}) // as if another program had sent GS a 15
+			require.NoError(t, err)
+			sim.Inject(printersim.AfterLines(4), printersim.PaperOut)
+			_, err = p.Print(ctx(t), voucher())
+			require.ErrorIs(t, err, escpos.ErrPaperOut)
+			var pe *escpos.PrintError
+			require.ErrorAs(t, err, &pe)
+			assert.Equal(t, escpos.StageDuring, pe.Stage)
+
+			reset(sim)
+			st, err := p.Status(ctx(t))
+			require.NoError(t, err)
+			assert.True(t, st.Ready())
+			_, err = p.Print(ctx(t), voucher())
+			require.NoError(t, err)
+		})
+	}
 }

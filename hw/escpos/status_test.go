@@ -85,22 +85,32 @@ func TestParseStatusRejectsBytesWithoutTheFixedBits(t *testing.T) {
 	}
 }
 
-// Every one of the 256 values is classified: a DLE EOT answer, a GS r 1 answer, or neither, and
-// never two at once.
+// Every one of the 256 values is classified: a DLE EOT answer (0xx1xx10), a GS r answer
+// (0xx0xxxx), an ASB header (0xx1xx00), XON or XOFF, or neither, and never two at once.
 func TestAnswerClassesAreDisjoint(t *testing.T) {
-	rt, sync := 0, 0
+	rt, sync, asb := 0, 0, 0
 	for v := range 256 {
 		b := byte(v)
-		assert.False(t, isRealTimeAnswer(b) && isSyncAnswer(b), "%#02x", b)
+		classes := 0
+		for _, in := range []bool{isRealTimeAnswer(b), isSyncAnswer(b), isASBHeader(b), b == xon || b == xoff} {
+			if in {
+				classes++
+			}
+		}
+		assert.LessOrEqual(t, classes, 1, "%#02x", b)
 		if isRealTimeAnswer(b) {
 			rt++
 		}
 		if isSyncAnswer(b) {
 			sync++
 		}
+		if isASBHeader(b) {
+			asb++
+		}
 	}
 	assert.Equal(t, 16, rt, "4 fixed bits leave 16 status values")
-	assert.Equal(t, 4, sync)
+	assert.Equal(t, 64, sync, "2 fixed bits leave 64")
+	assert.Equal(t, 16, asb)
 }
 
 func FuzzParseStatus(f *testing.F) {

@@ -2,18 +2,20 @@ package printersim
 
 // Control bytes of the ESC/POS stream.
 const (
-	ht  = 0x09
-	lf  = 0x0A
-	ff  = 0x0C
-	cr  = 0x0D
-	can = 0x18
-	esc = 0x1B
-	fs  = 0x1C
-	gs  = 0x1D
-	dle = 0x10
-	eot = 0x04
-	enq = 0x05
-	dc4 = 0x14
+	ht   = 0x09
+	lf   = 0x0A
+	ff   = 0x0C
+	cr   = 0x0D
+	can  = 0x18
+	esc  = 0x1B
+	fs   = 0x1C
+	gs   = 0x1D
+	dle  = 0x10
+	eot  = 0x04
+	enq  = 0x05
+	dc4  = 0x14
+	xon  = 0x11
+	xoff = 0x13
 )
 
 // Argument counts of the fixed-length ESC, GS and FS commands the printer knows, including those
@@ -32,7 +34,7 @@ var (
 		'r': 1, 'v': -1, 'w': 1,
 	}
 	fsArgs = map[byte]int{
-		'!': 1, '&': 0, '(': -1, '-': 1, '.': 0, '?': 2, 'C': 1, 'S': 2, 'W': 1, 'p': 2,
+		'!': 1, '&': 0, '(': -1, '-': 1, '.': 0, '?': 2, 'C': 1, 'S': 2, 'W': 1, 'p': 2, 'q': -1,
 	}
 )
 
@@ -180,8 +182,23 @@ func frameGS(b []byte) (int, bool) {
 }
 
 func frameFS(b []byte) (int, bool) {
-	if b[1] == '(' {
+	switch b[1] {
+	case '(':
 		return withLength(b, 5, 2, 1)
+	case 'q': // FS q n [xL xH yL yH d1 ... d(x*y*8)]1 ... [...]n: define NV bit images
+		if len(b) < 3 {
+			return 0, false
+		}
+		i := 3
+		for range int(b[2]) {
+			if len(b) < i+4 {
+				return 0, false
+			}
+			x := int(b[i]) | int(b[i+1])<<8
+			y := int(b[i+2]) | int(b[i+3])<<8
+			i += 4 + x*y*8
+		}
+		return need(b, i)
 	}
 	return 2, true
 }

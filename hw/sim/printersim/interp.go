@@ -17,6 +17,10 @@ type Config struct {
 	// € must select its code table itself.
 	CodeTable byte
 	Charset   byte
+	// XonXoff is the flow control set by the printer's DIP switches: XOFF (0x13) is sent when the
+	// printer goes busy (it is offline: stopped by a fault) and XON (0x11) when it is ready again.
+	// A real printer also goes busy when its receive buffer fills; the simulator's never does.
+	XonXoff bool
 	// Logf receives the oddities of the stream: unknown commands, ignored ones, bad barcode data.
 	Logf func(format string, args ...any)
 
@@ -66,8 +70,14 @@ type Interpreter struct {
 
 	state      State
 	injections []injection
+	asb        byte    // GS a n: the status items sent unasked when they change (0: none)
+	asbSent    [4]byte // the last automatic status sent
+	busy       bool    // XOFF sent, XON not yet (Config.XonXoff)
+	// GS ( D: DLE DC4 1 (pulse) and DLE DC4 2 (power off) taken as data rather than acted on
+	pulseOff, powerOffOff bool
 
 	in       []byte // received, not yet a whole command
+	rt       []byte // the start of a real-time command being received (DLE and what followed)
 	queue    []byte // whole commands held while the printer is stopped
 	draining bool
 
@@ -139,10 +149,37 @@ func (in *Interpreter) logf(format string, args ...any) {
 }
 
 // Write feeds bytes received from the host. It never fails: what the printer does not understand it
-// logs and skips.
+// logs and skips. A real-time command is acted on the moment its last byte arrives, wherever it
+// stands in the stream (see realtime.go); every byte also goes on to the command interpreter.
 func (in *Interpreter) Write(p []byte) (int, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	start := 0
+	for i, c := range p {
+		cmd, ok := in.scan(c)
+		if !ok {
+			continue
+		}
+		// The interpreter first takes everything received before this byte, so that the answer
+		// and the printing come in the order of the bytes, however they were split.
+		in.feed(p[start:i])
+		start = i
+		if in.receivingNVImage() {
+			continue // FS q: real-time commands are not processed while it runs
+		}
+		if in.realTime(cmd) {
+			start = i + 1 // the receive buffer was cleared, this command's last byte with it
+		}
+	}
+	in.feed(p[start:])
+	return len(p), nil
+}
+
+// feed hands received bytes to the command interpreter, which runs every whole command.
+func (in *Interpreter) feed(p []byte) {
+	if len(p) == 0 {
+		return
+	}
 	in.in = append(in.in, p...)
 	off := 0
 	for off < len(in.in) {
@@ -154,14 +191,12 @@ func (in *Interpreter) Write(p []byte) (int, error) {
 		off += n
 	}
 	in.in = append(in.in[:0], in.in[off:]...)
-	return len(p), nil
 }
 
-// dispatch runs a real-time command at once and any other in order: now if the printer is
-// printing, later if it is stopped.
+// dispatch runs a command in order: now if the printer is printing, later if it is stopped. A
+// real-time command met here was acted on when its last byte arrived: it is not run twice.
 func (in *Interpreter) dispatch(cmd []byte) {
 	if len(cmd) >= 3 && cmd[0] == dle && (cmd[1] == eot || cmd[1] == enq || cmd[1] == dc4) {
-		in.realTime(cmd)
 		return
 	}
 	if in.state.Stopped() || len(in.queue) > 0 {
@@ -197,9 +232,53 @@ func (in *Interpreter) changed() {
 		if len(in.lines) > 0 {
 			in.finish(false, in.state.cause())
 		}
+	} else {
+		in.resume()
+	}
+	if in.cfg.XonXoff && in.busy != in.state.Stopped() && in.reply != nil {
+		in.busy = !in.busy
+		if in.busy {
+			in.reply([]byte{xoff})
+		} else {
+			in.reply([]byte{xon})
+		}
+	}
+	in.statusBack(false)
+}
+
+// asbGroups are the bits of the automatic status that each item of GS a n covers: bit 0 the
+// drawer pin, bit 1 online/offline (with the cover and the feed button), bit 2 the errors, bit 3
+// the roll paper sensors.
+var asbGroups = [4][4]byte{
+	{0x04, 0, 0, 0},
+	{0x68, 0, 0, 0},
+	{0, 0x6C, 0, 0},
+	{0, 0, 0x0F, 0},
+}
+
+// statusBack sends the automatic status (ASB) when it is enabled and an enabled item changed, or
+// at once when force is set (GS a n itself sends the status when it enables an item).
+func (in *Interpreter) statusBack(force bool) {
+	if in.asb == 0 {
 		return
 	}
-	in.resume()
+	now := in.state.autoStatus()
+	send := force
+	for item, mask := range asbGroups {
+		if in.asb&(1<<item) == 0 {
+			continue
+		}
+		for i := range mask {
+			if (now[i]^in.asbSent[i])&mask[i] != 0 {
+				send = true
+			}
+		}
+	}
+	if !send {
+		return
+	}
+	in.asbSent = now
+	in.answer([]byte{gs, 'a', in.asb}, now[:])
 }
 
 // exec runs one whole non-real-time command and returns how many of its bytes it used: all of
@@ -475,15 +554,21 @@ func (in *Interpreter) execGS(cmd []byte) {
 	case 'k':
 		in.barcode(cmd)
 	case '(':
-		if cmd[2] == 'k' && len(cmd) >= 7 && cmd[5] == 49 {
+		switch {
+		case cmd[2] == 'k' && len(cmd) >= 7 && cmd[5] == 49:
 			in.qrFunction(cmd[6], cmd[7:])
-		} else {
+		case cmd[2] == 'D' && len(cmd) >= 6 && cmd[5] == 20:
+			in.realTimeSwitch(cmd[6:])
+		default:
 			in.logf("ignored GS ( %c function", cmd[2])
 		}
 	case 'V':
 		in.cut()
 	case 'r':
 		in.sync(arg)
+	case 'a':
+		in.asb = arg & 0x0F
+		in.statusBack(true)
 	case 'I':
 		in.identify(arg)
 	default:
@@ -555,7 +640,7 @@ func (in *Interpreter) qrFunction(fn byte, args []byte) {
 			in.logf("QR not printed: %v", err)
 			return
 		}
-		if w := (code.Size + 8) * q.Module; w > printWidth(in.cfg.Layout) {
+		if w := code.Size * q.Module; w > printWidth(in.cfg.Layout) {
 			in.logf("QR code of %d dots wider than the print area: not printed", w)
 			return
 		}
@@ -614,46 +699,6 @@ func (in *Interpreter) identify(n byte) {
 		return
 	}
 	in.answer([]byte{gs, 'I', n}, out)
-}
-
-func (in *Interpreter) realTime(cmd []byte) {
-	switch cmd[1] {
-	case eot:
-		n := cmd[2]
-		if n < 1 || n > 4 {
-			in.logf("DLE EOT %d not supported", n)
-			return
-		}
-		in.answer(cmd, []byte{in.state.realTime(n)})
-	case enq:
-		// DLE ENQ 1: recover from a recoverable error and go on; 2: recover and clear the buffers.
-		if (cmd[2] == 1 || cmd[2] == 2) && in.state.CutterError {
-			in.state.CutterError = false
-			if cmd[2] == 2 {
-				in.clear()
-			}
-			in.changed()
-		}
-	case dc4:
-		switch {
-		case cmd[2] == 8 && string(cmd[3:]) == "\x01\x03\x14\x01\x06\x02\x08":
-			in.clear()
-			in.answer(cmd, []byte{0x37, 0x25, 0x00})
-		case cmd[2] == 1:
-			in.logf("drawer pulse ignored: no drawer")
-		default:
-			in.logf("ignored DLE DC4 %d", cmd[2])
-		}
-	}
-}
-
-// clear drops what the printer holds and has not printed; a receipt under way ends there.
-func (in *Interpreter) clear() {
-	in.queue = nil
-	in.dropLine()
-	if len(in.lines) > 0 {
-		in.finish(false, BufferCleared)
-	}
 }
 
 func (in *Interpreter) answer(request, normal []byte) {

@@ -86,7 +86,9 @@ func lineHeight(l Line) int {
 		if err != nil {
 			return lineSpace
 		}
-		return (code.Size+8)*l.QR.Module + 8
+		// The symbol alone: Epson leaves the quiet zone to the host ("the user must secure the
+		// quiet zone"), which feeds paper before and after it.
+		return code.Size * l.QR.Module
 	}
 	return lineSpace
 }
@@ -225,9 +227,7 @@ func (c *canvas) qr(l Line, y int) {
 		return
 	}
 	m := l.QR.Module
-	side := (code.Size + 8) * m // with the 4-module quiet zone on each side
-	x := c.place(l.Align, side) + 4*m
-	y += 4 * m
+	x := c.place(l.Align, code.Size*m) // no quiet zone of its own: see lineHeight
 	for j := range code.Size {
 		for i := range code.Size {
 			if code.Black(i, j) {

@@ -188,6 +188,8 @@ func TestBarcodeInThePNGDecodes(t *testing.T) {
 		{"validation number", sampleNumber},
 		{"odd digit count", "12345"},
 		{"text", "PHARAON-0007"},
+		{"pair 16 then 04 goes in set B", "042916040118274639"},
+		{"pairs 16 20 and 16 05", "16200016051620"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,4 +255,63 @@ func TestMissingGlyphIsABox(t *testing.T) {
 		}
 	}
 	assert.Greater(t, ink, 20, "the euro sign is drawn")
+}
+
+// qrBox returns where the receipt's first QR symbol is drawn, in dots, and its module.
+func qrBox(t *testing.T, r *Receipt) (image.Rectangle, int) {
+	t.Helper()
+	y := topMargin
+	for _, l := range r.Lines {
+		if l.Kind == QRLine {
+			code, err := l.QR.encode()
+			require.NoError(t, err)
+			side := code.Size * l.QR.Module
+			area := printWidth(r.layout)
+			c := &canvas{left: (r.layout.Width - area) / 2, area: area}
+			x := c.place(l.Align, side)
+			return image.Rect(x, y, x+side, y+side), l.QR.Module
+		}
+		y += lineHeight(l)
+	}
+	t.Fatal("no QR code")
+	return image.Rectangle{}, 0
+}
+
+// The printer prints the QR symbol alone; the document secures its quiet zone, 4 modules of white
+// on every side, whatever comes before and after it, so that it scans.
+func TestQRCodeHasItsQuietZone(t *testing.T) {
+	const n = sampleNumber
+	tests := []struct {
+		name string
+		doc  *escpos.Doc
+	}{
+		{"the sample voucher", sampleVoucher()},
+		{"after text, before text", escpos.NewDoc().Init().Line("avant").QR(n).Line("après").Cut()},
+		{"after a barcode and a feed, as the kiosk lays it out", escpos.NewDoc().Init().Align(escpos.Center).
+			Barcode128(n).Feed(1).QR(n).Line("Valable jusqu'au 12/06/2026").Cut()},
+		{"left aligned, big text around", escpos.NewDoc().Init().Size(8, 8).Line("XX").Size(1, 1).QR(n).Size(8, 8).Line("YY").Cut()},
+		{"at the top, cut right after", escpos.NewDoc().Init().QR(n).Cut()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := printed(t, mustBytes(t, tt.doc))
+			img := r.Image()
+			box, m := qrBox(t, r)
+			zone := image.Rect(box.Min.X-4*m, box.Min.Y-4*m, box.Max.X+4*m, box.Max.Y+4*m)
+			require.True(t, zone.In(img.Bounds()), "zone %v outside the paper %v", zone, img.Bounds())
+			for y := zone.Min.Y; y < zone.Max.Y; y++ {
+				for x := zone.Min.X; x < zone.Max.X; x++ {
+					if (image.Point{x, y}).In(box) {
+						continue
+					}
+					require.Equal(t, uint8(0), img.ColorIndexAt(x, y), "ink at %d,%d in the quiet zone of %v", x, y, box)
+				}
+			}
+			bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+			require.NoError(t, err)
+			res, err := qrcode.NewQRCodeReader().Decode(bmp, nil)
+			require.NoError(t, err)
+			assert.Equal(t, n, res.GetText())
+		})
+	}
 }

@@ -160,6 +160,35 @@ func (s State) realTime(n byte) byte {
 	return b
 }
 
+// autoStatus is the 4-byte Automatic Status Back (GS a): the first byte has bits 0, 1 and 7 clear
+// and bit 4 set, the three others bits 4 and 7 clear, so that a host tells them from the answers
+// to DLE EOT (bits 1 and 4 set) and GS r (bit 4 clear, after no ASB header).
+func (s State) autoStatus() [4]byte {
+	b := [4]byte{0x10, 0, 0, 0}
+	if s.Stopped() {
+		b[0] |= 0x08 // offline
+	}
+	if s.CoverOpen {
+		b[0] |= 0x20
+	}
+	if s.CutterError {
+		b[1] |= 0x08 // autocutter error
+	}
+	if s.Unrecoverable {
+		b[1] |= 0x20
+	}
+	if s.Overheat {
+		b[1] |= 0x40 // auto-recoverable error
+	}
+	if s.Paper != PaperOK {
+		b[2] |= 0x03 // near-end sensor
+	}
+	if s.Paper == PaperEmpty {
+		b[2] |= 0x0C // paper-end sensor
+	}
+	return b
+}
+
 type triggerKind int
 
 const (
