@@ -51,10 +51,11 @@ type Config struct {
 	Timing Durations
 	Clock  Clock // what Timing is measured on (default: the system clock)
 	// MoveOnUnseen lets the unit leave a state on time even if no status request has reported it,
-	// as a real unit does. By default a state waits, once its time is up, for one status request
-	// to report it: at QuickTiming's pace a busy host could otherwise miss states a real unit shows
-	// it for a second (and a test waiting for one would hang). A host that polls or answers ENQs
-	// sees no difference; a unit nobody polls holds its note where it is.
+	// as a real unit does. By default, in polling mode, a state waits once its time is up for one
+	// status request to report it: at QuickTiming's pace a busy host could otherwise miss states a
+	// real unit shows it for a second (and a test waiting for one would hang). A host that polls
+	// sees no difference; a unit nobody polls holds its note where it is. In the interrupt modes
+	// the unit calls the host when it needs it and moves on on time.
 	MoveOnUnseen bool
 
 	// Deprecated: Timing replaces these counts of status requests. A count set while its
@@ -554,6 +555,9 @@ func (s *Sim) storeSetting(cmd byte, d []byte) {
 		copy(s.security[:], d)
 	case id003.CmdSetCommMode:
 		s.commMode = d[0]
+		if s.due && s.commMode != id003.CommPolling {
+			s.moveOn() // waiting to be seen is for polling hosts only
+		}
 	case id003.CmdSetInhibit:
 		s.inhibit = d[0]
 		switch {
@@ -632,7 +636,7 @@ func (s *Sim) expire(gen uint64) {
 		return
 	}
 	s.timer = nil
-	if !s.seen && !s.cfg.MoveOnUnseen {
+	if !s.seen && !s.cfg.MoveOnUnseen && s.commMode == id003.CommPolling {
 		s.due = true
 		s.mu.Unlock()
 		return

@@ -246,3 +246,21 @@ func TestSimSettingsOverPTY(t *testing.T) {
 	assert.Equal(t, id003.RespInvalidCommand, h.ask(id003.CmdSetCommMode, 0x03).Cmd, "no mode 3")
 	assert.True(t, id003.Frame{Cmd: id003.CmdGetCommMode, Data: []byte{0}}.Equal(h.ask(id003.CmdGetCommMode)))
 }
+
+// In interrupt mode 2 the host polls only when called, so after its ACK it is not called again: the
+// unit still finishes the note and is ready for the next one, by itself.
+func TestSimInterruptMode2UnitIdlesWithoutPolls(t *testing.T) {
+	c := &fakeClock{}
+	s := id003sim.New(id003sim.Config{Timing: timing, Clock: c, StartIdle: true})
+	_, _ = answer(t, s, id003.CmdSetCommMode, id003.CommInterrupt2)
+	require.NoError(t, s.InsertNote(500))
+	c.Advance(timing.Accept)
+	is(t, s, st(id003.StatusEscrow, 0x62), "called for the escrow")
+	_, _ = answer(t, s, id003.CmdStack1)
+	c.Advance(timing.Stack)
+	is(t, s, st(id003.StatusVendValid, 0x62), "called for the ACK")
+	_, _ = answer(t, s, id003.CmdAck)
+	c.Advance(timing.Stacked)
+	assert.Equal(t, id003.StateIdle, s.State(), "no poll needed to finish")
+	require.NoError(t, s.InsertNote(1000))
+}
