@@ -148,6 +148,7 @@ var (
 type note struct {
 	code    byte
 	cents   int64
+	dir     Direction
 	reason  id003.RejectReason // counterfeit: rejected with this reason
 	counted bool               // reached VEND VALID: it is in the stacker for good
 }
@@ -727,7 +728,8 @@ func (s *Sim) moveOn() {
 		switch {
 		case n.reason != 0:
 			s.set(id003.StatusRejecting, byte(n.reason))
-		case s.inhibited(n.code):
+		case s.inhibited(n.code) || s.direction&(1<<n.dir) != 0:
+			// A refused denomination or way in: both are INHIBIT returns on the units observed.
 			s.set(id003.StatusRejecting, byte(id003.RejectInhibited))
 		default:
 			s.set(id003.StatusEscrow, n.code)
@@ -768,13 +770,31 @@ func (s *Sim) inhibited(code byte) bool {
 	return (uint16(s.enable[0])|uint16(s.enable[1])<<8)&bit != 0
 }
 
-// InsertNote inserts a genuine note of the given value (it must be in the unit's table).
-func (s *Sim) InsertNote(cents int64) error {
+// Direction is the way a note goes in, as SET DIRECTION's bits name them (bit 0 for A to bit 3
+// for D): face up or down, one end or the other first.
+type Direction byte
+
+const (
+	DirectionA Direction = iota
+	DirectionB
+	DirectionC
+	DirectionD
+)
+
+// InsertNote inserts a genuine note of the given value (it must be in the unit's table), the A way.
+func (s *Sim) InsertNote(cents int64) error { return s.InsertNoteFacing(cents, DirectionA) }
+
+// InsertNoteFacing inserts a genuine note the given way; a way the host refused (SET DIRECTION)
+// gets the note rejected.
+func (s *Sim) InsertNoteFacing(cents int64, d Direction) error {
 	code, ok := s.cfg.Table.Code(cents)
 	if !ok {
 		return fmt.Errorf("%w: %d cents", ErrUnknown, cents)
 	}
-	return s.insert(&note{code: code, cents: cents})
+	if d > DirectionD {
+		return fmt.Errorf("%w: direction %d", ErrUnknown, d)
+	}
+	return s.insert(&note{code: code, cents: cents, dir: d})
 }
 
 // InsertCounterfeit inserts a note the unit rejects with the given reason.

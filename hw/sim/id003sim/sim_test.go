@@ -3,6 +3,7 @@ package id003sim_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -465,4 +466,42 @@ func TestSimStateWaitsToBeSeen(t *testing.T) {
 	c.Advance(timing.Escrow)
 	is(t, s, st(id003.StatusEscrow, 0x63), "ESCROW is reported once")
 	is(t, s, st(id003.StatusRejecting, 0x79), "the escrow timer ran all the same")
+}
+
+// SET DIRECTION refuses the ways a note may go in (bit set: refused); a note inserted a refused way
+// is given back as inhibited (0x79), the others are read.
+func TestSimRefusedDirectionIsRejected(t *testing.T) {
+	s, c := idleSim(t, id003sim.Config{})
+	_, _ = answer(t, s, id003.CmdSetDirection, 0x0F) // every way refused
+	require.NoError(t, s.InsertNote(1000))
+	c.Advance(timing.Accept)
+	is(t, s, st(id003.StatusRejecting, 0x79), "refused direction")
+	c.Advance(timing.Reject)
+	_, _ = answer(t, s, id003.CmdSetDirection, 0x05) // A and C refused
+	for _, tt := range []struct {
+		d    id003sim.Direction
+		want id003.Frame
+	}{
+		{id003sim.DirectionA, st(id003.StatusRejecting, 0x79)},
+		{id003sim.DirectionB, st(id003.StatusEscrow, 0x62)},
+		{id003sim.DirectionC, st(id003.StatusRejecting, 0x79)},
+		{id003sim.DirectionD, st(id003.StatusEscrow, 0x62)},
+	} {
+		require.NoError(t, s.InsertNoteFacing(500, tt.d))
+		c.Advance(timing.Accept)
+		is(t, s, tt.want, fmt.Sprintf("direction %d", tt.d))
+		_, _ = answer(t, s, id003.CmdReturn)
+		c.Advance(timing.Reject)
+	}
+	assert.ErrorIs(t, s.InsertNoteFacing(500, 4), id003sim.ErrUnknown)
+	assert.Equal(t, 5, s.Counts().Returned)
+}
+
+func TestSimControlChannelInsertsFacing(t *testing.T) {
+	s, c := idleSim(t, id003sim.Config{})
+	_, _ = answer(t, s, id003.CmdSetDirection, 0x01) // A refused
+	var out bytes.Buffer
+	require.NoError(t, s.ServeControl(strings.NewReader(`{"op":"insert","cents":2000,"direction":1}`), &out))
+	c.Advance(timing.Accept)
+	is(t, s, st(id003.StatusEscrow, 0x64), "inserted the B way")
 }
