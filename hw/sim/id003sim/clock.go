@@ -38,14 +38,15 @@ var UnitTiming = Durations{
 }
 
 // QuickTiming is what a Config left at zero takes: the unit's escrow timeout, which a host must
-// meet, but motions tens of times quicker, so that the many tests that drive notes through the
-// simulator in real time stay quick (at UnitTiming the host's own tests take minutes). REJECTING
-// still lasts long enough for a host polling every 150 ms to read its reason at least once.
+// meet, but motions fifty times quicker, so that the many tests that drive notes through the
+// simulator in real time stay quick (at UnitTiming hw/id003's tests take 180 s instead of 6). A
+// polling host still sees every state, REJECTING and its reason included: a state whose time is
+// up waits for one status request to report it (Config.MoveOnUnseen).
 var QuickTiming = Durations{
 	Accept:  20 * time.Millisecond,
 	Stack:   20 * time.Millisecond,
 	Stacked: 10 * time.Millisecond,
-	Reject:  300 * time.Millisecond,
+	Reject:  20 * time.Millisecond,
 	Init:    20 * time.Millisecond,
 	Escrow:  UnitTiming.Escrow,
 }
