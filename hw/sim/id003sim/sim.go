@@ -9,10 +9,11 @@
 // open, cheated, failure, pause, power cycles with a note in the path).
 //
 // Time in the simulator is the unit's own, as on the real one: a note moves on when the mechanism
-// has done its part (Config's durations, on Config.Clock), whatever the host's polling period, and
-// whether the host polls or not. A note left in escrow goes back to the player after about 10 s;
-// VEND VALID waits for the host's ACK as long as it takes; POWER UP waits for a RESET. Tests pass a
-// fake Clock rather than wait for the unit's seconds.
+// has done its part (Config.Timing, on Config.Clock), whatever the host's polling period. A note
+// left in escrow goes back to the player after about 10 s; VEND VALID waits for the host's ACK as
+// long as it takes; POWER UP waits for a RESET. Tests pass a fake Clock rather than wait for the
+// unit's seconds. The default timing is quicker than a unit's, so by default a polling host is
+// shown every state once before the unit leaves it (Config.MoveOnUnseen).
 //
 // The communication mode a host sets (SET COMM MODE) is honoured: in interrupt mode 1 the unit sends
 // ENQ (0x05, outside any frame) at every change of its status, in interrupt mode 2 only when it needs
