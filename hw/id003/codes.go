@@ -33,7 +33,7 @@ const (
 	// Setting commands; the unit echoes the command and its data.
 	CmdSetEnable      byte = 0xC0 // 2 bytes: bit set = denomination inhibited (bit 0 = code 0x61)
 	CmdSetSecurity    byte = 0xC1 // 2 bytes: bit set = high security for that denomination
-	CmdSetCommMode    byte = 0xC2 // 1 byte: 0x00 polling
+	CmdSetCommMode    byte = 0xC2 // 1 byte: CommPolling, CommInterrupt1 or CommInterrupt2
 	CmdSetInhibit     byte = 0xC3 // 1 byte: 0x00 accept notes, 0x01 inhibit the acceptor
 	CmdSetDirection   byte = 0xC4 // 1 byte: bit set = insertion direction A/B/C/D refused
 	CmdSetOptionalFun byte = 0xC5 // 2 bytes, unit specific
@@ -50,6 +50,16 @@ const (
 	CmdGetBootVersion byte = 0x89 // answer: 0x89 + ASCII
 	CmdGetCurrency    byte = 0x8A // answer: 0x8A + 4-byte blocks {code, country, base, exponent}
 )
+
+// Communication modes, the data of SET COMM MODE (0xC2).
+const (
+	CommPolling    byte = 0x00 // the unit speaks only when asked (the default after power up)
+	CommInterrupt1 byte = 0x01 // the unit also sends ENQ whenever its status changes; the host then polls
+	CommInterrupt2 byte = 0x02 // the unit sends ENQ only when it needs the host (which statuses: uncertain)
+)
+
+// ENQ is the single byte, outside any frame, by which a unit in an interrupt mode asks to be polled.
+const ENQ byte = 0x05
 
 // Replies that are not statuses.
 const (

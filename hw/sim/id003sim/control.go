@@ -11,17 +11,18 @@ import (
 
 // Command is one line of the control channel, for the development panel and scripts:
 //
-//	{"op":"insert","cents":1000}
+//	{"op":"insert","cents":1000}   {"op":"insert","cents":1000,"direction":2} (C: 0 to 3 for A to D)
 //	{"op":"counterfeit","reason":119}
 //	{"op":"fault","fault":"jam-acceptor"}   {"op":"fault","fault":"bad-crc","n":3}
 //	{"op":"clear"}  {"op":"clear-line"}  {"op":"power-cycle"}  {"op":"unplug"}  {"op":"replug"}
 //	{"op":"status"}
 type Command struct {
-	Op     string `json:"op"`
-	Cents  int64  `json:"cents,omitempty"`
-	Reason byte   `json:"reason,omitempty"`
-	Fault  Fault  `json:"fault,omitempty"`
-	N      int    `json:"n,omitempty"`
+	Op        string    `json:"op"`
+	Cents     int64     `json:"cents,omitempty"`
+	Direction Direction `json:"direction,omitempty"`
+	Reason    byte      `json:"reason,omitempty"`
+	Fault     Fault     `json:"fault,omitempty"`
+	N         int       `json:"n,omitempty"`
 }
 
 // Reply answers every command with the unit's state and cash box after it.
@@ -37,7 +38,7 @@ func (s *Sim) Do(c Command) Reply {
 	var err error
 	switch c.Op {
 	case "insert":
-		err = s.InsertNote(c.Cents)
+		err = s.InsertNoteFacing(c.Cents, c.Direction)
 	case "counterfeit":
 		err = s.InsertCounterfeit(id003.RejectReason(c.Reason))
 	case "fault":

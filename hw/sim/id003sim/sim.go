@@ -8,15 +8,22 @@
 // frames, garbage, silence, lost ACKs, unplug and replug) and of the unit (jams, stacker full or
 // open, cheated, failure, pause, power cycles with a note in the path).
 //
-// Time in the simulator is counted in status requests, not in seconds: a note moves on when the
-// host polls. So a host that dies leaves the unit exactly as it was (a note in escrow stays, VEND
-// VALID keeps waiting for its ACK) until a host polls again. A real unit also moves on with time
-// (it returns a note left in escrow after about 10 s); EscrowTimeout is in polls for that reason.
+// Time in the simulator is the unit's own, as on the real one: a note moves on when the mechanism
+// has done its part (Config.Timing, on Config.Clock), whatever the host's polling period. A note
+// left in escrow goes back to the player after about 10 s; VEND VALID waits for the host's ACK as
+// long as it takes; POWER UP waits for a RESET. Tests pass a fake Clock rather than wait for the
+// unit's seconds. The default timing is quicker than a unit's, so by default a polling host is
+// shown every state once before the unit leaves it (Config.MoveOnUnseen).
+//
+// The communication mode a host sets (SET COMM MODE) is honoured: in interrupt mode 1 the unit sends
+// ENQ (0x05, outside any frame) at every change of its status, in interrupt mode 2 only when it needs
+// the host; a host in either mode polls when it gets one. Any other mode is refused (INVALID COMMAND).
 //
 // The simulator must never reach into a host: everything goes through the pty.
 package id003sim
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -36,13 +43,28 @@ type Config struct {
 	Version     string           // answer to 0x88
 	BootVersion string           // answer to 0x89
 
-	AcceptPolls   int // polls in ACCEPTING before the note is judged (default 2)
-	StackPolls    int // polls in STACKING before VEND VALID (default 2)
-	StackedPolls  int // polls in STACKED (default 1)
-	RejectPolls   int // polls in REJECTING or RETURNING (default 2)
-	InitPolls     int // polls in INITIALIZE after a reset (default 2)
-	EscrowTimeout int // polls in ESCROW without a decision before the note is rejected (default 60)
-	Capacity      int // notes the stacker holds before STACKER FULL (default 1000)
+	// Timing is how long the unit stays in each state it leaves on its own: ACCEPTING (the note is
+	// drawn in and read, then ESCROW or REJECTING), STACKING (from STACK to the stacker's point of
+	// no return, VEND VALID), STACKED (the stacker finishes), REJECTING or RETURNING (the note
+	// travels back to the bezel), INITIALIZE (the check of the mechanism after a RESET), and ESCROW
+	// or HOLDING since the last HOLD (then the unit gives the note back). A zero field takes
+	// QuickTiming's; UnitTiming has the real unit's.
+	Timing Durations
+	Clock  Clock // what Timing is measured on (default: the system clock)
+	// MoveOnUnseen lets the unit leave a state on time even if no status request has reported it,
+	// as a real unit does. By default, in polling mode, a state waits once its time is up for one
+	// status request to report it: at QuickTiming's pace a busy host could otherwise miss states a
+	// real unit shows it for a second (and a test waiting for one would hang). A host that polls
+	// sees no difference; a unit nobody polls holds its note where it is. In the interrupt modes
+	// the unit calls the host when it needs it and moves on on time.
+	MoveOnUnseen bool
+
+	// Deprecated: Timing replaces these counts of status requests. A count set while its
+	// duration is zero is taken as that many polls of pollPeriod each, so an old configuration
+	// keeps its intent (StackPolls: 1 << 20, a note that never leaves STACKING).
+	AcceptPolls, StackPolls, StackedPolls, RejectPolls, InitPolls, EscrowTimeout int
+
+	Capacity int // notes the stacker holds before STACKER FULL (default 1000)
 
 	Seed uint64 // for garbage bytes
 	// Start idle (as if a host had already reset and configured the unit) instead of POWER UP.
@@ -62,18 +84,28 @@ func (c *Config) fill() {
 	if c.BootVersion == "" {
 		c.BootVersion = "PHARAON-SIM BOOT V1.00"
 	}
-	def := func(v *int, d int) {
-		if *v <= 0 {
+	def := func(v *time.Duration, polls int, d time.Duration) {
+		switch {
+		case *v > 0:
+		case polls > 0:
+			*v = time.Duration(polls) * pollPeriod
+		default:
 			*v = d
 		}
 	}
-	def(&c.AcceptPolls, 2)
-	def(&c.StackPolls, 2)
-	def(&c.StackedPolls, 1)
-	def(&c.RejectPolls, 2)
-	def(&c.InitPolls, 2)
-	def(&c.EscrowTimeout, 60)
-	def(&c.Capacity, 1000)
+	t := &c.Timing
+	def(&t.Accept, c.AcceptPolls, QuickTiming.Accept)
+	def(&t.Stack, c.StackPolls, QuickTiming.Stack)
+	def(&t.Stacked, c.StackedPolls, QuickTiming.Stacked)
+	def(&t.Reject, c.RejectPolls, QuickTiming.Reject)
+	def(&t.Init, c.InitPolls, QuickTiming.Init)
+	def(&t.Escrow, c.EscrowTimeout, QuickTiming.Escrow)
+	if c.Clock == nil {
+		c.Clock = systemClock{}
+	}
+	if c.Capacity <= 0 {
+		c.Capacity = 1000
+	}
 }
 
 // Fault is something that can go wrong, on the line or in the unit.
@@ -117,6 +149,7 @@ var (
 type note struct {
 	code    byte
 	cents   int64
+	dir     Direction
 	reason  id003.RejectReason // counterfeit: rejected with this reason
 	counted bool               // reached VEND VALID: it is in the stacker for good
 }
@@ -137,10 +170,18 @@ type Counts struct {
 type Sim struct {
 	cfg Config
 
+	// wmu orders what goes out on the line: an answer and the ENQs it causes, or ENQs on their
+	// own; never one inside the other. Taken before mu.
+	wmu sync.Mutex
+
 	mu        sync.Mutex
 	status    byte
 	data      []byte
-	ticks     int
+	gen       uint64 // counts the changes of state; a timer set for an earlier one does nothing
+	timer     Timer  // ends the current state, nil if it lasts until something happens
+	seen      bool   // a status request has reported the current state
+	due       bool   // its time is up; it waits to be seen (Config.MoveOnUnseen)
+	enq       int    // ENQs owed to the host for changes of status, in an interrupt mode
 	note      *note
 	condition byte // a unit fault status, 0 if none
 	failCode  byte
@@ -193,6 +234,7 @@ func (s *Sim) plugLocked() error {
 		return fmt.Errorf("simulator: %w", err)
 	}
 	s.pty = p
+	s.enq = 0 // ENQs of changes while no cable was in are lost, as on a real line
 	s.serving.Add(1)
 	go s.serve(p)
 	return nil
@@ -232,17 +274,23 @@ func (s *Sim) Replug() error {
 	return s.plugLocked()
 }
 
-// Close unplugs for good.
+// Close unplugs for good and stops the unit's clock.
 func (s *Sim) Close() error {
 	s.mu.Lock()
 	s.closed = true
+	s.gen++
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
 	s.mu.Unlock()
 	return s.Unplug()
 }
 
 // serve reads the host's bytes and answers. The unit's own framing: bytes before a 0xFC are
 // dropped; a frame whose CRC fails is answered COMMUNICATION ERROR; a frame left incomplete for
-// more than 100 ms is dropped (the inter-character timeout of a real unit).
+// more than 100 ms is dropped (the inter-character timeout of a real unit). The line's timings are
+// the pty's real time, not Config.Clock: the bytes themselves travel in real time.
 func (s *Sim) serve(p *sim.PTY) {
 	defer s.serving.Done()
 	buf := make([]byte, 0, 512)
@@ -290,17 +338,46 @@ func (s *Sim) serve(p *sim.PTY) {
 			}
 			f, derr := id003.DecodeFrame(buf[:l])
 			buf = buf[:copy(buf, buf[l:])]
-			var answer []byte
-			var fault Fault
-			if derr != nil {
-				answer, fault = s.commError()
-			} else {
-				answer, fault = s.Handle(f)
-			}
-			if answer != nil {
-				s.write(p, answer, fault)
-			}
+			s.answer(p, f, derr)
 		}
+	}
+}
+
+// answer handles one frame and writes the answer, then the ENQs the command caused (a change of
+// status it made, reported after its own answer).
+func (s *Sim) answer(p *sim.PTY, f id003.Frame, derr error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	var answer []byte
+	var fault Fault
+	if derr != nil {
+		answer, fault = s.commError()
+	} else {
+		answer, fault = s.Handle(f)
+	}
+	if answer != nil {
+		s.write(p, answer, fault)
+	}
+	s.sendENQLocked()
+}
+
+// notify sends the ENQs owed for changes of status that the host did not cause (the unit's clock,
+// a note inserted, a fault). Called without s.mu held.
+func (s *Sim) notify() {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.sendENQLocked()
+}
+
+// sendENQLocked writes the ENQs owed; s.wmu is held.
+func (s *Sim) sendENQLocked() {
+	s.mu.Lock()
+	n, p := s.enq, s.pty
+	s.enq = 0
+	s.mu.Unlock()
+	if n > 0 && p != nil {
+		// One ENQ per change: a host polls once for each, which costs nothing and loses none.
+		_, _ = p.Master.Write(bytes.Repeat([]byte{id003.ENQ}, n))
 	}
 }
 
@@ -373,7 +450,15 @@ func (s *Sim) Handle(f id003.Frame) ([]byte, Fault) {
 	if a == nil {
 		return nil, ""
 	}
-	return s.answerLocked(a)
+	b, fault := s.answerLocked(a)
+	if f.Cmd == id003.CmdStatusRequest && fault != Silence && fault != BadCRC {
+		// The host has the status now; a state whose time was up can end.
+		s.seen = true
+		if s.due {
+			s.moveOn()
+		}
+	}
+	return b, fault
 }
 
 func invalid() []byte { return id003.MustEncode(id003.RespInvalidCommand) }
@@ -391,9 +476,7 @@ func (s *Sim) handleLocked(f id003.Frame) []byte {
 		if len(f.Data) != 0 {
 			return invalid()
 		}
-		a := id003.MustEncode(s.status, s.data...)
-		s.advance()
-		return a
+		return id003.MustEncode(s.status, s.data...)
 	case id003.CmdAck:
 		// The unit answers nothing to the host's ACK.
 		if s.status == id003.StatusVendValid {
@@ -428,6 +511,9 @@ func (s *Sim) handleLocked(f id003.Frame) []byte {
 		id003.CmdSetDirection, id003.CmdSetOptionalFun:
 		if len(f.Data) != settingLen[f.Cmd] {
 			return invalid()
+		}
+		if f.Cmd == id003.CmdSetCommMode && f.Data[0] > id003.CommInterrupt2 {
+			return invalid() // a mode the unit does not have
 		}
 		s.storeSetting(f.Cmd, f.Data)
 		return id003.MustEncode(f.Cmd, f.Data...)
@@ -471,6 +557,9 @@ func (s *Sim) storeSetting(cmd byte, d []byte) {
 		copy(s.security[:], d)
 	case id003.CmdSetCommMode:
 		s.commMode = d[0]
+		if s.due && s.commMode != id003.CommPolling {
+			s.moveOn() // waiting to be seen is for polling hosts only
+		}
 	case id003.CmdSetInhibit:
 		s.inhibit = d[0]
 		switch {
@@ -486,8 +575,77 @@ func (s *Sim) storeSetting(cmd byte, d []byte) {
 	}
 }
 
+// set puts the unit in a status, starts the timer of the states it leaves on its own (restarting
+// it when the status is the same: a HOLD restarts the escrow timer) and owes the host an ENQ for a
+// change of status when the communication mode asks for one.
 func (s *Sim) set(status byte, data ...byte) {
-	s.status, s.data, s.ticks = status, data, 0
+	changed := status != s.status || !bytes.Equal(data, s.data)
+	s.status, s.data = status, data
+	s.seen, s.due = false, false
+	s.gen++
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+	if d := s.lasts(status); d > 0 && !s.closed {
+		gen := s.gen
+		s.timer = s.cfg.Clock.AfterFunc(d, func() { s.expire(gen) })
+	}
+	if changed && s.enqFor(status) {
+		s.enq++
+	}
+}
+
+// lasts is how long the unit stays in a status before it moves on by itself; 0 for a status that
+// lasts until the host, staff or a note does something.
+func (s *Sim) lasts(status byte) time.Duration {
+	switch status {
+	case id003.StatusAccepting:
+		return s.cfg.Timing.Accept
+	case id003.StatusEscrow, id003.StatusHolding:
+		return s.cfg.Timing.Escrow
+	case id003.StatusStacking:
+		return s.cfg.Timing.Stack
+	case id003.StatusStacked:
+		return s.cfg.Timing.Stacked
+	case id003.StatusRejecting, id003.StatusReturning:
+		return s.cfg.Timing.Reject
+	case id003.StatusInitialize:
+		return s.cfg.Timing.Init
+	}
+	return 0
+}
+
+// enqFor reports whether entering status calls the host in the current communication mode.
+func (s *Sim) enqFor(status byte) bool {
+	switch s.commMode {
+	case id003.CommInterrupt1:
+		return true
+	case id003.CommInterrupt2:
+		// The statuses that wait on the host: a decision, an ACK, a RESET, or staff told of a fault.
+		// Uncertain: no public host documents which statuses a unit in mode 2 calls for.
+		st := id003.StateOf(status)
+		return st == id003.StateEscrow || st == id003.StateVendValid || st.PowerUp() || st.Fault()
+	}
+	return false
+}
+
+// expire ends the state the timer of generation gen was set for, if the unit is still in it.
+func (s *Sim) expire(gen uint64) {
+	s.mu.Lock()
+	if gen != s.gen {
+		s.mu.Unlock()
+		return
+	}
+	s.timer = nil
+	if !s.seen && !s.cfg.MoveOnUnseen && s.commMode == id003.CommPolling {
+		s.due = true
+		s.mu.Unlock()
+		return
+	}
+	s.moveOn()
+	s.mu.Unlock()
+	s.notify()
 }
 
 func (s *Sim) idle() {
@@ -563,58 +721,45 @@ func (s *Sim) stack(n *note) {
 	s.counts.Values = append(s.counts.Values, n.cents)
 }
 
-// advance moves the unit on by one poll.
-func (s *Sim) advance() {
-	s.ticks++
+// moveOn is the unit ending, by itself, the state its time in is up for.
+func (s *Sim) moveOn() {
 	switch s.status {
 	case id003.StatusAccepting:
-		if s.ticks < s.cfg.AcceptPolls {
-			return
-		}
 		n := s.note
 		switch {
 		case n.reason != 0:
 			s.set(id003.StatusRejecting, byte(n.reason))
-		case s.inhibited(n.code):
+		case s.inhibited(n.code) || s.direction&(1<<n.dir) != 0:
+			// A refused denomination or way in: both are INHIBIT returns on the units observed.
 			s.set(id003.StatusRejecting, byte(id003.RejectInhibited))
 		default:
 			s.set(id003.StatusEscrow, n.code)
 		}
-	case id003.StatusEscrow:
-		if s.ticks >= s.cfg.EscrowTimeout {
-			s.set(id003.StatusRejecting, byte(id003.RejectInhibited)) // as observed on hardware
-		}
+	case id003.StatusEscrow, id003.StatusHolding:
+		s.set(id003.StatusRejecting, byte(id003.RejectInhibited)) // as observed on hardware
 	case id003.StatusStacking:
-		if s.ticks >= s.cfg.StackPolls {
-			// The point of no return: from here the note is the host's to credit.
-			s.stack(s.note)
-			s.counts.VendValid++
-			s.set(id003.StatusVendValid, s.note.code)
-		}
+		// The point of no return: from here the note is the host's to credit.
+		s.stack(s.note)
+		s.counts.VendValid++
+		s.set(id003.StatusVendValid, s.note.code)
 	case id003.StatusStacked:
-		if s.ticks >= s.cfg.StackedPolls {
-			s.finishNote(true)
-			if s.counts.Stacked >= s.cfg.Capacity {
-				s.condition = id003.StatusStackerFull
-			}
-			s.idle()
+		s.finishNote(true)
+		if s.counts.Stacked >= s.cfg.Capacity {
+			s.condition = id003.StatusStackerFull
 		}
+		s.idle()
 	case id003.StatusRejecting, id003.StatusReturning:
-		if s.ticks >= s.cfg.RejectPolls {
-			s.finishNote(false)
-			s.idle()
-		}
+		s.finishNote(false)
+		s.idle()
 	case id003.StatusInitialize:
-		if s.ticks >= s.cfg.InitPolls {
-			switch s.powerNote {
-			case id003.StatusPowerUpBillInAcceptor:
-				s.finishNote(false)
-			case id003.StatusPowerUpBillInStacker:
-				s.finishNote(true) // stacked during initialisation, without VEND VALID
-			}
-			s.powerNote = 0
-			s.idle()
+		switch s.powerNote {
+		case id003.StatusPowerUpBillInAcceptor:
+			s.finishNote(false)
+		case id003.StatusPowerUpBillInStacker:
+			s.finishNote(true) // stacked during initialisation, without VEND VALID
 		}
+		s.powerNote = 0
+		s.idle()
 	}
 }
 
@@ -626,13 +771,31 @@ func (s *Sim) inhibited(code byte) bool {
 	return (uint16(s.enable[0])|uint16(s.enable[1])<<8)&bit != 0
 }
 
-// InsertNote inserts a genuine note of the given value (it must be in the unit's table).
-func (s *Sim) InsertNote(cents int64) error {
+// Direction is the way a note goes in, as SET DIRECTION's bits name them (bit 0 for A to bit 3
+// for D): face up or down, one end or the other first.
+type Direction byte
+
+const (
+	DirectionA Direction = iota
+	DirectionB
+	DirectionC
+	DirectionD
+)
+
+// InsertNote inserts a genuine note of the given value (it must be in the unit's table), the A way.
+func (s *Sim) InsertNote(cents int64) error { return s.InsertNoteFacing(cents, DirectionA) }
+
+// InsertNoteFacing inserts a genuine note the given way; a way the host refused (SET DIRECTION)
+// gets the note rejected.
+func (s *Sim) InsertNoteFacing(cents int64, d Direction) error {
 	code, ok := s.cfg.Table.Code(cents)
 	if !ok {
 		return fmt.Errorf("%w: %d cents", ErrUnknown, cents)
 	}
-	return s.insert(&note{code: code, cents: cents})
+	if d > DirectionD {
+		return fmt.Errorf("%w: direction %d", ErrUnknown, d)
+	}
+	return s.insert(&note{code: code, cents: cents, dir: d})
 }
 
 // InsertCounterfeit inserts a note the unit rejects with the given reason.
@@ -644,6 +807,7 @@ func (s *Sim) InsertCounterfeit(reason id003.RejectReason) error {
 }
 
 func (s *Sim) insert(n *note) error {
+	defer s.notify()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.note != nil {
@@ -661,6 +825,7 @@ func (s *Sim) insert(n *note) error {
 // condition (n is the failure code for Failure). A jam or an open stacker while a note is in the
 // path keeps the note there until Clear.
 func (s *Sim) Inject(f Fault, n int) error {
+	defer s.notify()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch f {
@@ -691,6 +856,7 @@ func (s *Sim) ClearLine() {
 // Clear is staff fixing the unit: the condition goes, a note stuck in the path is taken out
 // (unless it already reached VEND VALID, then it is in the stacker), and the unit initialises.
 func (s *Sim) Clear() {
+	defer s.notify()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.condition == id003.StatusStackerFull {
