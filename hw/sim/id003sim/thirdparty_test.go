@@ -23,7 +23,6 @@ type interruptHost struct {
 	port   hw.Port
 	buf    []byte
 	enq    int                // ENQs received and not yet answered with a status request
-	polls  int                // status requests sent in interrupt mode
 	states []id003.State      // every status it read, in order
 	unit   func() id003.State // for the failure message only
 }
