@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/hw"
+	"pharaon/hw/hwtest"
 	"pharaon/hw/id003"
 	"pharaon/hw/id003/id003test"
 	"pharaon/hw/sim/id003sim"
@@ -195,12 +196,12 @@ func benchmarkIdlePolling(b *testing.B, interval time.Duration) {
 // BenchmarkIdlePollingPlayback is the baseline: the same host polling a fake port, no kernel and
 // no simulator, to show what the pty and the serial library add.
 func BenchmarkIdlePollingPlayback(b *testing.B) {
-	ops := make([]id003test.Exchange, 0, b.N+20)
+	ops := make([]hwtest.Exchange, 0, b.N+20)
 	ops = append(ops, startup()[:]...)
 	for range b.N {
 		ops = append(ops, status(id003.StatusIdle))
 	}
-	pb := id003test.NewPlayback(ops...)
+	pb := hwtest.NewPlayback(ops...)
 	var dials atomic.Int32
 	h, err := id003.New(func() (hw.Port, error) {
 		if dials.Add(1) == 1 {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/hw"
+	"pharaon/hw/hwtest"
 	"pharaon/hw/id003"
 	"pharaon/hw/id003/id003test"
 )
@@ -28,18 +29,18 @@ var (
 )
 
 // ex builds an exchange: the host's frame and the unit's answer (nil: none).
-func ex(write, read []byte) id003test.Exchange { return id003test.Exchange{Write: write, Read: read} }
+func ex(write, read []byte) hwtest.Exchange { return hwtest.Exchange{Write: write, Read: read} }
 
-func echo(cmd byte, data ...byte) id003test.Exchange { return ex(fr(cmd, data...), fr(cmd, data...)) }
+func echo(cmd byte, data ...byte) hwtest.Exchange { return ex(fr(cmd, data...), fr(cmd, data...)) }
 
-func status(code byte, data ...byte) id003test.Exchange {
+func status(code byte, data ...byte) hwtest.Exchange {
 	return ex(fr(id003.CmdStatusRequest), fr(code, data...))
 }
 
 // startup is the conversation from POWER UP to an idle unit taking 5-50 €.
-func startup() []id003test.Exchange {
+func startup() []hwtest.Exchange {
 	cur := id003.EncodeCurrencyAssignment(id003.EURTable.Entries(id003.CountryEUR))
-	return []id003test.Exchange{
+	return []hwtest.Exchange{
 		status(id003.StatusPowerUp),
 		ex(fr(id003.CmdReset), ack),
 		ex(fr(id003.CmdGetVersion), fr(id003.CmdGetVersion, []byte("TEST UNIT")...)),
@@ -56,9 +57,9 @@ func startup() []id003test.Exchange {
 }
 
 // play runs a host against the conversation until it is over, and returns what the kiosk saw.
-func play(t *testing.T, w id003.Wallet, ops ...id003test.Exchange) (*id003test.Playback, *recorder) {
+func play(t *testing.T, w id003.Wallet, ops ...hwtest.Exchange) (*hwtest.Playback, *recorder) {
 	t.Helper()
-	pb := id003test.NewPlayback(ops...)
+	pb := hwtest.NewPlayback(ops...)
 	var dials atomic.Int32
 	rec := &recorder{}
 	cfg := id003.Config{Clock: instantClock{}, OnEvent: rec.on}
@@ -185,7 +186,7 @@ func TestPlaybackStartsOnAUnitAlreadyRunning(t *testing.T) {
 	// After a kiosk restart the unit is idle: no reset, but every setting again.
 	w := &id003test.MemoryWallet{}
 	ops := startup()
-	ops = append([]id003test.Exchange{status(id003.StatusIdle)}, ops[2:10]...)
+	ops = append([]hwtest.Exchange{status(id003.StatusIdle)}, ops[2:10]...)
 	ops = append(ops, status(id003.StatusIdle))
 	play(t, w, ops...)
 }
