@@ -16,8 +16,6 @@ import (
 // recorded one: each exchange must happen, in order, and none may be left
 // over (hwtest.Playback fails on both).
 
-var ready = []byte{0x12}
-
 // statusExchanges are the four DLE EOT requests answered with st.
 func statusExchanges(st [4]byte) []hwtest.Exchange {
 	var ex []hwtest.Exchange
