@@ -1,13 +1,17 @@
 package store
 
-// schemaV3Staff adds the maintenance screen's credentials and the PIN pad's
-// lock. Why each constraint exists:
+// schemaV3Maintenance adds what the maintenance screen keeps: the staff's
+// credentials, the PIN pad's lock and the cash box collections. Why each
+// constraint exists:
 //   - one credential per role (staff, technician): a PIN names its role;
 //   - a credential keeps only a slow key-derivation hash of the PIN, its salt
 //     and the derivation's parameters, never the PIN itself;
 //   - the pad's lock is one row, kept in the database so that a restart (or
-//     pulling the plug) does not give a guesser five more tries.
-const schemaV3Staff = `
+//     pulling the plug) does not give a guesser five more tries;
+//   - a collection records the note meters when staff emptied the cash box,
+//     so the next one counts the notes since; it is never changed or deleted
+//     (the meters themselves are never reset).
+const schemaV3Maintenance = `
 CREATE TABLE staff (
 	role   TEXT PRIMARY KEY CHECK (role = 'staff' OR role = 'technician'),
 	kdf    TEXT NOT NULL CHECK (kdf <> ''),
@@ -24,4 +28,16 @@ CREATE TABLE pin_lock (
 INSERT INTO pin_lock(id, failures, lockouts, until) VALUES (1, 0, 0, 0);
 CREATE TRIGGER pin_lock_no_delete BEFORE DELETE ON pin_lock
 BEGIN SELECT RAISE(ABORT, 'the PIN pad''s lock is never deleted'); END;
+CREATE TABLE collections (
+	id     INTEGER PRIMARY KEY,
+	at     INTEGER NOT NULL,
+	by     TEXT NOT NULL CHECK (by <> ''),
+	meters TEXT NOT NULL,
+	count  INTEGER NOT NULL CHECK (count >= 0),
+	amount INTEGER NOT NULL CHECK (amount >= 0)
+);
+CREATE TRIGGER collections_fixed BEFORE UPDATE ON collections
+BEGIN SELECT RAISE(ABORT, 'a collection never changes'); END;
+CREATE TRIGGER collections_no_delete BEFORE DELETE ON collections
+BEGIN SELECT RAISE(ABORT, 'collections are never deleted'); END;
 `
