@@ -295,7 +295,7 @@ func TestCashOutPrintFailureKeepsTheCredit(t *testing.T) {
 			v, err := f.st.Voucher(ctx, 1)
 			require.NoError(t, err)
 			assert.Equal(t, store.VoucherVoid, v.State, "never payable")
-			_, err = f.st.PayVoucher(ctx, v.Validation)
+			_, err = f.st.PayVoucher(ctx, v.Validation, "staff")
 			require.ErrorIs(t, err, store.ErrVoucherState)
 			p := f.m.Snapshot().Cash.Printer
 			assert.False(t, p.OK)
@@ -412,7 +412,7 @@ func TestReprintLast(t *testing.T) {
 	last, err := f.m.LastVoucher(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, last.Reprints)
-	_, err = f.st.PayVoucher(ctx, v.Validation)
+	_, err = f.st.PayVoucher(ctx, v.Validation, "staff")
 	require.NoError(t, err)
 	_, err = f.m.ReprintLast(ctx)
 	require.ErrorIs(t, err, ErrNoVoucher, "a paid voucher is not reprinted")

@@ -45,6 +45,7 @@ type Voucher struct {
 	Updated    time.Time
 	Printed    time.Time // zero until printed
 	Paid       time.Time // zero until paid
+	PaidBy     string    // who paid it (the role at the maintenance screen), "" until paid
 	EntryID    int64     // the ledger row that debited the credit, 0 until printed
 	Reprints   int       // duplicates printed
 	VoidReason string
@@ -68,14 +69,15 @@ type VoucherRequest struct {
 }
 
 const voucherColumns = `id, validation, amount, at, expires_at, state, updated_at, coalesce(printed_at, 0),
-	coalesce(paid_at, 0), coalesce(entry_id, 0), reprints, void_reason`
+	coalesce(paid_at, 0), coalesce(entry_id, 0), reprints, void_reason,
+	coalesce((SELECT detail FROM voucher_steps WHERE voucher_id = vouchers.id AND state = 'paid'), '')`
 
 func scanVoucher(sc interface{ Scan(...any) error }) (Voucher, error) {
 	var v Voucher
 	var amount, at, expires, updated, printed, paid int64
 	var state string
 	if err := sc.Scan(&v.ID, &v.Validation, &amount, &at, &expires, &state, &updated, &printed, &paid,
-		&v.EntryID, &v.Reprints, &v.VoidReason); err != nil {
+		&v.EntryID, &v.Reprints, &v.VoidReason, &v.PaidBy); err != nil {
 		return Voucher{}, err
 	}
 	v.Amount, v.State = game.Money(amount), VoucherState(state)
@@ -316,13 +318,18 @@ func (s *Store) RecordReprint(ctx context.Context, id int64) (Voucher, error) {
 	return out, nil
 }
 
-// PayVoucher records that staff paid the voucher with this validation
-// number, at the store's now. Refused: unknown number (ErrNotFound),
-// already paid (ErrVoucherPaid), past its expiry (ErrVoucherExpired, even
+// PayVoucher records that staff (by: who paid, the role at the maintenance
+// screen) paid the voucher with this validation number, at the store's
+// now. Refused: unknown number (ErrNotFound), already paid (ErrVoucherPaid,
+// saying when and by whom), past its expiry (ErrVoucherExpired, even
 // before ExpireVouchers marked it), never printed or void
-// (ErrVoucherState). Paying moves no credit (the player's credit left the
-// kiosk when the voucher printed); it counts the paid meters.
-func (s *Store) PayVoucher(ctx context.Context, validation string) (Voucher, error) {
+// (ErrVoucherState, with the reason). Paying moves no credit (the player's
+// credit left the kiosk when the voucher printed); it counts the paid
+// meters.
+func (s *Store) PayVoucher(ctx context.Context, validation, by string) (Voucher, error) {
+	if by = strings.TrimSpace(by); by == "" {
+		return Voucher{}, fmt.Errorf("pay voucher: who pays it: %w", ErrBadRequest)
+	}
 	if !validValidation(validation) {
 		return Voucher{}, fmt.Errorf("pay voucher: %q is not %d digits: %w", validation, ValidationDigits, ErrBadRequest)
 	}
@@ -334,16 +341,18 @@ func (s *Store) PayVoucher(ctx context.Context, validation string) (Voucher, err
 		}
 		switch {
 		case v.State == VoucherPaid:
-			return fmt.Errorf("voucher %d paid at %s: %w", v.ID, v.Paid.Format(time.RFC3339), ErrVoucherPaid)
+			return fmt.Errorf("voucher %d paid at %s by %s: %w", v.ID, v.Paid.Format(time.RFC3339), v.PaidBy, ErrVoucherPaid)
 		case v.State == VoucherExpired || (v.State == VoucherPrinted && t.now >= v.Expires.UnixNano()):
 			return fmt.Errorf("voucher %d expired at %s: %w", v.ID, v.Expires.Format(time.RFC3339), ErrVoucherExpired)
+		case v.State == VoucherVoid:
+			return fmt.Errorf("voucher %d is void (%s): %w", v.ID, v.VoidReason, ErrVoucherState)
 		case v.State != VoucherPrinted:
 			return fmt.Errorf("voucher %d is %s: %w", v.ID, v.State, ErrVoucherState)
 		}
 		if _, err := t.execQ(`UPDATE vouchers SET state = 'paid', paid_at = ?, updated_at = ? WHERE id = ?`, t.now, t.now, v.ID); err != nil {
 			return err
 		}
-		if err := t.voucherStep(v.ID, string(VoucherPaid), 0, ""); err != nil {
+		if err := t.voucherStep(v.ID, string(VoucherPaid), 0, by); err != nil {
 			return err
 		}
 		if err := t.meters(MeterVouchersPaid, int64(v.Amount), MeterVouchersPaidCount, 1); err != nil {
