@@ -1,0 +1,233 @@
+package kiosk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"pharaon/store"
+)
+
+// The back office (DESIGN.md §1): what the maintenance screen does for shop
+// staff and technicians. Every action needs a session opened with a PIN
+// (Access), is checked against the session's role, and is in the event log
+// with that role, refusals included; a session left idle ends by itself.
+// The screens call these; they never reach the store themselves.
+
+// DefaultOfficeIdle ends a maintenance session nobody touched for that long.
+const DefaultOfficeIdle = 2 * time.Minute
+
+// Session is one person at the maintenance screen.
+type Session struct {
+	Role  Role
+	Since time.Time
+	last  time.Time
+	ended bool
+}
+
+// ErrSessionEnded: the session logged out or timed out; log in again.
+var ErrSessionEnded = errors.New("maintenance session ended")
+
+// Office runs the maintenance screen's actions on a machine.
+type Office struct {
+	m    *Machine
+	a    *Access
+	idle time.Duration
+}
+
+// NewOffice makes the back office of m, its PINs checked by a; idle ends
+// sessions (DefaultOfficeIdle if 0).
+func NewOffice(m *Machine, a *Access, idle time.Duration) *Office {
+	if idle <= 0 {
+		idle = DefaultOfficeIdle
+	}
+	return &Office{m: m, a: a, idle: idle}
+}
+
+// Access is the PIN pad's checker (setup, PIN changes, the lock's state).
+func (o *Office) Access() *Access { return o.a }
+
+// Login opens a session for the role a PIN names (Access.Login's errors).
+func (o *Office) Login(ctx context.Context, pin string) (*Session, error) {
+	role, err := o.a.Login(ctx, pin)
+	if err != nil {
+		return nil, err
+	}
+	now := o.m.clk.Now()
+	return &Session{Role: role, Since: now, last: now}, nil
+}
+
+// Logout ends s (why: "done", "idle").
+func (o *Office) Logout(ctx context.Context, s *Session, why string) error {
+	if s.ended {
+		return nil
+	}
+	s.ended = true
+	return o.a.Logout(ctx, s.Role, why)
+}
+
+// Expire ends s and logs it if it has been idle too long; it reports
+// whether s has ended. The screen calls it from its clock.
+func (o *Office) Expire(ctx context.Context, s *Session) bool {
+	if !s.ended && o.m.clk.Now().Sub(s.last) >= o.idle {
+		_ = o.Logout(ctx, s, "idle")
+	}
+	return s.ended
+}
+
+// begin checks that s is alive and may do what needs role need (action
+// names it in the log); a refusal is logged with the role.
+func (o *Office) begin(ctx context.Context, s *Session, need Role, action string) error {
+	if o.Expire(ctx, s) {
+		return fmt.Errorf("%s: %w", action, ErrSessionEnded)
+	}
+	s.last = o.m.clk.Now()
+	if !s.Role.Can(need) {
+		o.audit(store.LevelWarning, "refused", "%s refused to %s (needs %s)", action, s.Role, need)
+		return fmt.Errorf("%s as %s: %w", action, s.Role, ErrNotAllowed)
+	}
+	return nil
+}
+
+func (o *Office) audit(level store.Level, code, format string, args ...any) {
+	_, _ = o.m.st.Log(o.m.ctx, store.Event{Level: level, Source: "maintenance", Code: code, Detail: fmt.Sprintf(format, args...)})
+}
+
+// Meters are the machine's counters (never reset).
+func (o *Office) Meters(ctx context.Context, s *Session) (store.Meters, error) {
+	if err := o.begin(ctx, s, RoleStaff, "read the meters"); err != nil {
+		return nil, err
+	}
+	return o.m.st.Meters(ctx)
+}
+
+// Events reads the event log as q filters it.
+func (o *Office) Events(ctx context.Context, s *Session, q store.EventQuery) ([]store.Event, error) {
+	if err := o.begin(ctx, s, RoleStaff, "read the event log"); err != nil {
+		return nil, err
+	}
+	return o.m.st.EventsWhere(ctx, q)
+}
+
+// Recall returns the plays q selects with the credit around each and what
+// their replay needs.
+func (o *Office) Recall(ctx context.Context, s *Session, q store.RecallQuery) ([]store.Recalled, error) {
+	if err := o.begin(ctx, s, RoleStaff, "recall games"); err != nil {
+		return nil, err
+	}
+	return o.m.st.Recall(ctx, q)
+}
+
+// CashBox is what the cash box should hold since its last collection.
+func (o *Office) CashBox(ctx context.Context, s *Session) (store.CashBox, error) {
+	if err := o.begin(ctx, s, RoleStaff, "count the cash box"); err != nil {
+		return store.CashBox{}, err
+	}
+	return o.m.st.CashBox(ctx)
+}
+
+// Collect records that the cash box was emptied (the store logs it with
+// the role).
+func (o *Office) Collect(ctx context.Context, s *Session) (store.Collection, error) {
+	if err := o.begin(ctx, s, RoleStaff, "collect the cash box"); err != nil {
+		return store.Collection{}, err
+	}
+	return o.m.st.Collect(ctx, string(s.Role))
+}
+
+// PayVoucher pays the voucher whose validation number staff typed or
+// scanned (a scanner types it: spaces and dashes are dropped). A refusal
+// says why (store.ErrVoucherPaid with when and by whom, ErrVoucherExpired,
+// ErrVoucherState, ErrNotFound) and is logged.
+func (o *Office) PayVoucher(ctx context.Context, s *Session, typed string) (store.Voucher, error) {
+	if err := o.begin(ctx, s, RoleStaff, "pay a voucher"); err != nil {
+		return store.Voucher{}, err
+	}
+	validation := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' || r == '\u00a0' {
+			return -1
+		}
+		return r
+	}, typed)
+	v, err := o.m.st.PayVoucher(ctx, validation, string(s.Role))
+	if err != nil {
+		o.audit(store.LevelWarning, "voucher_refused", "payment refused to %s: %v", s.Role, maskErr(err, validation))
+		return store.Voucher{}, err
+	}
+	o.audit(store.LevelInfo, "voucher_paid", "voucher %d of %s paid by %s", v.ID, v.Amount.Plain(), s.Role)
+	return v, nil
+}
+
+// maskErr keeps a validation number out of the log: whoever reads the log
+// must not be able to pay a voucher with what it says.
+func maskErr(err error, validation string) string {
+	msg := err.Error()
+	if len(validation) > 4 {
+		msg = strings.ReplaceAll(msg, validation, strings.Repeat("•", len(validation)-4)+validation[len(validation)-4:])
+	}
+	return msg
+}
+
+// ReprintLast prints the last voucher again as a DUPLICATA.
+func (o *Office) ReprintLast(ctx context.Context, s *Session) (VoucherInfo, error) {
+	if err := o.begin(ctx, s, RoleStaff, "reprint the last voucher"); err != nil {
+		return VoucherInfo{}, err
+	}
+	v, err := o.m.ReprintLast(ctx)
+	if err != nil {
+		o.audit(store.LevelWarning, "reprint_failed", "duplicate asked by %s not printed: %v", s.Role, err)
+		return VoucherInfo{}, err
+	}
+	o.audit(store.LevelInfo, "reprint", "duplicate of voucher %d printed for %s", v.Number, s.Role)
+	return v, nil
+}
+
+// Blocks lists the ticket blocks with their state.
+func (o *Office) Blocks(ctx context.Context, s *Session) ([]store.BlockInfo, error) {
+	if err := o.begin(ctx, s, RoleTechnician, "list the blocks"); err != nil {
+		return nil, err
+	}
+	return o.m.st.Blocks(ctx)
+}
+
+// ImportBlock imports a signed block file, verified as every import is; a
+// refusal is logged with its reason.
+func (o *Office) ImportBlock(ctx context.Context, s *Session, name string, r io.Reader) (store.BlockInfo, error) {
+	if err := o.begin(ctx, s, RoleTechnician, "import a block"); err != nil {
+		return store.BlockInfo{}, err
+	}
+	b, err := o.m.ImportBlock(ctx, r)
+	if err != nil {
+		o.audit(store.LevelWarning, "import_refused", "block file %s refused to %s: %v", name, s.Role, err)
+		return store.BlockInfo{}, err
+	}
+	o.audit(store.LevelInfo, "import", "block %d/%d (%s) imported from %s by %s", b.Emission, b.Number, b.Stake.Money().Plain(), name, s.Role)
+	return b, nil
+}
+
+// WithdrawBlock takes a block out of sale for good, with the reason.
+func (o *Office) WithdrawBlock(ctx context.Context, s *Session, id int64, reason string) (store.BlockInfo, error) {
+	if err := o.begin(ctx, s, RoleTechnician, "withdraw a block"); err != nil {
+		return store.BlockInfo{}, err
+	}
+	if strings.TrimSpace(reason) == "" {
+		return store.BlockInfo{}, fmt.Errorf("withdraw block %d: no reason: %w", id, store.ErrBadRequest)
+	}
+	b, err := o.m.st.WithdrawBlock(ctx, id, fmt.Sprintf("%s (by %s)", reason, s.Role))
+	if err != nil {
+		return store.BlockInfo{}, err
+	}
+	return b, o.m.refresh(ctx)
+}
+
+// SetSetting changes a setting; the store logs the old and new value with
+// the role.
+func (o *Office) SetSetting(ctx context.Context, s *Session, key, value string) error {
+	if err := o.begin(ctx, s, RoleTechnician, "change "+key); err != nil {
+		return err
+	}
+	return o.m.st.SetSetting(ctx, string(s.Role), key, value)
+}

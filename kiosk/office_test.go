@@ -1,0 +1,159 @@
+package kiosk
+
+import (
+	"bytes"
+	"crypto/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/kiosk/kiosktest"
+	"pharaon/store"
+)
+
+// newOffice is a booted machine with its back office; staff's PIN is 1357,
+// the technician's 24680.
+func newOffice(t *testing.T) (*fixture, *Office) {
+	f := newFixture(t)
+	f.boot()
+	a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
+	require.NoError(t, a.SetPIN(ctx, "", RoleTechnician, "24680"))
+	require.NoError(t, a.SetPIN(ctx, RoleTechnician, RoleStaff, "1357"))
+	return f, NewOffice(f.m, a, time.Minute)
+}
+
+func officeEvents(t *testing.T, f *fixture, code string) []store.Event {
+	t.Helper()
+	ev, err := f.st.EventsWhere(ctx, store.EventQuery{N: 100, Source: "maintenance"})
+	require.NoError(t, err)
+	var out []store.Event
+	for _, e := range ev {
+		if e.Code == code {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// printedVoucher issues and confirms a voucher of amount straight in the
+// store, as a cash-out would.
+func printedVoucher(t *testing.T, f *fixture, amount game.Money) store.Voucher {
+	t.Helper()
+	f.credit(amount)
+	val, err := NewValidation(rand.Reader)
+	require.NoError(t, err)
+	v, err := f.st.IssueVoucher(ctx, store.VoucherRequest{Amount: amount, Validation: val, Expires: f.clock.Now().Add(72 * time.Hour)})
+	require.NoError(t, err)
+	v, _, err = f.st.ConfirmVoucher(ctx, v.ID)
+	require.NoError(t, err)
+	return v
+}
+
+// Staff cannot reach the technician's actions; each refusal is logged with
+// the role.
+func TestOfficeRoles(t *testing.T) {
+	f, o := newOffice(t)
+	staff, err := o.Login(ctx, "1357")
+	require.NoError(t, err)
+	require.Equal(t, RoleStaff, staff.Role)
+
+	_, err = o.Meters(ctx, staff)
+	require.NoError(t, err)
+	_, err = o.Blocks(ctx, staff)
+	require.ErrorIs(t, err, ErrNotAllowed)
+	_, err = o.ImportBlock(ctx, staff, "x.blk", strings.NewReader("x"))
+	require.ErrorIs(t, err, ErrNotAllowed)
+	require.ErrorIs(t, o.SetSetting(ctx, staff, "max-credit", "300"), ErrNotAllowed)
+	refused := officeEvents(t, f, "refused")
+	require.Len(t, refused, 3)
+	assert.Contains(t, refused[0].Detail, "refused to staff")
+
+	tech, err := o.Login(ctx, "24680")
+	require.NoError(t, err)
+	blocks, err := o.Blocks(ctx, tech)
+	require.NoError(t, err)
+	assert.Len(t, blocks, len(game.Stakes))
+	_, err = o.Meters(ctx, tech)
+	require.NoError(t, err, "a technician does what staff do")
+	require.NoError(t, o.SetSetting(ctx, tech, "venue", "Tabac du Port"))
+	set, err := f.st.EventsWhere(ctx, store.EventQuery{Source: "technician"})
+	require.NoError(t, err)
+	require.Len(t, set, 1, "the setting change is logged with the role")
+	assert.Equal(t, store.EventSettingChanged, set[0].Code)
+}
+
+// A session nobody touched ends by itself; its actions are then refused.
+func TestOfficeIdleLogout(t *testing.T) {
+	f, o := newOffice(t)
+	s, err := o.Login(ctx, "1357")
+	require.NoError(t, err)
+	f.clock.Advance(50 * time.Second)
+	_, err = o.Meters(ctx, s)
+	require.NoError(t, err, "an action keeps the session alive")
+	f.clock.Advance(50 * time.Second)
+	assert.False(t, o.Expire(ctx, s))
+	f.clock.Advance(11 * time.Second)
+	assert.True(t, o.Expire(ctx, s))
+	_, err = o.Meters(ctx, s)
+	require.ErrorIs(t, err, ErrSessionEnded)
+	out := officeEvents(t, f, store.EventLogout)
+	require.Len(t, out, 1)
+	assert.Equal(t, "logout of staff (idle)", out[0].Detail)
+}
+
+// A voucher is paid once, typed or scanned with spaces; the second payment
+// says when and by whom it was paid; no log line holds a payable number.
+func TestOfficePaysAVoucherOnce(t *testing.T) {
+	f, o := newOffice(t)
+	v := printedVoucher(t, f, 25*game.Euro)
+	staff, err := o.Login(ctx, "1357")
+	require.NoError(t, err)
+	typed := v.Validation[:6] + " " + v.Validation[6:12] + "-" + v.Validation[12:]
+	paid, err := o.PayVoucher(ctx, staff, typed)
+	require.NoError(t, err)
+	assert.Equal(t, store.VoucherPaid, paid.State)
+	assert.Equal(t, "staff", paid.PaidBy)
+
+	tech, err := o.Login(ctx, "24680")
+	require.NoError(t, err)
+	_, err = o.PayVoucher(ctx, tech, v.Validation)
+	require.ErrorIs(t, err, store.ErrVoucherPaid)
+	assert.ErrorContains(t, err, "by staff")
+	m, err := f.st.Meters(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(25*game.Euro), m.Get(store.MeterVouchersPaid), "paid once")
+
+	assert.Len(t, officeEvents(t, f, "voucher_paid"), 1)
+	require.Len(t, officeEvents(t, f, "voucher_refused"), 1)
+	all, err := f.st.EventsWhere(ctx, store.EventQuery{N: 1000})
+	require.NoError(t, err)
+	for _, e := range all {
+		assert.NotContains(t, e.Detail, v.Validation, "event %s", e.Code)
+	}
+}
+
+// Import from the maintenance screen: a tampered file is refused and
+// logged, the good one imported.
+func TestOfficeImportsABlock(t *testing.T) {
+	f, o := newOffice(t)
+	tech, err := o.Login(ctx, "24680")
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, kiosktest.WriteBlock(&buf, game.Stake100, 99, nil))
+	good := buf.Bytes()
+	bad := append([]byte{}, good...)
+	bad[len(bad)/2] ^= 1
+	_, err = o.ImportBlock(ctx, tech, "/media/usb/bad.blk", bytes.NewReader(bad))
+	require.Error(t, err)
+	refused := officeEvents(t, f, "import_refused")
+	require.Len(t, refused, 1)
+	assert.Contains(t, refused[0].Detail, "bad.blk")
+	b, err := o.ImportBlock(ctx, tech, "/media/usb/good.blk", bytes.NewReader(good))
+	require.NoError(t, err)
+	assert.Equal(t, uint32(99), b.Number)
+	assert.Len(t, officeEvents(t, f, "import"), 1)
+}
