@@ -117,8 +117,13 @@ func (g *Game) Play() store.Play { return g.play }
 // Walls is the unit's layout.
 func (g *Game) Walls() reveal.Walls { return g.walls }
 
-// Stage is how far the reveal is.
-func (g *Game) Stage() Stage { return g.stage }
+// Stage is how far the reveal is. The stage changes under the machine's
+// lock: the machine's other goroutines read it there (gameOnLocked).
+func (g *Game) Stage() Stage {
+	g.m.mu.Lock()
+	defer g.m.mu.Unlock()
+	return g.stage
+}
 
 // World is the wall in play: the main wall, then the bonus wall.
 func (g *Game) World() *breakout.World {
@@ -240,8 +245,10 @@ func (g *Game) startBonus(rec []byte) {
 		}
 	}
 	g.bonus = w
-	g.stage = StageBonus
-	g.m.update(func() { g.m.state = Bonus })
+	g.m.update(func() {
+		g.stage = StageBonus
+		g.m.state = Bonus
+	})
 	if w.Done() {
 		g.cleared()
 	}
@@ -296,9 +303,9 @@ func (g *Game) finish() {
 		return
 	}
 	g.play = p
-	g.stage = StageDone
 	g.result = GameResult{Outcome: g.expected, Won: p.Prize, Mismatch: g.mismatch}
 	g.m.update(func() {
+		g.stage = StageDone
 		g.m.lastTouch = g.m.clk.Now()
 		if g.mismatch {
 			g.m.setFaultLocked(Fault{FaultMismatch, fmt.Sprintf("play %d", g.play.ID)})
