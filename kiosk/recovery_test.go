@@ -3,7 +3,6 @@ package kiosk
 import (
 	"bytes"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,16 +16,11 @@ func saveNow(t *testing.T, f *fixture, g *Game) []byte {
 	t.Helper()
 	g.save()
 	want := append([]byte(nil), g.rec...)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		p, err := f.st.Play(ctx, g.ID())
-		require.NoError(t, err)
-		if bytes.Equal(p.Recording, want) {
-			return want
-		}
-		require.True(t, time.Now().Before(deadline), "the saver did not write the recording")
-		time.Sleep(5 * time.Millisecond)
-	}
+	syncWriter(f.m)
+	p, err := f.st.Play(ctx, g.ID())
+	require.NoError(t, err)
+	require.Equal(t, want, p.Recording, "the writer wrote the recording")
+	return want
 }
 
 // play a Jouer game for n ticks with a player following the ball.
@@ -138,6 +132,7 @@ func TestRecoverBonusEnteredBeforeAnySave(t *testing.T) {
 		g.Step(breakout.Input{})
 	}
 	require.Equal(t, StageBonus, g.Stage())
+	g.Wait()
 	f.restart() // the bonus wall had no step saved
 	r := f.m.Current()
 	require.NotNil(t, r)
@@ -157,9 +152,7 @@ func TestRecoverWallClearedFinishLost(t *testing.T) {
 	}
 	saveNow(t, f, g)
 	require.NoError(t, f.st.Close())
-	for g.Err() == nil && g.Stage() != StageDone {
-		g.Step(breakout.Input{})
-	}
+	runUntilStopped(g)
 	require.Error(t, g.Err(), "the finish could not commit")
 	f.st = nil
 	f.restart()
@@ -186,8 +179,10 @@ func TestRecoverWithCorruptRecording(t *testing.T) {
 	f.boot()
 	g, c := startScenario(t, f, game.Stake050, 2, breakout.Play) // 3 scarabs
 	playFor(g, 3*breakout.TicksPerSecond)
-	saveNow(t, f, g) // the saver is idle after this
-	require.NoError(t, f.st.SaveRecording(ctx, g.ID(), []byte("K\x01\x05garbage")))
+	rec := saveNow(t, f, g) // the writer is idle after this
+	// Garbage longer than the recording: the store keeps the longer.
+	garbage := append([]byte("K\x01\x05garbage"), rec...)
+	require.NoError(t, f.st.SaveRecording(ctx, g.ID(), garbage))
 	f.restart()
 	r := f.m.Current()
 	require.NotNil(t, r)
