@@ -9,6 +9,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/breakout"
+	"pharaon/store"
 )
 
 // saveNow makes g save its recording and waits until the store has it.
@@ -222,4 +223,25 @@ func FuzzDecodeRecordings(f *testing.F) {
 			t.Fatalf("%x does not round-trip", b)
 		}
 	})
+}
+
+// A play in its bonus whose kept recording stops short of the main wall's
+// end cannot come from this kiosk (EnterBonus keeps the whole main wall,
+// and the store refuses any shorter save after it): the kiosk does not
+// guess the rest of the wall, it stays out of service for a technician.
+func TestRecoverBonusWithShortMainWallIsAFault(t *testing.T) {
+	f := newFixture(t)
+	f.boot()
+	g, _ := startScenario(t, f, game.Stake050, 9+7, breakout.Auto) // 2 scarabs through the bonus
+	for i := 0; i < breakout.TicksPerSecond; i++ {
+		g.Step(breakout.Input{})
+	}
+	saveNow(t, f, g)
+	require.NoError(t, f.st.SetPlayState(ctx, g.ID(), store.PlayBonus)) // the state without its recording
+	f.restart()
+	snap := f.m.Snapshot()
+	assert.Equal(t, OutOfService, snap.State)
+	assert.Equal(t, FaultRecovery, snap.Fault.Code)
+	assert.Contains(t, snap.Fault.Detail, "short of its end")
+	assert.Nil(t, f.m.Current())
 }
