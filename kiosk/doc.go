@@ -7,7 +7,10 @@
 // It composes the rulebook (game), the layouts (game/reveal), the engine
 // (game/breakout), the store and the serial devices (hw); it imports no UI.
 // The screens read a Snapshot, are told of changes through OnChange, and
-// drive a Game one fixed step at a time.
+// drive a Game one fixed step at a time. They never wait for the disk: a
+// play's durable writes (its start, saves, bonus and finish) are made in
+// order by the machine's play writer on its own goroutine (writer.go), and
+// its answers come back through callbacks and the game's Settled.
 //
 // Money: a note is credited only once the validator reports it irrevocably
 // accepted (ID-003 VEND VALID), after an intent recorded before the note was

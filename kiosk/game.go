@@ -1,7 +1,9 @@
 package kiosk
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	"pharaon/game"
@@ -46,25 +48,33 @@ type GameResult struct {
 }
 
 // Game is the reveal of one unit: its main wall and, for a unit won through
-// the bonus, its bonus wall. The UI's loop owns it and steps it; it is not
-// safe for concurrent use.
+// the bonus, its bonus wall. The UI's loop owns it and steps it; its
+// durable writes go to the machine's play writer, whose answers change the
+// game's stage, result and error under the machine's lock. Step, World and
+// Revealed are for the goroutine that steps it; the other methods may be
+// called from any goroutine.
 type Game struct {
 	m        *Machine
-	play     store.Play
+	play     store.Play // as the stake debit wrote it
 	walls    reveal.Walls
 	expected game.Outcome
 
+	// Owned by the goroutine that steps the game.
 	main, bonus *breakout.World
-	stage       Stage
 	mismatch    bool
-	result      GameResult
-	err         error
-
-	savedAt uint32 // the world's tick at the last save
-	dirty   bool   // inputs or events since the last save
+	ending      bool   // the last wall is cleared: its finish is with the writer
+	savedAt     uint32 // the world's tick at the last save
+	dirty       bool   // inputs or events since the last save
 	// rec is the last recording encoded; recMain and recBonus the walls'
 	// own, which it holds. All three are reused by the next encoding.
 	rec, recMain, recBonus []byte
+
+	// Guarded by the machine's lock: the writer's goroutine changes them.
+	stage   Stage
+	result  GameResult
+	err     error
+	pending int           // writes the game waits for (bonus, finish)
+	settled chan struct{} // closed when pending falls to 0
 }
 
 // expectedOutcome is what the unit's walls must reveal, from the outcome the
@@ -117,8 +127,13 @@ func (g *Game) Play() store.Play { return g.play }
 // Walls is the unit's layout.
 func (g *Game) Walls() reveal.Walls { return g.walls }
 
-// Stage is how far the reveal is.
-func (g *Game) Stage() Stage { return g.stage }
+// Stage is how far the reveal is. The stage changes under the machine's
+// lock: the machine's other goroutines read it there (gameOnLocked).
+func (g *Game) Stage() Stage {
+	g.m.mu.Lock()
+	defer g.m.mu.Unlock()
+	return g.stage
+}
 
 // World is the wall in play: the main wall, then the bonus wall.
 func (g *Game) World() *breakout.World {
@@ -132,19 +147,96 @@ func (g *Game) World() *breakout.World {
 func (g *Game) Revealed() game.Counts { return g.main.Revealed() }
 
 // Result is how the game ended; valid once Stage is StageDone.
-func (g *Game) Result() GameResult { return g.result }
+func (g *Game) Result() GameResult {
+	g.m.mu.Lock()
+	defer g.m.mu.Unlock()
+	return g.result
+}
 
 // Err is the error that stopped the game, if any (the kiosk is then out of
 // service; the play is resumed at the next start).
-func (g *Game) Err() error { return g.err }
+func (g *Game) Err() error {
+	g.m.mu.Lock()
+	defer g.m.mu.Unlock()
+	return g.err
+}
+
+// Settled reports whether no write the game waits for is under way: the
+// bonus transition once the main wall is cleared, the finish once the last
+// wall is. The screens show the bonus wall, and the result, only once the
+// game is settled: a result shows what was credited (Art. 4.8, invariant 3).
+// It never waits.
+func (g *Game) Settled() bool {
+	g.m.mu.Lock()
+	defer g.m.mu.Unlock()
+	return g.pending == 0
+}
+
+// Wait waits until the game is settled. Never call it from the screens'
+// goroutine: it waits for a commit.
+func (g *Game) Wait() {
+	g.m.mu.Lock()
+	ch := g.settled
+	n := g.pending
+	g.m.mu.Unlock()
+	if n > 0 {
+		<-ch
+	}
+}
+
+// write hands a write of the game to the machine's writer: do runs on the
+// writer's goroutine (tried again while the database is busy), then after
+// runs there with its error, under the machine's lock, before the game is
+// settled and the listeners told. A write that fails stops the game and
+// takes the kiosk out of service; the play is resumed at the next start.
+func (g *Game) write(what string, do func(ctx context.Context, st playStore, attempt int) error, after func()) {
+	g.m.mu.Lock()
+	if g.pending == 0 {
+		g.settled = make(chan struct{})
+	}
+	g.pending++
+	g.m.mu.Unlock()
+	g.m.w.submit(do, func(err error) {
+		if err != nil {
+			err = fmt.Errorf("play %d: %s: %w", g.play.ID, what, err)
+		}
+		closed := errors.Is(err, errWriterClosed)
+		if err != nil && !closed {
+			g.m.logf(store.LevelCritical, FaultStore, "%v", err)
+		}
+		g.m.update(func() {
+			switch {
+			case err == nil:
+				after()
+			case g.err == nil:
+				g.err = err
+				if !closed {
+					g.m.setFaultLocked(Fault{FaultStore, err.Error()})
+				}
+			}
+			g.pending--
+			if g.pending == 0 {
+				close(g.settled)
+			}
+		})
+	})
+}
 
 // Step advances the wall in play by one tick (1/120 s) and returns what
 // happened; the slice is reused by the next step. When the main wall is
 // cleared, a unit won through the bonus moves to its bonus wall and any other
 // unit is finished; when the bonus wall's red brick falls, the unit is
-// finished. Finishing credits the unit's prize in one durable commit.
+// finished. Finishing credits the unit's prize in one durable commit, which
+// the machine's writer makes while the screens go on: the game is Settled,
+// and its Stage StageDone, once it is made.
 func (g *Game) Step(in breakout.Input) []breakout.Event {
-	if g.stage == StageDone || g.err != nil {
+	if g.ending {
+		return nil
+	}
+	g.m.mu.Lock()
+	stopped := g.err != nil
+	g.m.mu.Unlock()
+	if stopped {
 		return nil
 	}
 	w := g.World()
@@ -164,10 +256,10 @@ func (g *Game) Step(in breakout.Input) []breakout.Event {
 	return ev
 }
 
-// save hands the recording so far to the saver, which writes it without
+// save hands the recording so far to the writer, which writes it without
 // holding up the frame loop.
 func (g *Game) save() {
-	g.m.saver.offer(g.play.ID, g.recording())
+	g.m.w.save(g.play.ID, g.recording())
 	g.savedAt = g.World().Tick()
 	g.dirty = false
 }
@@ -187,25 +279,15 @@ func (g *Game) recording() []byte {
 
 // cleared handles the end of a wall.
 func (g *Game) cleared() {
-	ctx := g.m.ctx
-	if g.stage == StageMain {
+	if g.bonus == nil {
 		g.checkMain()
 		if g.play.ViaBonus && g.walls.Bonus.Len() == 0 {
 			g.mismatchf("the unit is won through the bonus, its layout has no bonus wall")
 		}
 		if g.play.ViaBonus && !g.mismatch {
 			// Three snakes: the bonus game, a further stage of the same
-			// unit (Art. 4.6, 4.7). The main wall's whole recording is
-			// kept first, so a resume finds it cleared.
-			if err := g.m.st.SaveRecording(ctx, g.play.ID, g.recording()); err != nil {
-				g.fail(fmt.Errorf("play %d: save main wall: %w", g.play.ID, err))
-				return
-			}
-			if err := g.m.st.SetPlayState(ctx, g.play.ID, store.PlayBonus); err != nil {
-				g.fail(fmt.Errorf("play %d: enter bonus: %w", g.play.ID, err))
-				return
-			}
-			g.startBonus(nil)
+			// unit (Art. 4.6, 4.7).
+			g.startBonus(nil, false)
 			return
 		}
 		g.finish()
@@ -216,8 +298,10 @@ func (g *Game) cleared() {
 }
 
 // startBonus puts the bonus wall in play, replaying rec if the bonus was
-// under way before a restart.
-func (g *Game) startBonus(rec []byte) {
+// under way before a restart. A bonus not yet entered in the store is
+// entered with the main wall's whole recording and the bonus wall's first
+// (the store then refuses any save older than it).
+func (g *Game) startBonus(rec []byte, entered bool) {
 	var (
 		w   *breakout.World
 		err error
@@ -227,7 +311,7 @@ func (g *Game) startBonus(rec []byte) {
 	}
 	if w == nil {
 		if err != nil {
-			g.m.logf(store.LevelWarning, "recording_unusable", "play %d: bonus wall starts again in Auto: %v", g.play.ID, err)
+			g.logf(store.LevelWarning, "recording_unusable", "play %d: bonus wall starts again in Auto: %v", g.play.ID, err)
 		}
 		mode := g.main.Mode()
 		if err != nil {
@@ -240,8 +324,16 @@ func (g *Game) startBonus(rec []byte) {
 		}
 	}
 	g.bonus = w
-	g.stage = StageBonus
-	g.m.update(func() { g.m.state = Bonus })
+	g.m.update(func() {
+		g.stage = StageBonus
+		g.m.state = Bonus
+	})
+	if !entered {
+		id, kept := g.play.ID, bytes.Clone(g.recording())
+		g.write("enter bonus", func(ctx context.Context, st playStore, _ int) error {
+			return st.EnterBonus(ctx, id, kept)
+		}, func() {})
+	}
 	if w.Done() {
 		g.cleared()
 	}
@@ -273,46 +365,73 @@ func (g *Game) checkBonus() {
 
 func (g *Game) mismatchf(format string, args ...any) {
 	g.mismatch = true
-	g.m.logf(store.LevelCritical, FaultMismatch, "play %d: "+format, append([]any{g.play.ID}, args...)...)
+	g.logf(store.LevelCritical, FaultMismatch, "play %d: "+format, append([]any{g.play.ID}, args...)...)
 }
 
-// finish credits the unit's prize and ends the game.
+// logf writes an event of the game through the writer, after the writes
+// asked for before it.
+func (g *Game) logf(level store.Level, code, format string, args ...any) {
+	e := store.Event{Level: level, Source: "kiosk", Code: code, Detail: fmt.Sprintf(format, args...)}
+	g.m.w.submit(func(ctx context.Context, st playStore, _ int) error {
+		_, err := st.Log(ctx, e)
+		return err
+	}, func(error) {
+		// A failure to log is not a reason to fail what is being logged
+		// (Machine.logf).
+	})
+}
+
+// finish hands the finish to the writer: the unit's prize credited and the
+// play finished in one durable commit (Art. 4.8). The game is StageDone,
+// with its result, once the commit is made; the screens land the symbols
+// meanwhile.
 func (g *Game) finish() {
-	g.m.ledgerMu.Lock()
-	p, err := g.m.st.FinishPlay(g.m.ctx, g.play.ID, store.FinishInfo{
+	g.ending = true
+	id, mismatch := g.play.ID, g.mismatch
+	info := store.FinishInfo{
 		Revealed:  g.main.Revealed(),
 		Shown:     g.play.Prize, // the congratulations show the unit's prize, nothing else
-		Mismatch:  g.mismatch,
-		Recording: g.recording(),
-	})
-	if err == nil && p.Prize > 0 {
-		// A losing unit moves nothing: its Balance is the one its stake
-		// left, older than a note credited during the game.
-		g.m.showBalance(p.Balance)
+		Mismatch:  mismatch,
+		Recording: bytes.Clone(g.recording()),
 	}
-	g.m.ledgerMu.Unlock()
-	if err != nil {
-		g.fail(fmt.Errorf("play %d: finish: %w", g.play.ID, err))
-		return
-	}
-	g.play = p
-	g.stage = StageDone
-	g.result = GameResult{Outcome: g.expected, Won: p.Prize, Mismatch: g.mismatch}
-	g.m.update(func() {
+	var p store.Play
+	g.write("finish", func(ctx context.Context, st playStore, attempt int) error {
+		g.m.ledgerMu.Lock()
+		defer g.m.ledgerMu.Unlock()
+		var err error
+		p, err = st.FinishPlay(ctx, id, info)
+		if attempt > 0 && errors.Is(err, store.ErrPlayFinished) {
+			// An attempt the store reported failed committed all the
+			// same: the play is finished once, as it says.
+			p, err = st.Play(ctx, id)
+		}
+		if err == nil && p.Prize > 0 {
+			// A losing unit moves nothing: its Balance is the one its
+			// stake left, older than a note credited during the game.
+			g.m.showBalance(p.Balance)
+		}
+		return err
+	}, func() {
+		g.stage = StageDone
+		g.result = GameResult{Outcome: g.expected, Won: p.Prize, Mismatch: mismatch}
 		g.m.lastTouch = g.m.clk.Now()
-		if g.mismatch {
-			g.m.setFaultLocked(Fault{FaultMismatch, fmt.Sprintf("play %d", g.play.ID)})
+		if mismatch {
+			g.m.setFaultLocked(Fault{FaultMismatch, fmt.Sprintf("play %d", id)})
 			return
 		}
 		g.m.state = Result
 	})
 }
 
-// fail stops the game on an error of the store: the play stays unfinished
-// and the next start resumes it.
+// fail stops the game on an error that is not the store's: the play stays
+// unfinished and the next start resumes it.
 func (g *Game) fail(err error) {
-	g.err = err
-	g.m.logf(store.LevelCritical, FaultStore, "%v", err)
+	g.m.mu.Lock()
+	if g.err == nil {
+		g.err = err
+	}
+	g.m.mu.Unlock()
+	g.logf(store.LevelCritical, FaultStore, "%v", err)
 	g.m.outOfService(Fault{FaultStore, err.Error()})
 }
 
@@ -330,14 +449,16 @@ func (m *Machine) recover(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		m.logf(store.LevelWarning, "play_resumed", "play %d resumed in state %s at stage %s", p.ID, p.State, g.stage)
-		if g.err != nil {
-			return g.err
+		g.Wait() // the bonus or the finish a cleared wall asked for
+		stage, gerr := g.Stage(), g.Err()
+		m.logf(store.LevelWarning, "play_resumed", "play %d resumed in state %s at stage %s", p.ID, p.State, stage)
+		if gerr != nil {
+			return gerr
 		}
-		if g.stage != StageDone {
+		if stage != StageDone {
 			m.update(func() {
 				m.game = g
-				if g.stage == StageBonus {
+				if stage == StageBonus {
 					m.state = Bonus
 				} else {
 					m.state = Playing
@@ -379,13 +500,12 @@ func (m *Machine) resume(p store.Play) (*Game, error) {
 	switch {
 	case p.State == store.PlayBonus:
 		if !g.main.Done() {
-			// Only if the saver's last write overtook the full save made
-			// when the wall was cleared: Auto clears it again, revealing
-			// the same layout.
-			finishInAuto(g.main)
+			// EnterBonus keeps the main wall's whole recording with the
+			// bonus state, and the store refuses any shorter one after it.
+			return nil, fmt.Errorf("resume play %d: in its bonus, the main wall's recording stops at tick %d, short of its end", p.ID, g.main.Tick())
 		}
 		g.checkMain()
-		g.startBonus(bonusRec)
+		g.startBonus(bonusRec, true)
 	case g.main.Done() || p.State == store.PlayMainDone:
 		if !g.main.Done() {
 			// The state says the wall was cleared but the saved recording
@@ -395,12 +515,4 @@ func (m *Machine) resume(p store.Play) (*Game, error) {
 		g.cleared()
 	}
 	return g, nil
-}
-
-// finishInAuto lets Auto clear a wall (bounded: Auto clears any wall within
-// breakout.AutoBoundTicks).
-func finishInAuto(w *breakout.World) {
-	for i := 0; !w.Done() && i < 2*breakout.AutoBoundTicks; i++ {
-		w.Step(breakout.Input{Auto: true})
-	}
 }

@@ -1,7 +1,10 @@
 package kiosk
 
 import (
+	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"pharaon/game"
 	"pharaon/game/breakout"
@@ -10,7 +13,7 @@ import (
 // Figures of the game's hot path: the screens step a Game once per tick
 // (120 a second). Between two saves a step costs what the engine's step
 // costs and allocates nothing; every SaveTicks the recording is encoded and
-// handed to the saver.
+// handed to the writer.
 //
 //	go test -run '^$' -bench 'Game' -benchmem ./kiosk
 
@@ -25,8 +28,8 @@ func follow(w *breakout.World) breakout.Input {
 }
 
 // benchGames returns a maker of fresh Jouer games on one play at 2 € (its
-// stake debited once), on a machine that is not started: its saver does not
-// run, so the saves' writes to the database are not measured.
+// stake debited once). The writer drops their periodic saves, so that the
+// saves' writes to the database are not measured.
 func benchGames(b *testing.B) func() *Game {
 	f := newFixture(b)
 	f.credit(game.Stake200.Money())
@@ -34,6 +37,7 @@ func benchGames(b *testing.B) func() *Game {
 	if err != nil {
 		b.Fatal(err)
 	}
+	f.m.w.st = droppedSaves{f.m.w.st}
 	p := g.Play()
 	return func() *Game {
 		g, err := f.m.newGame(p, breakout.Play)
@@ -43,6 +47,11 @@ func benchGames(b *testing.B) func() *Game {
 		return g
 	}
 }
+
+// droppedSaves is the store without its periodic saves.
+type droppedSaves struct{ playStore }
+
+func (droppedSaves) SaveRecording(context.Context, int64, []byte) error { return nil }
 
 // BenchmarkGameStep: a tick of a Jouer game, the periodic saves included.
 // Baseline: the engine's step of the same wall with the same player.
@@ -78,7 +87,7 @@ func BenchmarkGameStep(b *testing.B) {
 }
 
 // BenchmarkGameSave: one periodic save of a game played for 5 s (its
-// recording encoded and offered to the saver). Baseline: the engine
+// recording encoded and handed to the writer). Baseline: the engine
 // encoding its own recording into a reused buffer.
 func BenchmarkGameSave(b *testing.B) {
 	g := benchGames(b)()
@@ -98,4 +107,45 @@ func BenchmarkGameSave(b *testing.B) {
 			g.save()
 		}
 	})
+}
+
+// BenchmarkGameWallEndStep: the tick that clears a wall, which hands on the
+// wall's end (the bonus transition, or the finish that credits the prize:
+// a durable commit with synchronous=FULL), against the other ticks of the
+// same Auto games (ns/step, the baseline). The screens run the tick in a
+// frame, so ns/wall-end-step is what a game's end costs the frame it falls
+// in. The writes themselves are waited for outside the measure.
+//
+//	go test -run '^$' -bench GameWallEndStep -benchtime 100x ./kiosk
+func BenchmarkGameWallEndStep(b *testing.B) {
+	f := newFixture(b)
+	f.boot()
+	var end, other time.Duration
+	var ends, steps int
+	for i := 0; i < b.N; i++ {
+		f.credit(game.Stake050.Money())
+		g, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for n := 0; g.Stage() != StageDone; n++ {
+			if n > 4*breakout.AutoBoundTicks || g.Err() != nil {
+				b.Fatalf("game %d does not end: %v", g.ID(), g.Err())
+			}
+			t0 := time.Now()
+			ev := g.Step(breakout.Input{})
+			d := time.Since(t0)
+			if slices.ContainsFunc(ev, func(e breakout.Event) bool { return e.Kind == breakout.WallCleared }) {
+				end += d
+				ends++
+			} else {
+				other += d
+				steps++
+			}
+			g.Wait()
+		}
+		f.m.EndResult()
+	}
+	b.ReportMetric(float64(end.Nanoseconds())/float64(ends), "ns/wall-end-step")
+	b.ReportMetric(float64(other.Nanoseconds())/float64(steps), "ns/step")
 }

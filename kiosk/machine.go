@@ -120,7 +120,8 @@ func (c *Config) fill() error {
 }
 
 // Machine is the kiosk's session: one player at a time, one game at a time.
-// Its methods are safe for concurrent use; a Game is not (the UI loop owns it).
+// Its methods are safe for concurrent use; a Game's stepping is not (the UI
+// loop owns it).
 type Machine struct {
 	st  *store.Store
 	clk Clock
@@ -129,7 +130,9 @@ type Machine struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	saver  *saver
+	// w makes the durable writes of the plays, in order, off the screens'
+	// goroutine (writer.go).
+	w *writer
 
 	notifyMu sync.Mutex // one delivery to the listeners at a time (notify)
 	// ledgerMu keeps the credit shown in the ledger's order: a store write
@@ -161,7 +164,7 @@ func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{}}
-	m.saver = newSaver(st)
+	m.w = newWriter(st)
 	m.initCash()
 	return m, nil
 }
@@ -174,8 +177,7 @@ func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
 // says why (after a failed integrity check the cash devices stay off).
 // Errors are for a store that cannot be read.
 func (m *Machine) Start(ctx context.Context) error {
-	m.wg.Add(2)
-	go func() { defer m.wg.Done(); m.saver.run(m.ctx) }()
+	m.wg.Add(1)
 	go func() { defer m.wg.Done(); m.pollLoop() }()
 
 	if err := m.st.Verify(ctx); err != nil {
@@ -198,11 +200,14 @@ func (m *Machine) Start(ctx context.Context) error {
 }
 
 // Close stops the cash devices (after a voucher being printed), then the
-// background loops. The store stays open (its owner closes it).
+// background loops, then the play writer (after the write under way; a
+// play whose finish was still queued is resumed at the next start). The
+// store stays open (its owner closes it).
 func (m *Machine) Close() error {
 	m.stopCash()
 	m.cancel()
 	m.wg.Wait()
+	m.w.Close()
 	return nil
 }
 
@@ -318,46 +323,87 @@ func (m *Machine) Current() *Game {
 // Play sells one unit (Art. 4.1): the stake is debited, the unit drawn and
 // the play recorded in one durable commit, and the returned game reveals it.
 // The outcome is fixed from this moment; whatever the player does, the game
-// pays exactly the unit's prize.
+// pays exactly the unit's prize. Play waits for the commit: the screens
+// call RequestPlay instead. A commit begun is not abandoned when ctx is
+// cancelled.
 func (m *Machine) Play(ctx context.Context, s game.Stake, mode breakout.Mode) (*Game, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("play: %w", err)
+	}
+	type answer struct {
+		g   *Game
+		err error
+	}
+	ch := make(chan answer, 1)
+	m.RequestPlay(s, mode, func(g *Game, err error) { ch <- answer{g, err} })
+	a := <-ch
+	return a.g, a.err
+}
+
+// RequestPlay asks for one unit to be sold, as Play does, without waiting:
+// the machine's play writer makes the commit on its goroutine and calls
+// done there with the game, or with why none was sold (ErrBadStake,
+// ErrOutOfService, ErrBusy, ErrInsufficientCredit, ErrUnavailable, a
+// store error). A refusal known at once is given at once, on the caller's
+// goroutine. done is called exactly once; it must not wait on the machine
+// (a UI hands it over to its own goroutine).
+func (m *Machine) RequestPlay(s game.Stake, mode breakout.Mode, done func(*Game, error)) {
 	if !s.Valid() {
-		return nil, fmt.Errorf("play %d cents: %w", int64(s), ErrBadStake)
+		done(nil, fmt.Errorf("play %d cents: %w", int64(s), ErrBadStake))
+		return
 	}
 	smode := store.ModeJouer
 	if mode == breakout.Auto {
 		smode = store.ModeAuto
 	} else if mode != breakout.Play {
-		return nil, fmt.Errorf("play: %w", breakout.ErrBadMode)
+		done(nil, fmt.Errorf("play: %w", breakout.ErrBadMode))
+		return
 	}
 	m.mu.Lock()
 	switch {
 	case m.state == OutOfService:
 		m.mu.Unlock()
-		return nil, fmt.Errorf("play: %w", ErrOutOfService)
-	case m.starting || (m.game != nil && m.game.stage != StageDone):
+		done(nil, fmt.Errorf("play: %w", ErrOutOfService))
+		return
+	case m.starting || m.gameOnLocked():
 		m.mu.Unlock()
-		return nil, fmt.Errorf("play: %w", ErrBusy)
+		done(nil, fmt.Errorf("play: %w", ErrBusy))
+		return
 	case m.cashBusyLocked():
 		// A note on its way to the cash box, or a voucher printing: the
 		// credit settles first.
 		m.mu.Unlock()
-		return nil, fmt.Errorf("play: cash in progress: %w", ErrBusy)
+		done(nil, fmt.Errorf("play: cash in progress: %w", ErrBusy))
+		return
 	}
 	m.starting = true
 	m.lastTouch = m.clk.Now()
 	m.mu.Unlock()
-	defer func() {
+
+	var p store.Play
+	req := store.PlayRequest{Stake: s, Mode: smode, LayoutVersion: int(m.cfg.LayoutVersion)}
+	m.w.submit(func(ctx context.Context, st playStore, _ int) error {
+		// Any error of StartPlay wrote nothing: trying again is safe.
+		m.ledgerMu.Lock()
+		defer m.ledgerMu.Unlock()
+		var err error
+		p, err = st.StartPlay(ctx, req)
+		if err == nil {
+			m.showBalance(p.Balance) // the stake debited
+		}
+		return err
+	}, func(err error) {
+		g, err := m.playStarted(s, p, mode, err)
 		m.mu.Lock()
 		m.starting = false
 		m.mu.Unlock()
-	}()
+		done(g, err)
+	})
+}
 
-	m.ledgerMu.Lock()
-	p, err := m.st.StartPlay(ctx, store.PlayRequest{Stake: s, Mode: smode, LayoutVersion: int(m.cfg.LayoutVersion)})
-	if err == nil {
-		m.showBalance(p.Balance) // the stake debited
-	}
-	m.ledgerMu.Unlock()
+// playStarted puts the game of play p at stake s in progress once its
+// stake debit committed (err nil), or says why no unit was sold.
+func (m *Machine) playStarted(s game.Stake, p store.Play, mode breakout.Mode, err error) (*Game, error) {
 	switch {
 	case errors.Is(err, store.ErrInsufficientCredit):
 		return nil, fmt.Errorf("play %s: %w", s, ErrInsufficientCredit)
@@ -377,7 +423,7 @@ func (m *Machine) Play(ctx context.Context, s game.Stake, mode breakout.Mode) (*
 		m.outOfService(Fault{FaultRecovery, err.Error()})
 		return nil, fmt.Errorf("play %s: %w", s, err)
 	}
-	_, openErr := m.st.OpenBlock(ctx, s) // the last unit of the last block may just have been sold
+	_, openErr := m.st.OpenBlock(m.ctx, s) // the last unit of the last block may just have been sold
 	m.update(func() {
 		m.game = g
 		m.state = Playing

@@ -20,18 +20,40 @@ import (
 var ctx = context.Background()
 
 // runToEnd steps g until it is done, with no input (Auto plays, or a Jouer
-// game goes Auto when idle). It returns the events seen.
+// game goes Auto when idle), waiting for the writes its walls' ends ask
+// for. It returns the events seen.
 func runToEnd(t *testing.T, g *Game) map[breakout.EventKind]int {
 	t.Helper()
 	seen := map[breakout.EventKind]int{}
 	for i := 0; g.Stage() != StageDone; i++ {
 		require.Less(t, i, 4*60*breakout.TicksPerSecond, "game %d does not end", g.ID())
 		require.NoError(t, g.Err())
+		if !g.Settled() {
+			g.Wait()
+			continue
+		}
 		for _, e := range g.Step(breakout.Input{}) {
 			seen[e.Kind]++
 		}
 	}
 	return seen
+}
+
+// runUntilStopped steps g until it ends or stops on an error, waiting for
+// its writes.
+func runUntilStopped(g *Game) {
+	for i := 0; i < 4*60*breakout.TicksPerSecond && g.Err() == nil && g.Stage() != StageDone; i++ {
+		g.Step(breakout.Input{})
+		g.Wait()
+	}
+}
+
+// syncWriter waits until the machine's writer has made every write asked
+// for so far: it takes its writes in order.
+func syncWriter(m *Machine) {
+	done := make(chan struct{})
+	m.w.submit(func(context.Context, playStore, int) error { return nil }, func(error) { close(done) })
+	<-done
 }
 
 // Every stake × every kind of outcome, from the stake debit to the credit:
@@ -187,13 +209,20 @@ func TestResultReturnsHomeWhenIdle(t *testing.T) {
 
 func TestOnChangeTellsEveryChange(t *testing.T) {
 	f := newFixture(t)
+	var mu sync.Mutex // the writer's goroutine tells of the game's start and end
 	var states []State
-	f.m.OnChange(func(s Snapshot) { states = append(states, s.State) })
+	f.m.OnChange(func(s Snapshot) {
+		mu.Lock()
+		states = append(states, s.State)
+		mu.Unlock()
+	})
 	f.boot()
 	f.credit(game.Euro)
 	g, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
 	require.NoError(t, err)
 	runToEnd(t, g)
+	mu.Lock()
+	defer mu.Unlock()
 	require.NotEmpty(t, states)
 	assert.Contains(t, states, Playing)
 	assert.Equal(t, Result, states[len(states)-1])
@@ -271,9 +300,7 @@ func TestStoreFailureTakesOutOfService(t *testing.T) {
 	g, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
 	require.NoError(t, err)
 	require.NoError(t, f.st.Close()) // the database is gone under the game
-	for i := 0; i < 20*breakout.TicksPerSecond && g.Err() == nil; i++ {
-		g.Step(breakout.Input{})
-	}
+	runUntilStopped(g)
 	require.Error(t, g.Err())
 	assert.NotEqual(t, StageDone, g.Stage())
 	assert.Equal(t, OutOfService, f.m.Snapshot().State)

@@ -1,13 +1,9 @@
 package kiosk
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
-
-	"pharaon/store"
 )
 
 // A play's recording, as the store keeps it, holds the engine's recording of
@@ -57,53 +53,6 @@ func decodeRecordings(b []byte) (main, bonus []byte, err error) {
 		return nil, nil, fmt.Errorf("%w: %d bytes after the end", ErrBadRecordings, len(rest))
 	}
 	return main, bonus, nil
-}
-
-// saver writes the recordings of the game in progress from its own
-// goroutine, so that a durable commit never holds up a frame. Only the latest
-// offer counts: an older one waiting is replaced.
-type saver struct {
-	st   *store.Store
-	mu   sync.Mutex
-	id   int64
-	rec  []byte
-	wake chan struct{}
-}
-
-func newSaver(st *store.Store) *saver { return &saver{st: st, wake: make(chan struct{}, 1)} }
-
-func (s *saver) offer(id int64, rec []byte) {
-	s.mu.Lock()
-	s.id = id
-	s.rec = append(s.rec[:0], rec...)
-	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (s *saver) run(ctx context.Context) {
-	var buf []byte
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.wake:
-		}
-		s.mu.Lock()
-		id := s.id
-		buf = append(buf[:0], s.rec...)
-		s.id = 0
-		s.mu.Unlock()
-		if id == 0 {
-			continue
-		}
-		// A play finished meanwhile refuses the save (ErrPlayFinished): its
-		// final recording is already kept. Any other failure is retried by
-		// the next offer; the recording only serves a resume after a crash.
-		_ = s.st.SaveRecording(ctx, id, buf)
-	}
 }
 
 // uvarintLen is the length of the canonical (shortest) encoding of n.

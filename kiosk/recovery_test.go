@@ -3,13 +3,13 @@ package kiosk
 import (
 	"bytes"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
 	"pharaon/game/breakout"
+	"pharaon/store"
 )
 
 // saveNow makes g save its recording and waits until the store has it.
@@ -17,16 +17,11 @@ func saveNow(t *testing.T, f *fixture, g *Game) []byte {
 	t.Helper()
 	g.save()
 	want := append([]byte(nil), g.rec...)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		p, err := f.st.Play(ctx, g.ID())
-		require.NoError(t, err)
-		if bytes.Equal(p.Recording, want) {
-			return want
-		}
-		require.True(t, time.Now().Before(deadline), "the saver did not write the recording")
-		time.Sleep(5 * time.Millisecond)
-	}
+	syncWriter(f.m)
+	p, err := f.st.Play(ctx, g.ID())
+	require.NoError(t, err)
+	require.Equal(t, want, p.Recording, "the writer wrote the recording")
+	return want
 }
 
 // play a Jouer game for n ticks with a player following the ball.
@@ -138,6 +133,7 @@ func TestRecoverBonusEnteredBeforeAnySave(t *testing.T) {
 		g.Step(breakout.Input{})
 	}
 	require.Equal(t, StageBonus, g.Stage())
+	g.Wait()
 	f.restart() // the bonus wall had no step saved
 	r := f.m.Current()
 	require.NotNil(t, r)
@@ -157,9 +153,7 @@ func TestRecoverWallClearedFinishLost(t *testing.T) {
 	}
 	saveNow(t, f, g)
 	require.NoError(t, f.st.Close())
-	for g.Err() == nil && g.Stage() != StageDone {
-		g.Step(breakout.Input{})
-	}
+	runUntilStopped(g)
 	require.Error(t, g.Err(), "the finish could not commit")
 	f.st = nil
 	f.restart()
@@ -186,8 +180,10 @@ func TestRecoverWithCorruptRecording(t *testing.T) {
 	f.boot()
 	g, c := startScenario(t, f, game.Stake050, 2, breakout.Play) // 3 scarabs
 	playFor(g, 3*breakout.TicksPerSecond)
-	saveNow(t, f, g) // the saver is idle after this
-	require.NoError(t, f.st.SaveRecording(ctx, g.ID(), []byte("K\x01\x05garbage")))
+	rec := saveNow(t, f, g) // the writer is idle after this
+	// Garbage longer than the recording: the store keeps the longer.
+	garbage := append([]byte("K\x01\x05garbage"), rec...)
+	require.NoError(t, f.st.SaveRecording(ctx, g.ID(), garbage))
 	f.restart()
 	r := f.m.Current()
 	require.NotNil(t, r)
@@ -227,4 +223,25 @@ func FuzzDecodeRecordings(f *testing.F) {
 			t.Fatalf("%x does not round-trip", b)
 		}
 	})
+}
+
+// A play in its bonus whose kept recording stops short of the main wall's
+// end cannot come from this kiosk (EnterBonus keeps the whole main wall,
+// and the store refuses any shorter save after it): the kiosk does not
+// guess the rest of the wall, it stays out of service for a technician.
+func TestRecoverBonusWithShortMainWallIsAFault(t *testing.T) {
+	f := newFixture(t)
+	f.boot()
+	g, _ := startScenario(t, f, game.Stake050, 9+7, breakout.Auto) // 2 scarabs through the bonus
+	for i := 0; i < breakout.TicksPerSecond; i++ {
+		g.Step(breakout.Input{})
+	}
+	saveNow(t, f, g)
+	require.NoError(t, f.st.SetPlayState(ctx, g.ID(), store.PlayBonus)) // the state without its recording
+	f.restart()
+	snap := f.m.Snapshot()
+	assert.Equal(t, OutOfService, snap.State)
+	assert.Equal(t, FaultRecovery, snap.Fault.Code)
+	assert.Contains(t, snap.Fault.Detail, "short of its end")
+	assert.Nil(t, f.m.Current())
 }

@@ -30,9 +30,12 @@
 // the play a crash interrupted is replayed from its recording and finished.
 //
 // A play: StartPlay (ErrInsufficientCredit, ErrNoOpenBlock: the stake is
-// unavailable), then SaveRecording as the wall is played, SetPlayState
-// (PlayMainDone, PlayBonus for a via-bonus unit), and FinishPlay with what
-// the walls revealed and the amount shown, which must be the unit's prize.
+// unavailable), then SaveRecording as the wall is played (a recording
+// shorter than the one held is older: ErrStaleRecording), EnterBonus with
+// the main wall's recording for a via-bonus unit (or SetPlayState), and
+// FinishPlay with what the walls revealed and the amount shown, which must
+// be the unit's prize. A write refused because another connection holds
+// the database is Transient: nothing was written, it may be tried again.
 // One play at a time: StartPlay, VoucherOut and HandPay refuse while the
 // last play is unfinished (ErrPlayInProgress).
 //

@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
+
+	"github.com/mattn/go-sqlite3"
 )
 
 // Sentinel errors. Every error of the package wraps one of them, or an
@@ -44,6 +46,9 @@ var (
 	ErrPlayFinished = errors.New("play already finished")
 	// ErrPlayState: the requested state does not follow the play's state.
 	ErrPlayState = errors.New("play state does not follow")
+	// ErrStaleRecording: the recording is shorter than the one the play
+	// holds, so older than it; nothing was written.
+	ErrStaleRecording = errors.New("recording older than the one kept")
 	// ErrPrizeMismatch: the amount shown by the caller is not the prize
 	// committed in the play's unit; nothing is credited.
 	ErrPrizeMismatch = errors.New("amount differs from the unit's prize")
@@ -62,6 +67,18 @@ var (
 	// hash chain, the ledger's balances, the meters or the units sold.
 	ErrIntegrity = errors.New("integrity check failed")
 )
+
+// Transient reports whether err is SQLite's refusal of a write because
+// another connection holds the database (SQLITE_BUSY, SQLITE_LOCKED) past
+// the busy timeout: nothing was written, and the same write may succeed
+// if tried again later.
+func Transient(err error) bool {
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked
+}
 
 // IntegrityError says which check failed where. It matches ErrIntegrity
 // with errors.Is.

@@ -33,6 +33,7 @@ type Store struct {
 	now         func() time.Time
 	busyTimeout time.Duration
 	eventsKept  int
+	onWrite     func() // WithWriteHook
 
 	wc    *sql.Conn                     // the writer connection, held open
 	wmu   sync.Mutex                    // one write transaction at a time on wc
@@ -51,6 +52,7 @@ type config struct {
 	busyTimeout time.Duration
 	eventsKept  int
 	migrations  []string
+	onWrite     func()
 }
 
 // WithClock sets the clock the store stamps rows with (default time.Now).
@@ -71,6 +73,17 @@ func WithBusyTimeout(d time.Duration) Option {
 			return fmt.Errorf("busy timeout %v: %w", d, ErrBadRequest)
 		}
 		c.busyTimeout = d
+		return nil
+	}
+}
+
+// WithWriteHook has f called on the calling goroutine at the start of
+// every write transaction, before it waits for the writer connection: the
+// kiosk's tests check with it that no durable write runs on the screens'
+// goroutine. f must not call the store.
+func WithWriteHook(f func()) Option {
+	return func(c *config) error {
+		c.onWrite = f
 		return nil
 	}
 }
@@ -125,7 +138,7 @@ func open(path string, cfg config) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{path: path, w: w, now: cfg.now, busyTimeout: cfg.busyTimeout, eventsKept: cfg.eventsKept}
+	s := &Store{path: path, w: w, now: cfg.now, busyTimeout: cfg.busyTimeout, eventsKept: cfg.eventsKept, onWrite: cfg.onWrite}
 	if err := checkPragmas(ctx, w, cfg.busyTimeout); err != nil {
 		w.Close()
 		return nil, err

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -96,7 +97,8 @@ type FinishInfo struct {
 	// records a mismatch if either says so (and logs an error event).
 	Mismatch bool
 	// Recording, if not nil, is the final input recording (else the last
-	// one saved is kept). Its SHA-256 is chained in the finish step.
+	// one saved is kept), kept whatever its length: it is the game's end.
+	// Its SHA-256 is chained in the finish step.
 	Recording []byte
 }
 
@@ -326,16 +328,64 @@ func (t *wtx) setPlayState(id int64, state PlayState) error {
 // SaveRecording stores the engine's input recording of an unfinished play
 // (replacing the previous one), so a reveal interrupted by a crash resumes
 // by replaying it. A finished play's recording never changes.
+//
+// A recording only grows as its game goes on, so a recording shorter than
+// the one held is older than it and is refused (ErrStaleRecording, nothing
+// written): a save that arrives late never takes a resumed game back, nor
+// undoes the recording EnterBonus kept with the bonus.
 func (s *Store) SaveRecording(ctx context.Context, id int64, rec []byte) error {
 	err := s.write(ctx, func(t *wtx) error {
-		if _, err := t.playForUpdate(id); err != nil {
+		p, err := t.playForUpdate(id)
+		if err != nil {
 			return err
 		}
-		_, err := t.exec(stSetRecording, rec, t.now, id)
+		if len(rec) < len(p.recording) {
+			return fmt.Errorf("%d bytes, %d held: %w", len(rec), len(p.recording), ErrStaleRecording)
+		}
+		_, err = t.exec(stSetRecording, rec, t.now, id)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("play %d: save recording: %w", id, err)
+	}
+	return nil
+}
+
+// EnterBonus records, in one durable commit, that a via-bonus unit's main
+// wall is cleared and its bonus wall shown (PlayBonus, Art. 4.7), with the
+// recording that shows it: the main wall's whole recording. The play step
+// chains the recording's SHA-256. As for SaveRecording, a recording shorter
+// than the one held is ErrStaleRecording; entering the bonus again with the
+// same recording is a no-op, so a kiosk resuming after a crash may repeat
+// itself. Other errors are those of SetPlayState.
+func (s *Store) EnterBonus(ctx context.Context, id int64, rec []byte) error {
+	err := s.write(ctx, func(t *wtx) error {
+		p, err := t.playForUpdate(id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case p.state == PlayBonus && bytes.Equal(rec, p.recording):
+			return nil
+		case p.state == PlayBonus:
+			return fmt.Errorf("play is %s: %w", p.state, ErrPlayState)
+		case !p.viaBonus:
+			return fmt.Errorf("the unit has no bonus game: %w", ErrPlayState)
+		case len(rec) < len(p.recording):
+			return fmt.Errorf("%d bytes, %d held: %w", len(rec), len(p.recording), ErrStaleRecording)
+		}
+		sum := sha256.Sum256(rec)
+		if err := t.step(id, PlayBonus, "", false, sum[:]); err != nil {
+			return err
+		}
+		if _, err := t.exec(stSetState, string(PlayBonus), t.now, nil, false, nil, id); err != nil {
+			return err
+		}
+		_, err = t.exec(stSetRecording, rec, t.now, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("play %d: enter bonus: %w", id, err)
 	}
 	return nil
 }

@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -317,4 +319,71 @@ func TestUnfinishedPlayAfterRestart(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, un)
 	require.NoError(t, s.Verify(ctx))
+}
+
+// A save that arrives late must not take the play's recording back: the
+// store refuses a recording shorter than the one it holds, and in
+// particular a periodic save of the main wall made before the bonus
+// transition cannot overwrite the recording EnterBonus kept with it.
+func TestLateSaveCannotOverwrite(t *testing.T) {
+	ctx := context.Background()
+	s := openWith(t, block050)
+	p := playUntil(t, s, func(p Play) bool { return p.ViaBonus })
+	early := []byte("main wall: first second")
+	late := []byte("main wall: first second and a half")
+	whole := []byte("main wall: whole, and the bonus wall at its start")
+	require.NoError(t, s.SaveRecording(ctx, p.ID, early))
+	require.NoError(t, s.SaveRecording(ctx, p.ID, late))
+	assert.ErrorIs(t, s.SaveRecording(ctx, p.ID, early), ErrStaleRecording, "an older save after a newer one")
+	require.NoError(t, s.EnterBonus(ctx, p.ID, whole))
+	require.NoError(t, s.EnterBonus(ctx, p.ID, whole), "entering the bonus again with its recording is a no-op")
+	assert.ErrorIs(t, s.SaveRecording(ctx, p.ID, late), ErrStaleRecording, "the main wall's late periodic save")
+	got, err := s.Play(ctx, p.ID)
+	require.NoError(t, err)
+	assert.Equal(t, PlayBonus, got.State)
+	assert.Equal(t, whole, got.Recording, "the bonus transition's recording is kept")
+
+	onBonus := append(append([]byte(nil), whole...), " and two seconds of it"...)
+	require.NoError(t, s.SaveRecording(ctx, p.ID, onBonus), "the bonus wall's saves go on")
+	assert.ErrorIs(t, s.EnterBonus(ctx, p.ID, whole), ErrPlayState, "the bonus is entered once")
+	// The finish's recording is the game's end: kept whatever its length
+	// (a game resumed in Auto from an unusable recording ends shorter).
+	f, err := s.FinishPlay(ctx, p.ID, FinishInfo{Revealed: revealOf(p), Shown: p.Prize, Recording: []byte("auto")})
+	require.NoError(t, err)
+	assert.Equal(t, []byte("auto"), f.Recording)
+	require.NoError(t, s.Verify(ctx))
+
+	lose := playUntil(t, s, func(p Play) bool { return !p.ViaBonus })
+	assert.ErrorIs(t, s.EnterBonus(ctx, lose.ID, whole), ErrPlayState, "no bonus game on this unit")
+}
+
+// A write refused because another connection holds the database is
+// Transient: the kiosk tries it again; other failures are not.
+func TestTransient(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "pharaon.db")
+	copyFile(t, templateWith(t, block050), path)
+	s, err := Open(path, WithBusyTimeout(time.Millisecond))
+	require.NoError(t, err)
+	defer s.Close()
+	other, err := sql.Open("sqlite3", path)
+	require.NoError(t, err)
+	defer other.Close()
+	c, err := other.Conn(ctx)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.ExecContext(ctx, "BEGIN IMMEDIATE")
+	require.NoError(t, err)
+	_, err = s.BillIn(ctx, 5*game.Euro, "note-busy")
+	require.Error(t, err)
+	assert.True(t, Transient(err), "%v", err)
+	_, err = c.ExecContext(ctx, "ROLLBACK")
+	require.NoError(t, err)
+	_, err = s.BillIn(ctx, 5*game.Euro, "note-busy")
+	require.NoError(t, err, "the same write succeeds once the database is free")
+
+	assert.False(t, Transient(nil))
+	assert.False(t, Transient(ErrInsufficientCredit))
+	_, err = s.FinishPlay(ctx, 999, FinishInfo{})
+	assert.False(t, Transient(err))
 }

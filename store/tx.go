@@ -346,6 +346,9 @@ func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if s.onWrite != nil {
+		s.onWrite()
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	bg := context.WithoutCancel(ctx)

@@ -137,6 +137,7 @@ func TestShowcaseDatabase(t *testing.T) {
 		assert.Equal(t, head.viaBonus, g.Walls().ViaBonus, "%s", s)
 		for i := 0; g.Stage() != kiosk.StageDone && i < 4*breakout.AutoBoundTicks; i++ {
 			g.Step(breakout.Input{})
+			g.Wait() // the machine's writer commits the bonus and the finish
 		}
 		require.Equal(t, kiosk.StageDone, g.Stage(), "%s", s)
 	}

@@ -35,8 +35,8 @@ const (
 // events tell (a symbol flying to the cartouche, Art. 4.6) and moves the
 // canvas objects, built once, to the world's state (DESIGN.md §8).
 //
-// A game goes: Play(source) → the main wall is played → once cleared and
-// every revealed symbol has landed, the combination it shows blinks in the
+// A game goes: Play(source) → the main wall is played → once cleared, every
+// revealed symbol landed and the source Settled, the combination it shows blinks in the
 // cartouche and OnCombination is called (the screens show the congratulation
 // window, Art. 4.6) → if the unit is won through the bonus game, after
 // BonusDelay the bonus wall appears and OnBonusWall is called (Art. 4.7) →
@@ -67,7 +67,8 @@ type GameScreen struct {
 	// OnBonusWall is called when the bonus wall appears (Art. 4.7).
 	OnBonusWall func()
 	// OnEnd is called once when the game is over: its last wall is
-	// cleared and every symbol has landed (Art. 4.8).
+	// cleared, every symbol has landed and the source is Settled (the
+	// kiosk credited the prize, Art. 4.8).
 	OnEnd func()
 	// OnFrameStats, if set, is called about once a second with the frame
 	// rate and the time spent per frame (the --fps log). A frame is a tick
@@ -255,7 +256,9 @@ func (g *GameScreen) Frame(now time.Time) {
 	}
 	switch g.stage {
 	case gsLanding:
-		if g.inFlight == 0 {
+		// The kiosk commits the wall's end while its symbols fly: the
+		// wall is done once both are.
+		if g.inFlight == 0 && g.src.Settled() {
 			g.wallDone(now)
 		}
 	case gsInterlude:

@@ -28,6 +28,11 @@ type GameSource interface {
 	Revealed() game.Counts
 	// Stake is the unit's stake: the cartouche's prize table (Art. 4.2).
 	Stake() game.Stake
+	// Settled reports whether what a cleared wall asked of the kiosk is
+	// done: the bonus transition, or the finish that credits the prize.
+	// The screen goes on to the bonus wall, or ends the game, only then,
+	// so the result it shows is what the kiosk credited. It never waits.
+	Settled() bool
 }
 
 // DemoGame is a GameSource that plays the walls of a unit without a stake, a
@@ -82,6 +87,9 @@ func (d *DemoGame) Revealed() game.Counts {
 
 // Stake is the layout's stake.
 func (d *DemoGame) Stake() game.Stake { return d.walls.Stake }
+
+// Settled is always true: a demo writes nothing.
+func (d *DemoGame) Settled() bool { return true }
 
 // Walls is the layout the demo plays.
 func (d *DemoGame) Walls() reveal.Walls { return d.walls }

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -74,15 +73,7 @@ func (s *Screens) chooseStake(st game.Stake) {
 func (s *Screens) play(mode breakout.Mode) {
 	s.activity()
 	s.message = ""
-	st := s.stake
-	s.mode = mode
-	g, err := s.m.Play(context.Background(), st, mode)
-	if err != nil {
-		s.playError(st, err)
-		return
-	}
-	s.snap = s.m.Snapshot()
-	s.showGame(g)
+	s.requestPlay(s.stake, mode)
 }
 
 func (s *Screens) buildHome(v view) fyne.CanvasObject {
@@ -241,10 +232,12 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 	cashBusy := s.snap.Cash.NoteInPath || s.snap.Cash.CashingOut
 	canPlay := available[s.stake] && credit >= s.stake.Money() && !cashBusy
 	bw = (w - gap) / 2
+	// A game asked for and not yet sold: a second tap must not sell another.
+	ready := canPlay && !s.requesting
 	jouer := v.button(tr.T(msgPlay), buttonPrimary, sizeButton+6, func() { s.play(breakout.Play) }, x, playY, bw, playH)
 	auto := v.button(tr.T(msgAuto), buttonSecondary, sizeButton+6, func() { s.play(breakout.Auto) }, x+bw+gap, playY, bw, playH)
-	jouer.SetEnabled(canPlay)
-	auto.SetEnabled(canPlay)
+	jouer.SetEnabled(ready)
+	auto.SetEnabled(ready)
 	objs = append(objs, jouer, auto)
 	msgText, msgColour := s.message, color.Color(art.Alert)
 	if msgText == "" {

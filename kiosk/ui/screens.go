@@ -17,7 +17,9 @@ import (
 type Machine interface {
 	Snapshot() kiosk.Snapshot
 	OnChange(func(kiosk.Snapshot))
-	Play(ctx context.Context, s game.Stake, mode breakout.Mode) (*kiosk.Game, error)
+	// RequestPlay sells a unit without waiting for its commit: done comes
+	// later from another goroutine (the screens hand it over with s.do).
+	RequestPlay(s game.Stake, mode breakout.Mode, done func(*kiosk.Game, error))
 	Current() *kiosk.Game
 	History(ctx context.Context, n int) ([]kiosk.HistoryEntry, error)
 	Touch()
@@ -185,11 +187,14 @@ type Screens struct {
 	dev   devPanel    // the development panel's state (devpanel.go)
 
 	// game
-	gs       *GameScreen
-	game     *kiosk.Game
-	mode     breakout.Mode
-	result   kiosk.GameResult
-	riseAnim *fyne.Animation
+	gs   *GameScreen
+	game *kiosk.Game
+	mode breakout.Mode
+	// requesting: a unit is asked for and the kiosk has not answered
+	// (requestPlay); Jouer, Auto and Rejouer wait.
+	requesting bool
+	result     kiosk.GameResult
+	riseAnim   *fyne.Animation
 
 	attract      *attractLoop
 	lastActivity time.Time

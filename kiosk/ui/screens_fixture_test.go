@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -101,6 +102,12 @@ type scrFixture struct {
 	toasts []string
 	// gate, if set, holds each CashOut until the test sends on it.
 	gate chan struct{}
+	// inFlight are the plays asked for that the kiosk has not answered.
+	inFlight sync.WaitGroup
+	// writes catches a durable write on the screens' goroutine.
+	writes uiWrites
+	// storeOpts are more options of the store.
+	storeOpts []store.Option
 }
 
 // gatedCashOut holds the machine's CashOut until the test lets it go, so
@@ -145,7 +152,7 @@ func (q *uiQueue) next() func() {
 // flush runs what the machine handed to the screens so far, in order.
 func (f *scrFixture) flush() {
 	for fn := f.ui.next(); fn != nil; fn = f.ui.next() {
-		fn()
+		f.runUI(fn)
 		if head, _, _ := f.s.toastLines(); head != "" && f.s.toastVisible() &&
 			(len(f.toasts) == 0 || f.toasts[len(f.toasts)-1] != head) {
 			f.toasts = append(f.toasts, head)
@@ -198,11 +205,97 @@ func (m *stubbedMachine) OnChange(f func(kiosk.Snapshot)) {
 	m.Machine.OnChange(func(s kiosk.Snapshot) { f(m.rewrite(s)) })
 }
 
-func (m *stubbedMachine) Play(ctx context.Context, s game.Stake, mode breakout.Mode) (*kiosk.Game, error) {
+func (m *stubbedMachine) RequestPlay(s game.Stake, mode breakout.Mode, done func(*kiosk.Game, error)) {
 	if m.playErr != nil {
-		return nil, m.playErr
+		go done(nil, m.playErr) // the kiosk answers from its writer's goroutine
+		return
 	}
-	return m.Machine.Play(ctx, s, mode)
+	m.Machine.RequestPlay(s, mode, done)
+}
+
+// trackedMachine counts the plays asked for and not yet answered, so that
+// a test waits for the kiosk's answer (the stake's commit) instead of
+// polling for it.
+type trackedMachine struct {
+	Machine
+	inFlight *sync.WaitGroup
+}
+
+func (m trackedMachine) RequestPlay(s game.Stake, mode breakout.Mode, done func(*kiosk.Game, error)) {
+	m.inFlight.Add(1)
+	m.Machine.RequestPlay(s, mode, func(g *kiosk.Game, err error) {
+		done(g, err)
+		m.inFlight.Done()
+	})
+}
+
+// goroutineID is the calling goroutine's number, from its stack's header
+// ("goroutine 18 [running]:"): only to tell goroutines apart in a test.
+func goroutineID() string {
+	var b [64]byte
+	n := runtime.Stack(b[:], false)
+	f := strings.Fields(string(b[:n]))
+	if len(f) < 2 {
+		return ""
+	}
+	return f[1]
+}
+
+// uiWrites watches the store's writes: one made on the test's goroutine
+// while it runs the screens (a tap, a frame, what the machine handed to
+// the screens) is a durable write on the Fyne goroutine, which holds up a
+// frame for a commit (synchronous=FULL waits for the disk). It is
+// recorded with its stack, and the test fails.
+type uiWrites struct {
+	goroutine string // the test's, the screens' goroutine in these tests
+	inUI      bool   // the test's goroutine runs the screens; read only there
+	mu        sync.Mutex
+	stacks    []string
+	// gate, if set, holds every write of the kiosk's goroutines until it
+	// is closed (holdWrites).
+	gate chan struct{}
+}
+
+// holdWrites holds the kiosk's writes (its play writer, its cash loop)
+// until the returned function is called: a database stalled on its disk.
+func (f *scrFixture) holdWrites() (release func()) {
+	gate := make(chan struct{})
+	f.writes.mu.Lock()
+	f.writes.gate = gate
+	f.writes.mu.Unlock()
+	return func() {
+		f.writes.mu.Lock()
+		f.writes.gate = nil
+		f.writes.mu.Unlock()
+		close(gate)
+	}
+}
+
+func (u *uiWrites) hook() {
+	if goroutineID() != u.goroutine {
+		u.mu.Lock()
+		gate := u.gate
+		u.mu.Unlock()
+		if gate != nil {
+			<-gate
+		}
+		return
+	}
+	if !u.inUI {
+		return
+	}
+	buf := make([]byte, 8<<10)
+	buf = buf[:runtime.Stack(buf, false)]
+	u.mu.Lock()
+	u.stacks = append(u.stacks, string(buf))
+	u.mu.Unlock()
+}
+
+// ui runs f as the screens' goroutine.
+func (f *scrFixture) runUI(fn func()) {
+	f.writes.inUI = true
+	defer func() { f.writes.inUI = false }()
+	fn()
 }
 
 // stubbed shows the screens a rewritten snapshot, and refuses Play with
@@ -300,7 +393,8 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 	for _, o := range opts {
 		o(f, &cfg)
 	}
-	st, err := store.Open(path, store.WithClock(f.clock.Now))
+	f.writes.goroutine = goroutineID()
+	st, err := store.Open(path, append([]store.Option{store.WithClock(f.clock.Now), store.WithWriteHook(f.writes.hook)}, f.storeOpts...)...)
 	require.NoError(t, err)
 	m, err := kiosk.New(st, f.clock, cfg)
 	require.NoError(t, err)
@@ -310,6 +404,11 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 		f.s.Stop()
 		_ = m.Close()
 		_ = st.Close()
+		f.writes.mu.Lock()
+		defer f.writes.mu.Unlock()
+		for _, stack := range f.writes.stacks {
+			t.Errorf("a durable write on the screens' goroutine:\n%s", stack)
+		}
 	})
 	var sm Machine = m
 	if f.stub != nil {
@@ -319,13 +418,14 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 	if f.gate != nil {
 		sm = gatedMachine{sm, f.gate}
 	}
+	sm = trackedMachine{sm, &f.inFlight}
 	f.s = New(sm, f.opt)
 	f.s.do = f.ui.do
 	f.w = test.NewWindow(f.s.Content())
 	f.w.SetPadded(false)
-	f.w.Resize(size)
+	f.runUI(func() { f.w.Resize(size) })
 	t.Cleanup(f.w.Close)
-	f.s.Start()
+	f.runUI(f.s.Start)
 	if f.devs != nil {
 		f.cashReady()
 	}
@@ -348,9 +448,27 @@ const slowFrame = time.Duration(DefaultMaxCatchUp) * time.Second / breakout.Tick
 
 func (f *scrFixture) frameAfter(d time.Duration) {
 	f.flush()
+	f.settle()
 	f.clock.Advance(d)
-	if f.s.gs.running {
-		f.s.gs.Frame(f.clock.Now())
+	if !f.s.gs.running {
+		return
+	}
+	f.runUI(func() { f.s.gs.Frame(f.clock.Now()) })
+	if f.s.gs.stage == gsLanding && f.s.gs.inFlight == 0 && !f.s.gs.src.Settled() {
+		// The wall cleared in this frame and the kiosk's commit of its end
+		// is under way, which takes a few milliseconds on the kiosk: the
+		// next frame, at the same time, finds it made.
+		f.settle()
+		f.runUI(func() { f.s.gs.Frame(f.clock.Now()) })
+	}
+}
+
+// settle waits until the kiosk has made the writes the game on screen
+// asked for (its bonus, its finish), as time passing between two frames
+// would: the tests' frames come faster than a commit.
+func (f *scrFixture) settle() {
+	if g := f.s.game; g != nil {
+		g.Wait()
 	}
 }
 
@@ -450,7 +568,8 @@ func (f *scrFixture) tap(label string) {
 	b := f.button(label)
 	require.NotNil(f.t, b, "no button %q on screen; texts: %q", label, f.texts())
 	require.False(f.t, b.Disabled(), "button %q is disabled", label)
-	test.Tap(b)
+	f.runUI(func() { test.Tap(b) })
+	f.inFlight.Wait() // a play asked for is answered
 	f.flush()
 }
 

@@ -1,11 +1,10 @@
 package ui
 
 import (
-	"context"
-
 	"fyne.io/fyne/v2"
 
 	"pharaon/game"
+	"pharaon/game/breakout"
 	"pharaon/kiosk"
 )
 
@@ -92,9 +91,37 @@ func (s *Screens) playAgain() {
 		s.showHome()
 		return
 	}
-	st := s.game.Stake()
-	s.stake = st
-	g, err := s.m.Play(context.Background(), st, s.mode)
+	s.stake = s.game.Stake()
+	s.requestPlay(s.stake, s.mode)
+}
+
+// requestPlay asks the kiosk for a unit at stake st in mode. The stake
+// debit is a durable commit: the kiosk makes it on its own goroutine and
+// answers through s.do, so no frame waits for the disk. Until it answers,
+// Jouer, Auto and Rejouer are disabled and a second tap does nothing: one
+// request, one unit.
+func (s *Screens) requestPlay(st game.Stake, mode breakout.Mode) {
+	if s.requesting {
+		return
+	}
+	s.requesting = true
+	s.mode = mode
+	if s.screen == scrHome {
+		s.refreshHomeLive() // Jouer and Auto show they wait
+	} else {
+		s.rebuild() // Rejouer shows it waits
+	}
+	s.m.RequestPlay(st, mode, func(g *kiosk.Game, err error) {
+		s.do(func() { s.playAnswered(st, g, err) })
+	})
+}
+
+// playAnswered shows the game the kiosk sold, or why it sold none.
+func (s *Screens) playAnswered(st game.Stake, g *kiosk.Game, err error) {
+	s.requesting = false
+	if !s.started {
+		return
+	}
 	if err != nil {
 		s.playError(st, err)
 		return

@@ -117,6 +117,7 @@ func (s *Screens) againButtons(v view) []fyne.CanvasObject {
 		return []fyne.CanvasObject{v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, fieldDesignW/2-130, y, 260, 76)}
 	}
 	again := v.button(s.tr.F(msgAgain, s.tr.Stake(s.game.Stake())), buttonPrimary, sizeButton, s.playAgain, fieldDesignW/2-300, y, 340, 76)
+	again.SetEnabled(!s.requesting) // one request, one unit
 	home := v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, fieldDesignW/2+60, y, 240, 76)
 	return []fyne.CanvasObject{again, home}
 }
@@ -220,8 +221,9 @@ func (s *Screens) showLoseBanner() {
 		objs := []fyne.CanvasObject{bg, line}
 		by := y + h - 96
 		if s.canPlayAgain() {
-			objs = append(objs,
-				v.button(s.tr.F(msgAgain, s.tr.Stake(s.game.Stake())), buttonPrimary, sizeButton, s.playAgain, x+24, by, 340, 76),
+			again := v.button(s.tr.F(msgAgain, s.tr.Stake(s.game.Stake())), buttonPrimary, sizeButton, s.playAgain, x+24, by, 340, 76)
+			again.SetEnabled(!s.requesting) // one request, one unit
+			objs = append(objs, again,
 				v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, x+w-24-250, by, 250, 76))
 		} else {
 			objs = append(objs, v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, x+w/2-125, by, 250, 76))
