@@ -221,6 +221,10 @@ type cashState struct {
 	activity         CashInEvent
 	noteInPath       bool
 	cashingOut       bool
+	// held counts the notes held for staff (store.HeldIntents) known to
+	// this run; heldMsg describes the one held last.
+	held    int
+	heldMsg Message
 
 	// hook, in tests only, is called at each step of a note's and a
 	// voucher's path (cashPoint…), from the goroutine taking that step.
@@ -231,6 +235,7 @@ type cashState struct {
 const (
 	pointAccepting       = "accepting"         // the validator reads a note
 	pointEscrow          = "escrow"            // the intent is recorded; STACK not sent yet
+	pointStackMarked     = "stack-marked"      // the intent is marked stacking; STACK not sent yet
 	pointStacking        = "stacking"          // STACK sent, the note is moving
 	pointVendValid       = "vend-valid"        // VEND VALID seen, before the credit commit
 	pointCredited        = "credited"          // credit committed, before the ACK
@@ -296,7 +301,15 @@ func (m *Machine) startCash(ctx context.Context) error {
 	}
 	if in, err := m.st.PendingBillIntent(ctx); err == nil {
 		m.logCash(store.LevelInfo, "validator", "intent_pending",
-			"intent %d (%s) pending at start: credited if the validator reports it VEND VALID", in.ID, in.Denom.Plain())
+			"intent %d (%s) %s at start: settled by the validator's next report (VEND VALID, power up, escrow)", in.ID, in.Denom.Plain(), in.State)
+	}
+	if held, err := m.st.HeldIntents(ctx); err == nil && len(held) > 0 {
+		m.cash.held = len(held)
+		last := held[len(held)-1]
+		m.cash.heldMsg = Message{FR: "Billet de " + last.Denom.French() + " à vérifier par le personnel",
+			EN: "A " + last.Denom.English() + " note needs staff"}
+		m.logCash(store.LevelWarning, "validator", "intents_held", "%d notes held for staff at start, the last intent %d of %s",
+			len(held), last.ID, last.Denom.Plain())
 	}
 	// The devices are set before anything runs that reads them (the cash
 	// loop, the listeners); stopCash cleans up whatever was started.
@@ -406,8 +419,15 @@ func (m *Machine) cashSnapshotLocked() CashSnapshot {
 	in := c.validator != nil && c.vStatus.OK && m.acceptPolicyLocked()
 	out := c.printer != nil && c.pStatus.OK && m.credit > 0 && (m.state == Home || m.state == Result) &&
 		!m.starting && !m.gameOnLocked() && !c.cashingOut && !c.noteInPath
+	v := c.vStatus
+	if c.held > 0 && v.Warning == (Message{}) {
+		v.Warning = c.heldMsg
+		if c.held > 1 {
+			v.Warning = msgHeld
+		}
+	}
 	return CashSnapshot{CanCashIn: in, CanCashOut: out, CashingOut: c.cashingOut, NoteInPath: c.noteInPath,
-		MaxCredit: c.maxCredit, CashIn: c.activity, Validator: c.vStatus, Printer: c.pStatus}
+		MaxCredit: c.maxCredit, CashIn: c.activity, Validator: v, Printer: c.pStatus}
 }
 
 // applyAccepting tells the validator whether to take notes: called after
