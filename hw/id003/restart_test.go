@@ -222,3 +222,25 @@ func TestSetAcceptingInhibitsAndEnables(t *testing.T) {
 	r.insert(500)
 	r.settled(1)
 }
+
+// The kiosk dies before its commit and the unit repeats VEND VALID without the escrow code: the
+// restarted host hands the wallet a recovered note with no code; the wallet credits its open
+// intent at its recorded value, and the host ACKs (a unit at VEND VALID accepts no reset).
+func TestRestartWithVendValidWithoutCodeCreditsTheIntent(t *testing.T) {
+	r := newRig(t, id003sim.Config{}, nil)
+	r.wallet.FailNext(1 << 30)
+	r.insert(5000)
+	eventually(t, func() bool { return r.rec.has(id003.EventCreditFailed) }, "credit never attempted")
+	r.killHost()
+	require.NoError(t, r.sim.DropVendValidData())
+	r.wallet.FailNext(0)
+	r.startHost(nil)
+	r.settled(1)
+	bal, intents, credits := r.wallet.Snapshot()
+	require.Len(t, credits, 1)
+	assert.True(t, credits[0].Recovered)
+	assert.Zero(t, credits[0].Code, "the unit gave no code")
+	assert.Equal(t, int64(5000), bal)
+	assert.Equal(t, id003test.Credited, intents[0].State)
+	assert.Equal(t, 1, r.sim.Counts().Acked)
+}
