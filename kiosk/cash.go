@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"pharaon/game"
 	"pharaon/hw"
@@ -176,6 +177,9 @@ type CashSnapshot struct {
 	// CanCashOut: the cash-out button works now (credit, a working printer,
 	// no game, no note on its way, no voucher printing).
 	CanCashOut bool
+	// CashInOff says why notes are not taken now, before a note goes in
+	// (zero when they are, or when the kiosk has no validator).
+	CashInOff  Message
 	CashingOut bool // a voucher is being printed
 	NoteInPath bool // a note is on its way to the cash box: Play and CashOut wait for it
 	MaxCredit  game.Money
@@ -409,7 +413,46 @@ func (m *Machine) expireVouchers(ctx context.Context) error {
 // take the credit over the maximum.
 func (m *Machine) acceptPolicyLocked() bool {
 	return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() &&
-		!m.cash.cashingOut && m.credit+m.cash.minNote <= m.cash.maxCredit
+		!m.cash.cashingOut && m.credit+m.cash.minNote <= m.cash.maxCredit && !m.payoutDownLocked()
+}
+
+// payoutDownLocked: the kiosk has a voucher printer and it cannot print now
+// (no paper, cover open, offline, not yet answering). A note taken then
+// could not be cashed out: the validator is inhibited until the printer is
+// back (a kiosk built without a printer, a test bench, takes notes).
+func (m *Machine) payoutDownLocked() bool {
+	return m.cash.pStatus.Configured && !m.cash.pStatus.OK
+}
+
+// cashInOffLocked says why notes are not taken now; zero when they are or
+// the kiosk has no validator.
+func (m *Machine) cashInOffLocked() Message {
+	c := &m.cash
+	switch {
+	case c.validator == nil:
+		return Message{}
+	case !c.vStatus.OK:
+		return Message{FR: "Billets refusés\u00a0: " + lowerFirst(c.vStatus.Message.FR),
+			EN: "Bank notes refused: " + lowerFirst(c.vStatus.Message.EN)}
+	case m.payoutDownLocked():
+		return Message{FR: "Billets refusés\u00a0: aucun ticket de paiement ne peut être imprimé (" + lowerFirst(c.pStatus.Message.FR) + ")",
+			EN: "Bank notes refused: no payout voucher can be printed (" + lowerFirst(c.pStatus.Message.EN) + ")"}
+	case m.acceptPolicyLocked():
+		return Message{}
+	case m.credit+c.minNote > c.maxCredit:
+		return Message{FR: "Crédit maximum de " + c.maxCredit.French() + " atteint",
+			EN: "Maximum credit of " + c.maxCredit.English() + " reached"}
+	}
+	return msgNotTaking
+}
+
+// lowerFirst writes a device's message inside a sentence.
+func lowerFirst(s string) string {
+	r := []rune(s)
+	if len(r) > 1 && unicode.IsUpper(r[0]) && !unicode.IsUpper(r[1]) {
+		r[0] = unicode.ToLower(r[0])
+	}
+	return string(r)
 }
 
 func (m *Machine) gameOnLocked() bool { return m.game != nil && m.game.stage != StageDone }
@@ -426,7 +469,7 @@ func (m *Machine) cashSnapshotLocked() CashSnapshot {
 			v.Warning = msgHeld
 		}
 	}
-	return CashSnapshot{CanCashIn: in, CanCashOut: out, CashingOut: c.cashingOut, NoteInPath: c.noteInPath,
+	return CashSnapshot{CanCashIn: in, CashInOff: m.cashInOffLocked(), CanCashOut: out, CashingOut: c.cashingOut, NoteInPath: c.noteInPath,
 		MaxCredit: c.maxCredit, CashIn: c.activity, Validator: v, Printer: c.pStatus}
 }
 
