@@ -522,56 +522,89 @@ func (m *Machine) logCash(level store.Level, source, code, format string, args .
 }
 
 // eventLog writes events to the store from its own goroutine, in order.
-// When the queue is full (a disk stalling for seconds) events are dropped
-// and the count is logged once the disk is back: the money itself is in
-// the ledger, written by its own transactions.
+// When the queue is full (a disk stalling for seconds) ordinary events are
+// dropped and the count is logged once the disk is back; a critical event
+// is never dropped (a note credited without VEND VALID, a note held for
+// staff, a store fault): it queues beyond the bound, so that neither it is
+// lost nor a device's poll waits on the disk. The money itself is in the
+// ledger, written by its own transactions.
 type eventLog struct {
-	st      *store.Store
-	ch      chan store.Event
+	st      eventWriter
+	wake    chan struct{} // a new event or close, for the writer
 	done    chan struct{}
-	dropped atomic.Int64
-	closed  atomic.Bool
-	mu      sync.Mutex // add vs close
+	mu      sync.Mutex
+	queue   []store.Event // guarded by mu
+	dropped int64         // guarded by mu
+	closed  bool          // guarded by mu
 }
 
-func newEventLog(st *store.Store) *eventLog {
-	l := &eventLog{st: st, ch: make(chan store.Event, 512), done: make(chan struct{})}
+// eventQueueLen bounds the queue of ordinary events.
+const eventQueueLen = 512
+
+// eventWriter is what the event log needs of the store.
+type eventWriter interface {
+	Log(ctx context.Context, e store.Event) (store.Event, error)
+}
+
+func newEventLog(st eventWriter) *eventLog {
+	l := &eventLog{st: st, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go l.run()
 	return l
 }
 
 func (l *eventLog) add(e store.Event) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed.Load() {
+	if l.closed {
+		l.mu.Unlock()
 		_, _ = l.st.Log(context.Background(), e)
 		return
 	}
+	if len(l.queue) >= eventQueueLen && e.Level != store.LevelCritical {
+		l.dropped++
+	} else {
+		l.queue = append(l.queue, e)
+	}
+	l.mu.Unlock()
 	select {
-	case l.ch <- e:
+	case l.wake <- struct{}{}:
 	default:
-		l.dropped.Add(1)
 	}
 }
 
 func (l *eventLog) run() {
 	defer close(l.done)
 	ctx := context.Background()
-	for e := range l.ch {
-		if n := l.dropped.Swap(0); n > 0 {
-			_, _ = l.st.Log(ctx, store.Event{Level: store.LevelWarning, Source: "kiosk", Code: "events_dropped",
-				Detail: fmt.Sprintf("%d device events not logged: the disk was too slow", n)})
+	var batch []store.Event
+	for {
+		l.mu.Lock()
+		batch, l.queue = l.queue, batch[:0]
+		dropped, closed := l.dropped, l.closed
+		l.dropped = 0
+		l.mu.Unlock()
+		for _, e := range batch {
+			_, _ = l.st.Log(ctx, e)
 		}
-		_, _ = l.st.Log(ctx, e)
+		if dropped > 0 {
+			_, _ = l.st.Log(ctx, store.Event{Level: store.LevelWarning, Source: "kiosk", Code: "events_dropped",
+				Detail: fmt.Sprintf("%d device events not logged: the disk was too slow", dropped)})
+		}
+		if closed && len(batch) == 0 && dropped == 0 {
+			return
+		}
+		if !closed {
+			<-l.wake
+		}
 	}
 }
 
 // close writes what is queued and stops.
 func (l *eventLog) close() {
 	l.mu.Lock()
-	if !l.closed.Swap(true) {
-		close(l.ch)
-	}
+	l.closed = true
 	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
 	<-l.done
 }
