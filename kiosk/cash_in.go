@@ -435,6 +435,18 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 					Code: "returned", Reason: msgReturned})
 			}
 		})
+	case id003.EventNoteUncertain:
+		// Sent to stack, gone without VEND VALID: maybe in the cash box.
+		if id, err := strconv.ParseInt(e.Note.IntentID, 10, 64); err == nil {
+			in, err := m.st.HoldBillIntent(context.Background(), id, "left the validator's path after STACK without VEND VALID: "+e.Detail)
+			switch {
+			case err == nil:
+				m.intentHeld(in)
+			case !errors.Is(err, store.ErrIntentState):
+				m.logCash(store.LevelCritical, "validator", "intent_hold_failed", "intent %d: %v", id, err)
+			}
+		}
+		m.update(func() { m.cash.noteInPath = false })
 	case id003.EventAnomaly:
 		m.update(func() {
 			m.cash.vStatus.Warning = Message{FR: "Anomalie du lecteur de billets : voir le journal", EN: "Bill validator anomaly: see the event log"}
@@ -519,7 +531,7 @@ func (m *Machine) logValidatorEvent(e id003.Event) {
 		}
 	case id003.EventDisconnected, id003.EventConfigError, id003.EventCreditFailed:
 		level = store.LevelError
-	case id003.EventAnomaly:
+	case id003.EventAnomaly, id003.EventNoteUncertain:
 		level = store.LevelCritical
 	}
 	m.logCash(level, "validator", validatorEventCode(e.Kind), "%s", e)
@@ -551,6 +563,8 @@ func validatorEventCode(k id003.EventKind) string {
 		return "line_error"
 	case id003.EventAnomaly:
 		return "anomaly"
+	case id003.EventNoteUncertain:
+		return "note_uncertain"
 	}
 	return "event"
 }

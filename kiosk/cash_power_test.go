@@ -117,3 +117,31 @@ func TestPowerCutInAcceptorAfterStackHoldsTheIntent(t *testing.T) {
 	assertCashBalances(t, f.st, d)
 	assert.Contains(t, logLines(t, f.st), "critical validator intent_held")
 }
+
+// A note jams in the stacker after STACK; staff clear the jam and the unit
+// comes back idle without VEND VALID. The note may be in the cash box: its
+// intent is held for staff, not voided as a returned note would be.
+func TestJamClearedAfterStackHoldsTheIntent(t *testing.T) {
+	f, d := newPowerFixture(t, id003sim.Config{StackPolls: 1 << 20})
+	f.boot()
+	cashReady(t, f.m)
+	insert(t, d, 5000)
+	waitFor(t, func() bool { return d.Validator.State() == id003.StateStacking }, "stacking")
+	require.NoError(t, d.Validator.Inject(id003sim.JamInStacker, 1))
+	waitFor(t, func() bool { return f.m.Snapshot().Cash.Validator.Code == "46" }, "jam seen: %+v", f.m.Snapshot().Cash.Validator)
+	d.Validator.Clear()
+	f.m.ResetValidator()
+	var held []store.BillIntent
+	waitFor(t, func() bool {
+		var err error
+		held, err = f.st.HeldIntents(ctx)
+		return err == nil && len(held) == 1
+	}, "intent held")
+	assert.Equal(t, 50*game.Euro, held[0].Denom)
+	assert.Zero(t, f.m.Snapshot().Credit)
+	cashReady(t, f.m)
+	assert.Equal(t, "Billet de 50\u00a0€ à vérifier par le personnel", f.m.Snapshot().Cash.Validator.Warning.FR)
+	e, err := f.st.CreditHeldIntent(ctx, held[0].ID, "jam cleared: the note was in the stacker")
+	require.NoError(t, err)
+	assert.Equal(t, 50*game.Euro, e.Balance)
+}

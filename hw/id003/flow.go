@@ -41,7 +41,7 @@ func (h *Host) handle(st Status) error {
 			return h.configure()
 		}
 	case StateIdle, StateDisabled:
-		h.settle("note left the path without VEND VALID")
+		h.settle("note left the path without VEND VALID", false)
 		if !h.configured {
 			return h.configure()
 		}
@@ -56,16 +56,23 @@ func (h *Host) handle(st Status) error {
 		}
 		h.note = noteTrack{}
 	case StateRejecting, StateReturning:
-		h.settle("note came back")
+		h.settle("note came back", true)
 	}
 	return nil
 }
 
 // settle closes the note track when the note is out of the path: an accepted note that was not
-// credited came back, and its intent is void.
-func (h *Host) settle(why string) {
+// credited came back, and its intent is void. Idle (or disabled) after a STACK the unit took,
+// without VEND VALID, says nothing of where the note went (a jam in the stacker that staff
+// cleared): it may be in the cash box, and its intent is held for staff, never voided.
+func (h *Host) settle(why string, back bool) {
 	if h.note.active && h.note.accepted && !h.note.credited {
-		h.emit(Event{Kind: EventNoteReturned, Note: h.noteOf(), Detail: why})
+		n := h.noteOf()
+		if !back && n.StackSent {
+			h.emit(Event{Kind: EventNoteUncertain, Note: n, Detail: "left the path after STACK without VEND VALID"})
+		} else {
+			h.emit(Event{Kind: EventNoteReturned, Note: n, Detail: why})
+		}
 	}
 	h.note = noteTrack{}
 }

@@ -99,18 +99,19 @@ type Wallet interface {
 type EventKind int
 
 const (
-	EventConnected    EventKind = iota + 1 // the unit answered on a newly opened port
-	EventDisconnected                      // the line was lost or the device is absent (Err); re-opening with back-off
-	EventState                             // the unit's status changed (Status holds its own bytes)
-	EventConfigured                        // settings sent after a connect or reset (Detail: version)
-	EventConfigError                       // the unit's currency assignment differs: it stays inhibited (Err)
-	EventEscrow                            // a note waited in escrow and was stacked (Accepted) or returned
-	EventCredited                          // Credit returned nil and the ACK was sent
-	EventCreditFailed                      // Credit returned Err; VEND VALID stays unacknowledged
-	EventAckRepeated                       // VEND VALID again for a note already credited: ACK sent again, nothing credited
-	EventNoteReturned                      // a note the kiosk accepted came back or was rejected: its intent is void
-	EventLineError                         // a command had to be retried: no answer, bad frame, COMMUNICATION ERROR
-	EventAnomaly                           // something the protocol should not do (Detail); logged for staff
+	EventConnected     EventKind = iota + 1 // the unit answered on a newly opened port
+	EventDisconnected                       // the line was lost or the device is absent (Err); re-opening with back-off
+	EventState                              // the unit's status changed (Status holds its own bytes)
+	EventConfigured                         // settings sent after a connect or reset (Detail: version)
+	EventConfigError                        // the unit's currency assignment differs: it stays inhibited (Err)
+	EventEscrow                             // a note waited in escrow and was stacked (Accepted) or returned
+	EventCredited                           // Credit returned nil and the ACK was sent
+	EventCreditFailed                       // Credit returned Err; VEND VALID stays unacknowledged
+	EventAckRepeated                        // VEND VALID again for a note already credited: ACK sent again, nothing credited
+	EventNoteReturned                       // a note the kiosk accepted came back or was rejected: its intent is void
+	EventLineError                          // a command had to be retried: no answer, bad frame, COMMUNICATION ERROR
+	EventAnomaly                            // something the protocol should not do (Detail); logged for staff
+	EventNoteUncertain                      // a note sent to stack left the path without VEND VALID (a jam cleared): it may be in the cash box; its intent is held for staff
 )
 
 var eventNames = map[EventKind]string{
@@ -118,6 +119,7 @@ var eventNames = map[EventKind]string{
 	EventConfigured: "configured", EventConfigError: "config error", EventEscrow: "escrow",
 	EventCredited: "credited", EventCreditFailed: "credit failed", EventAckRepeated: "ack repeated",
 	EventNoteReturned: "note returned", EventLineError: "line error", EventAnomaly: "anomaly",
+	EventNoteUncertain: "note uncertain",
 }
 
 func (k EventKind) String() string {

@@ -244,3 +244,23 @@ func TestRestartWithVendValidWithoutCodeCreditsTheIntent(t *testing.T) {
 	assert.Equal(t, id003test.Credited, intents[0].State)
 	assert.Equal(t, 1, r.sim.Counts().Acked)
 }
+
+// A note jams in the stacker after STACK, and staff clear the jam: the unit comes back idle with
+// no VEND VALID. The note may be in the cash box or in staff's hand: its intent is not voided as
+// if the note had come back; the host reports it uncertain and the wallet holds it for staff.
+func TestNoteLostAfterStackIsNeverVoided(t *testing.T) {
+	r := newRig(t, id003sim.Config{StackPolls: 1 << 20}, nil)
+	r.insert(2000)
+	r.waitState(id003.StateStacking)
+	require.NoError(t, r.sim.Inject(id003sim.JamInStacker, 1))
+	r.waitState(id003.StateJamInStacker)
+	r.sim.Clear()
+	r.host.Reset()
+	r.waitReady()
+	eventually(t, func() bool { return r.rec.has(id003.EventNoteUncertain) }, "note reported uncertain")
+	assert.False(t, r.rec.has(id003.EventNoteReturned), "not reported returned")
+	_, intents, credits := r.wallet.Snapshot()
+	assert.Empty(t, credits)
+	require.Len(t, intents, 1)
+	assert.Equal(t, id003test.Held, intents[0].State)
+}

@@ -325,16 +325,23 @@ func (w *MemoryWallet) resolve(n id003.Note) (*Intent, error) {
 	return nil, errors.New("credit: VEND VALID with no intent")
 }
 
-// Observe voids the intent of a note the host reports returned; pass it the host's events.
+// Observe voids the intent of a note the host reports returned, and holds the one of a note it
+// reports uncertain; pass it the host's events.
 func (w *MemoryWallet) Observe(e id003.Event) {
-	if e.Kind != id003.EventNoteReturned || e.Note.IntentID == "" {
+	to := Void
+	switch {
+	case e.Note.IntentID == "":
+		return
+	case e.Kind == id003.EventNoteUncertain:
+		to = Held
+	case e.Kind != id003.EventNoteReturned:
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i := range w.Intents {
 		if w.Intents[i].ID == e.Note.IntentID && w.Intents[i].State.open() {
-			w.Intents[i].State = Void
+			w.Intents[i].State = to
 		}
 	}
 }
