@@ -146,7 +146,11 @@ func (w wallet) PowerUp(ctx context.Context, st id003.State, n id003.Note) error
 		return fmt.Errorf("power up: %w", err)
 	}
 	if n.IntentID != "" && n.IntentID != strconv.FormatInt(in.ID, 10) {
-		return m.noteAnomaly(n, fmt.Sprintf("%s for an intent other than the open one (%d)", st, in.ID))
+		// Never seen; an error would keep the unit in its power-up state for
+		// good (the host resets it only after nil): the open intent is
+		// resolved as if the host knew nothing.
+		m.logCash(store.LevelCritical, "validator", "power_up_mismatch", "%s with %s: the open intent is %d", st, n, in.ID)
+		n = id003.Note{Recovered: true}
 	}
 	sent := in.State == store.IntentStacking
 	refused := n.IntentID != "" && !n.StackSent // this run of the host knows STACK was not taken

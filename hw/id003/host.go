@@ -61,8 +61,10 @@ type Wallet interface {
 	// the player (e.g. the credit would exceed the kiosk's maximum).
 	//
 	// A note that reaches VEND VALID stays there until the host acknowledges it, before the unit
-	// can take another note; so when Escrow is called while an earlier intent is still pending,
-	// that earlier note never reached VEND VALID and its intent is void.
+	// can take another note; so when Escrow is called while an earlier intent is still open, that
+	// earlier note never reached VEND VALID: its intent is void if STACK was never sent for it
+	// (or n.Previous names it), and held for staff if it was (the note may have been stacked
+	// without VEND VALID, e.g. a jam cleared while the kiosk was down).
 	Escrow(ctx context.Context, n Note) (accept bool, intentID string, err error)
 
 	// Stacking is called after Escrow accepted a note and before STACK is sent: the kiosk durably
