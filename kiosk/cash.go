@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"pharaon/game"
 	"pharaon/hw"
@@ -176,6 +177,9 @@ type CashSnapshot struct {
 	// CanCashOut: the cash-out button works now (credit, a working printer,
 	// no game, no note on its way, no voucher printing).
 	CanCashOut bool
+	// CashInOff says why notes are not taken now, before a note goes in
+	// (zero when they are, or when the kiosk has no validator).
+	CashInOff  Message
 	CashingOut bool // a voucher is being printed
 	NoteInPath bool // a note is on its way to the cash box: Play and CashOut wait for it
 	MaxCredit  game.Money
@@ -221,6 +225,10 @@ type cashState struct {
 	activity         CashInEvent
 	noteInPath       bool
 	cashingOut       bool
+	// held counts the notes held for staff (store.HeldIntents) known to
+	// this run; heldMsg describes the one held last.
+	held    int
+	heldMsg Message
 
 	// hook, in tests only, is called at each step of a note's and a
 	// voucher's path (cashPoint…), from the goroutine taking that step.
@@ -231,6 +239,7 @@ type cashState struct {
 const (
 	pointAccepting       = "accepting"         // the validator reads a note
 	pointEscrow          = "escrow"            // the intent is recorded; STACK not sent yet
+	pointStackMarked     = "stack-marked"      // the intent is marked stacking; STACK not sent yet
 	pointStacking        = "stacking"          // STACK sent, the note is moving
 	pointVendValid       = "vend-valid"        // VEND VALID seen, before the credit commit
 	pointCredited        = "credited"          // credit committed, before the ACK
@@ -296,7 +305,15 @@ func (m *Machine) startCash(ctx context.Context) error {
 	}
 	if in, err := m.st.PendingBillIntent(ctx); err == nil {
 		m.logCash(store.LevelInfo, "validator", "intent_pending",
-			"intent %d (%s) pending at start: credited if the validator reports it VEND VALID", in.ID, in.Denom.Plain())
+			"intent %d (%s) %s at start: settled by the validator's next report (VEND VALID, power up, escrow)", in.ID, in.Denom.Plain(), in.State)
+	}
+	if held, err := m.st.HeldIntents(ctx); err == nil && len(held) > 0 {
+		m.cash.held = len(held)
+		last := held[len(held)-1]
+		m.cash.heldMsg = Message{FR: "Billet de " + last.Denom.French() + " à vérifier par le personnel",
+			EN: "A " + last.Denom.English() + " note needs staff"}
+		m.logCash(store.LevelWarning, "validator", "intents_held", "%d notes held for staff at start, the last intent %d of %s",
+			len(held), last.ID, last.Denom.Plain())
 	}
 	// The devices are set before anything runs that reads them (the cash
 	// loop, the listeners); stopCash cleans up whatever was started.
@@ -396,7 +413,46 @@ func (m *Machine) expireVouchers(ctx context.Context) error {
 // take the credit over the maximum.
 func (m *Machine) acceptPolicyLocked() bool {
 	return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() &&
-		!m.cash.cashingOut && m.credit+m.cash.minNote <= m.cash.maxCredit
+		!m.cash.cashingOut && m.credit+m.cash.minNote <= m.cash.maxCredit && !m.payoutDownLocked()
+}
+
+// payoutDownLocked: the kiosk has a voucher printer and it cannot print now
+// (no paper, cover open, offline, not yet answering). A note taken then
+// could not be cashed out: the validator is inhibited until the printer is
+// back (a kiosk built without a printer, a test bench, takes notes).
+func (m *Machine) payoutDownLocked() bool {
+	return m.cash.pStatus.Configured && !m.cash.pStatus.OK
+}
+
+// cashInOffLocked says why notes are not taken now; zero when they are or
+// the kiosk has no validator.
+func (m *Machine) cashInOffLocked() Message {
+	c := &m.cash
+	switch {
+	case c.validator == nil:
+		return Message{}
+	case !c.vStatus.OK:
+		return Message{FR: "Billets refusés\u00a0: " + lowerFirst(c.vStatus.Message.FR),
+			EN: "Bank notes refused: " + lowerFirst(c.vStatus.Message.EN)}
+	case m.payoutDownLocked():
+		return Message{FR: "Billets refusés\u00a0: aucun ticket de paiement ne peut être imprimé (" + lowerFirst(c.pStatus.Message.FR) + ")",
+			EN: "Bank notes refused: no payout voucher can be printed (" + lowerFirst(c.pStatus.Message.EN) + ")"}
+	case m.acceptPolicyLocked():
+		return Message{}
+	case m.credit+c.minNote > c.maxCredit:
+		return Message{FR: "Crédit maximum de " + c.maxCredit.French() + " atteint",
+			EN: "Maximum credit of " + c.maxCredit.English() + " reached"}
+	}
+	return msgNotTaking
+}
+
+// lowerFirst writes a device's message inside a sentence.
+func lowerFirst(s string) string {
+	r := []rune(s)
+	if len(r) > 1 && unicode.IsUpper(r[0]) && !unicode.IsUpper(r[1]) {
+		r[0] = unicode.ToLower(r[0])
+	}
+	return string(r)
 }
 
 func (m *Machine) gameOnLocked() bool { return m.game != nil && m.game.stage != StageDone }
@@ -406,8 +462,15 @@ func (m *Machine) cashSnapshotLocked() CashSnapshot {
 	in := c.validator != nil && c.vStatus.OK && m.acceptPolicyLocked()
 	out := c.printer != nil && c.pStatus.OK && m.credit > 0 && (m.state == Home || m.state == Result) &&
 		!m.starting && !m.gameOnLocked() && !c.cashingOut && !c.noteInPath
-	return CashSnapshot{CanCashIn: in, CanCashOut: out, CashingOut: c.cashingOut, NoteInPath: c.noteInPath,
-		MaxCredit: c.maxCredit, CashIn: c.activity, Validator: c.vStatus, Printer: c.pStatus}
+	v := c.vStatus
+	if c.held > 0 && v.Warning == (Message{}) {
+		v.Warning = c.heldMsg
+		if c.held > 1 {
+			v.Warning = msgHeld
+		}
+	}
+	return CashSnapshot{CanCashIn: in, CashInOff: m.cashInOffLocked(), CanCashOut: out, CashingOut: c.cashingOut, NoteInPath: c.noteInPath,
+		MaxCredit: c.maxCredit, CashIn: c.activity, Validator: v, Printer: c.pStatus}
 }
 
 // applyAccepting tells the validator whether to take notes: called after
@@ -459,56 +522,89 @@ func (m *Machine) logCash(level store.Level, source, code, format string, args .
 }
 
 // eventLog writes events to the store from its own goroutine, in order.
-// When the queue is full (a disk stalling for seconds) events are dropped
-// and the count is logged once the disk is back: the money itself is in
-// the ledger, written by its own transactions.
+// When the queue is full (a disk stalling for seconds) ordinary events are
+// dropped and the count is logged once the disk is back; a critical event
+// is never dropped (a note credited without VEND VALID, a note held for
+// staff, a store fault): it queues beyond the bound, so that neither it is
+// lost nor a device's poll waits on the disk. The money itself is in the
+// ledger, written by its own transactions.
 type eventLog struct {
-	st      *store.Store
-	ch      chan store.Event
+	st      eventWriter
+	wake    chan struct{} // a new event or close, for the writer
 	done    chan struct{}
-	dropped atomic.Int64
-	closed  atomic.Bool
-	mu      sync.Mutex // add vs close
+	mu      sync.Mutex
+	queue   []store.Event // guarded by mu
+	dropped int64         // guarded by mu
+	closed  bool          // guarded by mu
 }
 
-func newEventLog(st *store.Store) *eventLog {
-	l := &eventLog{st: st, ch: make(chan store.Event, 512), done: make(chan struct{})}
+// eventQueueLen bounds the queue of ordinary events.
+const eventQueueLen = 512
+
+// eventWriter is what the event log needs of the store.
+type eventWriter interface {
+	Log(ctx context.Context, e store.Event) (store.Event, error)
+}
+
+func newEventLog(st eventWriter) *eventLog {
+	l := &eventLog{st: st, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go l.run()
 	return l
 }
 
 func (l *eventLog) add(e store.Event) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed.Load() {
+	if l.closed {
+		l.mu.Unlock()
 		_, _ = l.st.Log(context.Background(), e)
 		return
 	}
+	if len(l.queue) >= eventQueueLen && e.Level != store.LevelCritical {
+		l.dropped++
+	} else {
+		l.queue = append(l.queue, e)
+	}
+	l.mu.Unlock()
 	select {
-	case l.ch <- e:
+	case l.wake <- struct{}{}:
 	default:
-		l.dropped.Add(1)
 	}
 }
 
 func (l *eventLog) run() {
 	defer close(l.done)
 	ctx := context.Background()
-	for e := range l.ch {
-		if n := l.dropped.Swap(0); n > 0 {
-			_, _ = l.st.Log(ctx, store.Event{Level: store.LevelWarning, Source: "kiosk", Code: "events_dropped",
-				Detail: fmt.Sprintf("%d device events not logged: the disk was too slow", n)})
+	var batch []store.Event
+	for {
+		l.mu.Lock()
+		batch, l.queue = l.queue, batch[:0]
+		dropped, closed := l.dropped, l.closed
+		l.dropped = 0
+		l.mu.Unlock()
+		for _, e := range batch {
+			_, _ = l.st.Log(ctx, e)
 		}
-		_, _ = l.st.Log(ctx, e)
+		if dropped > 0 {
+			_, _ = l.st.Log(ctx, store.Event{Level: store.LevelWarning, Source: "kiosk", Code: "events_dropped",
+				Detail: fmt.Sprintf("%d device events not logged: the disk was too slow", dropped)})
+		}
+		if closed && len(batch) == 0 && dropped == 0 {
+			return
+		}
+		if !closed {
+			<-l.wake
+		}
 	}
 }
 
 // close writes what is queued and stops.
 func (l *eventLog) close() {
 	l.mu.Lock()
-	if !l.closed.Swap(true) {
-		close(l.ch)
-	}
+	l.closed = true
 	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
 	<-l.done
 }

@@ -282,9 +282,33 @@ func cashRand(t *testing.T) *rand.Rand {
 
 // Kills of the cash-in test: the kiosk's own steps (it kills itself as it
 // reaches them) and two the test makes: right after the unit took the ACK,
-// and at a random moment.
+// and at a random moment. Two more kill the kiosk at its own step and then
+// change the unit before the restart: a power cut with the note in the
+// stacker (POWER UP WITH BILL IN STACKER, the note stacked at the reset
+// without VEND VALID), and a unit that repeats VEND VALID without its
+// escrow code.
 var cashInKillPoints = []string{
-	pointAccepting, pointEscrow, pointStacking, pointVendValid, pointCredited, pointAcked, "after-ack", "random",
+	pointAccepting, pointEscrow, pointStackMarked, pointStacking, pointVendValid, pointCredited, pointAcked, "after-ack", "random",
+	killPowerCutInStacker, killVendValidNoCode,
+}
+
+const (
+	killPowerCutInStacker = "power-cut-in-stacker" // killed at pointStacking, then the unit's power is cut
+	killVendValidNoCode   = "vend-valid-no-code"   // killed at pointVendValid, then VEND VALID loses its code
+)
+
+// ownKill is the step at which the child kills itself for a kill point
+// ("" when the test kills it).
+func ownKill(point string) string {
+	switch point {
+	case "after-ack", "random":
+		return ""
+	case killPowerCutInStacker:
+		return pointStacking
+	case killVendValidNoCode:
+		return pointVendValid
+	}
+	return point
 }
 
 func TestExactlyOnceCashIn(t *testing.T) {
@@ -299,15 +323,11 @@ func TestExactlyOnceCashIn(t *testing.T) {
 	runs := soakRuns(cashInKills)
 	notes := []int64{500, 1000, 2000, 5000}
 	kills := map[string]int{}
+	cutStacking, cutVendValid := 0, 0 // where the notes were when the power was cut
 	for i := 0; i < runs; i++ {
 		point := cashInKillPoints[i%len(cashInKillPoints)]
 		denom := notes[rng.IntN(len(notes))]
-		own := point != "after-ack" && point != "random"
-		kill := ""
-		if own {
-			kill = point
-		}
-		c := startChild(t, "in", db, link, "", kill)
+		c := startChild(t, "in", db, link, "", ownKill(point))
 		c.waitReady()
 		acked := sim.Counts().Acked
 		require.NoError(t, sim.InsertNote(denom), "run %d", i)
@@ -322,6 +342,21 @@ func TestExactlyOnceCashIn(t *testing.T) {
 		killed := c.wait(60 * time.Second)
 		require.True(t, killed, "run %d (%s): the child ended by itself; stderr:\n%s", i, point, c.stderr)
 		kills[point]++
+		switch point {
+		case killPowerCutInStacker:
+			switch st := sim.State(); st {
+			case id003.StateStacking:
+				cutStacking++
+			case id003.StateVendValid:
+				cutVendValid++
+			default:
+				t.Fatalf("run %d: power cut in %s, not with the note stacking", i, st)
+			}
+			sim.PowerCycle()
+			require.Equal(t, id003.StatePowerUpBillInStacker, sim.State(), "run %d", i)
+		case killVendValidNoCode:
+			require.NoError(t, sim.DropVendValidData(), "run %d", i)
+		}
 	}
 	// A last kiosk settles the last note and stops cleanly.
 	c := startChild(t, "in", db, link, "", "")
@@ -348,8 +383,11 @@ func TestExactlyOnceCashIn(t *testing.T) {
 	assert.Equal(t, runs, counts.Stacked, "every note inserted was stacked")
 	assert.Equal(t, counts.Values, credited, "one credit per stacked note, in order")
 	assert.Equal(t, game.Money(counts.StackedSum), sum, "to the cent")
-	assert.Equal(t, counts.Stacked, counts.VendValid)
-	assert.Equal(t, counts.VendValid, counts.Acked, "every VEND VALID acknowledged in the end")
+	// A note the power cut while stacking is stacked at the reset without
+	// VEND VALID; one cut at VEND VALID is never acknowledged.
+	t.Logf("power cuts with the note stacking: %d, at VEND VALID: %d", cutStacking, cutVendValid)
+	assert.Equal(t, counts.Stacked, counts.VendValid+cutStacking)
+	assert.Equal(t, counts.VendValid-cutVendValid, counts.Acked, "every other VEND VALID acknowledged in the end")
 	credit, err := st.Credit(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, sum, credit)
@@ -359,15 +397,24 @@ func TestExactlyOnceCashIn(t *testing.T) {
 	assert.Equal(t, int64(counts.Stacked), m.Get(store.MeterBillsInCount))
 	intents, err := st.BillIntents(ctx, 1_000_000, 0)
 	require.NoError(t, err)
-	n := 0
+	n, held := 0, 0
 	for _, in := range intents {
 		switch in.State {
 		case store.IntentCredited:
 			n++
-		case store.IntentPending:
-			t.Errorf("intent %d still pending after the last kiosk settled", in.ID)
+		case store.IntentHeld:
+			// Only a kill between the stacking mark and STACK leaves the note
+			// in escrow with its intent stacking: the next escrow cannot tell
+			// it from a note a cleared jam stacked, and holds it for staff
+			// (who find no extra note): the policy's price, never money.
+			held++
+		case store.IntentPending, store.IntentStacking:
+			t.Errorf("intent %d still %s after the last kiosk settled", in.ID, in.State)
 		}
 	}
+	t.Logf("intents held for staff: %d", held)
+	assert.GreaterOrEqual(t, held, kills[pointStackMarked], "one held intent per kill between the mark and STACK")
+	assert.LessOrEqual(t, held, kills[pointStackMarked]+kills["random"])
 	assert.Equal(t, counts.Stacked, n, "one credited intent per note")
 }
 

@@ -36,10 +36,16 @@ var _ id003.Wallet = wallet{}
 func (w wallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) {
 	m := w.m
 	denom := game.Money(n.Cents)
+	// The intent still open when a note waits in escrow never reached VEND
+	// VALID (the unit holds a note there until acknowledged). Its STACK was
+	// never sent (pending: RecordBillIntent voids it), or it was and the
+	// note may be in the cash box (stacking: settled here first).
+	if err := m.settleOpenIntent(ctx, n); err != nil {
+		m.noteRefused(denom, "kiosk_error", msgKioskError)
+		m.logCash(store.LevelError, "validator", "intent_failed", "%s returned: %v", n, err)
+		return false, "", err
+	}
 	m.mu.Lock()
-	// A note still "on its way" when another waits in escrow never reached
-	// VEND VALID (the unit holds a note there until acknowledged): the new
-	// one replaces it, and its intent is voided by RecordBillIntent.
 	allowed := m.acceptPolicyLocked()
 	if allowed {
 		m.cash.noteInPath = true // from here Play and CashOut wait for this note
@@ -70,6 +76,141 @@ func (w wallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) 
 	m.update(func() { m.cash.activity = m.nextActivityLocked(CashInEvent{Kind: NoteEscrow, Amount: denom}) })
 	return true, strconv.FormatInt(in.ID, 10), nil
 }
+
+// settleOpenIntent resolves the open intent before a new note's escrow.
+// The same note decided in an earlier serial session (n.Previous) was never
+// stacked, since it is still in escrow: its intent is void and the kiosk
+// decides again. Any other intent in stacking may have put its note in the
+// cash box (a power cut, a kiosk killed between its mark and the power-up
+// report): it is held for staff, never voided silently.
+func (m *Machine) settleOpenIntent(ctx context.Context, n id003.Note) error {
+	in, err := m.st.PendingBillIntent(ctx)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case n.Previous != "" && strconv.FormatInt(in.ID, 10) == n.Previous:
+		_, err = m.st.VoidBillIntent(ctx, in.ID, "line lost with the note in escrow: not stacked, decided again")
+		return err
+	case in.State == store.IntentStacking:
+		_, err = m.st.HoldBillIntent(ctx, in.ID, fmt.Sprintf(
+			"STACK was sent, then a new note (%s) came to escrow with no VEND VALID nor power-up report for it", game.Money(n.Cents).Plain()))
+		if err == nil {
+			m.intentHeld(in)
+		}
+		return err
+	}
+	return nil // pending: voided as superseded by RecordBillIntent
+}
+
+// Stacking records that STACK is about to be sent for the note's intent:
+// from here a restarted kiosk knows the note may be in the cash box.
+func (w wallet) Stacking(ctx context.Context, n id003.Note) error {
+	m := w.m
+	id, err := strconv.ParseInt(n.IntentID, 10, 64)
+	if err != nil {
+		return fmt.Errorf("stacking %s: intent id is not a number", n)
+	}
+	if _, err := m.st.MarkBillIntentStacking(ctx, id); err != nil {
+		m.noteRefused(game.Money(n.Cents), "kiosk_error", msgKioskError)
+		m.logCash(store.LevelError, "validator", "intent_failed", "%s returned: %v", n, err)
+		return fmt.Errorf("mark %s stacking: %w", n, err)
+	}
+	m.cashPoint(pointStackMarked)
+	return nil
+}
+
+// PowerUp resolves the open intent when the validator lost power with a
+// note in its path; the host resets the unit (which settles the note
+// without VEND VALID) only after it returned nil. The policy:
+//   - in the stacker, its STACK sent: the note goes to the cash box at the
+//     reset; it is credited at the intent's recorded value, with a
+//     critical event;
+//   - in the acceptor, its STACK never sent or refused by the unit: the
+//     unit returns it; the intent is void;
+//   - otherwise (in the acceptor after STACK, where the unit returns or
+//     stacks by its own rule; the host that sent STACK died with the
+//     kiosk): the kiosk cannot tell; the intent is held for staff, who
+//     count the cash box (store.HeldIntents, CreditHeldIntent,
+//     CloseHeldIntent).
+func (w wallet) PowerUp(ctx context.Context, st id003.State, n id003.Note) error {
+	m := w.m
+	in, err := m.st.PendingBillIntent(ctx)
+	if errors.Is(err, store.ErrNotFound) {
+		m.logCash(store.LevelWarning, "validator", "power_up_note", "%s with %s: no intent open, nothing to credit", st, n)
+		m.update(func() { m.cash.noteInPath = false })
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("power up: %w", err)
+	}
+	if n.IntentID != "" && n.IntentID != strconv.FormatInt(in.ID, 10) {
+		// Never seen; an error would keep the unit in its power-up state for
+		// good (the host resets it only after nil): the open intent is
+		// resolved as if the host knew nothing.
+		m.logCash(store.LevelCritical, "validator", "power_up_mismatch", "%s with %s: the open intent is %d", st, n, in.ID)
+		n = id003.Note{Recovered: true}
+	}
+	sent := in.State == store.IntentStacking
+	refused := n.IntentID != "" && !n.StackSent // this run of the host knows STACK was not taken
+	switch {
+	case st == id003.StatePowerUpBillInStacker && sent:
+		return m.creditPowerUp(ctx, st, n, in)
+	case st == id003.StatePowerUpBillInAcceptor && (!sent || refused):
+		_, err = m.st.VoidBillIntent(ctx, in.ID, fmt.Sprintf("%s, STACK not taken: the unit returns the note", st))
+	default:
+		_, err = m.st.HoldBillIntent(ctx, in.ID, fmt.Sprintf("%s after STACK (%s): the unit settles the note by its own rule", st, in.State))
+		if err == nil {
+			m.intentHeld(in)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("power up: %w", err)
+	}
+	m.update(func() { m.cash.noteInPath = false })
+	return nil
+}
+
+// creditPowerUp credits a note the unit stacks at its reset without VEND
+// VALID, at its intent's recorded value.
+func (m *Machine) creditPowerUp(ctx context.Context, st id003.State, n id003.Note, in store.BillIntent) error {
+	m.ledgerMu.Lock()
+	e, err := m.st.CreditBillIntent(ctx, in.ID)
+	if err == nil {
+		m.showBalance(e.Balance)
+	}
+	m.ledgerMu.Unlock()
+	switch {
+	case errors.Is(err, store.ErrDuplicateRef):
+		m.update(func() { m.cash.noteInPath = false })
+		return nil
+	case err != nil:
+		m.storeFault(fmt.Errorf("credit %s at power up: %w", n, err))
+		return err
+	}
+	m.logCash(store.LevelCritical, "validator", "power_up_credit",
+		"%s: intent %d of %s credited at its recorded value without VEND VALID (ledger row %d): the unit stacks the note at its reset",
+		st, in.ID, in.Denom.Plain(), e.ID)
+	m.update(func() {
+		m.cash.noteInPath = false
+		m.cash.activity = m.nextActivityLocked(CashInEvent{Kind: NoteCredited, Amount: e.Amount, Credit: e.Balance})
+	})
+	return nil
+}
+
+// intentHeld shows staff a note held for them (the store logged it); the
+// warning stays on the validator's status while a note is held
+// (cashSnapshotLocked), whatever the unit does meanwhile.
+func (m *Machine) intentHeld(in store.BillIntent) {
+	m.update(func() {
+		m.cash.held++
+		m.cash.heldMsg = Message{FR: "Billet de " + in.Denom.French() + " à vérifier par le personnel",
+			EN: "A " + in.Denom.English() + " note needs staff"}
+	})
+}
+
+var msgHeld = Message{FR: "Billets à vérifier par le personnel", EN: "Notes need staff"}
 
 // Credit is the credit point: the note is in the cash box's path for good
 // (VEND VALID). It credits the note's intent in one durable commit and shows
@@ -141,6 +282,12 @@ func (m *Machine) intentFor(ctx context.Context, n id003.Note) (int64, error) {
 	}
 	p, err := m.st.PendingBillIntent(ctx)
 	switch {
+	case err == nil && n.Code == 0:
+		// The unit repeats VEND VALID without its escrow code (units differ):
+		// the one note on its way is the open intent's, at its recorded value.
+		m.logCash(store.LevelWarning, "validator", "vend_valid_no_code",
+			"%s after a restart: VEND VALID without a code; intent %d credited at its recorded value %s", n, p.ID, p.Denom.Plain())
+		return p.ID, nil
 	case err == nil:
 		if p.Denom != game.Money(n.Cents) {
 			return 0, m.noteAnomaly(n, fmt.Sprintf("VEND VALID of %s for the pending intent %d of %s",
@@ -292,6 +439,18 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 					Code: "returned", Reason: msgReturned})
 			}
 		})
+	case id003.EventNoteUncertain:
+		// Sent to stack, gone without VEND VALID: maybe in the cash box.
+		if id, err := strconv.ParseInt(e.Note.IntentID, 10, 64); err == nil {
+			in, err := m.st.HoldBillIntent(context.Background(), id, "left the validator's path after STACK without VEND VALID: "+e.Detail)
+			switch {
+			case err == nil:
+				m.intentHeld(in)
+			case !errors.Is(err, store.ErrIntentState):
+				m.logCash(store.LevelCritical, "validator", "intent_hold_failed", "intent %d: %v", id, err)
+			}
+		}
+		m.update(func() { m.cash.noteInPath = false })
 	case id003.EventAnomaly:
 		m.update(func() {
 			m.cash.vStatus.Warning = Message{FR: "Anomalie du lecteur de billets : voir le journal", EN: "Bill validator anomaly: see the event log"}
@@ -376,7 +535,7 @@ func (m *Machine) logValidatorEvent(e id003.Event) {
 		}
 	case id003.EventDisconnected, id003.EventConfigError, id003.EventCreditFailed:
 		level = store.LevelError
-	case id003.EventAnomaly:
+	case id003.EventAnomaly, id003.EventNoteUncertain:
 		level = store.LevelCritical
 	}
 	m.logCash(level, "validator", validatorEventCode(e.Kind), "%s", e)
@@ -408,6 +567,8 @@ func validatorEventCode(k id003.EventKind) string {
 		return "line_error"
 	case id003.EventAnomaly:
 		return "anomaly"
+	case id003.EventNoteUncertain:
+		return "note_uncertain"
 	}
 	return "event"
 }

@@ -12,8 +12,15 @@ import "errors"
 // ledger's bill_in row, its meters and the intent marked credited are one
 // transaction, and the row's reference "intent:<id>" makes a second credit of
 // the same intent impossible. So a kiosk killed between any two bytes finds
-// at restart either a pending intent (credit it when the validator still
+// at restart either an open intent (credit it when the validator still
 // reports VEND VALID) or a credited one (credit nothing, acknowledge).
+// Before STACK is sent the intent is marked stacking (MarkBillIntentStacking):
+// from then on it is never voided without the unit saying the note came
+// back. When the note may be in the cash box without VEND VALID and the unit
+// cannot say (a power cut with the note in the acceptor after STACK, a jam
+// cleared), the intent is held (HoldBillIntent) until staff count the cash
+// box and credit it (CreditHeldIntent) or close it (CloseHeldIntent);
+// HeldIntents lists them.
 //
 // Vouchers. A cash-out is two transactions around the print: IssueVoucher
 // writes the voucher (its number, amount and validation number) without

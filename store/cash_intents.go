@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,10 +17,16 @@ import (
 type IntentState string
 
 const (
-	IntentPending  IntentState = "pending"  // recorded before the note was stacked; not credited yet
-	IntentCredited IntentState = "credited" // the note reached VEND VALID and its credit is in the ledger
-	IntentVoid     IntentState = "void"     // the note came back, or a later escrow proved it never reached VEND VALID
+	IntentPending  IntentState = "pending"  // recorded while the note waits in escrow; STACK not sent
+	IntentStacking IntentState = "stacking" // STACK is being sent: the note may be in the cash box from here
+	IntentHeld     IntentState = "held"     // the note may be in the cash box and the kiosk cannot tell: staff decide
+	IntentCredited IntentState = "credited" // the note's credit is in the ledger
+	IntentVoid     IntentState = "void"     // the note came back, or never left escrow, or staff found no note
 )
+
+// Open reports an intent the validator may still settle (pending or
+// stacking); at most one is open.
+func (st IntentState) Open() bool { return st == IntentPending || st == IntentStacking }
 
 // BillIntent is the durable record, written before the validator is told
 // to stack a note, that this note of this value is on its way to the cash
@@ -62,19 +69,28 @@ func scanIntent(sc interface{ Scan(...any) error }) (BillIntent, error) {
 	return in, nil
 }
 
-// RecordBillIntent records that a note of denom is about to be stacked
-// (the kiosk calls it when the validator holds the note in escrow, before
-// it sends STACK). Any intent still pending is voided in the same
-// transaction, with reason "superseded": the validator takes one note at
-// a time and holds a note at VEND VALID until it is acknowledged, so an
-// earlier note that is still pending when a new one waits in escrow never
-// reached VEND VALID. denom must be a euro bank note (ErrBadAmount).
+// RecordBillIntent records that a note of denom waits in escrow and the
+// kiosk takes it (before MarkBillIntentStacking and STACK). An intent
+// still pending is voided in the same transaction, with reason
+// "superseded": its STACK was never sent, so its note never left escrow.
+// An intent in stacking is never voided here: its note may be in the cash
+// box, and the kiosk resolves it first (HoldBillIntent, CreditBillIntent);
+// until then RecordBillIntent fails with ErrIntentState. denom must be a
+// euro bank note (ErrBadAmount).
 func (s *Store) RecordBillIntent(ctx context.Context, denom game.Money) (BillIntent, error) {
 	if !isBanknote(denom) {
 		return BillIntent{}, fmt.Errorf("bill intent %s: not a euro bank note: %w", denom, ErrBadAmount)
 	}
 	var out BillIntent
 	err := s.write(ctx, func(t *wtx) error {
+		var stacking int64
+		err := t.rowQ(`SELECT id FROM bill_intents WHERE state = 'stacking'`).Scan(&stacking)
+		switch {
+		case err == nil:
+			return fmt.Errorf("intent %d was sent to stack and is not resolved: %w", stacking, ErrIntentState)
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
 		if _, err := t.execQ(`UPDATE bill_intents SET state = 'void', resolved_at = ?, reason = 'superseded'
 			WHERE state = 'pending'`, t.now); err != nil {
 			return fmt.Errorf("void pending intent: %w", err)
@@ -123,26 +139,11 @@ func (s *Store) CreditBillIntent(ctx context.Context, id int64) (Entry, error) {
 			return fmt.Errorf("credited by ledger row %d of %s: %w", in.EntryID, out.At.Format(time.RFC3339), ErrDuplicateRef)
 		case IntentVoid:
 			return fmt.Errorf("voided (%s): %w", in.Reason, ErrIntentState)
+		case IntentHeld:
+			return fmt.Errorf("held for staff (%s): %w", in.Reason, ErrIntentState)
 		}
-		e, err := t.move(KindBillIn, in.Denom, IntentRef(id), "", false)
-		if errors.Is(err, ErrDuplicateRef) {
-			// A pending intent whose reference is already in the ledger: a
-			// row written around the intents. Never treated as its credit.
-			return integrity("cash", "ledger", e.ID, "row holds %s, whose intent is pending", IntentRef(id))
-		}
-		if err != nil {
-			return err
-		}
-		res, err := t.execQ(`UPDATE bill_intents SET state = 'credited', resolved_at = ?, entry_id = ? WHERE id = ? AND state = 'pending'`,
-			t.now, e.ID, id)
-		if err != nil {
-			return fmt.Errorf("mark intent credited: %w", err)
-		}
-		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return fmt.Errorf("mark intent credited: %d rows (%v)", n, err)
-		}
-		out = e
-		return nil
+		out, err = t.creditIntent(in, in.Reason)
+		return err
 	})
 	if err != nil {
 		if errors.Is(err, ErrDuplicateRef) {
@@ -153,37 +154,167 @@ func (s *Store) CreditBillIntent(ctx context.Context, id int64) (Entry, error) {
 	return out, nil
 }
 
-// VoidBillIntent voids a pending intent whose note the validator gave back
-// (returned, rejected, or returned by a power cut); reason is required.
-// ErrIntentState if it is not pending, ErrNotFound if unknown.
+// creditIntent writes the credit of an intent: the ledger's bill_in row of
+// its value (reference IntentRef), the bill meters, the intent credited.
+func (t *wtx) creditIntent(in BillIntent, reason string) (Entry, error) {
+	e, err := t.move(KindBillIn, in.Denom, IntentRef(in.ID), "", false)
+	if errors.Is(err, ErrDuplicateRef) {
+		// An open intent whose reference is already in the ledger: a row
+		// written around the intents. Never treated as its credit.
+		return Entry{}, integrity("cash", "ledger", e.ID, "row holds %s, whose intent is %s", IntentRef(in.ID), in.State)
+	}
+	if err != nil {
+		return Entry{}, err
+	}
+	res, err := t.execQ(`UPDATE bill_intents SET state = 'credited', resolved_at = ?, entry_id = ?, reason = ? WHERE id = ? AND state = ?`,
+		t.now, e.ID, reason, in.ID, string(in.State))
+	if err != nil {
+		return Entry{}, fmt.Errorf("mark intent credited: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return Entry{}, fmt.Errorf("mark intent credited: %d rows (%v)", n, err)
+	}
+	return e, nil
+}
+
+// MarkBillIntentStacking records that STACK is about to be sent for the
+// note of a pending intent: from this commit on the note may reach the
+// cash box, so the intent is never voided without a reason the unit gave.
+// The host sends STACK only after it returned nil. ErrIntentState if the
+// intent is not pending, ErrNotFound if unknown.
+func (s *Store) MarkBillIntentStacking(ctx context.Context, id int64) (BillIntent, error) {
+	in, err := s.moveIntent(ctx, id, IntentStacking, "", IntentPending)
+	if err != nil {
+		return BillIntent{}, fmt.Errorf("mark bill intent %d stacking: %w", id, err)
+	}
+	return in, nil
+}
+
+// VoidBillIntent voids an open intent whose note the validator gave back
+// (returned, rejected, or returned by a power cut) or never took (still in
+// escrow); reason is required. ErrIntentState if it is not open,
+// ErrNotFound if unknown.
 func (s *Store) VoidBillIntent(ctx context.Context, id int64, reason string) (BillIntent, error) {
+	in, err := s.moveIntent(ctx, id, IntentVoid, reason, IntentPending, IntentStacking)
+	if err != nil {
+		return BillIntent{}, fmt.Errorf("void bill intent %d: %w", id, err)
+	}
+	return in, nil
+}
+
+// HoldBillIntent holds an open intent for staff: its note may be in the
+// cash box and the validator cannot say (a power cut with the note in the
+// acceptor, where the unit returns or stacks it by its own rule; a new
+// note in escrow while this one was stacking). Nothing is credited; a
+// critical event, written in the same transaction, tells staff to count the
+// cash box; HeldIntents lists it until CreditHeldIntent or CloseHeldIntent.
+// reason is required. ErrIntentState if it is not open, ErrNotFound if
+// unknown.
+func (s *Store) HoldBillIntent(ctx context.Context, id int64, reason string) (BillIntent, error) {
+	in, err := s.moveIntent(ctx, id, IntentHeld, reason, IntentPending, IntentStacking)
+	if err != nil {
+		return BillIntent{}, fmt.Errorf("hold bill intent %d: %w", id, err)
+	}
+	return in, nil
+}
+
+// CloseHeldIntent is staff's decision that the note of a held intent is
+// not in the cash box: the intent is void with staff's reason, logged in
+// the same transaction. ErrIntentState if it is not held.
+func (s *Store) CloseHeldIntent(ctx context.Context, id int64, reason string) (BillIntent, error) {
+	in, err := s.moveIntent(ctx, id, IntentVoid, reason, IntentHeld)
+	if err != nil {
+		return BillIntent{}, fmt.Errorf("close held bill intent %d: %w", id, err)
+	}
+	return in, nil
+}
+
+// CreditHeldIntent is staff's decision that the note of a held intent is
+// in the cash box: it is credited at the intent's recorded value, with
+// staff's reason, and logged, in one transaction (as CreditBillIntent).
+// ErrIntentState if it is not held.
+func (s *Store) CreditHeldIntent(ctx context.Context, id int64, reason string) (Entry, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return BillIntent{}, fmt.Errorf("void bill intent %d: no reason: %w", id, ErrBadRequest)
+		return Entry{}, fmt.Errorf("credit held bill intent %d: no reason: %w", id, ErrBadRequest)
+	}
+	var out Entry
+	err := s.write(ctx, func(t *wtx) error {
+		in, err := t.intent(id)
+		if err != nil {
+			return err
+		}
+		if in.State != IntentHeld {
+			return fmt.Errorf("intent is %s: %w", in.State, ErrIntentState)
+		}
+		if out, err = t.creditIntent(in, reason); err != nil {
+			return err
+		}
+		_, err = t.logEvent(LevelWarning, "staff", "held_intent_credited", fmt.Sprintf(
+			"intent %d: note of %s credited by staff (ledger row %d, balance %s): %s", id, in.Denom.Plain(), out.ID, out.Balance.Plain(), reason))
+		return err
+	})
+	if err != nil {
+		return Entry{}, fmt.Errorf("credit held bill intent %d: %w", id, err)
+	}
+	return out, nil
+}
+
+func (t *wtx) intent(id int64) (BillIntent, error) {
+	in, err := scanIntent(t.rowQ(`SELECT `+intentColumns+` FROM bill_intents WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return BillIntent{}, ErrNotFound
+	}
+	return in, err
+}
+
+// moveIntent takes an intent from one of the states from to state to,
+// with a reason (required except for stacking), and logs the holds and
+// staff's closes in the same transaction.
+func (s *Store) moveIntent(ctx context.Context, id int64, to IntentState, reason string, from ...IntentState) (BillIntent, error) {
+	reason = strings.TrimSpace(reason)
+	if reason == "" && to != IntentStacking {
+		return BillIntent{}, fmt.Errorf("no reason: %w", ErrBadRequest)
 	}
 	var out BillIntent
 	err := s.write(ctx, func(t *wtx) error {
-		in, err := scanIntent(t.rowQ(`SELECT `+intentColumns+` FROM bill_intents WHERE id = ?`, id))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
+		in, err := t.intent(id)
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(from, in.State) {
+			return fmt.Errorf("intent is %s: %w", in.State, ErrIntentState)
+		}
+		var resolved any // NULL while the intent waits for someone
+		if to == IntentVoid {
+			resolved = t.now
+		}
+		if to == IntentStacking {
+			reason = in.Reason
+		}
+		if _, err := t.execQ(`UPDATE bill_intents SET state = ?, resolved_at = ?, reason = ? WHERE id = ?`,
+			string(to), resolved, reason, id); err != nil {
+			return err
+		}
+		switch {
+		case to == IntentHeld:
+			_, err = t.logEvent(LevelCritical, "validator", "intent_held", fmt.Sprintf(
+				"intent %d: note of %s, %s; held, not credited: staff count the cash box, then credit or close it", id, in.Denom.Plain(), reason))
+		case in.State == IntentHeld:
+			_, err = t.logEvent(LevelWarning, "staff", "held_intent_closed", fmt.Sprintf(
+				"intent %d: note of %s not credited, closed by staff: %s", id, in.Denom.Plain(), reason))
 		}
 		if err != nil {
 			return err
 		}
-		if in.State != IntentPending {
-			return fmt.Errorf("intent is %s: %w", in.State, ErrIntentState)
+		in.State, in.Reason = to, reason
+		if to == IntentVoid {
+			in.Resolved = time.Unix(0, t.now).UTC()
 		}
-		if _, err := t.execQ(`UPDATE bill_intents SET state = 'void', resolved_at = ?, reason = ? WHERE id = ?`, t.now, reason, id); err != nil {
-			return err
-		}
-		in.State, in.Resolved, in.Reason = IntentVoid, time.Unix(0, t.now).UTC(), reason
 		out = in
 		return nil
 	})
-	if err != nil {
-		return BillIntent{}, fmt.Errorf("void bill intent %d: %w", id, err)
-	}
-	return out, nil
+	return out, err
 }
 
 // BillIntent returns one intent; ErrNotFound if there is none.
@@ -191,10 +322,18 @@ func (s *Store) BillIntent(ctx context.Context, id int64) (BillIntent, error) {
 	return s.oneIntent(ctx, "bill intent", `WHERE id = ?`, id)
 }
 
-// PendingBillIntent returns the pending intent (there is at most one);
-// ErrNotFound when none is pending.
+// PendingBillIntent returns the open intent, pending or stacking (there is
+// at most one); ErrNotFound when none is open.
 func (s *Store) PendingBillIntent(ctx context.Context) (BillIntent, error) {
-	return s.oneIntent(ctx, "pending bill intent", `WHERE state = 'pending'`)
+	return s.oneIntent(ctx, "pending bill intent", `WHERE state = 'pending' OR state = 'stacking'`)
+}
+
+// HeldIntents returns the intents held for staff, oldest first: notes that
+// may be in the cash box without a credit (HoldBillIntent). The
+// maintenance screen lists them; staff resolve each with CreditHeldIntent
+// or CloseHeldIntent.
+func (s *Store) HeldIntents(ctx context.Context) ([]BillIntent, error) {
+	return s.intents(ctx, "held bill intents", `WHERE state = 'held' ORDER BY id`)
 }
 
 // LatestBillIntent returns the newest intent, whatever its state;
@@ -225,9 +364,13 @@ func (s *Store) BillIntents(ctx context.Context, n int, beforeID int64) ([]BillI
 	if beforeID <= 0 {
 		beforeID = 1<<63 - 1
 	}
+	return s.intents(ctx, "bill intents", `WHERE id < ? ORDER BY id DESC LIMIT ?`, beforeID, n)
+}
+
+func (s *Store) intents(ctx context.Context, what, where string, args ...any) ([]BillIntent, error) {
 	var out []BillIntent
 	err := s.read(ctx, func(tx *rtx) error {
-		rows, err := tx.query(`SELECT `+intentColumns+` FROM bill_intents WHERE id < ? ORDER BY id DESC LIMIT ?`, beforeID, n)
+		rows, err := tx.query(`SELECT `+intentColumns+` FROM bill_intents `+where, args...)
 		if err != nil {
 			return err
 		}
@@ -242,7 +385,7 @@ func (s *Store) BillIntents(ctx context.Context, n int, beforeID int64) ([]BillI
 		return rows.Err()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("bill intents: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, nil
 }

@@ -99,3 +99,58 @@ BEGIN SELECT RAISE(ABORT, 'voucher steps never change'); END;
 CREATE TRIGGER voucher_steps_no_delete BEFORE DELETE ON voucher_steps
 BEGIN SELECT RAISE(ABORT, 'voucher steps are never deleted'); END;
 `
+
+// schemaV3HeldIntents adds two states of a bill intent (cash_intents.go):
+//   - stacking: STACK is being sent for its note. Written before the
+//     command, so a restarted kiosk knows the note may be in the cash box
+//     and never voids the intent silently;
+//   - held: the note may be in the cash box and the kiosk cannot tell (a
+//     power cut with the note in the acceptor, a new note in escrow while
+//     this one was stacking): staff count the cash box and credit it or
+//     close it, with a reason (CreditHeldIntent, CloseHeldIntent).
+//
+// At most one intent is open (pending or stacking). SQLite cannot change a
+// CHECK in place: the table is rebuilt with its rows, ids and triggers.
+const schemaV3HeldIntents = `
+DROP TRIGGER bill_intents_follow;
+DROP TRIGGER bill_intents_no_delete;
+DROP TRIGGER bill_intents_fixed;
+DROP TRIGGER bill_intents_final;
+DROP INDEX bill_intents_pending;
+CREATE TABLE bill_intents_v3 (
+	id          INTEGER PRIMARY KEY,
+	at          INTEGER NOT NULL,
+	denom       INTEGER NOT NULL CHECK (denom = 500 OR denom = 1000 OR denom = 2000 OR denom = 5000 OR
+	            denom = 10000 OR denom = 20000 OR denom = 50000),
+	state       TEXT NOT NULL DEFAULT 'pending' CHECK (state = 'pending' OR state = 'stacking' OR state = 'held' OR
+	            state = 'credited' OR state = 'void'),
+	resolved_at INTEGER,
+	entry_id    INTEGER UNIQUE REFERENCES ledger(id),
+	reason      TEXT NOT NULL DEFAULT '',
+	CHECK ((state = 'credited') = (entry_id IS NOT NULL)),
+	CHECK ((state = 'pending' OR state = 'stacking' OR state = 'held') = (resolved_at IS NULL)),
+	CHECK (state <> 'held' OR length(reason) > 0)
+);
+INSERT INTO bill_intents_v3(id, at, denom, state, resolved_at, entry_id, reason)
+	SELECT id, at, denom, state, resolved_at, entry_id, reason FROM bill_intents ORDER BY id;
+DROP TABLE bill_intents;
+ALTER TABLE bill_intents_v3 RENAME TO bill_intents;
+CREATE UNIQUE INDEX bill_intents_open ON bill_intents((state = 'pending' OR state = 'stacking'))
+	WHERE state = 'pending' OR state = 'stacking';
+CREATE INDEX bill_intents_held ON bill_intents(id) WHERE state = 'held';
+CREATE TRIGGER bill_intents_follow BEFORE INSERT ON bill_intents
+WHEN NEW.id <> coalesce((SELECT max(id) FROM bill_intents), 0) + 1 OR NEW.state <> 'pending'
+BEGIN SELECT RAISE(ABORT, 'bill intents are numbered without a gap and start pending'); END;
+CREATE TRIGGER bill_intents_no_delete BEFORE DELETE ON bill_intents
+BEGIN SELECT RAISE(ABORT, 'bill intents are never deleted'); END;
+CREATE TRIGGER bill_intents_fixed BEFORE UPDATE OF id, at, denom ON bill_intents
+BEGIN SELECT RAISE(ABORT, 'a bill intent''s note never changes'); END;
+CREATE TRIGGER bill_intents_final BEFORE UPDATE ON bill_intents WHEN OLD.state = 'credited' OR OLD.state = 'void'
+BEGIN SELECT RAISE(ABORT, 'a credited or void bill intent never changes'); END;
+CREATE TRIGGER bill_intents_forward BEFORE UPDATE OF state ON bill_intents
+WHEN NEW.state <> OLD.state AND NOT (
+	(OLD.state = 'pending' AND NEW.state IN ('stacking', 'held', 'credited', 'void')) OR
+	(OLD.state = 'stacking' AND NEW.state IN ('held', 'credited', 'void')) OR
+	(OLD.state = 'held' AND NEW.state IN ('credited', 'void')))
+BEGIN SELECT RAISE(ABORT, 'a bill intent goes pending → stacking → credited, void or held, and held → credited or void'); END;
+`

@@ -1,6 +1,6 @@
 package store
 
-// schemaV3Maintenance adds what the maintenance screen keeps: the staff's
+// schemaV4Maintenance adds what the maintenance screen keeps: the staff's
 // credentials, the PIN pad's lock and the cash box collections. Why each
 // constraint exists:
 //   - one credential per role (staff, technician): a PIN names its role;
@@ -11,7 +11,7 @@ package store
 //   - a collection records the note meters when staff emptied the cash box,
 //     so the next one counts the notes since; it is never changed or deleted
 //     (the meters themselves are never reset).
-const schemaV3Maintenance = `
+const schemaV4Maintenance = `
 CREATE TABLE staff (
 	role   TEXT PRIMARY KEY CHECK (role = 'staff' OR role = 'technician'),
 	kdf    TEXT NOT NULL CHECK (kdf <> ''),

@@ -16,18 +16,23 @@ func (h *Host) handle(st Status) error {
 	}
 	switch st.State {
 	case StatePowerUp, StatePowerUpBillInAcceptor, StatePowerUpBillInStacker:
-		// The unit lost power. A note in its path is returned (in the acceptor) or stacked (in
-		// the stacker) during the reset, without VEND VALID. Neither is credited here: credit
-		// comes only from VEND VALID. A note in the stacker that this host had sent to stack and
-		// not seen credited is an anomaly for staff (count the cash box); after a kiosk restart
-		// the kiosk's pending intent tells the same from the state event.
-		if h.note.active && h.note.accepted && !h.note.credited {
-			if st.State == StatePowerUpBillInStacker {
-				h.emit(Event{Kind: EventAnomaly, Note: h.noteOf(),
-					Detail: "power cut: note stacked without VEND VALID, not credited; intent needs staff"})
-			} else {
-				h.emit(Event{Kind: EventNoteReturned, Note: h.noteOf(), Detail: "power cut: note returned"})
+		// The unit lost power. A note in its path is settled during the reset without VEND
+		// VALID: the kiosk resolves its intent first (Wallet.PowerUp), so that a note in the cash
+		// box is never left uncredited, nor credited on a decision that did not reach the disk.
+		if st.State != StatePowerUp {
+			n := h.noteOf()
+			if !h.note.active {
+				n = Note{Recovered: true}
 			}
+			if err := h.wallet.PowerUp(h.ctx, st.State, n); err != nil {
+				h.creditFailures++
+				if h.creditFailures&(h.creditFailures-1) == 0 {
+					h.emit(Event{Kind: EventCreditFailed, Note: n, Err: err,
+						Detail: fmt.Sprintf("power up: attempt %d; reset held back", h.creditFailures)})
+				}
+				return nil
+			}
+			h.creditFailures = 0
 		}
 		h.note = noteTrack{}
 		return h.reset()
@@ -36,7 +41,7 @@ func (h *Host) handle(st Status) error {
 			return h.configure()
 		}
 	case StateIdle, StateDisabled:
-		h.settle("note left the path without VEND VALID")
+		h.settle("note left the path without VEND VALID", false)
 		if !h.configured {
 			return h.configure()
 		}
@@ -51,23 +56,30 @@ func (h *Host) handle(st Status) error {
 		}
 		h.note = noteTrack{}
 	case StateRejecting, StateReturning:
-		h.settle("note came back")
+		h.settle("note came back", true)
 	}
 	return nil
 }
 
 // settle closes the note track when the note is out of the path: an accepted note that was not
-// credited came back, and its intent is void.
-func (h *Host) settle(why string) {
+// credited came back, and its intent is void. Idle (or disabled) after a STACK the unit took,
+// without VEND VALID, says nothing of where the note went (a jam in the stacker that staff
+// cleared): it may be in the cash box, and its intent is held for staff, never voided.
+func (h *Host) settle(why string, back bool) {
 	if h.note.active && h.note.accepted && !h.note.credited {
-		h.emit(Event{Kind: EventNoteReturned, Note: h.noteOf(), Detail: why})
+		n := h.noteOf()
+		if !back && n.StackSent {
+			h.emit(Event{Kind: EventNoteUncertain, Note: n, Detail: "left the path after STACK without VEND VALID"})
+		} else {
+			h.emit(Event{Kind: EventNoteReturned, Note: n, Detail: why})
+		}
 	}
 	h.note = noteTrack{}
 }
 
 func (h *Host) noteOf() Note {
-	n := Note{Code: h.note.code, Cents: h.note.cents}
-	if h.note.stackSent {
+	n := Note{Code: h.note.code, Cents: h.note.cents, StackSent: h.note.stackSent && !h.note.stackRefused}
+	if h.note.accepted {
 		n.IntentID = h.note.intent
 	}
 	return n
@@ -176,14 +188,23 @@ func (h *Host) applyInhibit(st Status) error {
 func (h *Host) escrow(st Status) error {
 	code, _ := st.Denomination()
 	t := &h.note
+	previous := ""
 	if t.active && t.decided && !t.credited && t.code == code {
-		// Still in escrow after our decision: it may not have arrived. Send it again; the kiosk
-		// is not asked twice for the same note.
-		return h.sendDecision()
+		if t.session == h.sessions {
+			// Still in escrow after our decision: it may not have arrived. Send it again; the
+			// kiosk is not asked twice for the same note.
+			return h.sendDecision()
+		}
+		// The line was lost since the decision: the kiosk may no longer take this note (its
+		// credit, a game, out of service), and it is still in escrow, so no STACK was carried
+		// out. An escrow decision lives for one session: the kiosk decides again.
+		if t.accepted {
+			previous = t.intent
+		}
 	}
 	cents, known := h.cfg.Denominations.Cents(code)
-	*t = noteTrack{active: true, code: code, cents: cents}
-	n := Note{Code: code, Cents: cents}
+	*t = noteTrack{active: true, code: code, cents: cents, session: h.sessions}
+	n := Note{Code: code, Cents: cents, Previous: previous}
 	var err error
 	detail := ""
 	switch {
@@ -198,10 +219,20 @@ func (h *Host) escrow(st Status) error {
 		if err != nil {
 			t.accepted = false
 		}
+		if t.accepted {
+			if err = h.wallet.Stacking(h.ctx, Note{Code: code, Cents: cents, IntentID: t.intent}); err != nil {
+				t.accepted = false
+			}
+		}
 	}
 	t.decided = true
 	n.IntentID = t.intent
 	h.emit(Event{Kind: EventEscrow, Note: n, Accepted: t.accepted, Err: err, Detail: detail})
+	if previous != "" && detail != "" {
+		// Refused here, without asking the kiosk: the intent of the earlier decision is void.
+		h.emit(Event{Kind: EventNoteReturned, Note: Note{Code: code, Cents: cents, IntentID: previous},
+			Detail: "still in escrow after the line came back, now refused: " + detail})
+	}
 	return h.sendDecision()
 }
 
@@ -213,8 +244,9 @@ func (h *Host) sendDecision() error {
 	}
 	err := h.operation(cmd)
 	if errors.Is(err, ErrRefused) {
-		// The unit is no longer in escrow (it moved on, or timed out): the next poll says where
-		// the note went.
+		// The unit is no longer in escrow (it moved on, timed out, or lost power): it did not
+		// take the command; the next poll says where the note went.
+		h.note.stackRefused = h.note.accepted
 		h.emit(Event{Kind: EventAnomaly, Err: err, Detail: "escrow decision refused"})
 		return nil
 	}

@@ -24,7 +24,15 @@ type Note struct {
 	IntentID string
 	// Recovered: VEND VALID for a note this run of the host did not stack: the kiosk restarted
 	// while the note was on its way, and must resolve it from its own intent log (see Wallet).
+	// Code is then 0 when the unit's VEND VALID carried no escrow code (units differ).
 	Recovered bool
+	// StackSent: this run of the host sent STACK for the note and the unit did not refuse it, so
+	// the note may be in the cash box (PowerUp).
+	StackSent bool
+	// Previous is, at Escrow, the intent the kiosk gave this very note in an earlier serial
+	// session: the line was lost while the note waited in escrow and the unit still holds it
+	// there, so that STACK (if one was sent) was never carried out. The kiosk decides again.
+	Previous string
 }
 
 func (n Note) String() string {
@@ -34,6 +42,9 @@ func (n Note) String() string {
 	}
 	if n.Recovered {
 		s += " recovered"
+	}
+	if n.Previous != "" {
+		s += " previous intent " + n.Previous
 	}
 	return s
 }
@@ -50,9 +61,27 @@ type Wallet interface {
 	// the player (e.g. the credit would exceed the kiosk's maximum).
 	//
 	// A note that reaches VEND VALID stays there until the host acknowledges it, before the unit
-	// can take another note; so when Escrow is called while an earlier intent is still pending,
-	// that earlier note never reached VEND VALID and its intent is void.
+	// can take another note; so when Escrow is called while an earlier intent is still open, that
+	// earlier note never reached VEND VALID: its intent is void if STACK was never sent for it
+	// (or n.Previous names it), and held for staff if it was (the note may have been stacked
+	// without VEND VALID, e.g. a jam cleared while the kiosk was down).
 	Escrow(ctx context.Context, n Note) (accept bool, intentID string, err error)
+
+	// Stacking is called after Escrow accepted a note and before STACK is sent: the kiosk durably
+	// records that its intent is being stacked, so that a kiosk restarted after a power cut knows
+	// the note may be in the cash box. An error returns the note instead (STACK is not sent).
+	Stacking(ctx context.Context, n Note) error
+
+	// PowerUp is called when the unit reports it lost power with a note in its path (st is
+	// StatePowerUpBillInStacker or StatePowerUpBillInAcceptor), before the host resets it. At
+	// the reset the unit settles the note without VEND VALID: a note in the stacker is stacked; a
+	// note in the acceptor is returned, or stacked if the unit's own rule says it went too far.
+	// n is the note this run of the host knows (IntentID, StackSent), or a Recovered note with
+	// no code when the kiosk restarted. The kiosk resolves its open intent by a stated policy
+	// (credit it, hold it for staff, void it) durably, and returns nil: only then is RESET sent.
+	// An error leaves the unit waiting in its power-up state; PowerUp is asked again at the next
+	// poll.
+	PowerUp(ctx context.Context, st State, n Note) error
 
 	// Credit is called on VEND VALID: the note is irrevocably accepted (the credit point of the
 	// regulation's money rule). The kiosk credits n in one durable transaction that also resolves
@@ -72,18 +101,19 @@ type Wallet interface {
 type EventKind int
 
 const (
-	EventConnected    EventKind = iota + 1 // the unit answered on a newly opened port
-	EventDisconnected                      // the line was lost or the device is absent (Err); re-opening with back-off
-	EventState                             // the unit's status changed (Status holds its own bytes)
-	EventConfigured                        // settings sent after a connect or reset (Detail: version)
-	EventConfigError                       // the unit's currency assignment differs: it stays inhibited (Err)
-	EventEscrow                            // a note waited in escrow and was stacked (Accepted) or returned
-	EventCredited                          // Credit returned nil and the ACK was sent
-	EventCreditFailed                      // Credit returned Err; VEND VALID stays unacknowledged
-	EventAckRepeated                       // VEND VALID again for a note already credited: ACK sent again, nothing credited
-	EventNoteReturned                      // a note the kiosk accepted came back or was rejected: its intent is void
-	EventLineError                         // a command had to be retried: no answer, bad frame, COMMUNICATION ERROR
-	EventAnomaly                           // something the protocol should not do (Detail); logged for staff
+	EventConnected     EventKind = iota + 1 // the unit answered on a newly opened port
+	EventDisconnected                       // the line was lost or the device is absent (Err); re-opening with back-off
+	EventState                              // the unit's status changed (Status holds its own bytes)
+	EventConfigured                         // settings sent after a connect or reset (Detail: version)
+	EventConfigError                        // the unit's currency assignment differs: it stays inhibited (Err)
+	EventEscrow                             // a note waited in escrow and was stacked (Accepted) or returned
+	EventCredited                           // Credit returned nil and the ACK was sent
+	EventCreditFailed                       // Credit returned Err; VEND VALID stays unacknowledged
+	EventAckRepeated                        // VEND VALID again for a note already credited: ACK sent again, nothing credited
+	EventNoteReturned                       // a note the kiosk accepted came back or was rejected: its intent is void
+	EventLineError                          // a command had to be retried: no answer, bad frame, COMMUNICATION ERROR
+	EventAnomaly                            // something the protocol should not do (Detail); logged for staff
+	EventNoteUncertain                      // a note sent to stack left the path without VEND VALID (a jam cleared): it may be in the cash box; its intent is held for staff
 )
 
 var eventNames = map[EventKind]string{
@@ -91,6 +121,7 @@ var eventNames = map[EventKind]string{
 	EventConfigured: "configured", EventConfigError: "config error", EventEscrow: "escrow",
 	EventCredited: "credited", EventCreditFailed: "credit failed", EventAckRepeated: "ack repeated",
 	EventNoteReturned: "note returned", EventLineError: "line error", EventAnomaly: "anomaly",
+	EventNoteUncertain: "note uncertain",
 }
 
 func (k EventKind) String() string {
@@ -239,6 +270,7 @@ type Host struct {
 	configured bool
 	configErr  error
 	note       noteTrack
+	sessions   uint64 // serial sessions opened: an escrow decision lives for one
 	// creditFailures counts consecutive failed Credit calls (for the event log's pacing).
 	creditFailures int
 	enableMask     [2]byte
@@ -248,14 +280,16 @@ type Host struct {
 // noteTrack follows the note in the unit's path. It outlives a lost line (the unit keeps its
 // note), not the host's process: after a restart the kiosk's intent log takes over.
 type noteTrack struct {
-	active    bool
-	code      byte
-	cents     int64
-	intent    string
-	decided   bool
-	accepted  bool
-	stackSent bool // STACK was (maybe) delivered: a VEND VALID may follow
-	credited  bool // Credit returned nil for this note
+	active       bool
+	code         byte
+	cents        int64
+	intent       string
+	decided      bool
+	session      uint64 // the serial session the decision was taken in
+	accepted     bool
+	stackSent    bool // STACK was (maybe) delivered: a VEND VALID may follow
+	stackRefused bool // the unit answered STACK with INVALID COMMAND: it did not take it
+	credited     bool // Credit returned nil for this note
 }
 
 // New checks the configuration and builds a host that will open its device with dial.
@@ -382,6 +416,9 @@ func (h *Host) run() {
 func (h *Host) session(port hw.Port) (good bool, err error) {
 	h.port = port
 	h.configured = false
+	h.sessions++
+	// The unit may have changed while the line was down: its first status is reported as new.
+	h.last = Status{}
 	if err := port.SetReadTimeout(h.cfg.ReplyTimeout); err != nil {
 		return false, err
 	}

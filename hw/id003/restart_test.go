@@ -98,31 +98,63 @@ func TestRestartInEscrowVoidsTheEarlierIntent(t *testing.T) {
 }
 
 // Power cut with the note in the stacker: the unit stacks it during the reset and never reports
-// VEND VALID, so nothing is credited; the host flags it for staff.
-func TestPowerUpWithBillInStackerIsNeverCredited(t *testing.T) {
-	r := newRig(t, id003sim.Config{StackPolls: 1 << 20}, nil) // the note stays in STACKING
+// VEND VALID. The host asks the wallet to resolve the intent (credited at its value) before it
+// sends RESET, and retries while the wallet cannot commit: the unit waits in its power-up state.
+func TestPowerUpWithBillInStackerIsResolvedBeforeTheReset(t *testing.T) {
+	s, link := newSim(t, id003sim.Config{StackPolls: 1 << 20}) // the note stays in STACKING
+	r := &rig{t: t, sim: s, link: link, wallet: &id003test.MemoryWallet{}}
+	w := &failingPowerUp{MemoryWallet: r.wallet, fails: 1 << 30}
+	r.startHostWith(w, nil)
 	r.insert(2000)
 	r.waitState(id003.StateStacking)
-	r.sim.PowerCycle()
-	eventually(t, func() bool { return r.rec.sawState(id003.StatePowerUpBillInStacker) }, "power up not reported")
+	resets := s.Commands()[id003.CmdReset]
+	s.PowerCycle()
+	eventually(t, func() bool { return w.calls() >= 4 }, "power up asked again after each failure")
+	assert.Equal(t, resets, s.Commands()[id003.CmdReset], "no reset before the wallet resolved the note")
+	assert.Equal(t, id003.StatePowerUpBillInStacker, s.State(), "the unit waits")
+	assert.True(t, r.rec.has(id003.EventCreditFailed))
+	w.mu.Lock()
+	w.fails = 0
+	w.mu.Unlock()
 	r.waitReady()
-	eventually(t, func() bool { return r.sim.Counts().Stacked == 1 }, "note not stacked at reset")
-	assert.Zero(t, r.wallet.CreditCalls, "no VEND VALID, no credit")
-	assert.Zero(t, r.sim.Counts().VendValid)
-	found := false
-	for _, e := range r.rec.all() {
-		if e.Kind == id003.EventAnomaly && e.Note.Cents == 2000 && e.Note.IntentID != "" {
-			found = true
-		}
-	}
-	assert.True(t, found, "the unresolved intent is flagged for staff")
-	_, intents, _ := r.wallet.Snapshot()
+	eventually(t, func() bool { return s.Counts().Stacked == 1 }, "note not stacked at reset")
+	assert.Zero(t, r.wallet.CreditCalls, "no VEND VALID, no Credit")
+	assert.Zero(t, s.Counts().VendValid)
+	bal, intents, credits := r.wallet.Snapshot()
 	require.Len(t, intents, 1)
-	assert.Equal(t, id003test.Pending, intents[0].State, "left for staff to resolve against the cash box")
+	assert.Equal(t, id003test.Credited, intents[0].State, "credited at its recorded value")
+	require.Len(t, credits, 1)
+	assert.Equal(t, int64(2000), bal)
+	assert.Equal(t, int64(s.Counts().StackedSum), bal)
 }
 
-// The same power cut seen by a kiosk that restarted: the host reports the power-up state; it has
-// no note of its own to flag, and still credits nothing.
+// failingPowerUp fails PowerUp a number of times, as a kiosk whose disk refuses to write.
+type failingPowerUp struct {
+	*id003test.MemoryWallet
+	mu    sync.Mutex
+	fails int
+	n     int
+}
+
+func (w *failingPowerUp) PowerUp(ctx context.Context, st id003.State, n id003.Note) error {
+	w.mu.Lock()
+	w.n++
+	fail := w.fails > 0
+	w.mu.Unlock()
+	if fail {
+		return id003test.ErrCrash
+	}
+	return w.MemoryWallet.PowerUp(ctx, st, n)
+}
+
+func (w *failingPowerUp) calls() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+// The same power cut seen by a kiosk that restarted: the new host knows no note and asks the
+// wallet with a recovered note; the wallet's stacking intent is credited, once.
 func TestPowerUpWithBillInStackerAfterRestart(t *testing.T) {
 	r := newRig(t, id003sim.Config{StackPolls: 1 << 20}, nil)
 	r.insert(1000)
@@ -134,8 +166,16 @@ func TestPowerUpWithBillInStackerAfterRestart(t *testing.T) {
 	assert.True(t, r.rec.sawState(id003.StatePowerUpBillInStacker))
 	assert.Equal(t, 1, r.sim.Counts().Stacked)
 	assert.Zero(t, r.wallet.CreditCalls)
+	assert.Equal(t, 1, r.wallet.PowerUpCalls)
+	bal, _, credits := r.wallet.Snapshot()
+	require.Len(t, credits, 1)
+	assert.True(t, credits[0].Recovered)
+	assert.Equal(t, int64(1000), bal)
 }
 
+// Power cut while the kiosk records the intent, before STACK: the unit refuses STACK (it is
+// powering up), so the host tells the wallet STACK was not taken; the note comes back at the
+// reset and its intent is void.
 func TestPowerUpWithBillInAcceptorReturnsIt(t *testing.T) {
 	s, link := newSim(t, id003sim.Config{})
 	r := &rig{t: t, sim: s, link: link, wallet: &id003test.MemoryWallet{}}
@@ -147,7 +187,7 @@ func TestPowerUpWithBillInAcceptorReturnsIt(t *testing.T) {
 	eventually(t, func() bool { return s.Counts().Returned == 1 }, "note in the acceptor not returned at reset")
 	r.waitReady()
 	assert.True(t, r.rec.sawState(id003.StatePowerUpBillInAcceptor))
-	assert.True(t, r.rec.has(id003.EventNoteReturned))
+	assert.Equal(t, 1, r.wallet.PowerUpCalls)
 	_, intents, credits := r.wallet.Snapshot()
 	assert.Empty(t, credits)
 	require.Len(t, intents, 1)
@@ -181,4 +221,46 @@ func TestSetAcceptingInhibitsAndEnables(t *testing.T) {
 	r.waitState(id003.StateIdle)
 	r.insert(500)
 	r.settled(1)
+}
+
+// The kiosk dies before its commit and the unit repeats VEND VALID without the escrow code: the
+// restarted host hands the wallet a recovered note with no code; the wallet credits its open
+// intent at its recorded value, and the host ACKs (a unit at VEND VALID accepts no reset).
+func TestRestartWithVendValidWithoutCodeCreditsTheIntent(t *testing.T) {
+	r := newRig(t, id003sim.Config{}, nil)
+	r.wallet.FailNext(1 << 30)
+	r.insert(5000)
+	eventually(t, func() bool { return r.rec.has(id003.EventCreditFailed) }, "credit never attempted")
+	r.killHost()
+	require.NoError(t, r.sim.DropVendValidData())
+	r.wallet.FailNext(0)
+	r.startHost(nil)
+	r.settled(1)
+	bal, intents, credits := r.wallet.Snapshot()
+	require.Len(t, credits, 1)
+	assert.True(t, credits[0].Recovered)
+	assert.Zero(t, credits[0].Code, "the unit gave no code")
+	assert.Equal(t, int64(5000), bal)
+	assert.Equal(t, id003test.Credited, intents[0].State)
+	assert.Equal(t, 1, r.sim.Counts().Acked)
+}
+
+// A note jams in the stacker after STACK, and staff clear the jam: the unit comes back idle with
+// no VEND VALID. The note may be in the cash box or in staff's hand: its intent is not voided as
+// if the note had come back; the host reports it uncertain and the wallet holds it for staff.
+func TestNoteLostAfterStackIsNeverVoided(t *testing.T) {
+	r := newRig(t, id003sim.Config{StackPolls: 1 << 20}, nil)
+	r.insert(2000)
+	r.waitState(id003.StateStacking)
+	require.NoError(t, r.sim.Inject(id003sim.JamInStacker, 1))
+	r.waitState(id003.StateJamInStacker)
+	r.sim.Clear()
+	r.host.Reset()
+	r.waitReady()
+	eventually(t, func() bool { return r.rec.has(id003.EventNoteUncertain) }, "note reported uncertain")
+	assert.False(t, r.rec.has(id003.EventNoteReturned), "not reported returned")
+	_, intents, credits := r.wallet.Snapshot()
+	assert.Empty(t, credits)
+	require.Len(t, intents, 1)
+	assert.Equal(t, id003test.Held, intents[0].State)
 }

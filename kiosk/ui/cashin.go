@@ -156,7 +156,8 @@ func (s *Screens) buildToast() fyne.CanvasObject {
 }
 
 // cashInLine is the home screen's line about notes when they are not taken
-// now: the validator is faulty, or the credit is at its maximum; "" when
+// now: the validator is faulty, no voucher can be printed, or the credit is
+// at its maximum; "" when
 // notes are taken (or the kiosk has no validator).
 func (s *Screens) cashInLine() string {
 	c := s.snap.Cash
@@ -167,6 +168,12 @@ func (s *Screens) cashInLine() string {
 		return "" // a kiosk without a validator: nothing to say to a player
 	case !c.Validator.OK:
 		return s.tr.F(msgNotesRefused, lowerFirst(s.tr.Message(c.Validator.Message)))
+	case c.Printer.Configured && !c.Printer.OK && c.CashInOff != (kiosk.Message{}):
+		if s.snap.Credit > 0 {
+			return "" // cashOutLine: the printer's fault, and the credit is kept
+		}
+		// No voucher could pay the note out: the kiosk says so before it goes in.
+		return s.tr.Message(c.CashInOff)
 	}
 	// The validator works and the kiosk is at home: only the maximum
 	// credit keeps notes out.

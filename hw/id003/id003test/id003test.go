@@ -25,11 +25,15 @@ const (
 	Pending IntentState = iota
 	Credited
 	Void
+	Stacking // STACK is being sent
+	Held     // the note may be in the cash box: staff decide
 )
 
 func (s IntentState) String() string {
-	return [...]string{"pending", "credited", "void"}[s]
+	return [...]string{"pending", "credited", "void", "stacking", "held"}[s]
 }
+
+func (s IntentState) open() bool { return s == Pending || s == Stacking }
 
 // Intent is the durable record of an accepted escrow.
 type Intent struct {
@@ -43,10 +47,15 @@ var ErrCrash = errors.New("simulated crash before commit")
 
 // MemoryWallet implements id003.Wallet the way the kiosk must, in memory (it stands for the
 // durable store, and outlives the hosts a test starts and kills):
-//   - Escrow voids any pending intent (its note never reached VEND VALID), refuses a note that
-//     would take the balance over MaxCredit, and records a pending intent.
-//   - Credit resolves the named intent, or else the pending one, or else, when the latest intent
-//     is already credited, credits nothing and returns nil (the kiosk died between commit and ACK).
+//   - Escrow voids the intent of the same note decided in an earlier session (Previous) and any
+//     pending intent (its STACK was never sent), holds a stacking one for staff (its note may be
+//     in the cash box), refuses a note that would take the balance over MaxCredit, and records a
+//     pending intent; Stacking marks it before STACK.
+//   - Credit resolves the named intent, or else the open one (at its recorded value when the unit
+//     gave no code), or else, when the latest intent is already credited, credits nothing and
+//     returns nil (the kiosk died between commit and ACK).
+//   - PowerUp credits a stacking intent whose note is in the stacker, voids one whose STACK the
+//     unit refused or never got, and holds the others for staff.
 type MemoryWallet struct {
 	mu sync.Mutex
 	// MaxCredit refuses notes beyond it (0: no limit).
@@ -55,8 +64,8 @@ type MemoryWallet struct {
 	Intents   []Intent
 	// Credits lists every note credited, in order: the test's view of money given.
 	Credits []id003.Note
-	// Calls counts Escrow and Credit calls.
-	EscrowCalls, CreditCalls int
+	// Calls counts Escrow, Credit and PowerUp calls.
+	EscrowCalls, CreditCalls, PowerUpCalls int
 	// FailCredits makes the next n Credit calls fail with ErrCrash before committing.
 	FailCredits int
 	// AfterCredit, when set, runs once after a commit (inside Credit, before it returns): tests
@@ -72,8 +81,13 @@ func (w *MemoryWallet) Escrow(_ context.Context, n id003.Note) (bool, string, er
 	defer w.mu.Unlock()
 	w.EscrowCalls++
 	for i := range w.Intents {
-		if w.Intents[i].State == Pending {
-			w.Intents[i].State = Void
+		switch in := &w.Intents[i]; {
+		case in.ID == n.Previous && in.State.open():
+			in.State = Void
+		case in.State == Pending:
+			in.State = Void
+		case in.State == Stacking:
+			in.State = Held
 		}
 	}
 	if w.MaxCredit > 0 && w.Balance+n.Cents > w.MaxCredit {
@@ -98,6 +112,9 @@ func (w *MemoryWallet) Credit(_ context.Context, n id003.Note) error {
 		w.mu.Unlock()
 		return err
 	}
+	if n.Recovered && n.Code == 0 {
+		n.Cents = in.Cents // the unit gave no code: the recorded value
+	}
 	if in.Cents != n.Cents {
 		w.mu.Unlock()
 		return fmt.Errorf("credit: note of %d cents for intent %s of %d", n.Cents, in.ID, in.Cents)
@@ -111,6 +128,45 @@ func (w *MemoryWallet) Credit(_ context.Context, n id003.Note) error {
 	w.mu.Unlock()
 	if after != nil {
 		after(n)
+	}
+	return nil
+}
+
+// Stacking marks the accepted intent: STACK follows.
+func (w *MemoryWallet) Stacking(_ context.Context, n id003.Note) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range w.Intents {
+		if w.Intents[i].ID == n.IntentID && w.Intents[i].State == Pending {
+			w.Intents[i].State = Stacking
+			return nil
+		}
+	}
+	return fmt.Errorf("stacking: no pending intent %s", n.IntentID)
+}
+
+// PowerUp resolves the open intent when the unit lost power with a note in its path.
+func (w *MemoryWallet) PowerUp(_ context.Context, st id003.State, n id003.Note) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.PowerUpCalls++
+	var in *Intent
+	for i := range w.Intents {
+		if w.Intents[i].State.open() && (n.IntentID == "" || w.Intents[i].ID == n.IntentID) {
+			in = &w.Intents[i]
+		}
+	}
+	switch {
+	case in == nil:
+	case in.State == Pending && st == id003.StatePowerUpBillInAcceptor,
+		in.State == Stacking && st == id003.StatePowerUpBillInAcceptor && !n.Recovered && !n.StackSent:
+		in.State = Void
+	case in.State == Stacking && st == id003.StatePowerUpBillInStacker:
+		in.State = Credited
+		w.Balance += in.Cents
+		w.Credits = append(w.Credits, id003.Note{Code: n.Code, Cents: in.Cents, IntentID: in.ID, Recovered: n.Recovered})
+	default:
+		in.State = Held
 	}
 	return nil
 }
@@ -144,7 +200,7 @@ func (w *MemoryWallet) resolve(n id003.Note) (*Intent, error) {
 	}
 	for i := len(w.Intents) - 1; i >= 0; i-- {
 		switch w.Intents[i].State {
-		case Pending:
+		case Pending, Stacking:
 			return &w.Intents[i], nil
 		case Credited:
 			return nil, nil
@@ -153,16 +209,23 @@ func (w *MemoryWallet) resolve(n id003.Note) (*Intent, error) {
 	return nil, errors.New("credit: VEND VALID with no intent")
 }
 
-// Observe voids the intent of a note the host reports returned; pass it the host's events.
+// Observe voids the intent of a note the host reports returned, and holds the one of a note it
+// reports uncertain; pass it the host's events.
 func (w *MemoryWallet) Observe(e id003.Event) {
-	if e.Kind != id003.EventNoteReturned || e.Note.IntentID == "" {
+	to := Void
+	switch {
+	case e.Note.IntentID == "":
+		return
+	case e.Kind == id003.EventNoteUncertain:
+		to = Held
+	case e.Kind != id003.EventNoteReturned:
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i := range w.Intents {
-		if w.Intents[i].ID == e.Note.IntentID && w.Intents[i].State == Pending {
-			w.Intents[i].State = Void
+		if w.Intents[i].ID == e.Note.IntentID && w.Intents[i].State.open() {
+			w.Intents[i].State = to
 		}
 	}
 }

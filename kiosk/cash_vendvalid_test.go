@@ -1,0 +1,50 @@
+package kiosk
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/hw/id003"
+	"pharaon/store"
+)
+
+// After a restart the unit repeats VEND VALID with no data byte (the parser
+// takes 0 or 1): the host hands over a recovered note with code 0 and 0
+// cents. It is the open intent's note, credited at its recorded value, and
+// Credit returns nil so the host acknowledges: a unit at VEND VALID takes no
+// reset, so a refusal would leave it stuck there. (The end to end case, over
+// the pty and with SIGKILL, is in cash_crash_test.go.)
+func TestRecoveredVendValidWithoutCodeCreditsTheOpenIntent(t *testing.T) {
+	f, _, _ := newCashFixture(t, func(c *Config) { c.Cash = CashConfig{} })
+	f.boot()
+	w := wallet{f.m}
+	in, err := f.st.RecordBillIntent(ctx, 20*game.Euro)
+	require.NoError(t, err)
+	_, err = f.st.MarkBillIntentStacking(ctx, in.ID)
+	require.NoError(t, err)
+
+	require.NoError(t, w.Credit(ctx, id003.Note{Recovered: true}))
+	assert.Equal(t, 20*game.Euro, f.m.Snapshot().Credit)
+	got, err := f.st.BillIntent(ctx, in.ID)
+	require.NoError(t, err)
+	assert.Equal(t, store.IntentCredited, got.State)
+	require.NoError(t, w.Credit(ctx, id003.Note{Recovered: true}), "repeated: acknowledged, nothing more")
+	assert.Equal(t, 20*game.Euro, f.m.Snapshot().Credit)
+
+	err = w.Credit(ctx, id003.Note{Code: 0x63, Cents: 1000, Recovered: true})
+	require.NoError(t, err, "the latest intent is credited: a repeat")
+	assert.Equal(t, 20*game.Euro, f.m.Snapshot().Credit)
+	f.m.Close()
+	require.NoError(t, f.st.Verify(ctx))
+	es, err := f.st.Events(ctx, 100, 0)
+	require.NoError(t, err)
+	var codes []string
+	for _, e := range es {
+		codes = append(codes, e.Code)
+	}
+	assert.Contains(t, strings.Join(codes, " "), "vend_valid_no_code")
+}
