@@ -307,13 +307,8 @@ func (m *Machine) startCash(ctx context.Context) error {
 		m.logCash(store.LevelInfo, "validator", "intent_pending",
 			"intent %d (%s) %s at start: settled by the validator's next report (VEND VALID, power up, escrow)", in.ID, in.Denom.Plain(), in.State)
 	}
-	if held, err := m.st.HeldIntents(ctx); err == nil && len(held) > 0 {
-		m.cash.held = len(held)
-		last := held[len(held)-1]
-		m.cash.heldMsg = Message{FR: "Billet de " + last.Denom.French() + " à vérifier par le personnel",
-			EN: "A " + last.Denom.English() + " note needs staff"}
-		m.logCash(store.LevelWarning, "validator", "intents_held", "%d notes held for staff at start, the last intent %d of %s",
-			len(held), last.ID, last.Denom.Plain())
+	if n := m.refreshHeld(ctx); n > 0 {
+		m.logCash(store.LevelWarning, "validator", "intents_held", "%d notes held for staff at start", n)
 	}
 	// The devices are set before anything runs that reads them (the cash
 	// loop, the listeners); stopCash cleans up whatever was started.
@@ -607,4 +602,23 @@ func (l *eventLog) close() {
 	default:
 	}
 	<-l.done
+}
+
+// refreshHeld reads the notes held for staff again (at start, and after
+// staff credited or closed one) and returns how many there are.
+func (m *Machine) refreshHeld(ctx context.Context) int {
+	held, err := m.st.HeldIntents(ctx)
+	if err != nil {
+		return 0
+	}
+	m.update(func() {
+		m.cash.held = len(held)
+		m.cash.heldMsg = Message{}
+		if len(held) > 0 {
+			last := held[len(held)-1]
+			m.cash.heldMsg = Message{FR: "Billet de " + last.Denom.French() + " à vérifier par le personnel",
+				EN: "A " + last.Denom.English() + " note needs staff"}
+		}
+	})
+	return len(held)
 }

@@ -231,3 +231,51 @@ func (o *Office) SetSetting(ctx context.Context, s *Session, key, value string) 
 	}
 	return o.m.st.SetSetting(ctx, string(s.Role), key, value)
 }
+
+// HeldNotes lists the notes held for staff: each may be in the cash box
+// without a credit (a power cut after STACK); staff count the box, then
+// credit or close each one.
+func (o *Office) HeldNotes(ctx context.Context, s *Session) ([]store.BillIntent, error) {
+	if err := o.begin(ctx, s, RoleStaff, "list the held notes"); err != nil {
+		return nil, err
+	}
+	return o.m.st.HeldIntents(ctx)
+}
+
+// CreditHeldNote credits a held note at its recorded value: staff found it
+// in the cash box. The reason is required and logged with the role.
+func (o *Office) CreditHeldNote(ctx context.Context, s *Session, id int64, reason string) (store.Entry, error) {
+	if err := o.begin(ctx, s, RoleStaff, "credit a held note"); err != nil {
+		return store.Entry{}, err
+	}
+	if strings.TrimSpace(reason) == "" {
+		return store.Entry{}, fmt.Errorf("credit held note %d: no reason: %w", id, store.ErrBadRequest)
+	}
+	o.m.ledgerMu.Lock()
+	e, err := o.m.st.CreditHeldIntent(ctx, id, fmt.Sprintf("%s (%s)", strings.TrimSpace(reason), s.Role))
+	if err == nil {
+		o.m.showBalance(e.Balance)
+	}
+	o.m.ledgerMu.Unlock()
+	if err != nil {
+		return store.Entry{}, err
+	}
+	o.m.refreshHeld(ctx)
+	return e, nil
+}
+
+// CloseHeldNote closes a held note without a credit: staff found no such
+// note in the cash box. The reason is required and logged with the role.
+func (o *Office) CloseHeldNote(ctx context.Context, s *Session, id int64, reason string) error {
+	if err := o.begin(ctx, s, RoleStaff, "close a held note"); err != nil {
+		return err
+	}
+	if strings.TrimSpace(reason) == "" {
+		return fmt.Errorf("close held note %d: no reason: %w", id, store.ErrBadRequest)
+	}
+	if _, err := o.m.st.CloseHeldIntent(ctx, id, fmt.Sprintf("%s (%s)", strings.TrimSpace(reason), s.Role)); err != nil {
+		return err
+	}
+	o.m.refreshHeld(ctx)
+	return nil
+}

@@ -157,3 +157,51 @@ func TestOfficeImportsABlock(t *testing.T) {
 	assert.Equal(t, uint32(99), b.Number)
 	assert.Len(t, officeEvents(t, f, "import"), 1)
 }
+
+// A note held for staff (a power cut after STACK) shows on the validator's
+// status until staff credit it, at its recorded value, or close it.
+func TestOfficeSettlesHeldNotes(t *testing.T) {
+	f, _ := newOffice(t)
+	hold := func(denom game.Money) store.BillIntent {
+		t.Helper()
+		in, err := f.st.RecordBillIntent(ctx, denom)
+		require.NoError(t, err)
+		_, err = f.st.MarkBillIntentStacking(ctx, in.ID)
+		require.NoError(t, err)
+		in, err = f.st.HoldBillIntent(ctx, in.ID, "power cut with the note in the acceptor after STACK")
+		require.NoError(t, err)
+		return in
+	}
+	a, b := hold(20*game.Euro), hold(10*game.Euro)
+	f.restart()
+	o := NewOffice(f.m, NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF}), time.Minute)
+	assert.NotEmpty(t, f.m.Snapshot().Cash.Validator.Warning, "held notes are shown to staff")
+	credit := f.m.Snapshot().Credit
+
+	staff, err := o.Login(ctx, "1357")
+	require.NoError(t, err)
+	held, err := o.HeldNotes(ctx, staff)
+	require.NoError(t, err)
+	require.Len(t, held, 2)
+	_, err = o.CreditHeldNote(ctx, staff, a.ID, " ")
+	require.ErrorIs(t, err, store.ErrBadRequest, "a reason is required")
+	e, err := o.CreditHeldNote(ctx, staff, a.ID, "found in the cash box")
+	require.NoError(t, err)
+	assert.Equal(t, 20*game.Euro, e.Amount, "credited at its recorded value")
+	assert.Equal(t, credit+20*game.Euro, f.m.Snapshot().Credit)
+	_, err = o.CreditHeldNote(ctx, staff, a.ID, "again")
+	require.ErrorIs(t, err, store.ErrIntentState, "never twice")
+
+	require.ErrorIs(t, o.CloseHeldNote(ctx, staff, b.ID, ""), store.ErrBadRequest)
+	require.NoError(t, o.CloseHeldNote(ctx, staff, b.ID, "not in the cash box"))
+	assert.Equal(t, credit+20*game.Euro, f.m.Snapshot().Credit)
+	assert.Empty(t, f.m.Snapshot().Cash.Validator.Warning, "no note held any more")
+	held, err = o.HeldNotes(ctx, staff)
+	require.NoError(t, err)
+	assert.Empty(t, held)
+	ev, err := f.st.EventsWhere(ctx, store.EventQuery{N: 100, Source: "staff"})
+	require.NoError(t, err)
+	require.Len(t, ev, 2)
+	assert.Contains(t, ev[0].Detail, "not in the cash box (staff)")
+	assert.Contains(t, ev[1].Detail, "found in the cash box (staff)")
+}

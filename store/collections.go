@@ -23,12 +23,16 @@ const EventCashCollected = "cash_collected"
 
 // CashBox is what the kiosk expects in its cash box: the notes accepted
 // since the last collection (Since; zero before the first), by
-// denomination.
+// denomination; and, apart, the notes held for staff (HeldIntents), which
+// may be in the box without a credit: staff count them before they credit
+// or close them.
 type CashBox struct {
-	Since  time.Time
-	Notes  map[game.Money]int64
-	Count  int64
-	Amount game.Money
+	Since      time.Time
+	Notes      map[game.Money]int64
+	Count      int64
+	Amount     game.Money
+	Held       int64
+	HeldAmount game.Money
 }
 
 // Collection is a cash box emptied: who, when, and what it held.
@@ -121,7 +125,12 @@ func (s *Store) CashBox(ctx context.Context) (CashBox, error) {
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		b, err = cashBox(m, at, meters)
+		if b, err = cashBox(m, at, meters); err != nil {
+			return err
+		}
+		var heldAmount int64
+		err = tx.queryRow(`SELECT count(*), coalesce(sum(denom), 0) FROM bill_intents WHERE state = 'held'`).Scan(&b.Held, &heldAmount)
+		b.HeldAmount = game.Money(heldAmount)
 		return err
 	})
 	if err != nil {

@@ -45,8 +45,16 @@ func TestCashBoxCollections(t *testing.T) {
 
 	in(10*game.Euro, 1)
 	in(5*game.Euro, 1)
+	held, err := s.RecordBillIntent(ctx, 50*game.Euro)
+	require.NoError(t, err)
+	_, err = s.MarkBillIntentStacking(ctx, held.ID)
+	require.NoError(t, err)
+	_, err = s.HoldBillIntent(ctx, held.ID, "power cut after STACK")
+	require.NoError(t, err)
 	box, err = s.CashBox(ctx)
 	require.NoError(t, err)
+	assert.Equal(t, int64(1), box.Held, "a held note may be in the box")
+	assert.Equal(t, 50*game.Euro, box.HeldAmount)
 	assert.Equal(t, map[game.Money]int64{10 * game.Euro: 1, 5 * game.Euro: 1}, box.Notes)
 	assert.Equal(t, 15*game.Euro, box.Amount)
 
