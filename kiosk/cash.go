@@ -280,6 +280,12 @@ var (
 func (m *Machine) startCash(ctx context.Context) error {
 	m.readCashSettings(ctx)
 	m.cash.log = newEventLog(m.st)
+	// From here stopCash has something to stop: a start failing below
+	// leaves the event log's goroutine (and the validator's) to Close,
+	// which writes the events already queued (the void of a voucher).
+	m.mu.Lock()
+	m.cash.started = true
+	m.mu.Unlock()
 	if v, err := m.st.PendingVoucher(ctx); err == nil {
 		// The paper may or may not have come out; a void voucher is never
 		// payable, and the credit was never debited: the player keeps it.
@@ -310,14 +316,12 @@ func (m *Machine) startCash(ctx context.Context) error {
 	if c.ValidatorPath != "" {
 		var err error
 		if h, err = openValidator(c, wallet{m}, m.onValidatorEvent); err != nil {
-			m.cash.log.close()
 			return err
 		}
 		m.cash.validator = h
 	}
 	cctx, cancel := context.WithCancel(context.Background())
 	m.cash.stop = cancel
-	m.cash.started = true
 	m.cash.loops.Add(1)
 	go func() { defer m.cash.loops.Done(); m.cashLoop(cctx) }()
 	if h != nil {
@@ -342,7 +346,9 @@ func (m *Machine) stopCash() {
 		_ = m.cash.validator.Close()
 	}
 	m.cash.ops.Wait()
-	m.cash.stop()
+	if m.cash.stop != nil {
+		m.cash.stop()
+	}
 	m.cash.loops.Wait()
 	if p, ok := m.cash.printer.(interface{ Close() error }); ok && m.cfg.Cash.Printer == nil {
 		_ = p.Close()
