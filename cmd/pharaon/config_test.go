@@ -109,6 +109,8 @@ func TestLoadConfigPrecedence(t *testing.T) {
 	assert.Equal(t, ui.French, c.Lang, "a flag overrides the file")
 	assert.Equal(t, "from-flag", c.KioskID)
 	assert.False(t, c.Fullscreen, "what the flags do not say, the file does")
+	assert.Equal(t, filepath.Join(dir, installedMarker), c.Installed, "the first-install marker is beside the configuration")
+	assert.False(t, c.FirstInstall)
 
 	c, err = loadConfig([]string{"-fullscreen=true", "-config", path}, mapEnv{}, &stderr)
 	require.NoError(t, err)
@@ -119,7 +121,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 	var stderr bytes.Buffer
 	c, err := loadConfig(nil, mapEnv{"HOME": "/home/k"}, &stderr)
 	require.NoError(t, err)
-	assert.Equal(t, Config{DB: productionDB, Fullscreen: true, Lang: ui.French}, c, "production defaults")
+	assert.Equal(t, Config{DB: productionDB, Fullscreen: true, Lang: ui.French, Installed: "/var/lib/pharaon/pharaon.installed"}, c,
+		"production defaults (without a configuration file, the marker is beside the database)")
 
 	c, err = loadConfig([]string{"-dev"}, mapEnv{"HOME": "/home/k"}, &stderr)
 	require.NoError(t, err)
