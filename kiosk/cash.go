@@ -36,6 +36,13 @@ const (
 	// 1 500 €, the retail payout limit of French lottery retailers; above
 	// it the voucher says to go to a payment centre.
 	DefaultPayoutLimit = 1500 * game.Euro
+	// MaxCreditBound is the largest maximum credit the kiosk's
+	// configuration (cmd/pharaon) or a store setting may give: the default payout limit. More is a typing mistake
+	// (a zero too many) that would let notes build a credit no shop pays.
+	MaxCreditBound = 1500 * game.Euro
+	// PayoutLimitBound is the largest payout limit: 15 000 €, the top
+	// prize of the 2 € table (Art. 4.3); no shop pays more at its counter.
+	PayoutLimitBound = 15_000 * game.Euro
 	// DefaultVoucherValidity is how long a voucher is payable: 60 days,
 	// the claim period of French lottery prizes.
 	DefaultVoucherValidity = 60 * 24 * time.Hour
@@ -359,20 +366,20 @@ func (m *Machine) stopCash() {
 // readCashSettings applies the store's cash settings over the configuration;
 // a bad value is logged and ignored.
 func (m *Machine) readCashSettings(ctx context.Context) {
-	money := func(key string, dst *game.Money) {
+	money := func(key string, dst *game.Money, bound game.Money) {
 		v, ok, err := m.st.Setting(ctx, key)
 		if err != nil || !ok {
 			return
 		}
 		a, err := game.ParseMoney(v)
-		if err != nil || a <= 0 {
-			m.logCash(store.LevelWarning, "kiosk", "bad_setting", "%s = %q ignored: not a positive amount", key, v)
+		if err != nil || a <= 0 || a > bound {
+			m.logCash(store.LevelWarning, "kiosk", "bad_setting", "%s = %q ignored: not an amount from 0,01 to %s", key, v, bound.Plain())
 			return
 		}
 		*dst = a
 	}
-	money(SettingMaxCredit, &m.cash.maxCredit)
-	money(SettingPayoutLimit, &m.cash.payoutLimit)
+	money(SettingMaxCredit, &m.cash.maxCredit, MaxCreditBound)
+	money(SettingPayoutLimit, &m.cash.payoutLimit, PayoutLimitBound)
 	if v, ok, err := m.st.Setting(ctx, SettingVoucherValidity); err == nil && ok {
 		days, err := strconv.Atoi(v)
 		if err != nil || days < 1 || days > 3660 {

@@ -476,9 +476,11 @@ func TestCashSettings(t *testing.T) {
 	g, _, _ := newCashFixture(t, nil)
 	require.NoError(t, g.st.SetSetting(ctx, "test", SettingMaxCredit, "lots"))
 	require.NoError(t, g.st.SetSetting(ctx, "test", SettingVoucherValidity, "-3"))
+	require.NoError(t, g.st.SetSetting(ctx, "test", SettingPayoutLimit, "1 000 000")) // a typing mistake
 	g.boot()
 	assert.Equal(t, DefaultMaxCredit, g.m.Snapshot().Cash.MaxCredit, "a bad setting is ignored")
 	assert.Equal(t, DefaultVoucherValidity, g.m.cash.validity)
+	assert.Equal(t, DefaultPayoutLimit, g.m.cash.payoutLimit, "above its bound")
 	g.m.Close()
 	events, err := g.st.Events(ctx, 50, 0)
 	require.NoError(t, err)
@@ -488,7 +490,7 @@ func TestCashSettings(t *testing.T) {
 			n++
 		}
 	}
-	assert.Equal(t, 2, n)
+	assert.Equal(t, 3, n)
 }
 
 func TestCashConfigRefusesBadValues(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"pharaon/game"
+	"pharaon/kiosk"
 	"pharaon/kiosk/ui"
 )
 
@@ -146,9 +147,14 @@ func (c *Config) set(key, value, dir string) error {
 		}
 		return nil
 	case "max-credit", "payout-limit":
+		bound := kiosk.MaxCreditBound
+		if key == "payout-limit" {
+			bound = kiosk.PayoutLimitBound
+		}
 		m, err := game.ParseMoney(value)
-		if err != nil || m <= 0 {
-			return fmt.Errorf("%s = %q: a positive amount in euros (\"200\", \"1 500\", \"37,50\"): %w", key, value, ErrConfig)
+		if err != nil || m <= 0 || m > bound {
+			return fmt.Errorf("%s = %q: an amount in euros from 0,01 to %s (\"200\", \"1 500\", \"37,50\"): %w",
+				key, value, bound.Plain(), ErrConfig)
 		}
 		if key == "max-credit" {
 			c.MaxCredit = m

@@ -85,6 +85,9 @@ func TestParseConfigFileRefusesAndChangesNothing(t *testing.T) {
 		"validity zero":   "voucher-validity = 0\n",
 		"validity hours":  "voucher-validity = 24h\n",
 		"validity huge":   "voucher-validity = 100000\n",
+		"credit huge":     "max-credit = 100 000\n",
+		"limit huge":      "payout-limit = 1 000 000\n",
+		"credit overflow": "max-credit = 99999999999999999999\n",
 	}
 	for name, text := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -158,6 +161,9 @@ func TestLoadConfigMisuse(t *testing.T) {
 		{"-max-credit", "0"},
 		{"-voucher-validity", "forever"},
 		{"-printer", "/dev/ttyUSB0"}, // a printer prints the kiosk's name: it needs one
+		{"-max-credit", "5000"},
+		{"-payout-limit", "50000"},
+		{"-max-credit", "800", "-payout-limit", "500"}, // notes alone would make a voucher the shop cannot pay
 	} {
 		_, err := loadConfig(args, mapEnv{"HOME": "/h"}, &bytes.Buffer{})
 		assert.Equal(t, exitUsage, exitCode(err), "%q: %v", args, err)

@@ -21,6 +21,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -31,6 +32,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"pharaon/kiosk"
 )
 
 func main() {
@@ -146,6 +149,12 @@ func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 			return Config{}, err
 		}
 		cfg.DB = db
+	}
+	// Notes alone must never make a voucher the shop cannot pay.
+	maxCredit, payout := cmp.Or(cfg.MaxCredit, kiosk.DefaultMaxCredit), cmp.Or(cfg.PayoutLimit, kiosk.DefaultPayoutLimit)
+	if maxCredit > payout {
+		return Config{}, &usageError{fmt.Sprintf("max-credit %s is above payout-limit %s: a voucher of notes alone could not be paid at the counter",
+			maxCredit.Plain(), payout.Plain())}
 	}
 	cfg.Installed = filepath.Join(filepath.Dir(cfg.DB), installedMarker)
 	if configPath != "" {
