@@ -37,6 +37,13 @@ const (
 	// 1 500 €, the retail payout limit of French lottery retailers; above
 	// it the voucher says to go to a payment centre.
 	DefaultPayoutLimit = 1500 * game.Euro
+	// MaxCreditBound is the largest maximum credit the kiosk's
+	// configuration (cmd/pharaon) or a store setting may give: the default payout limit. More is a typing mistake
+	// (a zero too many) that would let notes build a credit no shop pays.
+	MaxCreditBound = 1500 * game.Euro
+	// PayoutLimitBound is the largest payout limit: 15 000 €, the top
+	// prize of the 2 € table (Art. 4.3); no shop pays more at its counter.
+	PayoutLimitBound = 15_000 * game.Euro
 	// DefaultVoucherValidity is how long a voucher is payable: 60 days,
 	// the claim period of French lottery prizes.
 	DefaultVoucherValidity = 60 * 24 * time.Hour
@@ -289,6 +296,12 @@ var (
 func (m *Machine) startCash(ctx context.Context) error {
 	m.readCashSettings(ctx)
 	m.cash.log = newEventLog(m.st)
+	// From here stopCash has something to stop: a start failing below
+	// leaves the event log's goroutine (and the validator's) to Close,
+	// which writes the events already queued (the void of a voucher).
+	m.mu.Lock()
+	m.cash.started = true
+	m.mu.Unlock()
 	if v, err := m.st.PendingVoucher(ctx); err == nil {
 		// The paper may or may not have come out; a void voucher is never
 		// payable, and the credit was never debited: the player keeps it.
@@ -322,14 +335,12 @@ func (m *Machine) startCash(ctx context.Context) error {
 	if c.ValidatorPath != "" {
 		var err error
 		if h, err = openValidator(c, wallet{m}, m.onValidatorEvent); err != nil {
-			m.cash.log.close()
 			return err
 		}
 		m.cash.validator = h
 	}
 	cctx, cancel := context.WithCancel(context.Background())
 	m.cash.stop = cancel
-	m.cash.started = true
 	m.cash.loops.Add(1)
 	go func() { defer m.cash.loops.Done(); m.cashLoop(cctx) }()
 	if h != nil {
@@ -354,7 +365,9 @@ func (m *Machine) stopCash() {
 		_ = m.cash.validator.Close()
 	}
 	m.cash.ops.Wait()
-	m.cash.stop()
+	if m.cash.stop != nil {
+		m.cash.stop()
+	}
 	m.cash.loops.Wait()
 	if p, ok := m.cash.printer.(interface{ Close() error }); ok && m.cfg.Cash.Printer == nil {
 		_ = p.Close()
@@ -365,20 +378,20 @@ func (m *Machine) stopCash() {
 // readCashSettings applies the store's cash settings over the configuration;
 // a bad value is logged and ignored.
 func (m *Machine) readCashSettings(ctx context.Context) {
-	money := func(key string, dst *game.Money) {
+	money := func(key string, dst *game.Money, bound game.Money) {
 		v, ok, err := m.st.Setting(ctx, key)
 		if err != nil || !ok {
 			return
 		}
 		a, err := game.ParseMoney(v)
-		if err != nil || a <= 0 {
-			m.logCash(store.LevelWarning, "kiosk", "bad_setting", "%s = %q ignored: not a positive amount", key, v)
+		if err != nil || a <= 0 || a > bound {
+			m.logCash(store.LevelWarning, "kiosk", "bad_setting", "%s = %q ignored: not an amount from 0,01 to %s", key, v, bound.Plain())
 			return
 		}
 		*dst = a
 	}
-	money(SettingMaxCredit, &m.cash.maxCredit)
-	money(SettingPayoutLimit, &m.cash.payoutLimit)
+	money(SettingMaxCredit, &m.cash.maxCredit, MaxCreditBound)
+	money(SettingPayoutLimit, &m.cash.payoutLimit, PayoutLimitBound)
 	if v, ok, err := m.st.Setting(ctx, SettingVoucherValidity); err == nil && ok {
 		days, err := strconv.Atoi(v)
 		if err != nil || days < 1 || days > 3660 {

@@ -2,13 +2,17 @@ package kiosk
 
 import (
 	"context"
+	"crypto/rand"
+	"database/sql"
 	"errors"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	_ "github.com/mattn/go-sqlite3"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -472,9 +476,11 @@ func TestCashSettings(t *testing.T) {
 	g, _, _ := newCashFixture(t, nil)
 	require.NoError(t, g.st.SetSetting(ctx, "test", SettingMaxCredit, "lots"))
 	require.NoError(t, g.st.SetSetting(ctx, "test", SettingVoucherValidity, "-3"))
+	require.NoError(t, g.st.SetSetting(ctx, "test", SettingPayoutLimit, "1 000 000")) // a typing mistake
 	g.boot()
 	assert.Equal(t, DefaultMaxCredit, g.m.Snapshot().Cash.MaxCredit, "a bad setting is ignored")
 	assert.Equal(t, DefaultVoucherValidity, g.m.cash.validity)
+	assert.Equal(t, DefaultPayoutLimit, g.m.cash.payoutLimit, "above its bound")
 	g.m.Close()
 	events, err := g.st.Events(ctx, 50, 0)
 	require.NoError(t, err)
@@ -484,7 +490,7 @@ func TestCashSettings(t *testing.T) {
 			n++
 		}
 	}
-	assert.Equal(t, 2, n)
+	assert.Equal(t, 3, n)
 }
 
 func TestCashConfigRefusesBadValues(t *testing.T) {
@@ -661,4 +667,52 @@ func TestCreditShownInLedgerOrder(t *testing.T) {
 	runToEnd(t, g)
 	require.Equal(t, game.Lose, g.Result().Outcome.Kind, "the first unit of the scenario loses")
 	assert.Equal(t, credit, f.m.Snapshot().Credit)
+}
+
+// A start that fails half way through settling the cash logs what it
+// settled (the void of an unconfirmed voucher, though the expiry after it
+// failed), and Close leaves nothing of it running.
+func TestFailedStartLeavesNothingRunning(t *testing.T) {
+	f, _, _ := newCashFixture(t, func(c *Config) { c.Cash = CashConfig{} })
+	issue := func() store.Voucher {
+		t.Helper()
+		f.credit(5 * game.Euro)
+		val, err := NewValidation(rand.Reader)
+		require.NoError(t, err)
+		v, err := f.st.IssueVoucher(ctx, store.VoucherRequest{Amount: 5 * game.Euro, Validation: val, Expires: f.clock.Now().Add(time.Hour)})
+		require.NoError(t, err)
+		return v
+	}
+	old := issue()
+	_, _, err := f.st.ConfirmVoucher(ctx, old.ID)
+	require.NoError(t, err)
+	pending := issue()
+	f.clock.Advance(2 * time.Hour)
+	// The start voids the pending voucher, then fails to expire the old one:
+	// the database refuses it.
+	db, err := sql.Open("sqlite3", f.path)
+	require.NoError(t, err)
+	_, err = db.Exec(`CREATE TRIGGER no_expiry BEFORE UPDATE OF state ON vouchers
+		WHEN NEW.state = 'expired' BEGIN SELECT RAISE(ABORT, 'disk says no'); END`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	require.ErrorContains(t, f.m.Start(ctx), "disk says no")
+	require.NoError(t, f.m.Close())
+	f.m = nil
+	v, err := f.st.Voucher(ctx, pending.ID)
+	require.NoError(t, err)
+	require.Equal(t, store.VoucherVoid, v.State)
+	events, err := f.st.Events(ctx, 50, 0)
+	require.NoError(t, err)
+	var codes []string
+	for _, e := range events {
+		codes = append(codes, e.Code)
+	}
+	assert.Contains(t, codes, "voucher_void", "the void is logged")
+	waitFor(t, func() bool {
+		var b strings.Builder
+		require.NoError(t, pprof.Lookup("goroutine").WriteTo(&b, 1))
+		return !strings.Contains(b.String(), "kiosk.(*eventLog).run")
+	}, "the event log's goroutine still runs after Close")
 }

@@ -47,6 +47,11 @@ func (b BlockInfo) Name() string { return fmt.Sprintf("block %d/%d", b.Emission,
 // Remaining is the number of units not sold yet.
 func (b BlockInfo) Remaining() int { return b.Units - b.Sold }
 
+// EventBlockRefused is the event of an import refused: the reason in its
+// detail (a file damaged or not signed by a trusted key, a block already
+// imported, a full disk).
+const EventBlockRefused = "block_refused"
+
 // unitBatch is the number of units written by one INSERT statement during
 // an import: one statement per unit would cost more in the driver than in
 // SQLite.
@@ -55,15 +60,29 @@ const unitBatch = 500
 // ImportBlock streams a block file through package block's verifying
 // reader into the blocks and units tables, in one transaction committed
 // only once the reader has checked the whole file (signature, lot counts,
-// everything: DESIGN.md §5). Any failure leaves nothing behind. A block of
-// the same emission and number, or the same file, is ErrDuplicateBlock; a
-// file that fails verification is ErrBadBlock wrapping block's sentinel
-// (block.ErrSignature, block.ErrCounts, …).
+// everything: DESIGN.md §5). Any failure leaves nothing behind but the
+// event EventBlockRefused saying why. A file that fails verification is
+// ErrBadBlock wrapping block's sentinel (block.ErrSignature,
+// block.ErrCounts, …); a valid file of the same emission and number as a
+// block imported, or the same file, is ErrDuplicateBlock.
 //
 // The block opens at once if its stake has no open block; otherwise it is
 // queued behind the blocks of its stake imported before it. The import
 // holds the write lock for the whole file (about a second): plays wait.
 func (s *Store) ImportBlock(ctx context.Context, r io.Reader, keys block.Keys) (BlockInfo, error) {
+	info, err := s.importBlock(ctx, r, keys)
+	if err != nil && ctx.Err() == nil && !errors.Is(err, ErrClosed) {
+		// The refusal is logged, apart from the import's transaction
+		// (rolled back): a technician or an audit sees every file the
+		// kiosk was given and why it was refused. A disk too full to log
+		// it has said so in err already.
+		_, _ = s.Log(context.WithoutCancel(ctx), Event{Level: LevelWarning, Source: sourceStore, Code: EventBlockRefused,
+			Detail: err.Error()})
+	}
+	return info, err
+}
+
+func (s *Store) importBlock(ctx context.Context, r io.Reader, keys block.Keys) (BlockInfo, error) {
 	br, err := block.NewReader(r, keys)
 	if err != nil {
 		return BlockInfo{}, fmt.Errorf("import block: %w: %w", ErrBadBlock, err)
@@ -83,20 +102,23 @@ func (s *Store) ImportBlock(ctx context.Context, r io.Reader, keys block.Keys) (
 
 func (t *wtx) importBlock(ctx context.Context, br *block.Reader) (BlockInfo, error) {
 	h := br.Header()
-	var dup int64
-	err := t.rowQ(`SELECT id FROM blocks WHERE emission = ? AND number = ?`, h.Emission, h.Number).Scan(&dup)
-	switch {
-	case err == nil:
-		return BlockInfo{}, fmt.Errorf("emission %d, block %d is block id %d: %w", h.Emission, h.Number, dup, ErrDuplicateBlock)
-	case !errors.Is(err, sql.ErrNoRows):
-		return BlockInfo{}, err
-	}
 	var id int64
 	if err := t.rowQ(`SELECT coalesce(max(id), 0) + 1 FROM blocks`).Scan(&id); err != nil {
 		return BlockInfo{}, err
 	}
+	// The whole file is read and its signature checked before the
+	// duplicate checks: a damaged copy of a block imported is a damaged
+	// file, and says so, not "already imported".
 	unitsDigest, err := t.insertUnits(ctx, id, br)
 	if err != nil {
+		return BlockInfo{}, err
+	}
+	var dup int64
+	err = t.rowQ(`SELECT id FROM blocks WHERE emission = ? AND number = ?`, h.Emission, h.Number).Scan(&dup)
+	switch {
+	case err == nil:
+		return BlockInfo{}, fmt.Errorf("emission %d, block %d is block id %d: %w", h.Emission, h.Number, dup, ErrDuplicateBlock)
+	case !errors.Is(err, sql.ErrNoRows):
 		return BlockInfo{}, err
 	}
 	digest := br.FileDigest()

@@ -163,7 +163,7 @@ func TestImportBlockRefusesBadFiles(t *testing.T) {
 			for _, want := range c.want {
 				assert.ErrorIs(t, err, want)
 			}
-			assert.Equal(t, before, counts(t, s), "nothing written")
+			assertRefusalLogged(t, s, before, err)
 			require.NoError(t, s.Verify(context.Background()))
 		})
 	}
@@ -179,6 +179,8 @@ func TestImportBlockRefusesDuplicates(t *testing.T) {
 	_, err := s.ImportBlock(ctx, bytes.NewReader(readFile(t, blockFile(t, 4, 1, game.Stake050))), trusted())
 	assert.ErrorIs(t, err, ErrDuplicateBlock)
 	assert.Contains(t, err.Error(), "emission 4, block 1")
+	assertRefusalLogged(t, s, before, err)
+	before = counts(t, s)
 
 	// Another file claiming the same emission and number.
 	var other bytes.Buffer
@@ -186,7 +188,18 @@ func TestImportBlockRefusesDuplicates(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.ImportBlock(ctx, &other, trusted())
 	assert.ErrorIs(t, err, ErrDuplicateBlock)
-	assert.Equal(t, before, counts(t, s), "nothing written")
+	assertRefusalLogged(t, s, before, err)
+	before = counts(t, s)
+
+	// A damaged copy of the block imported is a damaged file, not the
+	// block again: the signature is checked first.
+	damaged := readFile(t, blockFile(t, 4, 1, game.Stake050))
+	damaged[len(damaged)-64-1] ^= 0x10 // the last unit
+	_, err = s.ImportBlock(ctx, bytes.NewReader(damaged), trusted())
+	assert.ErrorIs(t, err, block.ErrSignature)
+	assert.NotErrorIs(t, err, ErrDuplicateBlock)
+	assertRefusalLogged(t, s, before, err)
+	before = counts(t, s)
 
 	// The same file under another identity cannot be signed, so make the
 	// store believe the first block was 4/9: the file digest still refuses it.
@@ -200,7 +213,24 @@ func TestImportBlockRefusesDuplicates(t *testing.T) {
 	_, err = s.ImportBlock(ctx, bytes.NewReader(readFile(t, blockFile(t, 4, 1, game.Stake050))), trusted())
 	assert.ErrorIs(t, err, ErrDuplicateBlock)
 	assert.Contains(t, err.Error(), "same file")
-	assert.Equal(t, before, counts(t, s), "nothing written")
+	assertRefusalLogged(t, s, before, err)
+}
+
+// assertRefusalLogged checks that a refused import wrote nothing but the
+// event saying so, with the reason.
+func assertRefusalLogged(t *testing.T, s *Store, before map[string]int, err error) {
+	t.Helper()
+	require.Error(t, err)
+	after := counts(t, s)
+	require.Equal(t, before["events"]+1, after["events"], "one event")
+	after["events"] = before["events"]
+	assert.Equal(t, before, after, "nothing else written")
+	evs, lerr := s.Events(context.Background(), 1, 0)
+	require.NoError(t, lerr)
+	require.Len(t, evs, 1)
+	assert.Equal(t, EventBlockRefused, evs[0].Code)
+	assert.Equal(t, LevelWarning, evs[0].Level)
+	assert.Equal(t, err.Error(), evs[0].Detail, "the reason")
 }
 
 func TestImportBlockCancelled(t *testing.T) {

@@ -20,6 +20,10 @@ var (
 	// ErrPragma: SQLite did not put in force a setting the store relies on
 	// for durability (WAL, synchronous=FULL, foreign keys, busy timeout).
 	ErrPragma = errors.New("database setting not in force")
+	// ErrNoDatabase: there is no database at the path (no file, an empty
+	// one, or one without a schema) and Open was told not to create it
+	// (WithCreate(false)).
+	ErrNoDatabase = errors.New("no database")
 	// ErrMigration: a schema migration failed; the schema is unchanged.
 	ErrMigration = errors.New("schema migration failed")
 	// ErrClosed: the store was closed.

@@ -53,6 +53,7 @@ type config struct {
 	eventsKept  int
 	migrations  []string
 	onWrite     func()
+	noCreate    bool
 }
 
 // WithClock sets the clock the store stamps rows with (default time.Now).
@@ -100,7 +101,19 @@ func WithEventsKept(n int) Option {
 	}
 }
 
-// Open opens the database at path, creating it if it does not exist, checks
+// WithCreate says whether Open may create the database when there is none
+// at the path (default true). A kiosk that has run before must not: a
+// new, empty database would hide the loss of its credit and history, so
+// without it Open fails with ErrNoDatabase and writes nothing.
+func WithCreate(create bool) Option {
+	return func(c *config) error {
+		c.noCreate = !create
+		return nil
+	}
+}
+
+// Open opens the database at path, creating it if it does not exist (see
+// WithCreate), checks
 // that it is a Pharaon database this software can run (refusing with
 // ErrNotSQLite, ErrNotPharaon or ErrNewerSchema before writing anything),
 // applies the pending migrations and checks that WAL, synchronous=FULL,
@@ -124,6 +137,12 @@ func open(path string, cfg config) (*Store, error) {
 	if path == "" || strings.HasPrefix(path, ":memory:") || strings.HasPrefix(path, "file:") || strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("%q is not a plain file path: %w", path, ErrBadRequest)
 	}
+	if cfg.noCreate {
+		// Before SQLite sees the path: it would create the file.
+		if err := mustExist(path); err != nil {
+			return nil, err
+		}
+	}
 	// Look at the file's header before SQLite does: setting WAL on a
 	// foreign or newer database would already write to it.
 	if err := probe(path, len(cfg.migrations)); err != nil {
@@ -142,6 +161,19 @@ func open(path string, cfg config) (*Store, error) {
 	if err := checkPragmas(ctx, w, cfg.busyTimeout); err != nil {
 		w.Close()
 		return nil, err
+	}
+	if cfg.noCreate {
+		// A file with no schema yet (made by hand, or left by an install
+		// that never ran) is no database either.
+		version, _, err := schemaIdentity(ctx, w)
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+		if version == 0 {
+			w.Close()
+			return nil, fmt.Errorf("no schema in the file: %w", ErrNoDatabase)
+		}
 	}
 	if err := migrate(ctx, w, cfg.migrations); err != nil {
 		w.Close()
@@ -220,6 +252,20 @@ func checkPragmas(ctx context.Context, db *sql.DB, busy time.Duration) error {
 		return fmt.Errorf("foreign_keys is off: %w", ErrPragma)
 	case int64(timeout) != busy.Milliseconds():
 		return fmt.Errorf("busy_timeout is %d ms, not %d: %w", timeout, busy.Milliseconds(), ErrPragma)
+	}
+	return nil
+}
+
+// mustExist refuses a path with no file, or an empty one, for ErrNoDatabase.
+func mustExist(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("no file: %w", ErrNoDatabase)
+	case err != nil:
+		return err
+	case fi.Mode().IsRegular() && fi.Size() == 0:
+		return fmt.Errorf("empty file: %w", ErrNoDatabase)
 	}
 	return nil
 }

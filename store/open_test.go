@@ -230,3 +230,43 @@ func TestOptionsRefuseBadValues(t *testing.T) {
 	_, err := os.Stat(path)
 	assert.ErrorIs(t, err, os.ErrNotExist, "a refused option creates nothing")
 }
+
+// WithCreate(false) opens only a database that is there: no file, an empty
+// one or one without a schema is ErrNoDatabase, and nothing is written.
+func TestOpenWithoutCreate(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.db")
+	_, err := Open(missing, WithCreate(false))
+	require.ErrorIs(t, err, ErrNoDatabase)
+	assert.NoFileExists(t, missing, "nothing created")
+	assert.NoFileExists(t, missing+"-wal")
+
+	empty := filepath.Join(dir, "empty.db")
+	require.NoError(t, os.WriteFile(empty, nil, 0o600))
+	_, err = Open(empty, WithCreate(false))
+	require.ErrorIs(t, err, ErrNoDatabase)
+	fi, err := os.Stat(empty)
+	require.NoError(t, err)
+	assert.Zero(t, fi.Size(), "the empty file is left empty")
+
+	bare := filepath.Join(dir, "bare.db")
+	db, err := sql.Open("sqlite3", bare)
+	require.NoError(t, err)
+	_, err = db.Exec(`PRAGMA user_version = 1; PRAGMA user_version = 0`) // a header, no schema
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	fi, err = os.Stat(bare)
+	require.NoError(t, err)
+	require.NotZero(t, fi.Size())
+	_, err = Open(bare, WithCreate(false))
+	require.ErrorIs(t, err, ErrNoDatabase, "a file without a schema")
+
+	// A database made before opens as usual.
+	made := filepath.Join(dir, "made.db")
+	s, err := Open(made)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	s, err = Open(made, WithCreate(false))
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+}

@@ -211,11 +211,18 @@ func verifyPlayChains(tx *rtx) error {
 	return nil
 }
 
+// soldLots counts the units of a block its plays sold, by tier.
+type soldLots struct {
+	stake     game.Stake
+	exhausted bool
+	tiers     [game.NumTiers + 1]int
+}
+
 func verifyPlays(tx *rtx) error {
 	// The plays of a block are its units 0 … next_index-1, each once
 	// (UNIQUE(block_id, unit_idx) makes them distinct): none sold twice,
 	// none skipped.
-	blocks, err := tx.query(`SELECT b.id, b.next_index,
+	blocks, err := tx.query(`SELECT b.id, b.stake, b.state, b.next_index,
 		(SELECT count(*) FROM plays p WHERE p.block_id = b.id),
 		(SELECT coalesce(max(unit_idx), -1) FROM plays p WHERE p.block_id = b.id)
 		FROM blocks b ORDER BY b.id`)
@@ -223,21 +230,24 @@ func verifyPlays(tx *rtx) error {
 		return fmt.Errorf("verify plays: %w", err)
 	}
 	defer blocks.Close()
+	sold := map[int64]*soldLots{}
 	for blocks.Next() {
-		var id, next, plays, maxIdx int64
-		if err := blocks.Scan(&id, &next, &plays, &maxIdx); err != nil {
+		var id, stake, next, plays, maxIdx int64
+		var state string
+		if err := blocks.Scan(&id, &stake, &state, &next, &plays, &maxIdx); err != nil {
 			return fmt.Errorf("verify plays: %w", err)
 		}
 		if plays != next || maxIdx != next-1 {
 			return integrity("units", "blocks", id, "next unit %d, but %d plays up to unit %d", next, plays, maxIdx)
 		}
+		sold[id] = &soldLots{stake: game.Stake(stake), exhausted: BlockState(state) == BlockExhausted}
 	}
 	if err := blocks.Err(); err != nil {
 		return fmt.Errorf("verify plays: %w", err)
 	}
 
 	// Plays: their unit's outcome, their prize, their ledger rows.
-	rows, err := tx.query(`SELECT p.id, p.stake, p.tier, p.via_bonus, p.seed, p.prize, p.state,
+	rows, err := tx.query(`SELECT p.id, p.block_id, p.stake, p.tier, p.via_bonus, p.seed, p.prize, p.state,
 		u.tier, u.via_bonus, u.seed, s.kind, s.play_id, s.amount, p.win_entry, w.kind, w.play_id, w.amount
 		FROM plays p LEFT JOIN units u ON u.block_id = p.block_id AND u.idx = p.unit_idx
 		LEFT JOIN ledger s ON s.id = p.stake_entry LEFT JOIN ledger w ON w.id = p.win_entry ORDER BY p.id`)
@@ -247,17 +257,23 @@ func verifyPlays(tx *rtx) error {
 	defer rows.Close()
 	var plays, wins int64
 	for rows.Next() {
-		var id, stake, tier, seed, prize int64
+		var id, blockID, stake, tier, seed, prize int64
 		var viaBonus bool
 		var state string
 		var uTier, uSeed, sPlay, sAmount, winEntry, wPlay, wAmount sql.NullInt64
 		var uBonus sql.NullBool
 		var sKind, wKind sql.NullString
-		if err := rows.Scan(&id, &stake, &tier, &viaBonus, &seed, &prize, &state, &uTier, &uBonus, &uSeed,
+		if err := rows.Scan(&id, &blockID, &stake, &tier, &viaBonus, &seed, &prize, &state, &uTier, &uBonus, &uSeed,
 			&sKind, &sPlay, &sAmount, &winEntry, &wKind, &wPlay, &wAmount); err != nil {
 			return fmt.Errorf("verify plays: %w", err)
 		}
 		plays++
+		if tier < 0 || tier > game.NumTiers {
+			return integrity("plays", "plays", id, "tier %d is not one of the table's", tier)
+		}
+		if b := sold[blockID]; b != nil {
+			b.tiers[tier]++
+		}
 		wantWin := PlayState(state) == PlayFinished && prize > 0
 		switch {
 		case !uTier.Valid:
@@ -279,6 +295,22 @@ func verifyPlays(tx *rtx) error {
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("verify plays: %w", err)
+	}
+	// The plays copied their units (checked above), so the plays of a
+	// block count its lots sold: never more of a tier than the table has
+	// (Art. 3), and for an exhausted block exactly the table's. This covers
+	// the units VerifyBlocks does not read, at no extra read.
+	for id, b := range sold {
+		table := game.Table(b.stake)
+		for t, got := range b.tiers {
+			want := table.LotsOf(game.Tier(t))
+			switch {
+			case got > want:
+				return integrity("units", "blocks", id, "%d units of tier %d sold, the table has %d", got, t, want)
+			case b.exhausted && got != want:
+				return integrity("units", "blocks", id, "exhausted with %d units of tier %d sold, the table has %d", got, t, want)
+			}
+		}
 	}
 	// Each play has its own stake row and, if it won, its own win row (the
 	// rows name their play, checked above); no other row is a stake or a

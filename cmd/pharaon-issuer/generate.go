@@ -30,26 +30,28 @@ func (a *app) generate(ctx context.Context, args []string) error {
 	}
 	switch {
 	case len(pos) > 0:
-		return usagef("generate: unexpected argument %q", pos[0])
+		return a.usagef("generate : argument inattendu « %s »", "generate: unexpected argument %q", pos[0])
 	case *emission == 0 || *emission > math.MaxUint32:
-		return usagef("generate: -emission N is required, from 1 to %d", uint32(math.MaxUint32))
+		return a.usagef("generate : -emission N est obligatoire, de 1 à %d", "generate: -emission N is required, from 1 to %d", uint32(math.MaxUint32))
 	case *number == 0 || *number > math.MaxUint32:
-		return usagef("generate: -block N is required, from 1 to %d", uint32(math.MaxUint32))
+		return a.usagef("generate : -block N est obligatoire, de 1 à %d", "generate: -block N is required, from 1 to %d", uint32(math.MaxUint32))
 	case *stakeArg == "":
-		return usagef("generate: -stake is required: 0,50, 1 or 2")
+		return a.usagef("generate : -stake est obligatoire : 0,50, 1 ou 2", "generate: -stake is required: 0,50, 1 or 2")
 	case *keyPath == "":
-		return usagef("generate: -key FILE.key is required (the issuer's private key)")
+		return a.usagef("generate : -key FICHIER.key est obligatoire (la clé privée de l'émetteur)",
+			"generate: -key FILE.key is required (the issuer's private key)")
 	case *out == "":
-		return usagef("generate: -out FILE is required")
+		return a.usagef("generate : -out FICHIER est obligatoire", "generate: -out FILE is required")
 	}
 	stake, err := game.ParseStake(*stakeArg)
 	if err != nil {
-		return usagef("generate: -stake %q: not a stake of the game: 0,50, 1 or 2", *stakeArg)
+		return a.usagef("generate : -stake « %s » : pas une mise du jeu : 0,50, 1 ou 2",
+			"generate: -stake %q: not a stake of the game: 0,50, 1 or 2", *stakeArg)
 	}
 	var share [game.NumTiers]uint16
 	if *shareArg != "" {
-		if share, err = parseShare(*shareArg); err != nil {
-			return usagef("generate: -bonus-share %q: %v", *shareArg, err)
+		if share, err = a.lang.parseShare(*shareArg); err != nil {
+			return a.usagef("generate : -bonus-share « %s » : %v", "generate: -bonus-share %q: %v", *shareArg, err)
 		}
 	}
 
@@ -132,22 +134,26 @@ func verifyFile(ctx context.Context, path string, keys block.Keys) (block.Summar
 	return s, nil
 }
 
-// parseShare reads the 8 per-mille bonus shares, tier 1 (top prize) first.
-func parseShare(s string) ([game.NumTiers]uint16, error) {
+// parseShare reads the 8 per-mille bonus shares, tier 1 (top prize) first;
+// its errors are in the language l.
+func (l lang) parseShare(s string) ([game.NumTiers]uint16, error) {
 	var share [game.NumTiers]uint16
 	parts := strings.Split(s, ",")
 	if len(parts) != game.NumTiers {
-		return share, fmt.Errorf("%d values, want %d (per mille, one per tier from the top prize down)", len(parts), game.NumTiers)
+		return share, fmt.Errorf(l.tr("%d valeurs, il en faut %d (en pour mille, une par rang, du plus gros lot au plus petit)",
+			"%d values, want %d (per mille, one per tier from the top prize down)"), len(parts), game.NumTiers)
 	}
 	for i, p := range parts {
 		v, err := strconv.ParseUint(strings.TrimSpace(p), 10, 16)
 		if err != nil || v > 1000 {
-			return share, fmt.Errorf("tier %d: %q is not a share from 0 to 1000 per mille", i+1, p)
+			return share, fmt.Errorf(l.tr("rang %d : « %s » n'est pas une part de 0 à 1000 pour mille",
+				"tier %d: %q is not a share from 0 to 1000 per mille"), i+1, p)
 		}
 		share[i] = uint16(v)
 	}
 	if share == ([game.NumTiers]uint16{}) {
-		return share, errors.New("every share is 0: the bonus game (Art. 4.7) would never pay; leave -bonus-share out for the default")
+		return share, errors.New(l.tr("toutes les parts sont à 0 : le jeu bonus (Art. 4.7) ne paierait jamais ; sans -bonus-share, la part par défaut",
+			"every share is 0: the bonus game (Art. 4.7) would never pay; leave -bonus-share out for the default"))
 	}
 	return share, nil
 }

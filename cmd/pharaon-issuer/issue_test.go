@@ -148,7 +148,7 @@ func TestVerifyRefuses(t *testing.T) {
 			for _, k := range c.keys {
 				args = append(args, "-key", k)
 			}
-			code, stdout, stderr := cli(t, append(args, c.path)...)
+			code, stdout, stderr := cli(t, append(append([]string{"-lang", "en"}, args...), c.path)...)
 			assert.Equal(t, 1, code)
 			assert.Empty(t, stdout)
 			assert.Contains(t, stderr, "pharaon-issuer: verify: ")

@@ -22,9 +22,9 @@ func (a *app) keygen(_ context.Context, args []string) error {
 	}
 	switch {
 	case *out == "":
-		return usagef("keygen: -out NAME is required")
+		return a.usagef("keygen : -out NOM est obligatoire", "keygen: -out NAME is required")
 	case len(pos) > 0:
-		return usagef("keygen: unexpected argument %q", pos[0])
+		return a.usagef("keygen : argument inattendu « %s »", "keygen: unexpected argument %q", pos[0])
 	}
 	keyPath, pubPath := *out+".key", *out+".pub"
 	// Both names must be free before anything is written.

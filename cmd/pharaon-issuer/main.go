@@ -42,7 +42,11 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
+// usagef is a misuse said in the tool's language: fr and en are the same
+// format in French and in English.
+func (a *app) usagef(fr, en string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(a.lang.tr(fr, en), args...)}
+}
 
 // exitCode maps run's result to the exit status.
 func exitCode(err error) int {
@@ -78,11 +82,11 @@ func runWith(ctx context.Context, args []string, a *app) error {
 	if err != nil {
 		var u *usageError
 		if errors.As(err, &u) {
-			fmt.Fprintf(a.stderr, "pharaon-issuer: %v\n%s\n", err,
+			fmt.Fprintf(a.stderr, "%s%v\n%s\n", a.lang.tr("pharaon-issuer : ", "pharaon-issuer: "), err,
 				a.lang.tr("« pharaon-issuer help » affiche l'aide.", `"pharaon-issuer help" shows the help.`))
 		} else {
-			for _, line := range strings.Split(err.Error(), "\n") {
-				fmt.Fprintf(a.stderr, "pharaon-issuer: %s\n", line)
+			for _, line := range a.lang.failure(err) {
+				fmt.Fprintf(a.stderr, "%s%s\n", a.lang.tr("pharaon-issuer : ", "pharaon-issuer: "), line)
 			}
 		}
 	}
@@ -97,13 +101,14 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	}
 	l, ok := parseLang(*langFlag)
 	if !ok {
-		return usagef("-lang %q: fr or en", *langFlag)
+		// The language is not known yet: both.
+		return &usageError{msg: fmt.Sprintf("-lang « %s » : fr ou en / -lang %q: fr or en", *langFlag, *langFlag)}
 	}
 	a.lang = l
 	rest := flags.Args()
 	if len(rest) == 0 {
 		fmt.Fprint(a.stderr, a.lang.usage())
-		return usagef("no command")
+		return a.usagef("aucune commande", "no command")
 	}
 	cmd, cmdArgs := rest[0], rest[1:]
 	switch cmd {
@@ -119,7 +124,8 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	case "inspect":
 		return a.inspect(ctx, cmdArgs)
 	}
-	return usagef("unknown command %q (keygen, generate, verify, inspect, help)", cmd)
+	return a.usagef("commande inconnue « %s » (keygen, generate, verify, inspect, help)",
+		"unknown command %q (keygen, generate, verify, inspect, help)", cmd)
 }
 
 // newFlagSet makes a flag set that prints nothing by itself: the tool
@@ -138,10 +144,11 @@ func (a *app) flagErr(err error, cmd string) error {
 		fmt.Fprint(a.stdout, a.lang.usage())
 		return errHelpShown
 	}
+	msg := a.lang.flagMessage(err)
 	if cmd != "" {
-		return usagef("%s: %v", cmd, err)
+		return a.usagef("%s : %s", "%s: %s", cmd, msg)
 	}
-	return usagef("%v", err)
+	return &usageError{msg: msg}
 }
 
 // errHelpShown ends a command after -h printed the help; run maps it to

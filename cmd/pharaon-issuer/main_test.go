@@ -105,7 +105,11 @@ func TestUsage(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := cli(t, c.args...)
+			args := c.args
+			if c.code == 2 {
+				args = append([]string{"-lang", "en"}, args...) // the messages below are the English ones
+			}
+			code, stdout, stderr := cli(t, args...)
 			assert.Equal(t, c.code, code, "stderr: %s", stderr)
 			assert.Contains(t, stdout, c.stdout)
 			assert.Contains(t, stderr, c.stderr)
@@ -140,7 +144,7 @@ func TestKeygen(t *testing.T) {
 	assert.Contains(t, stdout, "clé "+block.KeyIDOf(pub).String()+" créée")
 
 	// Never overwritten, not even half.
-	code, _, stderr = cli(t, "keygen", "-out", filepath.Join(dir, "issuer"))
+	code, _, stderr = cli(t, "-lang", "en", "keygen", "-out", filepath.Join(dir, "issuer"))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "issuer.key: already exists; it is never overwritten")
 	again, err := os.ReadFile(keyPath)
@@ -148,12 +152,12 @@ func TestKeygen(t *testing.T) {
 	assert.Equal(t, privPEM, again)
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "half.pub"), []byte("x"), 0o644))
-	code, _, stderr = cli(t, "keygen", "-out", filepath.Join(dir, "half"))
+	code, _, stderr = cli(t, "-lang", "en", "keygen", "-out", filepath.Join(dir, "half"))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "half.pub: already exists")
 	assert.NoFileExists(t, filepath.Join(dir, "half.key"))
 
-	code, _, stderr = cli(t, "keygen", "-out", filepath.Join(dir, "no", "such", "dir", "k"))
+	code, _, stderr = cli(t, "-lang", "en", "keygen", "-out", filepath.Join(dir, "no", "such", "dir", "k"))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "no such file or directory")
 	assert.ElementsMatch(t, []string{"issuer.key", "issuer.pub", "half.pub"}, names(t, dir))
@@ -279,4 +283,48 @@ func checkInspection(t *testing.T, in inspection, stake game.Stake, bonus [game.
 	assert.Equal(t, tab.Lots(), lots)
 	assert.Equal(t, tab.Total(), total)
 	assert.Equal(t, tab.Sales(), sales)
+}
+
+// Errors speak the language of the help: French by default, English with
+// -lang en. A misuse is said wholly in the language; a failure starts with
+// its reason in the language, then the technical detail of the file or
+// block concerned.
+func TestErrorsSpeakTheHelpsLanguage(t *testing.T) {
+	dir := t.TempDir()
+	key, pub := keys(t, dir, "k")
+	missing := filepath.Join(dir, "missing.pblk")
+	bad := filepath.Join(dir, "bad.pblk")
+	require.NoError(t, os.WriteFile(bad, []byte("PHARAONB not really"), 0o644))
+	for _, c := range []struct {
+		name   string
+		args   []string
+		fr, en string
+		misuse bool
+	}{
+		{"no command", nil, "aucune commande", "no command", true},
+		{"unknown command", []string{"frobnicate"}, `commande inconnue « frobnicate »`, `unknown command "frobnicate"`, true},
+		{"keygen without -out", []string{"keygen"}, "keygen : -out NOM est obligatoire", "keygen: -out NAME is required", true},
+		{"unknown flag", []string{"keygen", "-force"}, "keygen : option inconnue : -force", "keygen: flag provided but not defined: -force", true},
+		{"stake 0,75", []string{"generate", "-emission", "1", "-block", "1", "-stake", "0,75", "-key", key, "-out", filepath.Join(dir, "b")},
+			`generate : -stake « 0,75 » : pas une mise du jeu`, `generate: -stake "0,75": not a stake of the game`, true},
+		{"bonus shares", []string{"generate", "-emission", "1", "-block", "1", "-stake", "1", "-key", key, "-out", filepath.Join(dir, "b"),
+			"-bonus-share", "1,2"}, "2 valeurs, il en faut 8", "2 values, want 8", true},
+		{"key exists", []string{"keygen", "-out", filepath.Join(dir, "k")}, "existe déjà ; elle n'est jamais écrasée",
+			"already exists; it is never overwritten", true},
+		{"no such file", []string{"verify", "-key", pub, missing}, "pharaon-issuer : fichier introuvable : ", "no such file or directory", false},
+		{"not a block", []string{"verify", "-key", pub, bad}, "pharaon-issuer : version de format inconnue : ", "unsupported block format version", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := cli(t, c.args...)
+			assert.NotZero(t, code)
+			assert.Contains(t, stderr, c.fr, "French by default")
+			if c.misuse {
+				assert.NotContains(t, stderr, c.en)
+			}
+			code, _, stderr = cli(t, append([]string{"-lang", "en"}, c.args...)...)
+			assert.NotZero(t, code)
+			assert.Contains(t, stderr, c.en, "English with -lang en")
+			assert.NotContains(t, stderr, c.fr)
+		})
+	}
 }

@@ -1,17 +1,22 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"strconv"
 	"strings"
 
 	"pharaon/game"
+	"pharaon/game/block"
 )
 
 // lang formats what the tool prints for people: French first (the
-// regulation's language and money format), English with -lang en. Error
-// messages stay in English, like the package errors they wrap.
+// regulation's language and money format), English with -lang en. Errors
+// speak the same language as the help: a misuse wholly, a failure by its
+// reason, before the detail of the package errors it wraps (failure).
 type lang struct {
 	en bool
 }
@@ -185,3 +190,69 @@ Commands:
 Exit status: 0 success, 1 failure (block refused, unreadable file…),
 2 misuse.
 `
+
+// failureReasons name, in French, what a failure wrapping each error is:
+// the detail after it (which file, which unit) is the packages' own, in
+// English.
+var failureReasons = []struct {
+	err error
+	fr  string
+}{
+	{block.ErrSignature, "signature invalide"},
+	{block.ErrUnknownKey, "clé d'émetteur non reconnue"},
+	{block.ErrCounts, "les lots ne sont pas ceux de la table"},
+	{block.ErrTruncated, "fichier de bloc tronqué"},
+	{block.ErrTrailing, "données après la signature"},
+	{block.ErrHeader, "en-tête de bloc invalide"},
+	{block.ErrVersion, "version de format inconnue"},
+	{block.ErrFormat, "fichier de bloc mal formé"},
+	{fs.ErrNotExist, "fichier introuvable"},
+	{fs.ErrPermission, "accès refusé"},
+	{context.Canceled, "interrompu"},
+}
+
+// failure is what the tool says of a failure, one line per error joined in
+// err (verify reports each file): in English the error itself; in French
+// its reason first, then the error's detail. The tool's own words are
+// French throughout.
+func (l lang) failure(err error) []string {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var lines []string
+	for _, e := range errs {
+		msg := e.Error()
+		if !l.en {
+			switch {
+			case errors.Is(e, errExists):
+				msg = strings.Replace(msg, errExists.Error(), "existe déjà ; elle n'est jamais écrasée", 1)
+			default:
+				for _, r := range failureReasons {
+					if errors.Is(e, r.err) {
+						msg = r.fr + " : " + msg
+						break
+					}
+				}
+			}
+		}
+		lines = append(lines, strings.Split(msg, "\n")...)
+	}
+	return lines
+}
+
+// flagMessage is a flag parsing error in the language. The flag package
+// says it in English; its two common messages are said again in French.
+func (l lang) flagMessage(err error) string {
+	msg := err.Error()
+	if l.en {
+		return msg
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return "option inconnue : " + name
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return "l'option " + name + " attend une valeur"
+	}
+	return "option refusée : " + msg
+}

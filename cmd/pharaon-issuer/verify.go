@@ -22,9 +22,10 @@ func (a *app) verify(ctx context.Context, args []string) error {
 	}
 	switch {
 	case len(keyPaths) == 0:
-		return usagef("verify: -key FILE.pub is required (a trusted issuer public key)")
+		return a.usagef("verify : -key FICHIER.pub est obligatoire (une clé publique d'émetteur de confiance)",
+			"verify: -key FILE.pub is required (a trusted issuer public key)")
 	case len(files) == 0:
-		return usagef("verify: no block file given")
+		return a.usagef("verify : aucun fichier de bloc donné", "verify: no block file given")
 	}
 	keys, err := readKeys(keyPaths)
 	if err != nil {
@@ -70,7 +71,7 @@ func (a *app) inspect(ctx context.Context, args []string) error {
 		return a.flagErr(err, "inspect")
 	}
 	if len(files) != 1 {
-		return usagef("inspect: one block file, got %d", len(files))
+		return a.usagef("inspect : un fichier de bloc, et non %d", "inspect: one block file, got %d", len(files))
 	}
 	path := files[0]
 	var keys block.Keys // nil: the signature is not checked, and the output says so

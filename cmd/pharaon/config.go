@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"pharaon/game"
+	"pharaon/kiosk"
 	"pharaon/kiosk/ui"
 )
 
@@ -28,9 +29,17 @@ type Config struct {
 	Fullscreen bool    // fill the screen (the kiosk) or open a window (development)
 	// Dev: a development run: demo blocks, both cash devices simulated
 	// on pseudo-terminals and the panel that drives them.
-	Dev  bool
-	FPS  bool // log frames per second and time per frame while a game runs
-	Keys []string
+	Dev bool
+	FPS bool // log frames per second and time per frame while a game runs
+	// FirstInstall: there is no database yet and the kiosk may create it
+	// (the flag -first-install only: a configuration file that said it
+	// forever would let a lost database be replaced silently).
+	FirstInstall bool
+	// Installed is the marker a production kiosk writes after its first
+	// successful start, beside its configuration file (else beside its
+	// database): a kiosk that finds it and no database has lost its data.
+	Installed string
+	Keys      []string
 	// The cash devices' stable paths (kiosk.CashConfig); none: no cash-in
 	// or no cash-out, shown as such (with -dev: the simulators).
 	Validator string // the bill validator's serial device (ID-003)
@@ -138,9 +147,14 @@ func (c *Config) set(key, value, dir string) error {
 		}
 		return nil
 	case "max-credit", "payout-limit":
+		bound := kiosk.MaxCreditBound
+		if key == "payout-limit" {
+			bound = kiosk.PayoutLimitBound
+		}
 		m, err := game.ParseMoney(value)
-		if err != nil || m <= 0 {
-			return fmt.Errorf("%s = %q: a positive amount in euros (\"200\", \"1 500\", \"37,50\"): %w", key, value, ErrConfig)
+		if err != nil || m <= 0 || m > bound {
+			return fmt.Errorf("%s = %q: an amount in euros from 0,01 to %s (\"200\", \"1 500\", \"37,50\"): %w",
+				key, value, bound.Plain(), ErrConfig)
 		}
 		if key == "max-credit" {
 			c.MaxCredit = m
@@ -206,6 +220,8 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("fullscreen", s, "") })
 	fs.BoolFunc("dev", "development: demo issuer key and blocks, simulated bill validator and printer with their panel (never in production)",
 		func(s string) error { return c.set("dev", s, "") })
+	fs.BoolVar(&c.FirstInstall, "first-install", false,
+		"a new kiosk: create its database (without it a production kiosk refuses to start with no database)")
 	fs.BoolFunc("fps", "log frames per second and time per frame during a game", func(s string) error { return c.set("fps", s, "") })
 	fs.Func("keys", "trusted issuer public key `files`, comma-separated", func(s string) error { return c.set("keys", s, "") })
 	fs.Func("validator", "bill validator (ID-003) serial `device`", func(s string) error { return c.set("validator", s, "") })

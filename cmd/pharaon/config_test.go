@@ -85,6 +85,9 @@ func TestParseConfigFileRefusesAndChangesNothing(t *testing.T) {
 		"validity zero":   "voucher-validity = 0\n",
 		"validity hours":  "voucher-validity = 24h\n",
 		"validity huge":   "voucher-validity = 100000\n",
+		"credit huge":     "max-credit = 100 000\n",
+		"limit huge":      "payout-limit = 1 000 000\n",
+		"credit overflow": "max-credit = 99999999999999999999\n",
 	}
 	for name, text := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -109,6 +112,8 @@ func TestLoadConfigPrecedence(t *testing.T) {
 	assert.Equal(t, ui.French, c.Lang, "a flag overrides the file")
 	assert.Equal(t, "from-flag", c.KioskID)
 	assert.False(t, c.Fullscreen, "what the flags do not say, the file does")
+	assert.Equal(t, filepath.Join(dir, installedMarker), c.Installed, "the first-install marker is beside the configuration")
+	assert.False(t, c.FirstInstall)
 
 	c, err = loadConfig([]string{"-fullscreen=true", "-config", path}, mapEnv{}, &stderr)
 	require.NoError(t, err)
@@ -119,7 +124,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 	var stderr bytes.Buffer
 	c, err := loadConfig(nil, mapEnv{"HOME": "/home/k"}, &stderr)
 	require.NoError(t, err)
-	assert.Equal(t, Config{DB: productionDB, Fullscreen: true, Lang: ui.French}, c, "production defaults")
+	assert.Equal(t, Config{DB: productionDB, Fullscreen: true, Lang: ui.French, Installed: "/var/lib/pharaon/pharaon.installed"}, c,
+		"production defaults (without a configuration file, the marker is beside the database)")
 
 	c, err = loadConfig([]string{"-dev"}, mapEnv{"HOME": "/home/k"}, &stderr)
 	require.NoError(t, err)
@@ -155,6 +161,9 @@ func TestLoadConfigMisuse(t *testing.T) {
 		{"-max-credit", "0"},
 		{"-voucher-validity", "forever"},
 		{"-printer", "/dev/ttyUSB0"}, // a printer prints the kiosk's name: it needs one
+		{"-max-credit", "5000"},
+		{"-payout-limit", "50000"},
+		{"-max-credit", "800", "-payout-limit", "500"}, // notes alone would make a voucher the shop cannot pay
 	} {
 		_, err := loadConfig(args, mapEnv{"HOME": "/h"}, &bytes.Buffer{})
 		assert.Equal(t, exitUsage, exitCode(err), "%q: %v", args, err)

@@ -71,21 +71,37 @@ func startDevSim(cfg *Config, logger *log.Logger) (*devsim.Devices, error) {
 	return devs, nil
 }
 
-// openKiosk opens the store, provisions a development kiosk with -dev (demo
-// blocks, simulated cash devices), and starts the machine (its boot checks,
-// the recovery of an interrupted play and of the cash, DESIGN.md §7).
+// openKiosk reads the issuers' keys, opens the store (creating it only in a
+// development run or on a first install, mayCreate), provisions a
+// development kiosk with -dev (demo blocks, simulated cash devices), and
+// starts the machine (its boot checks, the recovery of an interrupted play
+// and of the cash, DESIGN.md §7). A failure is a *startError; nothing is
+// left running or created by it.
 func openKiosk(ctx context.Context, cfg Config, clk kiosk.Clock, logger *log.Logger) (*parts, error) {
-	if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
-		return nil, fmt.Errorf("database directory: %w", err)
-	}
-	st, err := store.Open(cfg.DB)
-	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", cfg.DB, err)
-	}
+	// The keys first: a bad key file is a configuration to fix, and must
+	// not leave a new database behind.
 	keys, err := trustedKeys(cfg.Keys)
 	if err != nil {
-		st.Close()
+		return nil, &startError{status: exitKeys, fault: kiosk.Fault{Code: faultKeys, Detail: err.Error()}, err: err}
+	}
+	create, err := mayCreate(cfg)
+	if err != nil {
 		return nil, err
+	}
+	if create {
+		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
+			return nil, storeFailure(fmt.Errorf("database directory: %w", err))
+		}
+	}
+	st, err := store.Open(cfg.DB, store.WithCreate(create))
+	switch {
+	case errors.Is(err, store.ErrNoDatabase):
+		return nil, noDatabase(cfg, err)
+	case err != nil:
+		return nil, storeFailure(err)
+	}
+	if cfg.FirstInstall && !create {
+		logger.Printf("-first-install ignored: the database %s is there", cfg.DB)
 	}
 	if cfg.Dev {
 		t0 := time.Now()
@@ -119,7 +135,12 @@ func openKiosk(ctx context.Context, cfg Config, clk kiosk.Clock, logger *log.Log
 	}
 	if err := p.m.Start(ctx); err != nil {
 		p.Close()
-		return nil, fmt.Errorf("start kiosk: %w", err)
+		return nil, storeFailure(fmt.Errorf("start kiosk: %w", err))
+	}
+	if err := markInstalled(cfg); err != nil {
+		// The kiosk runs; without the marker a lost database is still
+		// refused (no -first-install), only with a vaguer reason.
+		logger.Printf("%v", err)
 	}
 	return p, nil
 }
@@ -141,12 +162,21 @@ func trustedKeys(paths []string) (block.KeySet, error) {
 	return keys, nil
 }
 
-// runKiosk runs the kiosk until its window closes or ctx ends.
+// runKiosk runs the kiosk until its window closes or ctx ends. A failure
+// to start is said on stderr at once, then shown on the out-of-service
+// screen until the kiosk is stopped; it is returned for the exit status.
 func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started time.Time) error {
 	logger := log.New(stderr, "pharaon: ", log.LstdFlags|log.Lmicroseconds)
 	logger.Printf("database %s, kiosk %q, language %s, development %v", cfg.DB, cfg.KioskID, cfg.Lang, cfg.Dev)
 	p, err := openKiosk(ctx, cfg, kiosk.SystemClock{}, logger)
 	if err != nil {
+		fmt.Fprintf(stderr, "pharaon: cannot start: %v\n", err)
+		fault := kiosk.Fault{Code: kiosk.FaultStore, Detail: err.Error()}
+		var se *startError
+		if errors.As(err, &se) {
+			fault = se.fault
+		}
+		display(ctx, cfg, downMachine{fault}, ui.Options{Lang: cfg.Lang}, logger)
 		return err
 	}
 	defer func() {
@@ -156,11 +186,6 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 	}()
 	snap := p.m.Snapshot()
 	logger.Printf("kiosk %s, credit %s, stakes open %v", snap.State, snap.Credit.Plain(), snap.Available)
-
-	a := app.NewWithID(appID)
-	a.Settings().SetTheme(art.Theme())
-	w := a.NewWindow("Pharaon")
-	w.SetPadded(false)
 
 	var once sync.Once
 	opt := ui.Options{
@@ -176,7 +201,21 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		opt.Dev = devPanel{p.devs}
 		opt.OnNoteShown = noteTimer(p.m, logger)
 	}
-	screens := ui.New(p.m, opt)
+	display(ctx, cfg, p.m, opt, logger)
+	return nil
+}
+
+// display shows the screens of m until the window closes or ctx ends. The
+// tests of the binary replace it (main_test.go): they have no screen.
+var display = showWindow
+
+// showWindow is display on a real screen: the Fyne app and its window.
+func showWindow(ctx context.Context, cfg Config, m ui.Machine, opt ui.Options, logger *log.Logger) {
+	a := app.NewWithID(appID)
+	a.Settings().SetTheme(art.Theme())
+	w := a.NewWindow("Pharaon")
+	w.SetPadded(false)
+	screens := ui.New(m, opt)
 	w.SetContent(screens.Content())
 	if cfg.Fullscreen {
 		w.SetFullScreen(true)
@@ -191,7 +230,6 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		fyne.Do(a.Quit)
 	}()
 	w.ShowAndRun()
-	return nil
 }
 
 // noteTimer logs, for each note credited in a development run, how long

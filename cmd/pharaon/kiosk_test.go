@@ -92,7 +92,7 @@ func waitFor(t *testing.T, cond func() bool, msg string, args ...any) {
 
 func TestOpenKioskProduction(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{DB: filepath.Join(dir, "pharaon.db")}
+	cfg := Config{DB: filepath.Join(dir, "pharaon.db"), FirstInstall: true, Installed: filepath.Join(dir, installedMarker)}
 	p, err := openKiosk(context.Background(), cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
 	require.NoError(t, err)
 	defer p.Close()
@@ -117,7 +117,8 @@ func TestOpenKioskProductionDevices(t *testing.T) {
 	d, err := devsim.Start(devsim.Config{Dir: filepath.Join(dir, "dev")})
 	require.NoError(t, err)
 	defer d.Close()
-	cfg := Config{DB: filepath.Join(dir, "pharaon.db"), Validator: d.ValidatorPath, Printer: d.PrinterPath,
+	cfg := Config{DB: filepath.Join(dir, "pharaon.db"), FirstInstall: true, Installed: filepath.Join(dir, installedMarker),
+		Validator: d.ValidatorPath, Printer: d.PrinterPath,
 		MaxCredit: 50 * game.Euro, PayoutLimit: 400 * game.Euro, VoucherValidity: 30 * 24 * time.Hour}
 	p, err := openKiosk(context.Background(), cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
 	require.NoError(t, err)
@@ -135,9 +136,10 @@ func TestOpenKioskBadKeys(t *testing.T) {
 	bad := filepath.Join(dir, "bad.pub")
 	require.NoError(t, os.WriteFile(bad, []byte("not a key"), 0o600))
 	for _, keys := range [][]string{{filepath.Join(dir, "missing.pub")}, {bad}} {
-		_, err := openKiosk(context.Background(), Config{DB: filepath.Join(dir, "pharaon.db"), Keys: keys},
+		_, err := openKiosk(context.Background(), Config{DB: filepath.Join(dir, "pharaon.db"), Keys: keys, FirstInstall: true},
 			testNow, log.New(&bytes.Buffer{}, "", 0))
 		assert.Error(t, err, "%v", keys)
-		assert.Equal(t, exitFailure, exitCode(err))
+		assert.Equal(t, exitKeys, exitCode(err))
+		assert.NoFileExists(t, filepath.Join(dir, "pharaon.db"), "no database made for a kiosk that cannot start")
 	}
 }

@@ -9,11 +9,19 @@
 // panel that inserts notes and causes device faults; nothing of that exists
 // without -dev, which a production configuration never sets.
 //
-// Exit status: 0 after a clean stop, 1 on a failure, 2 on a misuse or when
-// there is no display. See docs/kiosk-config.md.
+// A start-up failure (the database cannot be opened or is missing, a key
+// file cannot be read) prints its reason on stderr and shows the
+// out-of-service screen with it until the kiosk is stopped, then exits with
+// the failure's status: a service manager does not restart it in a silent
+// loop. Exit status: 0 after a clean stop, 1 on another failure, 2 on a
+// misuse or when there is no display, 3 when the database cannot be opened,
+// 4 when there is no database and the kiosk is not told it is a first
+// install (-first-install), 5 when an issuer key file cannot be read. See
+// docs/kiosk-config.md.
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -24,6 +32,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"pharaon/kiosk"
 )
 
 func main() {
@@ -34,11 +44,14 @@ func main() {
 	os.Exit(exitCode(err))
 }
 
-// Exit codes.
+// Exit codes (docs/kiosk-config.md).
 const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
+	exitOK         = 0
+	exitFailure    = 1
+	exitUsage      = 2
+	exitStore      = 3 // the database cannot be opened, read or written
+	exitNoDatabase = 4 // no database, and not a first install
+	exitKeys       = 5 // an issuer key file cannot be read
 )
 
 // usageError is a misuse of the command line, or no display (exit code 2).
@@ -48,11 +61,14 @@ func (e *usageError) Error() string { return e.msg }
 
 func exitCode(err error) int {
 	var u *usageError
+	var se *startError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &u):
 		return exitUsage
+	case errors.As(err, &se):
+		return se.status
 	}
 	return exitFailure
 }
@@ -133,6 +149,16 @@ func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 			return Config{}, err
 		}
 		cfg.DB = db
+	}
+	// Notes alone must never make a voucher the shop cannot pay.
+	maxCredit, payout := cmp.Or(cfg.MaxCredit, kiosk.DefaultMaxCredit), cmp.Or(cfg.PayoutLimit, kiosk.DefaultPayoutLimit)
+	if maxCredit > payout {
+		return Config{}, &usageError{fmt.Sprintf("max-credit %s is above payout-limit %s: a voucher of notes alone could not be paid at the counter",
+			maxCredit.Plain(), payout.Plain())}
+	}
+	cfg.Installed = filepath.Join(filepath.Dir(cfg.DB), installedMarker)
+	if configPath != "" {
+		cfg.Installed = filepath.Join(filepath.Dir(configPath), installedMarker)
 	}
 	// A voucher names the kiosk that printed it: a kiosk with a printer
 	// must have a name. A development run is named for what it is.
