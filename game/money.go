@@ -50,22 +50,39 @@ func (m Money) format(group, decimal string) string {
 		u = -u // works for math.MinInt64 too
 	}
 	euros, cents := u/100, u%100
-	digits := strconv.FormatUint(euros, 10)
 	var b strings.Builder
 	if neg {
 		b.WriteByte('-')
 	}
-	for i, r := range digits {
-		if i > 0 && (len(digits)-i)%3 == 0 {
-			b.WriteString(group)
-		}
-		b.WriteRune(r)
-	}
+	writeGrouped(&b, euros, group)
 	if cents != 0 {
 		b.WriteString(decimal)
 		fmt.Fprintf(&b, "%02d", cents)
 	}
 	return b.String()
+}
+
+// Count formats a count the French way, its digit groups apart by no-break
+// spaces: "350 000".
+func Count(n int) string {
+	var b strings.Builder
+	if n < 0 {
+		b.WriteByte('-')
+		n = -n
+	}
+	writeGrouped(&b, uint64(n), nbsp)
+	return b.String()
+}
+
+// writeGrouped writes u in decimal with sep between groups of three digits.
+func writeGrouped(b *strings.Builder, u uint64, sep string) {
+	digits := strconv.FormatUint(u, 10)
+	for i, r := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(r)
+	}
 }
 
 // ErrBadAmount is returned by ParseMoney for text that is not an amount.

@@ -85,3 +85,9 @@ func TestStakes(t *testing.T) {
 	}
 	assert.Equal(t, fr("0,50 €"), Stake050.String())
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1\u00a0000", 350000: "350\u00a0000", 1050000: "1\u00a0050\u00a0000", -1500: "-1\u00a0500"} {
+		assert.Equal(t, want, Count(n), "%d", n)
+	}
+}

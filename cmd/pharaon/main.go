@@ -87,6 +87,11 @@ func (osEnv) Setenv(k, v string) error { return os.Setenv(k, v) }
 
 // run is the whole command: args without the program name.
 func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer, started time.Time) error {
+	if len(args) > 0 {
+		if cmd, ok := subcommands[args[0]]; ok {
+			return cmd(ctx, args[1:], e, stdout, stderr)
+		}
+	}
 	cfg, err := loadConfig(args, e, stderr)
 	if err != nil {
 		if !errors.Is(err, flag.ErrHelp) {

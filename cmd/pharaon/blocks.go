@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"pharaon/game"
+	"pharaon/game/block"
+	"pharaon/kiosk/ui"
+	"pharaon/store"
+)
+
+// The technician's block commands, for a stopped kiosk (DESIGN.md §5):
+//
+//	pharaon import [flags] FILE...   import signed block files
+//	pharaon blocks [flags]           list the blocks: state, sold, remaining, won by tier
+//
+// They read the same configuration as the kiosk (-config, -db, -keys) and
+// verify a file exactly as the maintenance screen does (store.ImportBlock:
+// signature, lots, then uniqueness); a refused file changes nothing and is
+// logged in the kiosk's event log. A production database is never created
+// here unless -first-install says this is a new kiosk. Exit status 0 when
+// every file was imported, 1 when one was refused, and the kiosk's start-up
+// statuses (3, 4, 5) when the database or the keys cannot be used.
+
+// subcommands are the commands the kiosk binary runs instead of the kiosk.
+var subcommands = map[string]func(ctx context.Context, args []string, e env, stdout, stderr io.Writer) error{
+	"import": runImport,
+	"blocks": runBlocks,
+}
+
+// splitArgs separates the flags from the files that follow them.
+func splitArgs(args []string) (flags, rest []string, err error) {
+	var cfg Config
+	var configPath string
+	fs := flag.NewFlagSet("pharaon", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	bindFlags(fs, &cfg, &configPath)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, err
+		}
+		return nil, nil, &usageError{err.Error()}
+	}
+	return args[:len(args)-fs.NArg()], fs.Args(), nil
+}
+
+// openForBlocks opens the kiosk's store for a block command, with its
+// trusted keys.
+func openForBlocks(cfg Config) (*store.Store, error) {
+	create, err := mayCreate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if create {
+		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
+			return nil, storeFailure(fmt.Errorf("database directory: %w", err))
+		}
+	}
+	st, err := store.Open(cfg.DB, store.WithCreate(create))
+	switch {
+	case errors.Is(err, store.ErrNoDatabase):
+		return nil, noDatabase(cfg, err)
+	case err != nil:
+		return nil, storeFailure(err)
+	}
+	return st, nil
+}
+
+// blockWords are the block commands' words, in the kiosk's languages.
+type blockWords struct{ lang ui.Lang }
+
+func (w blockWords) pick(fr, en string) string {
+	if w.lang == ui.English {
+		return en
+	}
+	return fr
+}
+
+func (w blockWords) money(m game.Money) string {
+	if w.lang == ui.English {
+		return m.English()
+	}
+	return m.French()
+}
+
+func (w blockWords) count(n int) string {
+	if w.lang == ui.English {
+		return strconv.Itoa(n)
+	}
+	return game.Count(n)
+}
+
+func (w blockWords) state(s store.BlockState) string {
+	fr := map[store.BlockState]string{store.BlockQueued: "en attente", store.BlockOpen: "en vente",
+		store.BlockExhausted: "épuisé", store.BlockWithdrawn: "retiré"}
+	if w.lang == ui.English {
+		return string(s)
+	}
+	if t, ok := fr[s]; ok {
+		return t
+	}
+	return string(s)
+}
+
+func runImport(ctx context.Context, args []string, e env, stdout, stderr io.Writer) error {
+	flags, files, err := splitArgs(args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "usage: pharaon import [flags] FILE...   (docs/kiosk-config.md)")
+		} else {
+			fmt.Fprintf(stderr, "pharaon import: %v\n", err)
+		}
+		return err
+	}
+	cfg, err := loadConfig(flags, e, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "pharaon import: %v\n", err)
+		}
+		return err
+	}
+	w := blockWords{cfg.Lang}
+	if len(files) == 0 {
+		err := &usageError{w.pick("aucun fichier de bloc à importer", "no block file to import")}
+		fmt.Fprintf(stderr, "pharaon import: %v\n", err)
+		return err
+	}
+	keys, err := trustedKeys(cfg.Keys)
+	if err != nil {
+		fmt.Fprintf(stderr, "pharaon import: %v\n", err)
+		return &startError{status: exitKeys, err: err}
+	}
+	st, err := openForBlocks(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "pharaon import: %v\n", err)
+		return err
+	}
+	defer st.Close()
+	refused := 0
+	for _, name := range files {
+		b, err := importFile(ctx, st, name, keys)
+		if err != nil {
+			refused++
+			fmt.Fprintf(stderr, "pharaon import: %s %s%s %v\n", name, w.pick("refusé", "refused"), w.pick("\u00a0:", ":"), err)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s%s %s %d/%d, %s, %s %s, %s\n", name, w.pick("\u00a0:", ":"), w.pick("bloc", "block"), b.Emission, b.Number,
+			w.money(b.Stake.Money()), w.count(b.Units), w.pick("tickets", "units"), w.state(b.State))
+	}
+	if refused > 0 {
+		return fmt.Errorf("%d of %d block files refused", refused, len(files))
+	}
+	return nil
+}
+
+// importFile imports one block file (store.ImportBlock verifies it).
+func importFile(ctx context.Context, st *store.Store, name string, keys block.Keys) (store.BlockInfo, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return store.BlockInfo{}, err
+	}
+	defer f.Close()
+	return st.ImportBlock(ctx, f, keys)
+}
+
+func runBlocks(ctx context.Context, args []string, e env, stdout, stderr io.Writer) error {
+	cfg, err := loadConfig(args, e, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "pharaon blocks: %v\n", err)
+		}
+		return err
+	}
+	cfg.FirstInstall = false // listing never creates a database
+	w := blockWords{cfg.Lang}
+	st, err := openForBlocks(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "pharaon blocks: %v\n", err)
+		return err
+	}
+	defer st.Close()
+	blocks, err := st.Blocks(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "pharaon blocks: %v\n", err)
+		return storeFailure(err)
+	}
+	if len(blocks) == 0 {
+		fmt.Fprintln(stdout, w.pick("Aucun bloc.", "No block."))
+		return nil
+	}
+	for _, b := range blocks {
+		p, err := st.BlockProgress(ctx, b.ID)
+		if err != nil {
+			fmt.Fprintf(stderr, "pharaon blocks: %v\n", err)
+			return storeFailure(err)
+		}
+		fmt.Fprintf(stdout, "%s %d/%d  %s  %s  %s %s  %s %s  %s %s\n", w.pick("Bloc", "Block"), b.Emission, b.Number,
+			w.money(b.Stake.Money()), w.state(b.State), w.pick("vendus", "sold"), w.count(p.Sold), w.pick("restants", "remaining"), w.count(p.Remaining),
+			w.pick("gagné", "won"), w.money(p.Won))
+		var tiers []string
+		for t := 1; t < len(p.Tiers); t++ {
+			tp := p.Tiers[t]
+			tiers = append(tiers, fmt.Sprintf("%s %s/%s", w.money(game.Table(b.Stake).Amount(game.Tier(t))), w.count(tp.Sold), w.count(tp.Lots)))
+		}
+		fmt.Fprintf(stdout, "  %s %s\n", w.pick("lots vendus\u00a0:", "prizes sold:"), strings.Join(tiers, ", "))
+	}
+	return nil
+}
