@@ -272,7 +272,10 @@ func (d *Devices) unplug(f Fault, pull func() error) error {
 
 // Repair is staff fixing everything: the validator's condition cleared and
 // the note in its path taken out, paper loaded, cover closed, cutter
-// freed, printer online and repaired, both cables back.
+// freed, head cooled, printer online and repaired, both cables back, and
+// the faults armed for later (PrinterPaperRunsOut, PrinterCutterJam, the
+// validator's line faults) disarmed: staff who serviced a device do not
+// expect its next voucher to fail on a fault caused before.
 func (d *Devices) Repair() error {
 	var errs []error
 	d.mu.Lock()
@@ -285,12 +288,15 @@ func (d *Devices) Repair() error {
 		delete(d.unplugged, PrinterUnplugged)
 	}
 	d.mu.Unlock()
+	d.Validator.ClearLine()
 	d.Validator.Clear()
+	d.Printer.Disarm()
 	d.Printer.SetPaper(printersim.PaperOK)
 	d.Printer.SetCoverOpen(false)
 	d.Printer.SetCutterError(false)
 	d.Printer.SetOffline(false)
 	d.Printer.SetUnrecoverable(false)
+	d.Printer.SetOverheat(false)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("devsim: repair: %w", err)
 	}
