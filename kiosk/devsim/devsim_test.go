@@ -169,3 +169,20 @@ func TestRepairDisarmsLaterFaults(t *testing.T) {
 		})
 	}
 }
+
+// The panel's refusals carry a short reason in both languages, and still
+// match the simulator's errors.
+func TestRefusalReasons(t *testing.T) {
+	d, err := Start(Config{Dir: filepath.Join(t.TempDir(), "dev")})
+	require.NoError(t, err)
+	defer d.Close()
+	for _, err := range []error{d.InsertNote(Notes[0]), d.InsertCounterfeit(), d.Cause("smoke")} {
+		var r interface{ Reason() (string, string) }
+		require.ErrorAs(t, err, &r)
+		fr, en := r.Reason()
+		assert.NotEmpty(t, fr)
+		assert.NotEmpty(t, en)
+		assert.LessOrEqual(t, len([]rune(fr)), 48, "short enough for the panel's header")
+	}
+	assert.ErrorIs(t, d.InsertNote(Notes[0]), id003sim.ErrDisabled)
+}

@@ -164,6 +164,7 @@ const (
 	msgDevCaused      msg = "dev.caused"
 	msgDevRepaired    msg = "dev.repaired"
 	msgDevFailed      msg = "dev.failed"
+	msgDevError       msg = "dev.error"
 	msgOOSTitle       msg = "oos.title"
 	msgOOSText        msg = "oos.text"
 	msgOOSCredit      msg = "oos.credit"
@@ -336,6 +337,7 @@ var catalogue = map[msg]text{
 	msgDevCaused:      {"panne : %s", "fault: %s"},
 	msgDevRepaired:    {"appareils réparés, lecteur réinitialisé", "devices repaired, validator reset"},
 	msgDevFailed:      {"refusé : %s", "refused: %s"},
+	msgDevError:       {"erreur du simulateur (voir le journal)", "simulator error (see the log)"},
 
 	msgOOSTitle:       {"Hors service", "Out of service"},
 	msgOOSText:        {"Ce terminal est momentanément hors service. Veuillez vous adresser au personnel.", "This kiosk is out of service for the moment. Please ask the staff."},

@@ -28,6 +28,10 @@ type Machine interface {
 	// ResetValidator asks the bill validator for a reset once its fault is
 	// cleared (the development panel's Réparer).
 	ResetValidator()
+	// CheckPrinter reads the printer's status now (it blocks for the read,
+	// so the screens call it off their goroutine): the development panel's
+	// faults show at once, not at the kiosk's next routine read.
+	CheckPrinter(ctx context.Context)
 }
 
 var _ Machine = (*kiosk.Machine)(nil)

@@ -47,7 +47,7 @@ func (f *scrFixture) panelTap(label string) {
 		if !f.s.dev.failed {
 			return
 		}
-		require.True(f.t, time.Now().Before(deadline), "the validator never took the note: %s", f.s.dev.status)
+		require.True(f.t, time.Now().Before(deadline), "the validator never took the note: %s", f.s.dev.status(Tr{French}))
 		time.Sleep(5 * time.Millisecond)
 	}
 }
@@ -173,7 +173,7 @@ func TestScreensCashInMaxCredit(t *testing.T) {
 	f.waitFor(func() bool { _, _, inhibit := f.devs.Validator.Settings(); return inhibit != 0 }, "the validator inhibited")
 	f.tap(fr(5 * game.Euro))
 	assert.True(t, f.s.dev.failed)
-	assert.Contains(t, f.s.dev.status, "refusé : ")
+	assert.Contains(t, f.s.dev.status(Tr{French}), "refusé : ")
 }
 
 func TestScreensCashInValidatorFault(t *testing.T) {
@@ -316,7 +316,7 @@ func TestScreensCashOutPrintFailsMidway(t *testing.T) {
 	f := newScrFixture(t, withDevices(nil))
 	f.insertNote(10 * game.Euro)
 	f.tap("Pannes")
-	f.tap("Papier épuisé pendant l'impression")
+	f.tap("Papier épuisé pendant l’impression")
 	f.tap("Fermer")
 	f.tap("Encaisser")
 	f.tap("Imprimer")
