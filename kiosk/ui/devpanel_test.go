@@ -22,13 +22,13 @@ import (
 func TestDevPanelPrinterStatusFollowsDevice(t *testing.T) {
 	f := newScrFixture(t, withDevices(func(c *kiosk.CashConfig) { c.PrinterCheck = time.Hour }))
 	f.tap("Pannes")
-	assert.Contains(t, f.texts(), "Imprimante : En service")
+	assert.Contains(t, f.texts(), "Imprimante\u00a0: En service")
 	f.tap("Plus de papier")
 	f.waitFor(func() bool { return !f.s.snap.Cash.Printer.OK }, "the printer seen out of paper")
-	assert.Contains(t, f.texts(), "Imprimante : Plus de papier")
+	assert.Contains(t, f.texts(), "Imprimante\u00a0: Plus de papier")
 	f.tap("Tout réparer")
 	f.waitFor(func() bool { return f.s.snap.Cash.Printer.OK }, "the printer seen repaired")
-	assert.Contains(t, f.texts(), "Imprimante : En service")
+	assert.Contains(t, f.texts(), "Imprimante\u00a0: En service")
 }
 
 // Tout réparer clears a fault armed for the next print too: the cash-out
@@ -55,7 +55,7 @@ func TestDevPanelInEnglish(t *testing.T) {
 	f.tap("Plus de papier")
 	f.waitFor(func() bool { return !f.s.snap.Cash.Printer.OK }, "the printer seen out of paper")
 	f.tap("Fermer")
-	assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  panne : Plus de papier")
+	assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  panne\u00a0: Plus de papier")
 	f.tap("EN")
 	assert.Contains(t, f.texts(), "DEVELOPMENT  ·  fault: Out of paper")
 	f.tap("Faults")
@@ -95,8 +95,8 @@ func TestDevPanelErrorFits(t *testing.T) {
 		err  error
 		want string
 	}{
-		{raw, "DÉVELOPPEMENT  ·  refusé : erreur du simulateur (voir le journal)"},
-		{longRefusal{}, "DÉVELOPPEMENT  ·  refusé : le simulateur a refusé cette panne"},
+		{raw, "DÉVELOPPEMENT  ·  refusé\u00a0: erreur du simulateur (voir le journal)"},
+		{longRefusal{}, "DÉVELOPPEMENT  ·  refusé\u00a0: le simulateur a refusé cette panne"},
 	} {
 		f := newScrFixture(t, withDevices(nil), func(f *scrFixture, _ *kiosk.Config) {
 			f.opt.Dev = refusingPanel{f.opt.Dev.(simPanel), tc.err}

@@ -54,8 +54,6 @@ type Options struct {
 	Lang Lang
 	// Now is the clock of motion and idle time: time.Now (monotonic) if nil.
 	Now func() time.Time
-	// Location is the time zone of the history's times (time.Local if nil).
-	Location *time.Location
 	// AttractAfter is how long the home screen waits untouched, without
 	// credit, before the attract loop (DefaultAttractAfter if 0; never if
 	// negative).
@@ -95,9 +93,6 @@ type Options struct {
 func (o *Options) fill() {
 	if o.Now == nil {
 		o.Now = time.Now
-	}
-	if o.Location == nil {
-		o.Location = time.Local
 	}
 	if o.AttractAfter == 0 {
 		o.AttractAfter = DefaultAttractAfter
