@@ -35,7 +35,7 @@ type cashOutFlow struct {
 // askCashOut is a tap on Encaisser: the confirmation.
 func (s *Screens) askCashOut() {
 	s.activity()
-	s.message = ""
+	s.message = nil
 	if !s.snap.Cash.CanCashOut || s.snap.Credit <= 0 {
 		return
 	}

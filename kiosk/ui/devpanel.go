@@ -78,7 +78,7 @@ var (
 // to the log: a device's raw error is English and long.
 func (s *Screens) devDone(ok func(Tr) string, err error) {
 	s.activity()
-	s.message = ""
+	s.message = nil
 	s.dev = devPanel{say: ok}
 	if err != nil {
 		var r devReason

@@ -32,7 +32,7 @@ var histColumns = [5][2]float32{{136, 250}, {386, 110}, {520, 120}, {660, 320}, 
 // player who missed the end of a game reads its result there).
 func (s *Screens) showHistory() {
 	s.activity()
-	s.message = ""
+	s.message = nil
 	entries, err := s.m.History(context.Background(), s.opt.HistorySize)
 	if err != nil {
 		fyne.LogError("history", err)

@@ -176,7 +176,7 @@ type Screens struct {
 
 	// home
 	stake    game.Stake      // the stake chosen
-	message  string          // a line under the buttons (an error of Play)
+	message  func(Tr) string // a line under the buttons (an error of Play), in the language shown; nil: none
 	homeLive *fyne.Container // what the home screen shows of the machine (buildHomeLive)
 
 	cash  cashOutFlow // the cash-out under way (cashout.go)
@@ -509,20 +509,20 @@ func (s *Screens) playError(stake game.Stake, err error) {
 	s.snap = snap
 	switch {
 	case errors.Is(err, kiosk.ErrInsufficientCredit):
-		s.message = s.tr.F(msgErrInsuff, s.tr.Stake(stake))
+		s.message = func(tr Tr) string { return tr.F(msgErrInsuff, tr.Stake(stake)) }
 	case errors.Is(err, kiosk.ErrUnavailable):
-		s.message = s.tr.F(msgErrUnavailable, s.tr.Stake(stake))
+		s.message = func(tr Tr) string { return tr.F(msgErrUnavailable, tr.Stake(stake)) }
 	case errors.Is(err, kiosk.ErrBusy) && (snap.Cash.NoteInPath || snap.Cash.CashingOut || s.m.Current() == nil):
 		// No game holds the kiosk: a note on its way to the cash box, or
 		// a voucher printing (it may have settled since the refusal).
-		s.message = s.tr.T(msgErrCashBusy)
+		s.message = func(tr Tr) string { return tr.T(msgErrCashBusy) }
 	case errors.Is(err, kiosk.ErrBusy):
-		s.message = s.tr.T(msgErrBusy)
+		s.message = func(tr Tr) string { return tr.T(msgErrBusy) }
 	case errors.Is(err, kiosk.ErrOutOfService):
-		s.message = s.tr.T(msgErrOutOfSvc)
+		s.message = func(tr Tr) string { return tr.T(msgErrOutOfSvc) }
 	default:
 		fyne.LogError("play", err)
-		s.message = s.tr.T(msgErrPlay)
+		s.message = func(tr Tr) string { return tr.T(msgErrPlay) }
 	}
 	if snap.State == kiosk.OutOfService {
 		s.showOutOfService()
