@@ -6,6 +6,15 @@ import (
 	"pharaon/kiosk/ui"
 )
 
+// The kiosk's Fyne application has no id (appID in kiosk.go is empty), so
+// Fyne keeps no preferences file and watches none: with an id, every
+// process of that id shares ~/.config/fyne/<id>/preferences.json, rewrites
+// it at its shutdown and reloads it whenever it changes, and a kiosk that
+// read it while another was rewriting it logged "Preferences load error:
+// EOF" (an empty file left by a killed run did the same at every start).
+// The kiosk's settings live in its database; Fyne's own (theme, scale) do
+// not depend on the id.
+
 // hasDisplay reports whether there is a screen to show the kiosk on: an X
 // display or a Wayland compositor (the kiosk session runs cage).
 func hasDisplay(e env) bool {

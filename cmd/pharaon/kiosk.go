@@ -22,8 +22,8 @@ import (
 	"pharaon/store"
 )
 
-// appID is the Fyne application id (its preferences directory).
-const appID = "fr.pharaon.kiosk"
+// appID is empty: the kiosk keeps no Fyne preferences (cmd/pharaon/display.go).
+const appID = ""
 
 // parts are the kiosk's store and machine, started, and in a development
 // run its simulated cash devices.

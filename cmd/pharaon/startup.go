@@ -137,4 +137,5 @@ func (downMachine) EndResult() {}
 func (downMachine) CashOut(context.Context) (kiosk.VoucherInfo, error) {
 	return kiosk.VoucherInfo{}, kiosk.ErrOutOfService
 }
-func (downMachine) ResetValidator() {}
+func (downMachine) ResetValidator()              {}
+func (downMachine) CheckPrinter(context.Context) {}

@@ -158,12 +158,45 @@ func (d *Devices) ReceiptFile(seq int) string {
 // takes by default (5, 10, 20, 50 €) and one it refuses (100 €).
 var Notes = []game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro, 50 * game.Euro, 100 * game.Euro}
 
+// Refusal is an action of the development panel the devices refused, with
+// a short reason in French and in English for the panel's header (the
+// wrapped error is for the log).
+type Refusal struct {
+	FR, EN string
+	Err    error
+}
+
+func (r *Refusal) Error() string { return r.Err.Error() }
+func (r *Refusal) Unwrap() error { return r.Err }
+
+// Reason is the short reason, French then English.
+func (r *Refusal) Reason() (fr, en string) { return r.FR, r.EN }
+
+// refusal names the validator's known refusals; other errors pass as they
+// are.
+func refusal(err error) error {
+	var fr, en string
+	switch {
+	case errors.Is(err, id003sim.ErrDisabled):
+		fr, en = "le lecteur ne prend pas de billet maintenant", "the validator takes no note now"
+	case errors.Is(err, id003sim.ErrBusy):
+		fr, en = "un billet est déjà dans le lecteur", "a note is already in the validator"
+	case errors.Is(err, id003sim.ErrUnplugged):
+		fr, en = "lecteur débranché", "validator unplugged"
+	case errors.Is(err, id003sim.ErrUnknown):
+		fr, en = "billet inconnu du lecteur", "a note the validator does not know"
+	default:
+		return err
+	}
+	return &Refusal{FR: fr, EN: en, Err: err}
+}
+
 // InsertNote inserts a genuine note. It fails while the validator is not
 // taking notes (id003sim.ErrDisabled: the kiosk inhibits it) or already
-// holds one (id003sim.ErrBusy).
+// holds one (id003sim.ErrBusy), with a *Refusal.
 func (d *Devices) InsertNote(amount game.Money) error {
 	if err := d.Validator.InsertNote(int64(amount)); err != nil {
-		return fmt.Errorf("insert %s: %w", amount.Plain(), err)
+		return refusal(fmt.Errorf("insert %s: %w", amount.Plain(), err))
 	}
 	return nil
 }
@@ -172,7 +205,7 @@ func (d *Devices) InsertNote(amount game.Money) error {
 // pattern is wrong).
 func (d *Devices) InsertCounterfeit() error {
 	if err := d.Validator.InsertCounterfeit(id003.RejectPhotoPattern); err != nil {
-		return fmt.Errorf("insert counterfeit: %w", err)
+		return refusal(fmt.Errorf("insert counterfeit: %w", err))
 	}
 	return nil
 }
@@ -210,7 +243,7 @@ var Faults = []FaultInfo{
 	{ValidatorUnplugged, "Lecteur débranché", "Validator unplugged"},
 	{PrinterPaperOut, "Plus de papier", "Out of paper"},
 	{PrinterPaperLow, "Papier bientôt épuisé", "Paper low"},
-	{PrinterPaperRunsOut, "Papier épuisé pendant l'impression", "Paper runs out while printing"},
+	{PrinterPaperRunsOut, "Papier épuisé pendant l’impression", "Paper runs out while printing"},
 	{PrinterCoverOpen, "Capot ouvert", "Cover open"},
 	{PrinterCutterJam, "Massicot bloqué", "Cutter jammed"},
 	{PrinterOffline, "Imprimante hors ligne", "Printer offline"},
@@ -249,10 +282,10 @@ func (d *Devices) Cause(f Fault) error {
 	case PrinterUnplugged:
 		err = d.unplug(f, d.Printer.Unplug)
 	default:
-		return fmt.Errorf("%q: %w", f, ErrUnknownFault)
+		return &Refusal{FR: "panne inconnue", EN: "unknown fault", Err: fmt.Errorf("%q: %w", f, ErrUnknownFault)}
 	}
 	if err != nil {
-		return fmt.Errorf("devsim: %s: %w", f, err)
+		return refusal(fmt.Errorf("devsim: %s: %w", f, err))
 	}
 	return nil
 }
@@ -272,7 +305,10 @@ func (d *Devices) unplug(f Fault, pull func() error) error {
 
 // Repair is staff fixing everything: the validator's condition cleared and
 // the note in its path taken out, paper loaded, cover closed, cutter
-// freed, printer online and repaired, both cables back.
+// freed, head cooled, printer online and repaired, both cables back, and
+// the faults armed for later (PrinterPaperRunsOut, PrinterCutterJam, the
+// validator's line faults) disarmed: staff who serviced a device do not
+// expect its next voucher to fail on a fault caused before.
 func (d *Devices) Repair() error {
 	var errs []error
 	d.mu.Lock()
@@ -285,14 +321,18 @@ func (d *Devices) Repair() error {
 		delete(d.unplugged, PrinterUnplugged)
 	}
 	d.mu.Unlock()
+	d.Validator.ClearLine()
 	d.Validator.Clear()
+	d.Printer.Disarm()
 	d.Printer.SetPaper(printersim.PaperOK)
 	d.Printer.SetCoverOpen(false)
 	d.Printer.SetCutterError(false)
 	d.Printer.SetOffline(false)
 	d.Printer.SetUnrecoverable(false)
+	d.Printer.SetOverheat(false)
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("devsim: repair: %w", err)
+		return &Refusal{FR: "un câble n’a pas pu être rebranché", EN: "a cable could not be plugged back",
+			Err: fmt.Errorf("devsim: repair: %w", err)}
 	}
 	return nil
 }

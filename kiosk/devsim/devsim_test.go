@@ -145,3 +145,44 @@ func TestFaultsAndRepair(t *testing.T) {
 		assert.NotEmpty(t, f.EN)
 	}
 }
+
+// A fault armed for a later print (the paper running out during it, the
+// cutter jamming at its cut) is staff's to clear like any other: after
+// Repair the next voucher prints whole.
+func TestRepairDisarmsLaterFaults(t *testing.T) {
+	for _, f := range []Fault{PrinterPaperRunsOut, PrinterCutterJam} {
+		t.Run(string(f), func(t *testing.T) {
+			d := start(t, "")
+			require.NoError(t, d.Cause(f))
+			require.NoError(t, d.Repair())
+			p := escpos.New(func() (hw.Port, error) {
+				return hw.Open(d.PrinterPath, hw.Mode{BaudRate: 38400, DataBits: 8, Parity: hw.NoParity, StopBits: 1})
+			}, escpos.Config{PollInterval: 10 * time.Millisecond})
+			defer p.Close()
+			doc := escpos.NewDoc().Init()
+			for i := 0; i < 10; i++ {
+				doc.Line("ligne")
+			}
+			_, err := p.Print(context.Background(), doc.Cut())
+			require.NoError(t, err, "the print after Tout réparer")
+			assert.Equal(t, printersim.State{}, d.Printer.State())
+		})
+	}
+}
+
+// The panel's refusals carry a short reason in both languages, and still
+// match the simulator's errors.
+func TestRefusalReasons(t *testing.T) {
+	d, err := Start(Config{Dir: filepath.Join(t.TempDir(), "dev")})
+	require.NoError(t, err)
+	defer d.Close()
+	for _, err := range []error{d.InsertNote(Notes[0]), d.InsertCounterfeit(), d.Cause("smoke")} {
+		var r interface{ Reason() (string, string) }
+		require.ErrorAs(t, err, &r)
+		fr, en := r.Reason()
+		assert.NotEmpty(t, fr)
+		assert.NotEmpty(t, en)
+		assert.LessOrEqual(t, len([]rune(fr)), 48, "short enough for the panel's header")
+	}
+	assert.ErrorIs(t, d.InsertNote(Notes[0]), id003sim.ErrDisabled)
+}

@@ -35,7 +35,7 @@ type cashOutFlow struct {
 // askCashOut is a tap on Encaisser: the confirmation.
 func (s *Screens) askCashOut() {
 	s.activity()
-	s.message = ""
+	s.message = nil
 	if !s.snap.Cash.CanCashOut || s.snap.Credit <= 0 {
 		return
 	}
@@ -220,7 +220,7 @@ func (s *Screens) buildVoucherCard(v view) fyne.CanvasObject {
 		v.textAt(tr.Money(vo.Amount), sizeAmount+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+124, w),
 		v.rule(x+60, y+214, w-120),
 		v.textAt(tr.F(msgVoucherValid, vo.Masked()), sizeBody+2, art.Sand, false, fyne.TextAlignCenter, x, y+232, w),
-		v.textAt(tr.F(msgVoucherExpires, tr.Day(vo.Expires)), sizeBody+2, art.Sand, false, fyne.TextAlignCenter, x, y+266, w),
+		v.textAt(tr.F(msgVoucherExpires, tr.Expiry(vo.Expires)), sizeBody+2, art.Sand, false, fyne.TextAlignCenter, x, y+266, w),
 		v.textAt(tr.Message(vo.Where()), sizeBody+3, art.GoldLight, true, fyne.TextAlignCenter, x, y+306, w),
 		v.button(tr.T(msgDone), buttonPrimary, sizeButton, func() { s.activity(); s.closeCashOverlay() }, x+w/2-130, y+h-76-28, 260, 76),
 	)

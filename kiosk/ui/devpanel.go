@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"image/color"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -44,11 +47,24 @@ type DevDevices interface {
 // DevFault is a fault the development panel offers, named in both languages.
 type DevFault struct{ ID, FR, EN string }
 
-// devPanel is the panel's state: what its last action did.
+// devPanel is the panel's state: what its last action did, kept as words
+// to say in the language shown, so that the language toggle changes it too.
 type devPanel struct {
-	status string
+	say    func(Tr) string // nil: no action yet
 	failed bool
 }
+
+// status is what the last action did, in tr's language ("" before any).
+func (d devPanel) status(tr Tr) string {
+	if d.say == nil {
+		return ""
+	}
+	return d.say(tr)
+}
+
+// devReason is what a DevDevices error returned as its short reason
+// (kiosk/devsim's Refusal).
+type devReason interface{ Reason() (fr, en string) }
 
 // hazard colours of the development panel: a striped band no player
 // could take for part of the game.
@@ -57,45 +73,68 @@ var (
 	devBlack  = color.NRGBA{R: 0x14, G: 0x12, B: 0x10, A: 0xFF}
 )
 
-// devDone records the outcome of an action of the panel.
-func (s *Screens) devDone(ok string, err error) {
+// devDone records the outcome of an action of the panel. A refusal shows
+// its short reason, any other error a short word, the error itself going
+// to the log: a device's raw error is English and long.
+func (s *Screens) devDone(ok func(Tr) string, err error) {
 	s.activity()
-	s.message = ""
-	s.dev = devPanel{status: ok}
+	s.message = nil
+	s.dev = devPanel{say: ok}
 	if err != nil {
-		s.dev = devPanel{status: s.tr.F(msgDevFailed, err.Error()), failed: true}
+		var r devReason
+		reason := func(tr Tr) string { return tr.T(msgDevError) }
+		if errors.As(err, &r) {
+			fr, en := r.Reason()
+			reason = func(tr Tr) string { return pick(tr, fr, en) }
+		} else {
+			fyne.LogError("development panel", err)
+		}
+		s.dev = devPanel{say: func(tr Tr) string { return tr.F(msgDevFailed, reason(tr)) }, failed: true}
 	}
 	s.refreshHomeLive()
 }
 
+// pick is fr or en in tr's language.
+func pick(tr Tr, fr, en string) string {
+	if tr.Lang == English && en != "" {
+		return en
+	}
+	return fr
+}
+
+// checkPrinter has the kiosk read the printer now, off the Fyne goroutine:
+// the faults panel then shows what the device says, not what it said at
+// the kiosk's last routine read (up to kiosk.DefaultPrinterCheck ago).
+func (s *Screens) checkPrinter() {
+	go s.m.CheckPrinter(context.Background())
+}
+
 func (s *Screens) devInsert(amount game.Money) {
-	s.devDone(s.tr.F(msgDevInserted, s.tr.Money(amount)), s.opt.Dev.InsertNote(amount))
+	s.devDone(func(tr Tr) string { return tr.F(msgDevInserted, tr.Money(amount)) }, s.opt.Dev.InsertNote(amount))
 }
 
 func (s *Screens) devCounterfeit() {
-	s.devDone(s.tr.T(msgDevFakeIn), s.opt.Dev.InsertCounterfeit())
+	s.devDone(func(tr Tr) string { return tr.T(msgDevFakeIn) }, s.opt.Dev.InsertCounterfeit())
 }
 
 func (s *Screens) devCause(f DevFault) {
-	s.devDone(s.tr.F(msgDevCaused, s.devFaultName(f)), s.opt.Dev.Cause(f.ID))
+	err := s.opt.Dev.Cause(f.ID)
+	s.checkPrinter()
+	s.devDone(func(tr Tr) string { return tr.F(msgDevCaused, devFaultName(tr, f)) }, err)
 }
 
 // devRepair is staff fixing everything, then the validator reset the
-// kiosk sends once a fault is cleared.
+// kiosk sends once a fault is cleared, and a fresh look at the printer.
 func (s *Screens) devRepair() {
 	err := s.opt.Dev.Repair()
 	if err == nil {
 		s.m.ResetValidator()
 	}
-	s.devDone(s.tr.T(msgDevRepaired), err)
+	s.checkPrinter()
+	s.devDone(func(tr Tr) string { return tr.T(msgDevRepaired) }, err)
 }
 
-func (s *Screens) devFaultName(f DevFault) string {
-	if s.tr.Lang == English {
-		return f.EN
-	}
-	return f.FR
-}
+func devFaultName(tr Tr, f DevFault) string { return pick(tr, f.FR, f.EN) }
 
 // stripes is the hazard band's texture.
 func stripes() *canvas.Raster {
@@ -117,17 +156,19 @@ func (s *Screens) buildDevPanel(v view) []fyne.CanvasObject {
 	v.place(plate, x+4, devY+6, w-8, 24)
 	line := s.tr.T(msgDevBadge) + "  ·  " + s.tr.T(msgDevHint)
 	colour := color.Color(devYellow)
-	if s.dev.status != "" {
-		line = s.tr.T(msgDevBadge) + "  ·  " + s.dev.status
+	if st := s.dev.status(s.tr); st != "" {
+		line = s.tr.T(msgDevBadge) + "  ·  " + st
 		if s.dev.failed {
 			colour = art.Alert
 		}
 	}
-	// A long fault's name shrinks the line to fit the plate.
+	// A long fault's name shrinks the line to fit the plate, and what is
+	// still too long is cut short.
 	size := float32(sizeCaption - 1)
 	for size > 11 && fyne.MeasureText(line, size*v.k, fyne.TextStyle{Bold: true}).Width > (w-20)*v.k {
 		size -= 0.5
 	}
+	line = v.fit(line, size, true, w-20)
 	title := v.textAt(line, size, colour, true, fyne.TextAlignCenter, x+8, devY+8+(sizeCaption-1-size)/2, w-16)
 	objs := []fyne.CanvasObject{band, plate, title}
 	type action struct {
@@ -177,23 +218,40 @@ func (s *Screens) buildDevFaults(v view) fyne.CanvasObject {
 	}
 	device(msgDevValidator, tr.Message(c.Validator.Message), tr.Message(c.Validator.Warning), c.Validator.OK, y+62)
 	device(msgDevPrinter, tr.Message(c.Printer.Message), tr.Message(c.Printer.Warning), c.Printer.OK, y+90)
-	if s.dev.status != "" {
+	if st := s.dev.status(tr); st != "" {
 		colour := color.Color(devYellow)
 		if s.dev.failed {
 			colour = art.Alert
 		}
-		objs = append(objs, v.textAt(s.dev.status, sizeSmall, colour, false, fyne.TextAlignCenter, x, y+120, w))
+		objs = append(objs, v.textAt(v.fit(st, sizeSmall, false, w-40), sizeSmall, colour, false, fyne.TextAlignCenter, x, y+120, w))
 	}
 	const cols, gap, bh = 3, 12, 62
 	bw := float32(w-48-gap*(cols-1)) / cols
 	for i, f := range s.opt.Dev.Faults() {
 		bx := x + 24 + float32(i%cols)*(bw+gap)
 		by := y + 156 + float32(i/cols)*(bh+gap)
-		objs = append(objs, v.button(s.devFaultName(f), buttonSecondary, sizeCaption+1, func() { s.devCause(f) }, bx, by, bw, bh))
+		objs = append(objs, v.button(devFaultName(tr, f), buttonSecondary, sizeCaption+1, func() { s.devCause(f) }, bx, by, bw, bh))
 	}
 	objs = append(objs,
 		v.button(tr.T(msgDevRepair), buttonPrimary, sizeButton-2, s.devRepair, x+w/2-300, y+h-76-20, 280, 72),
 		v.button(tr.T(msgClose), buttonSecondary, sizeButton-2, func() { s.activity(); s.closeCashOverlay() }, x+w/2+20, y+h-76-20, 280, 72),
 	)
 	return container.NewWithoutLayout(objs...)
+}
+
+// fit is text cut short with an ellipsis so that it is at most w design
+// units wide at size.
+func (v view) fit(text string, size float32, bold bool, w float32) string {
+	style := fyne.TextStyle{Bold: bold}
+	if fyne.MeasureText(text, size*v.k, style).Width <= w*v.k {
+		return text
+	}
+	r := []rune(text)
+	for len(r) > 1 {
+		r = r[:len(r)-1]
+		if t := strings.TrimRight(string(r), " ·:") + "…"; fyne.MeasureText(t, size*v.k, style).Width <= w*v.k {
+			return t
+		}
+	}
+	return "…"
 }

@@ -32,7 +32,7 @@ var histColumns = [5][2]float32{{136, 250}, {386, 110}, {520, 120}, {660, 320}, 
 // player who missed the end of a game reads its result there).
 func (s *Screens) showHistory() {
 	s.activity()
-	s.message = ""
+	s.message = nil
 	entries, err := s.m.History(context.Background(), s.opt.HistorySize)
 	if err != nil {
 		fyne.LogError("history", err)
@@ -91,7 +91,7 @@ func (s *Screens) historyRows(entries []kiosk.HistoryEntry) fyne.CanvasObject {
 			objs = append(objs, v.rule(histX+24, y, histW-48))
 		}
 		ty := y + (histRowH-v.lineHeight(sizeBody, false))/2
-		date := tr.Date(e.Time.In(s.opt.Location))
+		date := tr.Date(e.Time) // in the kiosk's zone (kiosk.HistoryEntry)
 		objs = append(objs, v.textAt(date, sizeBody, art.Sand, false, fyne.TextAlignLeading, histColumns[0][0], ty, histColumns[0][1]))
 		if i == 0 {
 			tag := v.textAt(tr.T(msgHistoryLast), sizeCaption, art.TurquoiseLight, true, fyne.TextAlignLeading,

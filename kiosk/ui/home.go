@@ -63,7 +63,7 @@ func (s *Screens) pickStake() {
 // chooseStake is a tap on a stake.
 func (s *Screens) chooseStake(st game.Stake) {
 	s.activity()
-	s.message = ""
+	s.message = nil
 	s.stake = st
 	s.rebuild()
 }
@@ -72,7 +72,7 @@ func (s *Screens) chooseStake(st game.Stake) {
 // now and the outcome fixed) and shows its game.
 func (s *Screens) play(mode breakout.Mode) {
 	s.activity()
-	s.message = ""
+	s.message = nil
 	s.requestPlay(s.stake, mode)
 }
 
@@ -239,7 +239,10 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 	jouer.SetEnabled(ready)
 	auto.SetEnabled(ready)
 	objs = append(objs, jouer, auto)
-	msgText, msgColour := s.message, color.Color(art.Alert)
+	msgText, msgColour := "", color.Color(art.Alert)
+	if s.message != nil {
+		msgText = s.message(tr)
+	}
 	if msgText == "" {
 		msgText = s.cashInLine() // notes refused now, and why
 	}

@@ -106,7 +106,7 @@ const (
 	msgNoteReturned     msg = "note.returned"
 	msgMaxCredit        msg = "note.max_credit"
 	msgNotesRefused     msg = "note.refused"
-	msgDateOnly         msg = "date.day"
+	msgDateExpiry       msg = "date.expiry"
 
 	msgCongratsTitle   msg = "congrats.title"
 	msgCongratsFound   msg = "congrats.found"
@@ -164,6 +164,7 @@ const (
 	msgDevCaused      msg = "dev.caused"
 	msgDevRepaired    msg = "dev.repaired"
 	msgDevFailed      msg = "dev.failed"
+	msgDevError       msg = "dev.error"
 	msgOOSTitle       msg = "oos.title"
 	msgOOSText        msg = "oos.text"
 	msgOOSCredit      msg = "oos.credit"
@@ -202,25 +203,25 @@ var catalogue = map[msg]text{
 	msgTagline:    {"Cassez le mur, découvrez les symboles du pharaon", "Break the wall, uncover the pharaoh's symbols"},
 	msgRulesTitle: {"Règle du jeu", "How to play"},
 	msgRulesIntro: {
-		"Envoyez la balle contre le mur de briques pour le détruire et faire apparaître les symboles cachés dessous. Chaque symbole découvert vient se colorer dans le cartouche, à droite de l'écran.",
+		"Envoyez la balle contre le mur de briques pour le détruire et faire apparaître les symboles cachés dessous. Chaque symbole découvert vient se colorer dans le cartouche, à droite de l’écran.",
 		"Send the ball against the wall of bricks to break it and uncover the symbols hidden beneath. Each symbol found lights up in the cartouche on the right of the screen.",
 	},
 	msgRulesCombos:    {"Combinaisons gagnantes pour une mise de %s", "Winning combinations for a stake of %s"},
 	msgRulesBonusCell: {"Jeu Bonus", "Bonus game"},
 	msgRulesBonus: {
-		"Trois serpents ouvrent le Jeu Bonus : touchez deux fois la brique rouge d'un nouveau mur pour découvrir votre gain.",
+		"Trois serpents ouvrent le Jeu Bonus\u00a0: touchez deux fois la brique rouge d’un nouveau mur pour découvrir votre gain.",
 		"Three snakes open the bonus game: hit the red brick of a new wall twice to uncover your prize.",
 	},
-	msgRulesStones: {"Pierres magiques, pendant quelques secondes :", "Magic stones, for a few seconds:"},
+	msgRulesStones: {"Pierres magiques, pendant quelques secondes\u00a0:", "Magic stones, for a few seconds:"},
 	msgStonePink:   {"raquette élargie", "wider paddle"},
 	msgStoneGreen:  {"raquette rétrécie", "narrower paddle"},
 	msgStoneBlue:   {"balle aimantée", "sticky ball"},
 	msgRulesJouer: {
-		"Jouer : déplacez la raquette du doigt et touchez la balle pour la lancer, autant de fois qu'il le faut.",
+		"Jouer\u00a0: déplacez la raquette du doigt et touchez la balle pour la lancer, autant de fois qu’il le faut.",
 		"Play: move the paddle with your finger and tap the ball to launch it, as often as you need.",
 	},
 	msgRulesAuto: {
-		"Auto : le mur se détruit tout seul. Dans les deux cas, le résultat est fixé dès que la mise est débitée.",
+		"Auto\u00a0: le mur se détruit tout seul. Dans les deux cas, le résultat est fixé dès que la mise est débitée.",
 		"Auto: the wall breaks by itself. Either way, the result is fixed as soon as the stake is paid.",
 	},
 
@@ -234,53 +235,56 @@ var catalogue = map[msg]text{
 	msgCashOut:     {"Encaisser", "Cash out"},
 	msgAgeBadge:    {"18+", "18+"},
 	msgResponsible: {
-		"Jeu interdit aux mineurs. Jouer comporte des risques : endettement, dépendance… Appelez le 09 74 75 13 13 (appel non surtaxé).",
+		"Jeu interdit aux mineurs. Jouer comporte des risques\u00a0: endettement, dépendance… Appelez le 09\u00a074\u00a075\u00a013\u00a013 (appel non surtaxé).",
 		"No sale to minors. Gambling involves risks: debt, addiction… Call 09 74 75 13 13 (free of extra charge).",
 	},
-	msgErrInsuff:      {"Crédit insuffisant pour une mise de %s : insérez un billet.", "Not enough credit for a stake of %s: insert a bank note."},
-	msgErrUnavailable: {"La mise de %s n'est pas disponible pour le moment.", "The %s stake is not available at the moment."},
+	msgErrInsuff:      {"Crédit insuffisant pour une mise de %s\u00a0: insérez un billet.", "Not enough credit for a stake of %s: insert a bank note."},
+	msgErrUnavailable: {"La mise de %s n’est pas disponible pour le moment.", "The %s stake is not available at the moment."},
 	msgErrBusy:        {"Une partie est déjà en cours.", "A game is already in progress."},
 	msgErrOutOfSvc:    {"Le terminal est hors service.", "The kiosk is out of service."},
-	msgErrPlay:        {"La partie n'a pas pu commencer. Adressez-vous au personnel.", "The game could not start. Please ask the staff."},
-	msgErrCashBusy: {"Un billet est en cours d'encaissement ou un ticket s'imprime : réessayez dans un instant.",
+	msgErrPlay:        {"La partie n’a pas pu commencer. Adressez-vous au personnel.", "The game could not start. Please ask the staff."},
+	msgErrCashBusy: {"Un billet est en cours d’encaissement ou un bon s’imprime\u00a0: réessayez dans un instant.",
 		"A bank note is being taken or a voucher printed: try again in a moment."},
 
-	msgCashConfirm:      {"Encaisser %s ?", "Cash out %s?"},
-	msgCashConfirmText:  {"Un ticket de paiement va être imprimé.", "A payment voucher will be printed."},
+	msgCashConfirm:      {"Encaisser %s\u00a0?", "Cash out %s?"},
+	msgCashConfirmText:  {"Un bon de paiement va être imprimé.", "A payment voucher will be printed."},
 	msgCancel:           {"Annuler", "Cancel"},
 	msgPrint:            {"Imprimer", "Print"},
 	msgDone:             {"Terminé", "Done"},
-	msgCashPrinting:     {"Impression du ticket…", "Printing your voucher…"},
-	msgCashPrintingWait: {"Attendez la fin de l'impression pour prendre le ticket.", "Wait until it is printed before taking it."},
+	msgCashPrinting:     {"Impression du bon…", "Printing your voucher…"},
+	msgCashPrintingWait: {"Attendez la fin de l’impression pour prendre le bon.", "Wait until it is printed before taking it."},
 	msgCashPrintingCap:  {"impression en cours", "printing"},
-	msgCashOutOff:       {"Encaissement impossible pour le moment : %s. Votre crédit est conservé.", "Cash-out not possible for now: %s. Your credit is kept."},
-	msgVoucherTake:      {"Prenez votre ticket", "Take your voucher"},
-	msgVoucherNumber:    {"Ticket de paiement n° %d", "Payment voucher no. %d"},
+	msgCashOutOff:       {"Encaissement impossible pour le moment\u00a0: %s. Votre crédit est conservé.", "Cash-out not possible for now: %s. Your credit is kept."},
+	msgVoucherTake:      {"Prenez votre bon", "Take your voucher"},
+	msgVoucherNumber:    {"Bon de paiement n°\u00a0%06d", "Payment voucher no.\u00a0%06d"},
 	msgVoucherValid:     {"N° de validation %s", "Validation no. %s"},
-	msgVoucherExpires:   {"Valable jusqu'au %s", "Valid until %s"},
-	msgCashNotPrinted:   {"Ticket non imprimé", "Voucher not printed"},
+	msgVoucherExpires:   {"Valable jusqu’au %s", "Valid until %s"},
+	msgCashNotPrinted:   {"Bon non imprimé", "Voucher not printed"},
 	msgCashImpossible:   {"Encaissement impossible", "Cash-out not possible"},
-	msgCashVoid:         {"Un ticket qui serait sorti en partie n'est pas valable.", "A partly printed voucher is not valid."},
-	msgCashNoCredit:     {"Il n'y a pas de crédit à encaisser.", "There is no credit to cash out."},
-	msgCashError:        {"Erreur de la borne : adressez-vous au personnel.", "Kiosk error: please ask the staff."},
-	msgNoteReading:      {"Lecture du billet…", "Reading the note…"},
-	msgNoteEscrow:       {"Billet de %s : un instant…", "%s note: one moment…"},
-	msgNoteCredited:     {"Billet de %s accepté", "%s note accepted"},
-	msgNoteCredit:       {"Crédit : %s", "Credit: %s"},
-	msgNoteReturned:     {"Billet rendu", "Note returned"},
-	msgMaxCredit:        {"Crédit maximum atteint : %s", "Maximum credit reached: %s"},
-	msgNotesRefused:     {"Billets refusés pour le moment : %s", "Bank notes refused for now: %s"},
-	msgDateOnly:         {"02/01/2006", "2 Jan 2006"},
+	msgCashVoid: {
+		"Le bon n’a pas pu être imprimé en entier\u00a0: ce qui en serait sorti n’est pas valable. Réessayez, ou appelez le personnel.",
+		"The voucher could not be printed in full: any part of it that came out is not valid. Try again, or call the staff.",
+	},
+	msgCashNoCredit: {"Il n’y a pas de crédit à encaisser.", "There is no credit to cash out."},
+	msgCashError:    {"Erreur de la borne\u00a0: adressez-vous au personnel.", "Kiosk error: please ask the staff."},
+	msgNoteReading:  {"Lecture du billet…", "Reading the note…"},
+	msgNoteEscrow:   {"Billet de %s\u00a0: un instant…", "%s note: one moment…"},
+	msgNoteCredited: {"Billet de %s accepté", "%s note accepted"},
+	msgNoteCredit:   {"Crédit\u00a0: %s", "Credit: %s"},
+	msgNoteReturned: {"Billet rendu", "Note returned"},
+	msgMaxCredit:    {"Crédit maximum atteint\u00a0: %s", "Maximum credit reached: %s"},
+	msgNotesRefused: {"Billets refusés pour le moment\u00a0: %s", "Bank notes refused for now: %s"},
+	msgDateExpiry:   {"02/01/2006 à 15:04", "2 Jan 2006 at 15:04"},
 
-	msgCongratsTitle:   {"Félicitations !", "Congratulations!"},
+	msgCongratsTitle:   {"Félicitations\u00a0!", "Congratulations!"},
 	msgCongratsFound:   {"Vous avez découvert %s", "You uncovered %s"},
 	msgCongratsWin:     {"vous gagnez", "you win"},
-	msgBonusIntroTitle: {"Jeu Bonus !", "Bonus game!"},
+	msgBonusIntroTitle: {"Jeu Bonus\u00a0!", "Bonus game!"},
 	msgBonusIntroText: {
-		"Trois serpents ! Un nouveau mur apparaît : touchez deux fois la brique rouge en son centre.",
+		"Trois serpents\u00a0! Un nouveau mur apparaît\u00a0: touchez deux fois la brique rouge en son centre.",
 		"Three snakes! A new wall appears: hit the red brick in its centre twice.",
 	},
-	msgBonusWinTitle:  {"Jeu Bonus : félicitations !", "Bonus game: congratulations!"},
+	msgBonusWinTitle:  {"Jeu Bonus\u00a0: félicitations\u00a0!", "Bonus game: congratulations!"},
 	msgBonusWinText:   {"Vous avez touché deux fois la brique rouge.", "You hit the red brick twice."},
 	msgBonusWinAmount: {"votre gain au Jeu Bonus", "your bonus game prize"},
 	msgResultTotal:    {"montant total de votre gain", "your total win"},
@@ -292,12 +296,12 @@ var catalogue = map[msg]text{
 	msgClose:          {"Fermer", "Close"},
 	msgBack:           {"Retour", "Back"},
 
-	msgPrizeTitle:  {"Tableau des gains : mise de %s", "Prize table: stake of %s"},
+	msgPrizeTitle:  {"Tableau des gains\u00a0: mise de %s", "Prize table: stake of %s"},
 	msgPrizeCombo:  {"Si vous découvrez", "If you uncover"},
 	msgPrizeAmount: {"vous gagnez", "you win"},
 	msgPrizeLots:   {"lots par bloc", "prizes per block"},
 	msgPrizeFooter: {
-		"Chaque bloc de %s unités de jeu contient exactement ces lots. Le Jeu Bonus révèle l'un des gains de ce tableau.",
+		"Chaque bloc de %s unités de jeu contient exactement ces lots. Le Jeu Bonus révèle l’un des gains de ce tableau.",
 		"Each block of %s game units holds exactly these prizes. The bonus game reveals one of the prizes of this table.",
 	},
 
@@ -313,7 +317,7 @@ var catalogue = map[msg]text{
 	msgHistoryLost:    {"perdante", "no win"},
 	msgHistoryBonus:   {"Jeu Bonus", "Bonus game"},
 	msgHistoryPending: {"en cours", "in progress"},
-	msgHistoryError:   {"L'historique ne peut pas être lu pour le moment.", "The history cannot be read at the moment."},
+	msgHistoryError:   {"L’historique ne peut pas être lu pour le moment.", "The history cannot be read at the moment."},
 	msgModeJouer:      {"Jouer", "Play"},
 	msgModeAuto:       {"Auto", "Auto"},
 	msgDateFormat:     {"02/01/2006 15:04", "2 Jan 2006, 15:04"},
@@ -324,29 +328,30 @@ var catalogue = map[msg]text{
 	msgGameRedBrick: {"BRIQUE ROUGE", "RED BRICK"},
 
 	msgDevBadge:       {"DÉVELOPPEMENT", "DEVELOPMENT"},
-	msgDevHint:        {"simulateurs : billets et pannes", "simulators: notes and faults"},
+	msgDevHint:        {"simulateurs\u00a0: billets et pannes", "simulators: notes and faults"},
 	msgDevFake:        {"Faux", "Fake"},
 	msgDevFaults:      {"Pannes", "Faults"},
-	msgDevFaultsTitle: {"Simulateurs : pannes des appareils", "Simulators: device faults"},
-	msgDevValidator:   {"Lecteur de billets : %s", "Bill validator: %s"},
-	msgDevPrinter:     {"Imprimante : %s", "Printer: %s"},
+	msgDevFaultsTitle: {"Simulateurs\u00a0: pannes des appareils", "Simulators: device faults"},
+	msgDevValidator:   {"Lecteur de billets\u00a0: %s", "Bill validator: %s"},
+	msgDevPrinter:     {"Imprimante\u00a0: %s", "Printer: %s"},
 	msgDevRepair:      {"Tout réparer", "Repair all"},
 	msgDevInserted:    {"billet de %s inséré", "%s note inserted"},
 	msgDevFakeIn:      {"faux billet inséré", "fake note inserted"},
-	msgDevCaused:      {"panne : %s", "fault: %s"},
+	msgDevCaused:      {"panne\u00a0: %s", "fault: %s"},
 	msgDevRepaired:    {"appareils réparés, lecteur réinitialisé", "devices repaired, validator reset"},
-	msgDevFailed:      {"refusé : %s", "refused: %s"},
+	msgDevFailed:      {"refusé\u00a0: %s", "refused: %s"},
+	msgDevError:       {"erreur du simulateur (voir le journal)", "simulator error (see the log)"},
 
 	msgOOSTitle:       {"Hors service", "Out of service"},
 	msgOOSText:        {"Ce terminal est momentanément hors service. Veuillez vous adresser au personnel.", "This kiosk is out of service for the moment. Please ask the staff."},
 	msgOOSCredit:      {"Votre crédit de %s est conservé.", "Your credit of %s is kept."},
 	msgFaultIntegrity: {"Le contrôle des données au démarrage a échoué.", "The start-up check of the data failed."},
 	msgFaultStore:     {"Les données ne peuvent plus être enregistrées.", "The data can no longer be recorded."},
-	msgFaultMismatch:  {"Une anomalie a été détectée pendant une partie ; son gain a été crédité.", "An anomaly was detected during a game; its prize was credited."},
-	msgFaultRecovery:  {"Une partie interrompue n'a pas pu être reprise.", "An interrupted game could not be resumed."},
-	msgFaultUnknown:   {"Défaut : %s", "Fault: %s"},
+	msgFaultMismatch:  {"Une anomalie a été détectée pendant une partie\u00a0; son gain a été crédité.", "An anomaly was detected during a game; its prize was credited."},
+	msgFaultRecovery:  {"Une partie interrompue n’a pas pu être reprise.", "An interrupted game could not be resumed."},
+	msgFaultUnknown:   {"Défaut\u00a0: %s", "Fault: %s"},
 
-	msgAttractTouch: {"Touchez l'écran pour jouer", "Touch the screen to play"},
+	msgAttractTouch: {"Touchez l’écran pour jouer", "Touch the screen to play"},
 	msgAttractDemo:  {"DÉMONSTRATION", "DEMONSTRATION"},
 
 	msgSymBirdOne:    {"oiseau", "bird"},
@@ -441,8 +446,9 @@ func (t Tr) Mode(m breakout.Mode) string {
 // Date writes a time of the history.
 func (t Tr) Date(at time.Time) string { return at.Format(t.T(msgDateFormat)) }
 
-// Day writes a date without its time (a voucher's expiry).
-func (t Tr) Day(at time.Time) string { return at.Format(t.T(msgDateOnly)) }
+// Expiry writes a voucher's expiry as the printed voucher does (date and
+// time: kiosk/voucher.go).
+func (t Tr) Expiry(at time.Time) string { return at.Format(t.T(msgDateExpiry)) }
 
 // Message is the kiosk's text in the language (French when it has no
 // English).

@@ -168,5 +168,5 @@ func TestEveryFaultHasAMessage(t *testing.T) {
 			assert.NotContains(t, text, code, "%s has no %s message", name, l)
 		}
 	}
-	assert.Equal(t, "Défaut : printer_jam", Tr{French}.Fault(kiosk.Fault{Code: "printer_jam"}))
+	assert.Equal(t, "Défaut\u00a0: printer_jam", Tr{French}.Fault(kiosk.Fault{Code: "printer_jam"}))
 }

@@ -30,6 +30,10 @@ type Machine interface {
 	// ResetValidator asks the bill validator for a reset once its fault is
 	// cleared (the development panel's Réparer).
 	ResetValidator()
+	// CheckPrinter reads the printer's status now (it blocks for the read,
+	// so the screens call it off their goroutine): the development panel's
+	// faults show at once, not at the kiosk's next routine read.
+	CheckPrinter(ctx context.Context)
 }
 
 var _ Machine = (*kiosk.Machine)(nil)
@@ -52,8 +56,6 @@ type Options struct {
 	Lang Lang
 	// Now is the clock of motion and idle time: time.Now (monotonic) if nil.
 	Now func() time.Time
-	// Location is the time zone of the history's times (time.Local if nil).
-	Location *time.Location
 	// AttractAfter is how long the home screen waits untouched, without
 	// credit, before the attract loop (DefaultAttractAfter if 0; never if
 	// negative).
@@ -93,9 +95,6 @@ type Options struct {
 func (o *Options) fill() {
 	if o.Now == nil {
 		o.Now = time.Now
-	}
-	if o.Location == nil {
-		o.Location = time.Local
 	}
 	if o.AttractAfter == 0 {
 		o.AttractAfter = DefaultAttractAfter
@@ -179,7 +178,7 @@ type Screens struct {
 
 	// home
 	stake    game.Stake      // the stake chosen
-	message  string          // a line under the buttons (an error of Play)
+	message  func(Tr) string // a line under the buttons (an error of Play), in the language shown; nil: none
 	homeLive *fyne.Container // what the home screen shows of the machine (buildHomeLive)
 
 	cash  cashOutFlow // the cash-out under way (cashout.go)
@@ -515,20 +514,20 @@ func (s *Screens) playError(stake game.Stake, err error) {
 	s.snap = snap
 	switch {
 	case errors.Is(err, kiosk.ErrInsufficientCredit):
-		s.message = s.tr.F(msgErrInsuff, s.tr.Stake(stake))
+		s.message = func(tr Tr) string { return tr.F(msgErrInsuff, tr.Stake(stake)) }
 	case errors.Is(err, kiosk.ErrUnavailable):
-		s.message = s.tr.F(msgErrUnavailable, s.tr.Stake(stake))
+		s.message = func(tr Tr) string { return tr.F(msgErrUnavailable, tr.Stake(stake)) }
 	case errors.Is(err, kiosk.ErrBusy) && (snap.Cash.NoteInPath || snap.Cash.CashingOut || s.m.Current() == nil):
 		// No game holds the kiosk: a note on its way to the cash box, or
 		// a voucher printing (it may have settled since the refusal).
-		s.message = s.tr.T(msgErrCashBusy)
+		s.message = func(tr Tr) string { return tr.T(msgErrCashBusy) }
 	case errors.Is(err, kiosk.ErrBusy):
-		s.message = s.tr.T(msgErrBusy)
+		s.message = func(tr Tr) string { return tr.T(msgErrBusy) }
 	case errors.Is(err, kiosk.ErrOutOfService):
-		s.message = s.tr.T(msgErrOutOfSvc)
+		s.message = func(tr Tr) string { return tr.T(msgErrOutOfSvc) }
 	default:
 		fyne.LogError("play", err)
-		s.message = s.tr.T(msgErrPlay)
+		s.message = func(tr Tr) string { return tr.T(msgErrPlay) }
 	}
 	if snap.State == kiosk.OutOfService {
 		s.showOutOfService()

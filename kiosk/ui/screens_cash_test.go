@@ -47,7 +47,7 @@ func (f *scrFixture) panelTap(label string) {
 		if !f.s.dev.failed {
 			return
 		}
-		require.True(f.t, time.Now().Before(deadline), "the validator never took the note: %s", f.s.dev.status)
+		require.True(f.t, time.Now().Before(deadline), "the validator never took the note: %s", f.s.dev.status(Tr{French}))
 		time.Sleep(5 * time.Millisecond)
 	}
 }
@@ -105,8 +105,8 @@ func TestScreensCashInNote(t *testing.T) {
 	assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  billet de 20\u00a0€ inséré", "the panel says what it did")
 	f.waitFor(func() bool { return f.s.snap.Credit == 20*game.Euro }, "the note credited")
 	// The toast went through the note's steps and says what came of it.
-	assert.Equal(t, []string{"Lecture du billet…", "Billet de 20\u00a0€ : un instant…", "Billet de 20\u00a0€ accepté"}, f.toasts)
-	assert.Equal(t, "Billet de 20\u00a0€ accepté Crédit : 20\u00a0€", f.toastText())
+	assert.Equal(t, []string{"Lecture du billet…", "Billet de 20\u00a0€\u00a0: un instant…", "Billet de 20\u00a0€ accepté"}, f.toasts)
+	assert.Equal(t, "Billet de 20\u00a0€ accepté Crédit\u00a0: 20\u00a0€", f.toastText())
 	assert.Same(t, rules, f.textObject("Règle du jeu"),
 		"a note redraws only what shows the machine's state, not the rules (the credit shows in the next frame)")
 	f.golden("screen-cash-note-credited.png")
@@ -160,36 +160,36 @@ func TestScreensCashInMaxCredit(t *testing.T) {
 	// 20 € more would pass 30 €: the note comes back, and the toast says why.
 	f.panelTap(fr(20 * game.Euro))
 	f.waitFor(func() bool { return f.s.toast.ev.Kind == kiosk.NoteReturned }, "the note given back")
-	assert.Equal(t, "Billet rendu Crédit maximum atteint : 30\u00a0€", f.toastText())
+	assert.Equal(t, "Billet rendu Crédit maximum atteint\u00a0: 30\u00a0€", f.toastText())
 	assert.Equal(t, 20*game.Euro, f.m.Snapshot().Credit)
 	f.expireToast()
 	// 10 € reach it: the kiosk takes no more notes, and says so.
 	f.insertNote(10 * game.Euro)
 	f.waitFor(func() bool { return !f.s.snap.Cash.CanCashIn }, "notes refused")
-	assert.Contains(t, f.screenText(), "Crédit maximum atteint : 30\u00a0€")
+	assert.Contains(t, f.screenText(), "Crédit maximum atteint\u00a0: 30\u00a0€")
 	assert.NotContains(t, f.screenText(), "Insérez un billet")
 	// The slot is shut once the kiosk inhibited the unit (at its next
 	// command): the simulator refuses the note at once.
 	f.waitFor(func() bool { _, _, inhibit := f.devs.Validator.Settings(); return inhibit != 0 }, "the validator inhibited")
 	f.tap(fr(5 * game.Euro))
 	assert.True(t, f.s.dev.failed)
-	assert.Contains(t, f.s.dev.status, "refusé : ")
+	assert.Contains(t, f.s.dev.status(Tr{French}), "refusé\u00a0: ")
 }
 
 func TestScreensCashInValidatorFault(t *testing.T) {
 	f := newScrFixture(t, withDevices(nil))
 	f.tap("Pannes")
 	require.Equal(t, ovDevFaults, f.s.overlay)
-	assert.Contains(t, f.texts(), "Lecteur de billets : En service")
-	assert.Contains(t, f.texts(), "Imprimante : En service")
+	assert.Contains(t, f.texts(), "Lecteur de billets\u00a0: En service")
+	assert.Contains(t, f.texts(), "Imprimante\u00a0: En service")
 	f.tap("Bourrage du lecteur")
 	f.waitFor(func() bool { return !f.s.snap.Cash.Validator.OK }, "the validator faulty")
 	jam := Tr{French}.Message(f.s.snap.Cash.Validator.Message)
-	assert.Contains(t, f.texts(), "Lecteur de billets : "+jam, "the panel shows the kiosk's view of the device")
+	assert.Contains(t, f.texts(), "Lecteur de billets\u00a0: "+jam, "the panel shows the kiosk's view of the device")
 	f.golden("screen-cash-dev-faults.png")
 	f.tap("Fermer")
 
-	assert.Contains(t, f.screenText(), "Billets refusés pour le moment : "+lowerFirst(jam))
+	assert.Contains(t, f.screenText(), "Billets refusés pour le moment\u00a0: "+lowerFirst(jam))
 	assert.False(t, f.s.snap.Cash.CanCashIn)
 	f.golden("screen-cash-validator-fault.png")
 
@@ -215,8 +215,8 @@ func TestScreensCashOutVoucher(t *testing.T) {
 
 	f.tap("Encaisser")
 	require.Equal(t, ovCashConfirm, f.s.overlay)
-	assert.Contains(t, f.texts(), "Encaisser 19,50\u00a0€ ?")
-	assert.Contains(t, f.texts(), "Un ticket de paiement va être imprimé.")
+	assert.Contains(t, f.texts(), "Encaisser 19,50\u00a0€\u00a0?")
+	assert.Contains(t, f.texts(), "Un bon de paiement va être imprimé.")
 	f.golden("screen-cash-confirm.png")
 	f.tap("Annuler")
 	assert.Equal(t, ovNone, f.s.overlay, "Annuler prints nothing")
@@ -224,7 +224,7 @@ func TestScreensCashOutVoucher(t *testing.T) {
 	f.tap("Encaisser")
 	f.tap("Imprimer")
 	require.Equal(t, ovCashPrinting, f.s.overlay)
-	assert.Contains(t, f.texts(), "Impression du ticket…")
+	assert.Contains(t, f.texts(), "Impression du bon…")
 	assert.Nil(t, f.button("Imprimer"), "nothing to tap while it prints")
 	f.golden("screen-cash-printing.png")
 	f.gate <- struct{}{}
@@ -236,11 +236,11 @@ func TestScreensCashOutVoucher(t *testing.T) {
 	assert.Equal(t, credit, v.Amount)
 	masked := kiosk.MaskValidation(v.Validation)
 	texts := f.texts()
-	assert.Contains(t, texts, "Prenez votre ticket")
-	assert.Contains(t, texts, "Ticket de paiement n° 1")
+	assert.Contains(t, texts, "Prenez votre bon")
+	assert.Contains(t, texts, "Bon de paiement n°\u00a0000001")
 	assert.Contains(t, texts, fr(credit))
 	assert.Contains(t, texts, "N° de validation "+masked)
-	assert.Contains(t, texts, "Valable jusqu'au 29/01/2027", "60 days")
+	assert.Contains(t, texts, "Valable jusqu’au 29/01/2027 à 11:00", "60 days")
 	assert.Contains(t, texts, "Payable au comptoir")
 	screen := f.screenText()
 	for _, full := range []string{v.Validation, kiosk.FormatValidation(v.Validation), kiosk.FormatValidation(v.Validation)[:19]} {
@@ -294,7 +294,7 @@ func TestScreensCashOutPrinterFault(t *testing.T) {
 	b := f.button("Encaisser")
 	assert.True(t, b.Disabled(), "no cash-out without paper")
 	assert.Equal(t, "Plus de papier", b.Caption, "the button says why")
-	assert.Contains(t, f.screenText(), "Encaissement impossible pour le moment : plus de papier. Votre crédit est conservé.")
+	assert.Contains(t, f.screenText(), "Encaissement impossible pour le moment\u00a0: plus de papier. Votre crédit est conservé.")
 	assert.Equal(t, fr(10*game.Euro), f.homeCredit(), "the credit is kept")
 	assert.False(t, f.button("Jouer").Disabled(), "the credit still plays")
 	f.golden("screen-cash-printer-fault.png")
@@ -316,16 +316,16 @@ func TestScreensCashOutPrintFailsMidway(t *testing.T) {
 	f := newScrFixture(t, withDevices(nil))
 	f.insertNote(10 * game.Euro)
 	f.tap("Pannes")
-	f.tap("Papier épuisé pendant l'impression")
+	f.tap("Papier épuisé pendant l’impression")
 	f.tap("Fermer")
 	f.tap("Encaisser")
 	f.tap("Imprimer")
 	f.waitFor(func() bool { return f.s.overlay == ovCashFailed }, "the failure card")
 	texts := f.texts()
-	assert.Contains(t, texts, "Ticket non imprimé")
+	assert.Contains(t, texts, "Bon non imprimé")
 	assert.Contains(t, texts, "Plus de papier", "the printer's reason")
 	assert.Contains(t, texts, "Votre crédit de 10\u00a0€ est conservé.")
-	assert.Contains(t, texts, "Un ticket qui serait sorti en partie n'est pas valable.")
+	assert.Contains(t, f.screenText(), "Le bon n’a pas pu être imprimé en entier\u00a0: ce qui en serait sorti n’est pas valable. Réessayez, ou appelez le personnel.")
 	assert.Equal(t, 10*game.Euro, f.m.Snapshot().Credit, "the credit is kept")
 	v, err := f.st.Voucher(context.Background(), 1)
 	require.NoError(t, err)
@@ -355,7 +355,7 @@ func TestScreensCashInOnResult(t *testing.T) {
 	f.waitFor(func() bool { return f.devs.InsertNote(5*game.Euro) == nil }, "the validator takes the note")
 	f.waitFor(func() bool { return f.s.snap.Credit == 5*game.Euro }, "the note credited")
 	assert.Equal(t, scrGame, f.s.screen, "the result stays")
-	assert.Equal(t, "Billet de 5\u00a0€ accepté Crédit : 5\u00a0€", f.toastText())
+	assert.Equal(t, "Billet de 5\u00a0€ accepté Crédit\u00a0: 5\u00a0€", f.toastText())
 	assert.Contains(t, f.texts(), fr(5*game.Euro), "the game screen's credit")
 	assert.NotNil(t, f.button("Rejouer "+fr(game.Stake050.Money())))
 	f.golden("screen-cash-result-note.png")
@@ -409,5 +409,5 @@ func TestScreensNoteEndsAttract(t *testing.T) {
 	f.waitFor(func() bool { return f.devs.InsertNote(10*game.Euro) == nil }, "the validator takes the note")
 	f.waitFor(func() bool { return f.s.screen == scrHome }, "home at the note's first step")
 	f.waitFor(func() bool { return f.s.snap.Credit == 10*game.Euro }, "the note credited")
-	assert.Equal(t, "Billet de 10\u00a0€ accepté Crédit : 10\u00a0€", f.toastText())
+	assert.Equal(t, "Billet de 10\u00a0€ accepté Crédit\u00a0: 10\u00a0€", f.toastText())
 }

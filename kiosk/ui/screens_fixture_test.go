@@ -389,7 +389,7 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 	// from the ledger that often (credit).
 	cfg := kiosk.Config{Dev: true, Keys: scrTestKeys, ResultTimeout: time.Hour,
 		Cash: kiosk.CashConfig{PrinterCheck: 20 * time.Millisecond}}
-	f.opt = Options{Now: f.clock.Now, Location: time.UTC, PollEvery: -1, AttractAfter: 45 * time.Second}
+	f.opt = Options{Now: f.clock.Now, PollEvery: -1, AttractAfter: 45 * time.Second}
 	for _, o := range opts {
 		o(f, &cfg)
 	}

@@ -53,7 +53,7 @@ func TestScreensJouerWinFlow(t *testing.T) {
 	assert.Equal(t, prize(game.Stake100, 1), res.Won)
 	assert.Equal(t, ovWin, f.s.overlay)
 	texts := f.texts()
-	assert.Contains(t, texts, "Félicitations !")
+	assert.Contains(t, texts, "Félicitations\u00a0!")
 	assert.Contains(t, texts, "Vous avez découvert 3 oiseaux")
 	assert.Contains(t, texts, fr(res.Won))
 	comb, blinking := f.s.gs.Cartouche().Blinking()
@@ -69,7 +69,7 @@ func TestScreensJouerWinFlow(t *testing.T) {
 	f.tap("Historique")
 	require.Equal(t, scrHistory, f.s.screen)
 	texts = f.texts()
-	i := slices.Index(texts, "30/11/2026 10:00")
+	i := slices.Index(texts, "30/11/2026 11:00") // 10:00 UTC in the kiosk's zone, Paris
 	require.GreaterOrEqual(t, i, 0, "the game is in the history: %q", texts)
 	assert.Equal(t, []string{"dernière", fr(game.Stake100.Money()), "Jouer", "3 oiseaux", fr(res.Won)}, texts[i+1:i+6])
 	f.tap("Retour")
@@ -88,7 +88,7 @@ func TestScreensAutoFlowLoseThenWin(t *testing.T) {
 	f.playToEnd(false)
 	require.Equal(t, game.Lose, first.Result().Outcome.Kind)
 	assert.Equal(t, ovLose, f.s.overlay, "a loss ends with the quiet banner")
-	assert.NotContains(t, f.texts(), "Félicitations !", "no congratulation window for a loss (Art. 4.8)")
+	assert.NotContains(t, f.texts(), "Félicitations\u00a0!", "no congratulation window for a loss (Art. 4.8)")
 	assert.Contains(t, f.texts(), "Pas de gain cette fois.")
 
 	// Rejouer: the same stake, in Auto again; the next unit wins two crosses.
@@ -153,7 +153,7 @@ func TestScreensBonusFlow(t *testing.T) {
 	for i := 0; i < 60*10 && !f.s.gs.Playfield().World().IsBonus(); i++ {
 		if f.s.overlay == ovBonusIntro && !sawIntro {
 			sawIntro = true
-			assert.Contains(t, f.texts(), "Jeu Bonus !")
+			assert.Contains(t, f.texts(), "Jeu Bonus\u00a0!")
 			f.golden("screen-bonus-intro.png")
 		}
 		f.frame()
@@ -172,7 +172,7 @@ func TestScreensBonusFlow(t *testing.T) {
 	assert.Equal(t, prize(game.Stake200, 4), res.Won)
 	assert.Equal(t, g.Walls().BonusAmount, res.Won)
 	assert.Equal(t, ovBonusWin, f.s.overlay, "the bonus game's own window (Art. 4.7)")
-	assert.Contains(t, f.texts(), "Jeu Bonus : félicitations !")
+	assert.Contains(t, f.texts(), "Jeu Bonus\u00a0: félicitations\u00a0!")
 	assert.Contains(t, f.texts(), fr(g.Walls().BonusAmount))
 
 	f.tap("Continuer")
@@ -208,7 +208,7 @@ func TestScreensPrizeTable(t *testing.T) {
 	f.s.gs.Cartouche().Tapped(nil)
 	require.Equal(t, ovPrizeTable, f.s.overlay, "tapping the cartouche shows the prize table (Art. 4.2)")
 	texts := f.texts()
-	assert.Contains(t, texts, "Tableau des gains : mise de "+fr(game.Stake100.Money()))
+	assert.Contains(t, texts, "Tableau des gains\u00a0: mise de "+fr(game.Stake100.Money()))
 	for _, p := range game.Table(game.Stake100).Prizes {
 		assert.Contains(t, texts, fr(p.Amount), "tier %d", p.Tier)
 	}
@@ -270,7 +270,7 @@ func TestScreensHomeAndHistoryLook(t *testing.T) {
 func TestScreensDevPanelOnlyInDevelopment(t *testing.T) {
 	t.Run("development", func(t *testing.T) {
 		f := newScrFixture(t, withDevices(nil))
-		assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  simulateurs : billets et pannes")
+		assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  simulateurs\u00a0: billets et pannes")
 		for _, a := range devsim.Notes {
 			assert.NotNil(t, f.button(fr(a)), "a button inserts a note of %s", fr(a))
 		}
@@ -388,7 +388,7 @@ func TestScreensAttractWhenIdle(t *testing.T) {
 		a.frame(f.clock.Now())
 	}
 	assert.NotSame(t, w, a.field.World(), "the loop breaks one wall after the other")
-	assert.Contains(t, f.texts(), "Touchez l'écran pour jouer")
+	assert.Contains(t, f.texts(), "Touchez l’écran pour jouer")
 	f.golden("screen-attract.png")
 	f.tapCatcher()
 	assert.Equal(t, scrHome, f.s.screen, "a touch ends the attract loop")

@@ -53,11 +53,11 @@ func TestScreensPlayRefused(t *testing.T) {
 		err  error
 		want string
 	}{
-		{kiosk.ErrInsufficientCredit, "Crédit insuffisant pour une mise de 0,50\u00a0€ : insérez un billet."},
-		{kiosk.ErrUnavailable, "La mise de 0,50\u00a0€ n'est pas disponible pour le moment."},
+		{kiosk.ErrInsufficientCredit, "Crédit insuffisant pour une mise de 0,50\u00a0€\u00a0: insérez un billet."},
+		{kiosk.ErrUnavailable, "La mise de 0,50\u00a0€ n’est pas disponible pour le moment."},
 		// Busy with no game: a note on its way, or a voucher printing.
-		{kiosk.ErrBusy, "Un billet est en cours d'encaissement ou un ticket s'imprime : réessayez dans un instant."},
-		{fmt.Errorf("disk on fire"), "La partie n'a pas pu commencer. Adressez-vous au personnel."},
+		{kiosk.ErrBusy, "Un billet est en cours d’encaissement ou un bon s’imprime\u00a0: réessayez dans un instant."},
+		{fmt.Errorf("disk on fire"), "La partie n’a pas pu commencer. Adressez-vous au personnel."},
 	}
 	for _, c := range cases {
 		t.Run(c.err.Error(), func(t *testing.T) {

@@ -419,3 +419,12 @@ func TestCode128TableIsWellFormed(t *testing.T) {
 		seen[w] = true
 	}
 }
+
+func TestDisarmDropsPendingInjections(t *testing.T) {
+	in, _ := newInterp(Config{})
+	in.Inject(AfterLines(1), PaperOut)
+	in.Inject(AtCut(), CutterJam)
+	in.Disarm()
+	in.Write([]byte("one\ntwo\n\x1dV\x00"))
+	assert.Equal(t, State{}, in.State(), "nothing fired after Disarm")
+}

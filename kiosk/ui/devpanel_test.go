@@ -1,0 +1,131 @@
+package ui
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/kiosk"
+)
+
+// The faults panel shows the printer as the kiosk sees it right after a
+// fault is caused, not at the kiosk's next routine status read (here an
+// hour away): the panel has the kiosk read the printer at once.
+func TestDevPanelPrinterStatusFollowsDevice(t *testing.T) {
+	f := newScrFixture(t, withDevices(func(c *kiosk.CashConfig) { c.PrinterCheck = time.Hour }))
+	f.tap("Pannes")
+	assert.Contains(t, f.texts(), "Imprimante\u00a0: En service")
+	f.tap("Plus de papier")
+	f.waitFor(func() bool { return !f.s.snap.Cash.Printer.OK }, "the printer seen out of paper")
+	assert.Contains(t, f.texts(), "Imprimante\u00a0: Plus de papier")
+	f.tap("Tout réparer")
+	f.waitFor(func() bool { return f.s.snap.Cash.Printer.OK }, "the printer seen repaired")
+	assert.Contains(t, f.texts(), "Imprimante\u00a0: En service")
+}
+
+// Tout réparer clears a fault armed for the next print too: the cash-out
+// after it prints its voucher.
+func TestDevPanelRepairDisarmsPrintFault(t *testing.T) {
+	f := newScrFixture(t, withDevices(nil))
+	f.insertNote(10 * game.Euro)
+	f.tap("Pannes")
+	f.tap("Papier épuisé pendant l’impression")
+	f.tap("Tout réparer")
+	f.tap("Fermer")
+	f.waitFor(func() bool { return f.s.snap.Cash.CanCashOut }, "cash-out possible")
+	f.tap("Encaisser")
+	f.tap("Imprimer")
+	f.waitFor(func() bool { return f.s.overlay == ovVoucher || f.s.overlay == ovCashFailed }, "the cash-out's end")
+	require.Equal(t, ovVoucher, f.s.overlay, "the voucher printed; texts: %q", f.texts())
+	assert.Equal(t, game.Money(0), f.m.Snapshot().Credit)
+}
+
+// The panel speaks the screens' language, what its last action did too.
+func TestDevPanelInEnglish(t *testing.T) {
+	f := newScrFixture(t, withDevices(nil))
+	f.tap("Pannes")
+	f.tap("Plus de papier")
+	f.waitFor(func() bool { return !f.s.snap.Cash.Printer.OK }, "the printer seen out of paper")
+	f.tap("Fermer")
+	assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  panne\u00a0: Plus de papier")
+	f.tap("EN")
+	assert.Contains(t, f.texts(), "DEVELOPMENT  ·  fault: Out of paper")
+	f.tap("Faults")
+	texts := f.texts()
+	assert.Contains(t, texts, "Simulators: device faults")
+	assert.Contains(t, texts, "Printer: Out of paper")
+	assert.Contains(t, texts, "fault: Out of paper")
+	for _, fr := range []string{"panne", "Plus de papier", "Tout réparer", "Fermer"} {
+		assert.NotContains(t, texts, fr)
+	}
+	f.golden("screen-cash-dev-faults-en.png")
+}
+
+// refusingPanel is the simulated devices with Cause refused with err.
+type refusingPanel struct {
+	simPanel
+	err error
+}
+
+func (p refusingPanel) Cause(string) error { return p.err }
+
+// longRefusal is a refusal whose short reason is not short.
+type longRefusal struct{}
+
+func (longRefusal) Error() string { return "long" }
+func (longRefusal) Reason() (string, string) {
+	return "le simulateur a refusé cette panne pour une raison bien trop longue pour tenir sur une ligne",
+		"the simulator refused this fault for a reason far too long to fit on one line"
+}
+
+// A device's raw error (English, long) never shows in the panel: a short
+// word does, the error goes to the log; a reason too long is cut short.
+// Either way the header stays inside its plate.
+func TestDevPanelErrorFits(t *testing.T) {
+	raw := errors.New("devsim: printer-paper-out: simulator: write /dev/pts/7: input/output error while the unit was busy")
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{raw, "DÉVELOPPEMENT  ·  refusé\u00a0: erreur du simulateur (voir le journal)"},
+		{longRefusal{}, "DÉVELOPPEMENT  ·  refusé\u00a0: le simulateur a refusé cette panne"},
+	} {
+		f := newScrFixture(t, withDevices(nil), func(f *scrFixture, _ *kiosk.Config) {
+			f.opt.Dev = refusingPanel{f.opt.Dev.(simPanel), tc.err}
+		})
+		f.tap("Pannes")
+		f.tap("Plus de papier")
+		f.tap("Fermer")
+		var header *canvas.Text
+		for _, o := range f.textObjects() {
+			if strings.HasPrefix(o.Text, "DÉVELOPPEMENT") {
+				header = o
+			}
+		}
+		require.NotNil(t, header)
+		assert.True(t, strings.HasPrefix(header.Text, tc.want), "%q", header.Text)
+		assert.NotContains(t, header.Text, "devsim")
+		width := fyne.MeasureText(header.Text, header.TextSize, header.TextStyle).Width
+		assert.LessOrEqual(t, width, (actionsW-16)*f.s.v.k, "%q fits its plate", header.Text)
+	}
+}
+
+// textObjects are the visible text objects of the window.
+func (f *scrFixture) textObjects() []*canvas.Text {
+	f.flush()
+	var out []*canvas.Text
+	visible(f.s.Content(), func(o fyne.CanvasObject) {
+		if t, ok := o.(*canvas.Text); ok && t.Text != "" {
+			out = append(out, t)
+		}
+	})
+	return out
+}
