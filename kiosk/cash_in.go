@@ -58,7 +58,7 @@ func (w wallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) 
 	credit, err := m.st.Credit(ctx)
 	if err == nil && credit+denom > m.cash.maxCredit {
 		m.noteRefused(denom, "max_credit", Message{
-			FR: "Crédit maximum de " + m.cash.maxCredit.French() + " atteint : billet rendu",
+			FR: "Crédit maximum de " + m.cash.maxCredit.French() + " atteint\u00a0: billet rendu",
 			EN: "Maximum credit of " + m.cash.maxCredit.English() + " reached: note returned",
 		})
 		return false, "", nil
@@ -344,7 +344,7 @@ func (m *Machine) storeFault(err error) {
 
 var (
 	msgNotTaking  = Message{FR: "La borne ne prend pas de billet pour le moment", EN: "The kiosk is not taking notes now"}
-	msgKioskError = Message{FR: "Billet rendu : erreur de la borne", EN: "Note returned: kiosk error"}
+	msgKioskError = Message{FR: "Billet rendu\u00a0: erreur de la borne", EN: "Note returned: kiosk error"}
 	msgReturned   = Message{FR: "Billet rendu", EN: "Note returned"}
 	msgNotAccept  = Message{FR: "Billet non accepté par cette borne", EN: "This note is not accepted here"}
 	msgUnitConfig = Message{FR: "Lecteur de billets mal configuré", EN: "Bill validator misconfigured"}
@@ -453,7 +453,7 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 		m.update(func() { m.cash.noteInPath = false })
 	case id003.EventAnomaly:
 		m.update(func() {
-			m.cash.vStatus.Warning = Message{FR: "Anomalie du lecteur de billets : voir le journal", EN: "Bill validator anomaly: see the event log"}
+			m.cash.vStatus.Warning = Message{FR: "Anomalie du lecteur de billets\u00a0: voir le journal", EN: "Bill validator anomaly: see the event log"}
 		})
 	}
 }
@@ -491,7 +491,7 @@ func (m *Machine) validatorState(st id003.Status) {
 			r := st.Reason()
 			c.noteInPath = false
 			c.activity = m.nextActivityLocked(CashInEvent{Kind: NoteReturned, Code: st.DeviceCode(),
-				Reason: Message{FR: "Billet refusé : " + r.French(), EN: "Note rejected: " + r.String()}})
+				Reason: Message{FR: "Billet refusé\u00a0: " + r.French(), EN: "Note rejected: " + r.String()}})
 		case id003.StateReturning:
 			c.noteInPath = false
 			if c.activity.Kind != NoteReturned {

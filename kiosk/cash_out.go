@@ -335,9 +335,9 @@ func printerProblem(err error) (string, Message) {
 	case errors.Is(err, escpos.ErrPaperOut):
 		return "paper_out", Message{FR: "Plus de papier", EN: "Out of paper"}
 	case errors.Is(err, escpos.ErrCoverOpen):
-		return "cover_open", Message{FR: "Capot de l'imprimante ouvert", EN: "Printer cover open"}
+		return "cover_open", Message{FR: "Capot de l’imprimante ouvert", EN: "Printer cover open"}
 	case errors.Is(err, escpos.ErrCutter):
-		return "cutter", Message{FR: "Massicot de l'imprimante bloqué", EN: "Printer cutter jammed"}
+		return "cutter", Message{FR: "Massicot de l’imprimante bloqué", EN: "Printer cutter jammed"}
 	case errors.Is(err, escpos.ErrUnrecoverable):
 		return "failure", Message{FR: "Imprimante en panne", EN: "Printer failure"}
 	case errors.Is(err, escpos.ErrPaused):
@@ -348,9 +348,9 @@ func printerProblem(err error) (string, Message) {
 		errors.Is(err, hw.ErrClosed), errors.Is(err, hw.ErrBusy):
 		return "offline", Message{FR: "Imprimante déconnectée", EN: "Printer disconnected"}
 	case errors.Is(err, hw.ErrProtocol):
-		return "protocol", Message{FR: "Imprimante : réponse incompréhensible", EN: "Printer: unreadable answer"}
+		return "protocol", Message{FR: "Imprimante\u00a0: réponse incompréhensible", EN: "Printer: unreadable answer"}
 	case errors.Is(err, escpos.ErrDoc):
 		return "document", Message{FR: "Bon impossible à imprimer", EN: "Voucher cannot be printed"}
 	}
-	return "error", Message{FR: "Erreur de l'imprimante", EN: "Printer error"}
+	return "error", Message{FR: "Erreur de l’imprimante", EN: "Printer error"}
 }

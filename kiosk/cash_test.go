@@ -101,19 +101,19 @@ func TestCashInReturnsNotes(t *testing.T) {
 	insert(t, d, 2000)
 	e := returned(1, "max_credit")
 	assert.Equal(t, 20*game.Euro, e.Amount)
-	assert.Equal(t, "Crédit maximum de 30\u00a0€ atteint : billet rendu", e.Reason.FR)
+	assert.Equal(t, "Crédit maximum de 30\u00a0€ atteint\u00a0: billet rendu", e.Reason.FR)
 	assert.Equal(t, "Maximum credit of €30 reached: note returned", e.Reason.EN)
 
 	insert(t, d, 10000) // 100 € is not among the notes taken: the unit itself refuses it
 	e = returned(2, "17 79")
-	assert.Equal(t, "Billet refusé : valeur refusée", e.Reason.FR)
+	assert.Equal(t, "Billet refusé\u00a0: valeur refusée", e.Reason.FR)
 	assert.Equal(t, "Note rejected: inhibited denomination", e.Reason.EN)
 
 	waitFor(t, func() bool { return d.InsertCounterfeit() == nil }, "counterfeit in")
 	waitFor(t, func() bool { return d.Validator.Counts().Returned == 3 }, "counterfeit back")
 	waitFor(t, func() bool { return f.m.Snapshot().Cash.CashIn.Code == "17 77" }, "reject reason")
 	e = f.m.Snapshot().Cash.CashIn
-	assert.Equal(t, "Billet refusé : motif optique invalide", e.Reason.FR)
+	assert.Equal(t, "Billet refusé\u00a0: motif optique invalide", e.Reason.FR)
 	assert.Equal(t, "Note rejected: photo pattern error", e.Reason.EN)
 
 	// 10 € more reaches the maximum: no 5 € note fits, the unit is inhibited.

@@ -142,7 +142,7 @@ func TestScreensCashInCounterfeitReturned(t *testing.T) {
 	f.panelTap("Faux")
 	f.waitFor(func() bool { return f.s.toast.ev.Kind == kiosk.NoteReturned }, "the note given back")
 	text := f.toastText()
-	assert.True(t, strings.HasPrefix(text, "Billet rendu Billet refusé : "), "the toast says why: %q", text)
+	assert.True(t, strings.HasPrefix(text, "Billet rendu Billet refusé\u00a0: "), "the toast says why: %q", text)
 	assert.Equal(t, "Billet rendu", f.toasts[len(f.toasts)-1])
 	assert.Zero(t, f.m.Snapshot().Credit, "a counterfeit credits nothing")
 	f.golden("screen-cash-note-returned.png")
