@@ -42,6 +42,9 @@ const (
 	FaultStore     = "store"           // the database refused a write (disk full, I/O)
 	FaultMismatch  = "reveal_mismatch" // a wall did not reveal its unit's outcome
 	FaultRecovery  = "recovery"        // an interrupted play could not be resumed
+	// The start-up failures of the kiosk binary, before any machine runs.
+	FaultNoDatabase = "database_missing" // no database, and not a first install
+	FaultKeys       = "issuer_keys"      // an issuer key file cannot be read
 )
 
 // Fault says why the kiosk is out of service.

@@ -82,7 +82,7 @@ func openKiosk(ctx context.Context, cfg Config, clk kiosk.Clock, logger *log.Log
 	// not leave a new database behind.
 	keys, err := trustedKeys(cfg.Keys)
 	if err != nil {
-		return nil, &startError{status: exitKeys, fault: kiosk.Fault{Code: faultKeys, Detail: err.Error()}, err: err}
+		return nil, &startError{status: exitKeys, fault: kiosk.Fault{Code: kiosk.FaultKeys, Detail: err.Error()}, err: err}
 	}
 	create, err := mayCreate(cfg)
 	if err != nil {

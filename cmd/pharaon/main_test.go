@@ -80,10 +80,10 @@ func TestBinaryStartFailures(t *testing.T) {
 	}{
 		{"not SQLite", []string{"-db", notSQLite}, exitStore, kiosk.FaultIntegrity, []string{"not an SQLite database"}},
 		{"a directory", []string{"-db", dir}, exitStore, kiosk.FaultStore, []string{dir}},
-		{"no key file", []string{"-db", fresh, "-first-install", "-keys", filepath.Join(dir, "missing.pub")}, exitKeys, faultKeys,
+		{"no key file", []string{"-db", fresh, "-first-install", "-keys", filepath.Join(dir, "missing.pub")}, exitKeys, kiosk.FaultKeys,
 			[]string{"missing.pub"}},
-		{"a bad key file", []string{"-db", fresh, "-first-install", "-keys", badKey}, exitKeys, faultKeys, []string{"bad.pub"}},
-		{"no database", []string{"-db", fresh}, exitNoDatabase, faultNoDatabase, []string{"-first-install", fresh}},
+		{"a bad key file", []string{"-db", fresh, "-first-install", "-keys", badKey}, exitKeys, kiosk.FaultKeys, []string{"bad.pub"}},
+		{"no database", []string{"-db", fresh}, exitNoDatabase, kiosk.FaultNoDatabase, []string{"-first-install", fresh}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := runBinary(t, dir, c.args...)
@@ -135,7 +135,7 @@ func TestBinaryFirstInstall(t *testing.T) {
 		assert.Equal(t, exitNoDatabase, r.status, "%q: %s", args, r.stderr)
 		assert.Contains(t, r.stderr, "this kiosk has run before")
 		assert.Contains(t, r.stderr, marker)
-		assert.Equal(t, "SCREEN out_of_service "+faultNoDatabase+" credit=0\n", r.stdout)
+		assert.Equal(t, "SCREEN out_of_service "+kiosk.FaultNoDatabase+" credit=0\n", r.stdout)
 		assert.NoDirExists(t, data, "%q: nothing created", args)
 	}
 

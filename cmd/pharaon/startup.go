@@ -26,14 +26,6 @@ type startError struct {
 func (e *startError) Error() string { return e.err.Error() }
 func (e *startError) Unwrap() error { return e.err }
 
-// Fault codes of the start-up failures that have no kiosk fault of their
-// own; the out-of-service screen shows them as they are, for the
-// technician.
-const (
-	faultNoDatabase = "database_missing"
-	faultKeys       = "issuer_keys"
-)
-
 // storeFailure classifies a failure to open or start on the store: a file
 // that is not the kiosk's database (or one this software cannot run) is
 // an integrity fault, anything else (a read-only or full disk, an I/O
@@ -85,7 +77,7 @@ func noDatabase(cfg Config, err error) *startError {
 	} else {
 		reason = fmt.Errorf("no database at %s: a new kiosk is started once with -first-install: %w", cfg.DB, err)
 	}
-	return &startError{status: exitNoDatabase, fault: kiosk.Fault{Code: faultNoDatabase, Detail: reason.Error()}, err: reason}
+	return &startError{status: exitNoDatabase, fault: kiosk.Fault{Code: kiosk.FaultNoDatabase, Detail: reason.Error()}, err: reason}
 }
 
 // markInstalled writes the marker after the first successful start of a

@@ -173,6 +173,8 @@ const (
 	msgFaultMismatch  msg = "fault.reveal_mismatch"
 	msgFaultRecovery  msg = "fault.recovery"
 	msgFaultUnknown   msg = "fault.unknown"
+	msgFaultNoDB      msg = "fault.database_missing"
+	msgFaultKeys      msg = "fault.issuer_keys"
 	msgAttractTouch   msg = "attract.touch"
 	msgAttractDemo    msg = "attract.demo"
 	msgSymBirdOne     msg = "sym.bird.1"
@@ -350,6 +352,8 @@ var catalogue = map[msg]text{
 	msgFaultMismatch:  {"Une anomalie a été détectée pendant une partie\u00a0; son gain a été crédité.", "An anomaly was detected during a game; its prize was credited."},
 	msgFaultRecovery:  {"Une partie interrompue n’a pas pu être reprise.", "An interrupted game could not be resumed."},
 	msgFaultUnknown:   {"Défaut\u00a0: %s", "Fault: %s"},
+	msgFaultNoDB:      {"La base de données de la borne est absente. Un technicien doit la restaurer.", "The kiosk’s database is missing. A technician must restore it."},
+	msgFaultKeys:      {"Une clé d’émetteur de la configuration est illisible. Un technicien doit la corriger.", "An issuer key of the configuration cannot be read. A technician must fix it."},
 
 	msgAttractTouch: {"Touchez l’écran pour jouer", "Touch the screen to play"},
 	msgAttractDemo:  {"DÉMONSTRATION", "DEMONSTRATION"},
@@ -381,10 +385,12 @@ var symbolNames = [game.NumSymbols][2]msg{
 
 // faultTexts are the out-of-service messages of the kiosk's fault codes.
 var faultTexts = map[string]msg{
-	kiosk.FaultIntegrity: msgFaultIntegrity,
-	kiosk.FaultStore:     msgFaultStore,
-	kiosk.FaultMismatch:  msgFaultMismatch,
-	kiosk.FaultRecovery:  msgFaultRecovery,
+	kiosk.FaultIntegrity:  msgFaultIntegrity,
+	kiosk.FaultStore:      msgFaultStore,
+	kiosk.FaultMismatch:   msgFaultMismatch,
+	kiosk.FaultRecovery:   msgFaultRecovery,
+	kiosk.FaultNoDatabase: msgFaultNoDB,
+	kiosk.FaultKeys:       msgFaultKeys,
 }
 
 // Tr is the catalogue in one language: every text the screens show goes
