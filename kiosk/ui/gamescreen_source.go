@@ -35,6 +35,12 @@ type GameSource interface {
 	Settled() bool
 }
 
+// resumable is a GameSource that may be a game resumed after a restart
+// (*kiosk.Game): the game screen says so before it goes on.
+type resumable interface {
+	Resumed() bool
+}
+
 // DemoGame is a GameSource that plays the walls of a unit without a stake, a
 // ticket or a record: the main wall, then the bonus wall if the layout has
 // one, as *kiosk.Game does. It serves the scene bench, an attract loop and
