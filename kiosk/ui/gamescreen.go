@@ -134,6 +134,9 @@ func NewGameScreen(now func() time.Time) *GameScreen {
 	}
 	g.cart = NewCartouche()
 	g.cart.OnTapped = func() {
+		// a player reading the prize table is there: the wall does
+		// not go to Auto for want of a touch (Playfield.Input)
+		g.field.touched = true
 		if g.OnCartoucheTapped != nil {
 			g.OnCartoucheTapped()
 		}

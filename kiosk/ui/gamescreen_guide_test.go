@@ -107,6 +107,12 @@ func TestGameCountsDownToAuto(t *testing.T) {
 				assert.Equal(t, breakout.Play, w.Mode())
 				rig.until(2*idle, "the countdown again", func() bool { return r.countTxt.Visible() })
 			}
+			// A player reading the prize table is there too.
+			cart := rig.g.Cartouche()
+			test.TapCanvas(rig.w.Canvas(), cart.Position().Add(fyne.NewPos(cart.Size().Width/2, cart.Size().Height/2)))
+			rig.frame()
+			assert.Less(t, w.Idle(), 2, "a tap on the cartouche is activity")
+			rig.until(2*idle, "the countdown again", func() bool { return r.countTxt.Visible() })
 			rig.until(11*60, "Auto", func() bool { return w.Mode() == breakout.Auto })
 			rig.frame()
 			assert.False(t, r.countTxt.Visible(), "no countdown in Auto")

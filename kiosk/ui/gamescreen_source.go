@@ -6,6 +6,7 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/game/reveal"
+	"pharaon/kiosk"
 )
 
 // GameSource is the game the game screen plays and draws. In the kiosk it is
@@ -40,6 +41,8 @@ type GameSource interface {
 type resumable interface {
 	Resumed() bool
 }
+
+var _ resumable = (*kiosk.Game)(nil)
 
 // DemoGame is a GameSource that plays the walls of a unit without a stake, a
 // ticket or a record: the main wall, then the bonus wall if the layout has
