@@ -442,8 +442,10 @@ func (g *Game) fail(err error) {
 
 // recover resumes the play a crash interrupted (DESIGN.md §7): same layout,
 // same outcome, the walls replayed from their last saved recording, so the
-// player finds the game as it was (or a little earlier) and finishes it;
-// a Jouer game nobody plays continues in Auto after the idle time.
+// player finds the game as it was (or a little earlier) and finishes it:
+// the game says it is resumed (Game.Resumed), a Jouer wall waits with its
+// ball on the paddle (restForPlayer), and a Jouer game nobody plays
+// continues in Auto after the idle time.
 func (m *Machine) recover(ctx context.Context) error {
 	plays, err := m.st.UnfinishedPlays(ctx)
 	if err != nil {
