@@ -14,16 +14,14 @@ import (
 //
 //   - engine: the baseline, the two engine ticks of a frame alone
 //     (DemoGame.Step), no screen;
-//
 //   - frame: GameScreen.Frame, the same two ticks plus the events, the
-//     flights and the reading of the world into the canvas objects.
-//
+//     flights and the reading of the world into the canvas objects;
 //   - countdown: a Jouer frame in the last seconds before Auto, the ball
 //     waiting on the paddle: the hint to tap it and the countdown shown,
 //     its text changing each second.
 //
 // frame − engine is what the screen adds per frame. Games restart when
-// they end, outside the timer. Both must show 0 allocs/op: a frame allocates
+// they end, outside the timer. All must show 0 allocs/op: a frame allocates
 // nothing (Fyne's own drawing, after the frame, is not measured here).
 func BenchmarkGameFrame(b *testing.B) {
 	walls := gsWalls(b, game.Stake200, 3, false, 7)
