@@ -62,6 +62,7 @@ type Game struct {
 	// Owned by the goroutine that steps the game.
 	main, bonus *breakout.World
 	mismatch    bool
+	resumed     bool   // set once by resume, before the game is shown
 	ending      bool   // the last wall is cleared: its finish is with the writer
 	savedAt     uint32 // the world's tick at the last save
 	dirty       bool   // inputs or events since the last save
@@ -123,6 +124,10 @@ func (g *Game) Stake() game.Stake { return g.play.Stake }
 
 // Play is the play record as the stake debit wrote it.
 func (g *Game) Play() store.Play { return g.play }
+
+// Resumed reports whether the game was interrupted by a restart and resumed
+// (Machine.recover): the screens say so before it goes on.
+func (g *Game) Resumed() bool { return g.resumed }
 
 // Walls is the unit's layout.
 func (g *Game) Walls() reveal.Walls { return g.walls }
@@ -437,8 +442,10 @@ func (g *Game) fail(err error) {
 
 // recover resumes the play a crash interrupted (DESIGN.md §7): same layout,
 // same outcome, the walls replayed from their last saved recording, so the
-// player finds the game as it was (or a little earlier) and finishes it;
-// a Jouer game nobody plays continues in Auto after the idle time.
+// player finds the game as it was (or a little earlier) and finishes it:
+// the game says it is resumed (Game.Resumed), a Jouer wall waits with its
+// ball on the paddle (restForPlayer), and a Jouer game nobody plays
+// continues in Auto after the idle time.
 func (m *Machine) recover(ctx context.Context) error {
 	plays, err := m.st.UnfinishedPlays(ctx)
 	if err != nil {
@@ -514,5 +521,24 @@ func (m *Machine) resume(p store.Play) (*Game, error) {
 		}
 		g.cleared()
 	}
+	g.resumed = true
+	if !g.ending && p.State != store.PlayMainDone {
+		g.restForPlayer()
+	}
 	return g, nil
+}
+
+// restForPlayer puts the ball of a resumed Jouer wall back on the paddle,
+// where it waits for the player's launch (Art. 4.4): the replay leaves the
+// ball where it was at the last save, often in flight, and a player who
+// comes back to the kiosk after a restart would see it fall before knowing
+// the game goes on. The rest is an input of the engine, recorded like a
+// launch, so the play's recording still replays the whole game to the
+// state it ends in. An Auto wall goes on as it was.
+func (g *Game) restForPlayer() {
+	w := g.World()
+	if w.Done() || w.Mode() != breakout.Play || w.Ball().Phase == breakout.OnPaddle {
+		return
+	}
+	g.Step(breakout.Input{Rest: true})
 }

@@ -89,12 +89,20 @@ func TestRecoverMidWallResumesTheSameWall(t *testing.T) {
 	saveNow(t, f, g)
 	hash, tick, standing := g.World().Hash(), g.World().Tick(), g.World().Standing()
 	require.Less(t, standing, 27, "bricks fell before the crash")
+	bricks, flying := append([]breakout.Brick(nil), g.World().Bricks()...), g.World().Ball().Phase != breakout.OnPaddle
 
 	f.restart()
 	r := f.m.Current()
 	require.NotNil(t, r)
-	assert.Equal(t, hash, r.World().Hash(), "the same wall in the same state")
-	assert.Equal(t, tick, r.World().Tick())
+	assert.Equal(t, bricks, r.World().Bricks(), "the same wall in the same state")
+	if flying {
+		// the ball is put back on the paddle, a tick of the engine
+		// (TestRecoverJouerWaitsWithTheBallOnThePaddle)
+		assert.Equal(t, tick+1, r.World().Tick())
+	} else {
+		assert.Equal(t, hash, r.World().Hash(), "the same wall in the same state")
+		assert.Equal(t, tick, r.World().Tick())
+	}
 	assert.Equal(t, Playing, f.m.Snapshot().State)
 	assert.Equal(t, c.creditBefore-c.stake.Money(), f.m.Snapshot().Credit)
 	finishResumed(t, f, c)
@@ -244,4 +252,73 @@ func TestRecoverBonusWithShortMainWallIsAFault(t *testing.T) {
 	assert.Equal(t, FaultRecovery, snap.Fault.Code)
 	assert.Contains(t, snap.Fault.Detail, "short of its end")
 	assert.Nil(t, f.m.Current())
+}
+
+// A Jouer game resumed with its ball in flight does not let the ball fall
+// before the player is there: the resumed game says it is resumed and waits
+// with the ball on the paddle for the launch. The rest is part of the
+// recording, so the whole game, replayed from the recording the finish
+// keeps, ends in the state the game ended in.
+func TestRecoverJouerWaitsWithTheBallOnThePaddle(t *testing.T) {
+	f := newFixture(t)
+	f.boot()
+	g, c := startScenario(t, f, game.Stake050, 6, breakout.Play) // 2 birds
+	playFor(g, 5*breakout.TicksPerSecond)
+	for i := 0; g.World().Ball().Phase != breakout.Flying; i++ {
+		require.Less(t, i, 10*breakout.TicksPerSecond, "the ball flies")
+		playFor(g, 1)
+	}
+	assert.False(t, g.Resumed(), "a game just sold is not resumed")
+	saveNow(t, f, g)
+	bricks := append([]breakout.Brick(nil), g.World().Bricks()...)
+
+	f.restart()
+	r := f.m.Current()
+	require.NotNil(t, r)
+	assert.True(t, r.Resumed(), "the resumed game says so")
+	w := r.World()
+	assert.Equal(t, breakout.Play, w.Mode())
+	assert.Equal(t, breakout.OnPaddle, w.Ball().Phase, "the ball waits on the paddle")
+	assert.Equal(t, bricks, w.Bricks(), "the same wall")
+	for i := 0; i < 3*breakout.TicksPerSecond; i++ {
+		r.Step(breakout.Input{})
+	}
+	assert.Equal(t, breakout.OnPaddle, w.Ball().Phase, "until the player launches it")
+	finishResumed(t, f, c)
+
+	p, err := f.st.Play(ctx, c.id)
+	require.NoError(t, err)
+	mainRec, _, err := decodeRecordings(p.Recording)
+	require.NoError(t, err)
+	dec, err := breakout.DecodeRecording(mainRec)
+	require.NoError(t, err)
+	rests := 0
+	for _, in := range dec.Inputs {
+		if in.Input.Rest {
+			rests++
+		}
+	}
+	assert.Equal(t, 1, rests, "the rest is recorded")
+	again, err := breakout.Replay(r.Walls().Main, mainRec, nil)
+	require.NoError(t, err, "the whole game replays")
+	assert.True(t, again.Done())
+	assert.Equal(t, w.Hash(), again.Hash(), "to the state it ended in")
+}
+
+// An Auto game resumed says so and goes on: nobody is to launch its ball.
+func TestRecoverAutoSaysItIsResumed(t *testing.T) {
+	f := newFixture(t)
+	f.boot()
+	g, c := startScenario(t, f, game.Stake100, 3, breakout.Auto)
+	for i := 0; i < 3*breakout.TicksPerSecond; i++ {
+		g.Step(breakout.Input{})
+	}
+	saveNow(t, f, g)
+	hash := g.World().Hash()
+	f.restart()
+	r := f.m.Current()
+	require.NotNil(t, r)
+	assert.True(t, r.Resumed())
+	assert.Equal(t, hash, r.World().Hash(), "the Auto game as it was")
+	finishResumed(t, f, c)
 }

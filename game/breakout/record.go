@@ -21,7 +21,9 @@ import (
 //	  uvarint(ticks since the previous entry << 3 | flags)
 //	  flags: 1 paddle target moved, 2 launch, 4 Auto
 //	  if flag 1: varint (zigzag) of the target's change in sub-units
-//	  (the target starts at the field's centre)
+//	  (the target starts at the field's centre); flags 1 alone with a
+//	  change of 0 is a rest (Input.Rest: the ball put back on the
+//	  paddle), which no move can be
 //	end: uvarint(ticks since the last entry << 3), flags 0: the world's
 //	  tick when recorded.
 //
@@ -56,6 +58,14 @@ func (w *World) record(flags byte) {
 		w.rec = binary.AppendVarint(w.rec, int64(w.target-w.recTarget))
 		w.recTarget = w.target
 	}
+	w.recTick = w.tick
+}
+
+// recordRest appends a rest entry for the current tick: the paddle flag
+// with no change of target (see the format above).
+func (w *World) recordRest() {
+	w.rec = binary.AppendUvarint(w.rec, uint64(w.tick-w.recTick)<<3|flagPaddle)
+	w.rec = binary.AppendVarint(w.rec, 0)
 	w.recTick = w.tick
 }
 
@@ -173,6 +183,10 @@ func DecodeRecording(b []byte) (Recording, error) {
 			if d.err != nil {
 				return r, fmt.Errorf("decode recording: entry %d: %w", len(r.Inputs), d.err)
 			}
+			if dt == 0 && flags == flagPaddle {
+				r.Inputs = append(r.Inputs, TickInput{Tick: uint32(tick), Input: Input{Rest: true}})
+				continue
+			}
 			if dt == 0 || dt < -FieldWidth || dt > FieldWidth || target+dt < 0 || target+dt > FieldWidth {
 				return r, fmt.Errorf("decode recording: entry %d: target change %d: %w", len(r.Inputs), dt, ErrBadRecording)
 			}
@@ -193,6 +207,12 @@ func (r Recording) Append(dst []byte) []byte {
 	dst = appendHeader(dst, r.Settings, r.Mode, r.Wall)
 	tick, target := uint32(0), int32(FieldWidth/2)
 	for _, ti := range r.Inputs {
+		if ti.Input.Rest {
+			dst = binary.AppendUvarint(dst, uint64(ti.Tick-tick)<<3|flagPaddle)
+			dst = binary.AppendVarint(dst, 0)
+			tick = ti.Tick
+			continue
+		}
 		var flags byte
 		if ti.Input.Steer && ti.Input.PaddleX != target {
 			flags |= flagPaddle

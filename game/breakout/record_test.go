@@ -65,6 +65,66 @@ func TestReplayRestoresTheGame(t *testing.T) {
 	}
 }
 
+// A rest (Input.Rest, a Jouer game resumed after a restart) puts a flying
+// ball back on the paddle, where it waits for the launch; it is recorded,
+// so the whole game, rest included, replays to the very same state, and a
+// game resumed from a recording and rested goes on as the replay does.
+func TestRestPutsTheBallOnThePaddleAndReplays(t *testing.T) {
+	wall := walls(t, game.Stake100, 2, false, 11).Main
+	w := newWorld(t, wall, Play, DefaultSettings())
+	w.Step(Input{Launch: true})
+	for i := 0; i < 300 && w.Ball().Phase != Flying; i++ {
+		w.Step(Input{})
+	}
+	for i := 0; i < 30; i++ {
+		w.Step(Input{})
+	}
+	require.Equal(t, Flying, w.Ball().Phase)
+	saved := w.AppendRecording(nil)
+
+	// The kiosk's resume: replay what was saved, then rest.
+	r, err := Replay(wall, saved, nil)
+	require.NoError(t, err)
+	ev := r.Step(Input{Rest: true, Launch: true})
+	require.Equal(t, OnPaddle, r.Ball().Phase, "the rest wins over a launch on its step")
+	assert.Contains(t, ev, Event{Kind: BallOnPaddle, Brick: -1})
+	assert.Zero(t, r.Idle())
+	for i := 0; i < 240; i++ {
+		r.Step(Input{})
+	}
+	require.Equal(t, OnPaddle, r.Ball().Phase, "the ball waits for the player")
+	assert.Equal(t, Play, r.Mode())
+	pd := r.Paddle()
+	assert.Equal(t, pd.X, r.Ball().X, "on the paddle's centre")
+	r.Step(Input{Launch: true})
+	for i := 0; i < 120; i++ {
+		r.Step(Input{})
+	}
+	rec := r.AppendRecording(nil)
+	dec, err := DecodeRecording(rec)
+	require.NoError(t, err)
+	assert.Contains(t, dec.Inputs, TickInput{Tick: w.Tick() + 1, Input: Input{Rest: true}})
+	assert.Equal(t, rec, dec.Append(nil), "a rest encodes back to the same bytes")
+	again, err := Replay(wall, rec, nil)
+	require.NoError(t, err, "the whole game, rest included, replays")
+	assert.Equal(t, r.Hash(), again.Hash())
+
+	// A rest of a ball already on the paddle is nothing, and not recorded.
+	n := newWorld(t, wall, Play, DefaultSettings())
+	n.Step(Input{Rest: true})
+	assert.Equal(t, n.AppendRecording(nil), newWorldAt(t, wall, 1))
+}
+
+// newWorldAt is the recording of a Jouer world on wall stepped ticks times
+// with no input.
+func newWorldAt(t *testing.T, wall reveal.Wall, ticks int) []byte {
+	w := newWorld(t, wall, Play, DefaultSettings())
+	for i := 0; i < ticks; i++ {
+		w.Step(Input{})
+	}
+	return w.AppendRecording(nil)
+}
+
 // The recording is compact: a dragged paddle costs a few bytes a step.
 func TestRecordingIsCompact(t *testing.T) {
 	wall := walls(t, game.Stake200, 0, false, 5).Main
@@ -137,7 +197,7 @@ func TestDecodeRecordingRefusesBadBytes(t *testing.T) {
 		"huge settings":      {append(hugeSettings, 0), ErrBadSettings},
 		"bad mode":           {append(append(append([]byte(nil), good[:hdr-9]...), 5), good[hdr-8:]...), ErrBadRecording},
 		"zero delta":         {with(cat(uv(0<<3|flagLaunch), uv(0))...), ErrBadRecording},
-		"no change":          {with(cat(uv(1<<3|flagPaddle), binary.AppendVarint(nil, 0), uv(0))...), ErrBadRecording},
+		"no change":          {with(cat(uv(1<<3|flagPaddle|flagLaunch), binary.AppendVarint(nil, 0), uv(0))...), ErrBadRecording},
 		"off the field":      {with(cat(uv(1<<3|flagPaddle), binary.AppendVarint(nil, FieldWidth), uv(0))...), ErrBadRecording},
 		"non-canonical":      {with(0x80|flagLaunch|1<<3, 0x00, 0), ErrBadRecording},
 		"overlong varint":    {with(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), ErrBadRecording},

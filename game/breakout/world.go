@@ -67,6 +67,13 @@ type Input struct {
 	// Auto hands the game over to Auto for good (the kiosk resuming a
 	// game after a restart, for instance).
 	Auto bool
+	// Rest puts a ball in flight, or lost, back on the paddle, where it
+	// waits for the player's launch (Jouer only): the kiosk resuming a
+	// Jouer game after a restart, so the player is not met by a ball
+	// already falling. It is recorded, so a replay of the whole game
+	// rests the ball at the same tick; the other fields are ignored on
+	// the step that rests.
+	Rest bool
 }
 
 // Brick is one brick of the wall as the UI draws it.
@@ -233,6 +240,10 @@ func (w *World) emit(e Event) { w.events = append(w.events, e) }
 // Auto; only activity is recorded, and IdleTicks without activity hand the
 // game to Auto.
 func (w *World) input(in Input) (launch bool) {
+	if in.Rest && w.phase != OnPaddle {
+		w.rest()
+		return false
+	}
 	var flags byte
 	if in.Steer {
 		t := clamp32(in.PaddleX, 0, FieldWidth)
@@ -259,6 +270,17 @@ func (w *World) input(in Input) (launch bool) {
 		w.engageAuto()
 	}
 	return in.Launch
+}
+
+// rest puts the ball back on the paddle at its centre (Input.Rest) and
+// records it; the step goes on with the ball on the paddle.
+func (w *World) rest() {
+	w.recordRest()
+	w.idle = 0
+	w.phase, w.stuck, w.ghost = OnPaddle, 0, 0
+	w.followPaddle()
+	w.auto.dirty = true
+	w.emit(Event{Kind: BallOnPaddle, Brick: -1})
 }
 
 func (w *World) engageAuto() {

@@ -14,6 +14,11 @@ import (
 // and the blinking snakes before the bonus wall appears (Art. 4.7).
 const DefaultBonusDelay = 2500 * time.Millisecond
 
+// DefaultResumeNotice is how long a game resumed after a restart says so
+// before an Auto game goes on; a Jouer game waits anyway with its ball on
+// the paddle for the player's launch (kiosk.Game.Resumed).
+const DefaultResumeNotice = 3 * time.Second
+
 // gsFlightTime is how long a revealed symbol takes to fly to the cartouche.
 const gsFlightTime = 600 * time.Millisecond
 
@@ -77,6 +82,9 @@ type GameScreen struct {
 	// BonusDelay is how long the cleared main wall stays before the bonus
 	// wall (DefaultBonusDelay if zero).
 	BonusDelay time.Duration
+	// ResumeNotice is how long a resumed game says so
+	// (DefaultResumeNotice if zero).
+	ResumeNotice time.Duration
 
 	now   func() time.Time
 	field *Playfield
@@ -85,10 +93,12 @@ type GameScreen struct {
 	src     GameSource
 	stage   gsStage
 	stageAt time.Time
-	pump    *Pump
-	meter   FrameMeter
-	anim    *fyne.Animation
-	running bool
+	// noticeUntil is when the notice of a resumed game goes (zero: none)
+	noticeUntil time.Time
+	pump        *Pump
+	meter       FrameMeter
+	anim        *fyne.Animation
+	running     bool
 
 	credit game.Money
 	stake  game.Stake
@@ -124,6 +134,9 @@ func NewGameScreen(now func() time.Time) *GameScreen {
 	}
 	g.cart = NewCartouche()
 	g.cart.OnTapped = func() {
+		// a player reading the prize table is there: the wall does
+		// not go to Auto for want of a touch (Playfield.Input)
+		g.field.touched = true
 		if g.OnCartoucheTapped != nil {
 			g.OnCartoucheTapped()
 		}
@@ -153,6 +166,8 @@ func (g *GameScreen) Cartouche() *Cartouche { return g.cart }
 func (g *GameScreen) Play(src GameSource) {
 	if src == nil || src.World() == nil {
 		g.src, g.stage = nil, gsIdle
+		g.noticeUntil = time.Time{}
+		g.field.setNotice(false)
 		g.field.SetWorld(nil)
 		g.cart.StopBlink()
 		g.cart.SetCounts(game.Counts{})
@@ -168,6 +183,11 @@ func (g *GameScreen) Play(src GameSource) {
 	g.cancelFlights()
 	g.launched = src.Revealed()
 	g.stage, g.stageAt = gsPlaying, g.now()
+	g.noticeUntil = time.Time{}
+	if r, ok := src.(resumable); ok && r.Resumed() {
+		g.noticeUntil = g.stageAt.Add(g.resumeNotice())
+	}
+	g.field.setNotice(!g.noticeUntil.IsZero())
 	if src.World().Done() {
 		g.stage = gsLanding
 	}
@@ -246,6 +266,17 @@ func (g *GameScreen) Frame(now time.Time) {
 	begin := g.now()
 	g.frameNow = now
 	n := g.pump.Advance(now)
+	if !g.noticeUntil.IsZero() {
+		switch {
+		case !now.Before(g.noticeUntil):
+			g.noticeUntil = time.Time{}
+			g.field.setNotice(false)
+		case g.src != nil && g.src.World().Mode() == breakout.Auto:
+			// An Auto game goes on once the player has read that it
+			// is resumed; a Jouer game's ball waits on the paddle.
+			n = 0
+		}
+	}
 	if g.stage == gsPlaying && g.src != nil {
 		for i := 0; i < n && g.stage == gsPlaying; i++ {
 			g.field.beforeStep()
@@ -278,6 +309,13 @@ func (g *GameScreen) Frame(now time.Time) {
 			g.OnFrameStats(st)
 		}
 	}
+}
+
+func (g *GameScreen) resumeNotice() time.Duration {
+	if g.ResumeNotice > 0 {
+		return g.ResumeNotice
+	}
+	return DefaultResumeNotice
 }
 
 func (g *GameScreen) bonusDelay() time.Duration {

@@ -15,10 +15,13 @@ import (
 //   - engine: the baseline, the two engine ticks of a frame alone
 //     (DemoGame.Step), no screen;
 //   - frame: GameScreen.Frame, the same two ticks plus the events, the
-//     flights and the reading of the world into the canvas objects.
+//     flights and the reading of the world into the canvas objects;
+//   - countdown: a Jouer frame in the last seconds before Auto, the ball
+//     waiting on the paddle: the hint to tap it and the countdown shown,
+//     its text changing each second.
 //
 // frame − engine is what the screen adds per frame. Games restart when
-// they end, outside the timer. Both must show 0 allocs/op: a frame allocates
+// they end, outside the timer. All must show 0 allocs/op: a frame allocates
 // nothing (Fyne's own drawing, after the frame, is not measured here).
 func BenchmarkGameFrame(b *testing.B) {
 	walls := gsWalls(b, game.Stake200, 3, false, 7)
@@ -52,6 +55,28 @@ func BenchmarkGameFrame(b *testing.B) {
 				ended = false
 				rig.g.Play(newGSDemo(b, walls, breakout.Auto))
 				rig.frames(3)
+				b.StartTimer()
+			}
+			rig.frame()
+		}
+	})
+
+	b.Run("countdown", func(b *testing.B) {
+		rig := newGameRig(b, fyne.NewSize(1280, 800))
+		start := func() {
+			d := newGSDemo(b, walls, breakout.Play)
+			rig.g.Play(d)
+			for d.World().Idle() < d.World().Settings().IdleTicks-pfCountdownMax*breakout.TicksPerSecond {
+				rig.frame()
+			}
+		}
+		start()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if rig.g.Playfield().World().Mode() == breakout.Auto {
+				b.StopTimer()
+				start()
 				b.StartTimer()
 			}
 			rig.frame()

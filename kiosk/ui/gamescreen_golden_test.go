@@ -80,19 +80,7 @@ func TestGameGoldenGhost(t *testing.T) {
 	golden.Assert(t, "game-ghost.png", rig.capture())
 }
 
-// A Jouer game before the first launch: the ball waits on the paddle with a
-// ring inviting the player's tap (Art. 4.4), no AUTO badge.
-func TestGameGoldenJouerWaiting(t *testing.T) {
-	rig := newGameRig(t, fyne.NewSize(1280, 800))
-	rig.g.SetCredit(450)
-	d := newGSDemo(t, gsWalls(t, game.Stake100, 0, false, 8), breakout.Play)
-	rig.g.Play(d)
-	rig.frames(24)
-	r := rig.g.Playfield().rend
-	require.True(t, r.hint.Visible())
-	assert.False(t, r.badge.Visible())
-	golden.Assert(t, "game-jouer-waiting.png", rig.capture())
-}
+// A Jouer game before the first launch: TestGameSaysToTapTheBall.
 
 // The bonus wall after the red brick's first hit (Art. 4.7): the cracked red
 // brick in the centre and its count at 1/2.

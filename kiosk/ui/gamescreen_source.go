@@ -6,6 +6,7 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/game/reveal"
+	"pharaon/kiosk"
 )
 
 // GameSource is the game the game screen plays and draws. In the kiosk it is
@@ -34,6 +35,14 @@ type GameSource interface {
 	// so the result it shows is what the kiosk credited. It never waits.
 	Settled() bool
 }
+
+// resumable is a GameSource that may be a game resumed after a restart
+// (*kiosk.Game): the game screen says so before it goes on.
+type resumable interface {
+	Resumed() bool
+}
+
+var _ resumable = (*kiosk.Game)(nil)
 
 // DemoGame is a GameSource that plays the walls of a unit without a stake, a
 // ticket or a record: the main wall, then the bonus wall if the layout has

@@ -190,6 +190,14 @@ const (
 	msgSymSnakeOne    msg = "sym.snake.1"
 	msgSymSnakeMany   msg = "sym.snake.n"
 	msgCountSymbols   msg = "sym.count"
+
+	// What the game screen says to do: tap the ball, the idle countdown
+	// before Auto, the button that finishes the wall in Auto, a game
+	// resumed after a restart.
+	msgGameTapBall    msg = "game.tap_ball"
+	msgGameAutoIn     msg = "game.auto_in"
+	msgGameFinishAuto msg = "game.finish_auto"
+	msgGameResumed    msg = "game.resumed"
 )
 
 // text is one entry of the catalogue: French first.
@@ -371,6 +379,11 @@ var catalogue = map[msg]text{
 	msgSymSnakeOne:   {"serpent", "snake"},
 	msgSymSnakeMany:  {"serpents", "snakes"},
 	msgCountSymbols:  {"%d %s", "%d %s"},
+
+	msgGameTapBall:    {"Touchez la balle pour la lancer", "Tap the ball to launch it"},
+	msgGameAutoIn:     {"Auto dans %d\u00a0s — touchez pour continuer", "Auto in %d\u00a0s — touch to keep playing"},
+	msgGameFinishAuto: {"Finir en Auto", "Finish in Auto"},
+	msgGameResumed:    {"Partie reprise", "Game resumed"},
 }
 
 // symbolNames are the keys of each symbol's name, singular and plural.

@@ -47,9 +47,15 @@ type Playfield struct {
 	fullBackdrop bool
 
 	// what the player did since the engine last took it (Input)
-	steer  bool
-	target int32
-	launch bool
+	steer   bool
+	target  int32
+	launch  bool
+	finish  bool // the player asked to finish the wall in Auto
+	touched bool // any touch: it keeps the game from going to Auto
+
+	// notice shows that the game was resumed after a restart (the game
+	// screen sets it for a while)
+	notice bool
 
 	// motion between ticks (see beforeStep): the ball and the paddle before
 	// the last tick, and how far past it the frame is drawn (0 to 1)
@@ -80,7 +86,7 @@ func NewPlayfield() *Playfield {
 // wall, the bonus wall, or a game recovered after a restart.
 func (p *Playfield) SetWorld(w *breakout.World) {
 	p.world = w
-	p.steer, p.launch = false, false
+	p.steer, p.launch, p.finish, p.touched = false, false, false, false
 	p.havePrev = false
 	p.revealAt = [pfMaxBricks]time.Time{}
 	p.redHitAt = time.Time{}
@@ -186,11 +192,58 @@ func lerpSub(a, b int32, t float32) int32 {
 }
 
 // Input returns what the player did since the last call, for one engine
-// tick: the paddle's target while the player steers, and a launch once.
+// tick: the paddle's target while the player steers, a launch once, the
+// wall handed to Auto once.
+//
+// The engine counts as activity only an input that changes something, and
+// goes to Auto after its idle time without activity; the countdown before
+// it says a touch keeps the game (Playfield's renderer). A touch at the
+// very x the paddle heads for changes nothing, so it moves the target by
+// one sub-unit (1/256 of a field unit, nothing to see): the touch is
+// activity, recorded like any move, and a replay does the same.
 func (p *Playfield) Input() breakout.Input {
-	in := breakout.Input{Steer: p.steer, PaddleX: p.target, Launch: p.launch}
-	p.launch = false
+	in := breakout.Input{Steer: p.steer, PaddleX: p.target, Launch: p.launch, Auto: p.finish}
+	if w := p.world; p.touched && w != nil && !in.Launch && !in.Auto {
+		if t := w.Paddle().Target; !in.Steer || clampField(in.PaddleX) == t {
+			in.Steer, in.PaddleX = true, t+1
+			if t >= breakout.FieldWidth {
+				in.PaddleX = t - 1
+			}
+			p.steer, p.target = true, in.PaddleX
+		}
+	}
+	p.launch, p.finish, p.touched = false, false, false
 	return in
+}
+
+// clampField is x clamped to the field, as the engine takes a target.
+func clampField(x int32) int32 {
+	switch {
+	case x < 0:
+		return 0
+	case x > breakout.FieldWidth:
+		return breakout.FieldWidth
+	}
+	return x
+}
+
+// finishInAuto hands the wall to Auto at the next tick: the player's
+// choice when the last bricks take long to hit (the outcome was fixed at
+// the stake, Art. 4.1: Auto only saves the player's time).
+func (p *Playfield) finishInAuto() {
+	p.activity()
+	p.finish = true
+}
+
+// setNotice shows or hides the notice that the game was resumed.
+func (p *Playfield) setNotice(on bool) {
+	if on == p.notice {
+		return
+	}
+	p.notice = on
+	if p.rend != nil {
+		p.rend.update()
+	}
 }
 
 // Tapped launches the ball when the tap is on it, else moves the paddle
@@ -243,6 +296,7 @@ func (p *Playfield) brickCentre(i int) (fyne.Position, bool) {
 }
 
 func (p *Playfield) activity() {
+	p.touched = true
 	if p.OnActivity != nil {
 		p.OnActivity()
 	}

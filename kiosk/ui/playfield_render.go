@@ -43,6 +43,33 @@ const (
 	pfRedFlash   = 320 * time.Millisecond
 	// the period of the ring that invites the player to tap the ball
 	pfHintPeriod = 1200 * time.Millisecond
+
+	// What the playfield says to do (field units): the hint to tap the
+	// ball, above the paddle; the countdown before Auto and the notice of
+	// a resumed game, on plaques across the field; the button that
+	// finishes the wall in Auto, over the status band's right end, as
+	// tall as a finger needs at 800 px (DESIGN.md §8).
+	pfTipY         = 800
+	pfTipText      = 30
+	pfCountY       = 560
+	pfCountW       = 820
+	pfCountH       = 76
+	pfNoticeY      = 560
+	pfNoticeW      = 520
+	pfNoticeH      = 110
+	pfNoticeText   = 48
+	pfFinishW      = 300
+	pfFinishTop    = 46
+	pfFinishH      = 80
+	pfFinishText   = 28
+	pfCountdownMax = 10 // the countdown shows the last seconds before Auto
+
+	// pfFinishAfter is how long a Jouer wall is played before the player
+	// may finish it in Auto, and pfFinishBricks how few bricks left make
+	// it possible at once: the last bricks of a wall can take most of a
+	// game to hit.
+	pfFinishAfter  = 30 * breakout.TicksPerSecond
+	pfFinishBricks = 3
 	// how long the ghost mask takes to fade in and out, in engine ticks
 	pfGhostFadeTicks = breakout.TicksPerSecond / 5
 )
@@ -161,6 +188,15 @@ type playfieldRenderer struct {
 	redCount *canvas.Text
 	ghost    *canvas.Image
 
+	tip       *canvas.Text      // "tap the ball"
+	countBg   *canvas.Rectangle // the countdown before Auto
+	countTxt  *canvas.Text
+	countText [pfCountdownMax + 1]string // per second, made when the language changes
+	countSecs int                        // the second shown, 0 none, -1 not known
+	noticeBg  *canvas.Rectangle          // "game resumed"
+	noticeTxt *canvas.Text
+	finish    *touchButton // finish the wall in Auto
+
 	// what is drawn, to skip what did not change
 	autoShown   gsShown
 	redHits     int
@@ -170,6 +206,9 @@ type playfieldRenderer struct {
 	ballShown   gsShown
 	hintShown   gsShown
 	paddleShown gsShown
+	tipShown    gsShown
+	noticeShown gsShown
+	finishShown gsShown
 }
 
 // gsNewArtImage is an image that gsSetArt will give its pixels.
@@ -261,6 +300,26 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r.ghost = gsNewArtImage()
 	add(r.ghost)
 
+	r.tip = canvas.NewText("", art.TurquoiseLight)
+	r.tip.TextStyle.Bold = true
+	r.tip.Alignment = fyne.TextAlignCenter
+	r.countBg = canvas.NewRectangle(color.NRGBA{R: 0x0A, G: 0x12, B: 0x33, A: 0xD8})
+	r.countBg.StrokeColor = art.Alert
+	r.countBg.StrokeWidth = 2
+	r.countTxt = canvas.NewText("", art.Limestone)
+	r.countTxt.TextStyle.Bold = true
+	r.countTxt.Alignment = fyne.TextAlignCenter
+	r.noticeBg = canvas.NewRectangle(color.NRGBA{R: 0x0A, G: 0x12, B: 0x33, A: 0xE0})
+	r.noticeBg.StrokeColor = art.GoldLight
+	r.noticeBg.StrokeWidth = 3
+	r.noticeTxt = canvas.NewText("", art.GoldLight)
+	r.noticeTxt.TextStyle.Bold = true
+	r.noticeTxt.Alignment = fyne.TextAlignCenter
+	r.finish = newTouchButton("", buttonSecondary, pfFinishText, p.finishInAuto)
+	gsHide(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
+	r.countSecs = -1
+	add(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
+
 	r.applyLabels()
 	r.setWorld()
 	return r
@@ -323,6 +382,8 @@ func (r *playfieldRenderer) Layout(size fyne.Size) {
 	gw := gh * art.GhostMaskAspect
 	r.art(r.ghost, art.GhostMaskResource(), fyne.NewSize(gw, gh))
 	r.ghost.Move(fyne.NewPos(g.X+pfFieldW*g.S/2-gw/2, g.Y+pfGhostCentre*g.S-gh/2))
+
+	r.layoutGuide()
 
 	r.paddleW = -1
 	r.warmPaddle()
@@ -456,9 +517,53 @@ func (r *playfieldRenderer) applyLabels() {
 	r.badgeTxt.Refresh()
 	r.redCap.Text = tr.T(msgGameRedBrick)
 	r.redCap.Refresh()
+	r.tip.Text = tr.T(msgGameTapBall)
+	r.tip.Refresh()
+	for n := 1; n < len(r.countText); n++ {
+		r.countText[n] = tr.F(msgGameAutoIn, n)
+	}
+	r.countSecs = -1
+	r.noticeTxt.Text = tr.T(msgGameResumed)
+	r.noticeTxt.Refresh()
+	r.finish.Text = tr.T(msgGameFinishAuto)
+	r.finish.Refresh()
 	if r.size.Width > 0 {
 		r.layoutRedHud()
 	}
+}
+
+// layoutGuide places what the playfield says to do (see pfTipY).
+func (r *playfieldRenderer) layoutGuide() {
+	g := r.geom
+	mid := pfFieldW / 2
+	r.tip.TextSize = pfTipText * g.S
+	r.tip.Refresh()
+	th := r.tip.MinSize().Height
+	r.tip.Move(fyne.NewPos(g.X, g.Y+pfTipY*g.S-th/2))
+	r.tip.Resize(fyne.NewSize(pfFieldW*g.S, th))
+
+	r.countBg.Move(g.unitPos(mid-pfCountW/2, pfCountY-pfCountH/2))
+	r.countBg.Resize(g.unitSize(pfCountW, pfCountH))
+	r.countBg.CornerRadius = 16 * g.S
+	r.countTxt.TextSize = pfTipText * g.S
+	r.countTxt.Refresh()
+	ch := r.countTxt.MinSize().Height
+	r.countTxt.Move(fyne.NewPos(g.X, g.Y+pfCountY*g.S-ch/2))
+	r.countTxt.Resize(fyne.NewSize(pfFieldW*g.S, ch))
+
+	r.noticeBg.Move(g.unitPos(mid-pfNoticeW/2, pfNoticeY-pfNoticeH/2))
+	r.noticeBg.Resize(g.unitSize(pfNoticeW, pfNoticeH))
+	r.noticeBg.CornerRadius = 20 * g.S
+	r.noticeTxt.TextSize = pfNoticeText * g.S
+	r.noticeTxt.Refresh()
+	nh := r.noticeTxt.MinSize().Height
+	r.noticeTxt.Move(fyne.NewPos(g.X, g.Y+pfNoticeY*g.S-nh/2))
+	r.noticeTxt.Resize(fyne.NewSize(pfFieldW*g.S, nh))
+
+	r.finish.TextSize = pfFinishText * g.S
+	r.finish.Radius = 14 * g.S
+	r.finish.Move(g.unitPos(pfFieldW-pfHudMargin-pfFinishW, pfFinishTop))
+	r.finish.Resize(g.unitSize(pfFinishW, pfFinishH))
 }
 
 // setWorld dresses the slots for the playfield's wall: which drawing lies
@@ -524,6 +629,7 @@ func (r *playfieldRenderer) forceAll() {
 		r.stones[s].shownSecs = -2
 	}
 	r.autoShown, r.bonus, r.flashOn, r.ghostOn, r.ballShown, r.hintShown, r.paddleShown = 0, 0, 0, 0, 0, 0, 0
+	r.tipShown, r.noticeShown, r.finishShown, r.countSecs = 0, 0, 0, -1
 }
 
 // nudge has the canvas drawn again after a change that does not ask for it
@@ -618,6 +724,7 @@ func (r *playfieldRenderer) update() {
 	changed = r.updateGhost(w, b) || changed
 	changed = r.updateStones(w, pd) || changed
 	changed = r.updateHud(w) || changed
+	changed = r.updateGuide(w, b) || changed
 	if changed {
 		r.nudge()
 	}
@@ -684,6 +791,36 @@ func (r *playfieldRenderer) updateHint(w *breakout.World, b breakout.Ball, now t
 	r.hint.StrokeWidth = 3 * r.geom.S
 	r.hintShown.set(true, r.hint)
 	return true
+}
+
+// updateGuide shows what the player is to do in Jouer (Art. 4.4): tap the
+// ball while it waits on the paddle; touch the field before the idle time
+// hands the game to Auto, counting down its last seconds; finish the wall
+// in Auto once it has lasted or few bricks are left. And, whatever the
+// mode, that the game was resumed after a restart.
+func (r *playfieldRenderer) updateGuide(w *breakout.World, b breakout.Ball) bool {
+	play := w.Mode() == breakout.Play && !w.Done()
+	changed := r.tipShown.set(play && b.Phase == breakout.OnPaddle, r.tip)
+
+	secs := 0
+	if left := w.Settings().IdleTicks - w.Idle(); play && left <= pfCountdownMax*breakout.TicksPerSecond {
+		secs = (left + breakout.TicksPerSecond - 1) / breakout.TicksPerSecond
+		secs = max(1, min(secs, pfCountdownMax))
+	}
+	if secs != r.countSecs {
+		if secs > 0 {
+			r.countTxt.Text = r.countText[secs]
+			r.countTxt.Refresh()
+		}
+		gsShow(secs > 0, r.countBg, r.countTxt)
+		r.countSecs = secs
+		changed = true
+	}
+
+	finish := play && (w.Tick() >= pfFinishAfter || (!w.IsBonus() && w.Standing() <= pfFinishBricks))
+	changed = r.finishShown.set(finish, r.finish) || changed
+	changed = r.noticeShown.set(r.p.notice, r.noticeBg, r.noticeTxt) || changed
+	return changed
 }
 
 // warmWall rasterises, when the layout changes, every drawing a wall can
@@ -863,6 +1000,7 @@ func (r *playfieldRenderer) hideDynamic() {
 		s.hits = -1
 	}
 	gsHide(r.red, r.cracked, r.flash, r.ball, r.hint, r.ghost, r.badge, r.badgeTxt, r.redCap, r.redCount)
+	gsHide(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
 	gsHide(r.paddle[0], r.paddle[1], r.paddle[2])
 	for s := range r.stones {
 		gsHide(r.stones[s].gem, r.stones[s].secs, r.bars[s])
