@@ -81,3 +81,15 @@ run: build
 
 clean:
 	rm -rf $(BIN)
+
+# make deb: the kiosk's Debian package in bin/dist/ (packaging/deb.sh, nfpm
+# at a pinned version): the binary, the cage session's systemd unit, udev
+# rules, tmpfiles and sysusers entries, /etc/pharaon, a SHA-256 manifest.
+# The version grows with the commits, so an update always sorts newer.
+DEB_VERSION ?= 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0).$(shell git rev-parse --short HEAD 2>/dev/null || echo none)
+DIST := $(BIN)/dist
+.PHONY: deb
+deb: deps
+	@mkdir -p $(BIN)/deb
+	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/deb/pharaon ./cmd/pharaon
+	packaging/deb.sh $(BIN)/deb/pharaon $(DEB_VERSION) $(DIST)
