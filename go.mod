@@ -2,7 +2,10 @@ module pharaon
 
 go 1.25.0
 
-require github.com/stretchr/testify v1.12.1
+require (
+	github.com/coreos/go-systemd/v22 v22.7.0
+	github.com/stretchr/testify v1.12.1
+)
 
 require (
 	fyne.io/fyne/v2 v2.7.1 // indirect

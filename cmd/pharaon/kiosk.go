@@ -143,7 +143,7 @@ func trustedKeys(paths []string) (block.KeySet, error) {
 
 // runKiosk runs the kiosk until its window closes or ctx ends.
 func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started time.Time) error {
-	logger := log.New(stderr, "pharaon: ", log.LstdFlags|log.Lmicroseconds)
+	logger := newLogger(stderr, osEnv{})
 	logger.Printf("database %s, kiosk %q, language %s, development %v", cfg.DB, cfg.KioskID, cfg.Lang, cfg.Dev)
 	p, err := openKiosk(ctx, cfg, kiosk.SystemClock{}, logger)
 	if err != nil {
@@ -162,11 +162,12 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 	w := a.NewWindow("Pharaon")
 	w.SetPadded(false)
 
+	sd := newSystemd(ctx, osEnv{}, logger, fyne.Do)
 	var once sync.Once
 	opt := ui.Options{
 		Lang: cfg.Lang,
 		OnHome: func() {
-			once.Do(func() { firstFrame(stdout, logger, started) })
+			once.Do(func() { firstFrame(stdout, logger, started); sd.ready() })
 		},
 	}
 	if cfg.FPS {
@@ -191,6 +192,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		fyne.Do(a.Quit)
 	}()
 	w.ShowAndRun()
+	sd.stop()
 	return nil
 }
 
