@@ -31,6 +31,7 @@ FILES=(
 	"0644 config $here/etc/pharaon.conf /etc/pharaon/pharaon.conf"
 	"0644 config $here/etc/environment /etc/pharaon/environment"
 	"0644 file $top/docs/kiosk-config.md /usr/share/doc/pharaon/kiosk-config.md"
+	"0644 file $top/docs/technician.md /usr/share/doc/pharaon/technician.md"
 )
 
 work=$(mktemp -d)

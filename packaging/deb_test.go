@@ -88,6 +88,8 @@ func TestDeb(t *testing.T) {
 	assert.Contains(t, string(postinst), "systemd-sysusers pharaon.conf")
 	assert.Contains(t, string(postinst), "systemd-tmpfiles --create pharaon.conf")
 	assert.Contains(t, string(postinst), "systemctl enable pharaon.service")
+	assert.Contains(t, string(postinst), "systemd-detect-virt -q --chroot",
+		"in the image's chroot, the host's udev and systemd are left alone")
 	postrm, err := os.ReadFile(filepath.Join(ctrl, "postrm"))
 	require.NoError(t, err)
 	assert.NotContains(t, string(postrm), "rm ", "removing the package must never delete the ledger")
@@ -115,6 +117,7 @@ func TestDeb(t *testing.T) {
 		"/etc/pharaon/pharaon.conf":               0o644,
 		"/etc/pharaon/environment":                0o644,
 		"/usr/share/doc/pharaon/kiosk-config.md":  0o644,
+		"/usr/share/doc/pharaon/technician.md":    0o644,
 		"/usr/share/pharaon/MANIFEST.sha256":      0o644,
 	}
 	assert.Equal(t, want, files, "the package's files and their modes")
@@ -171,6 +174,9 @@ func TestUnit(t *testing.T) {
 		"StandardInput": "tty-fail",
 		"ExecStart":     "/usr/bin/cage -- /usr/bin/pharaon -config /etc/pharaon/pharaon.conf",
 		"WantedBy":      "multi-user.target",
+		// Never a new ledger on the root file system when the data
+		// partition is missing.
+		"RequiresMountsFor": "/var/lib/pharaon",
 	} {
 		assert.Equal(t, []string{v}, keys[k], "%s=", k)
 	}
