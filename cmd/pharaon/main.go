@@ -83,7 +83,11 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer, st
 		return &usageError{"no display"}
 	}
 	fixLocale(e, cfg.Lang)
-	return runKiosk(ctx, cfg, stdout, stderr, started)
+	if err := runKiosk(ctx, cfg, stdout, stderr, started); err != nil {
+		fmt.Fprintf(stderr, "pharaon: %v\n", err) // the journal is all a technician reads
+		return err
+	}
+	return nil
 }
 
 // loadConfig reads the configuration: the defaults, then the configuration

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,4 +47,20 @@ func TestPackagedConfig(t *testing.T) {
 	assert.Equal(t, "/dev/pharaon-validator", cfg.Validator)
 	assert.Equal(t, "/dev/pharaon-printer", cfg.Printer)
 	assert.NotEmpty(t, cfg.KioskID, "a kiosk with a printer needs its name")
+}
+
+// TestRunSaysWhyTheKioskStopped: under systemd the journal is all a
+// technician has; a kiosk that cannot open its database must say so there,
+// not exit with status 1 and nothing else (as it did in the disk image,
+// where the data partition was not yet its user's).
+func TestRunSaysWhyTheKioskStopped(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"-db", filepath.Join(file, "pharaon.db")}, mapEnv{"DISPLAY": ":0"},
+		&stdout, &stderr, time.Now())
+	require.Error(t, err)
+	assert.Equal(t, exitFailure, exitCode(err))
+	assert.Contains(t, stderr.String(), "pharaon: database directory: mkdir "+file+": not a directory")
 }
