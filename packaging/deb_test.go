@@ -177,6 +177,9 @@ func TestUnit(t *testing.T) {
 		// Never a new ledger on the root file system when the data
 		// partition is missing.
 		"RequiresMountsFor": "/var/lib/pharaon",
+		// ... and the ledger's directory the kiosk's, even when the data
+		// partition was mounted after tmpfiles ran.
+		"StateDirectory": "pharaon",
 	} {
 		assert.Equal(t, []string{v}, keys[k], "%s=", k)
 	}
