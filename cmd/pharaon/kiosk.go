@@ -167,7 +167,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 	opt := ui.Options{
 		Lang: cfg.Lang,
 		OnHome: func() {
-			once.Do(func() { firstFrame(stdout, logger, started); sd.ready() })
+			once.Do(func() { firstFrame(stdout, logger, started); nextFrame(sd.ready) })
 		},
 	}
 	if cfg.FPS {

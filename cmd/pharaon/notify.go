@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"github.com/coreos/go-systemd/v22/daemon"
 )
 
@@ -100,9 +101,23 @@ func watchdogTimeout(e env, pid, ppid int) (time.Duration, error) {
 	return time.Duration(n) * time.Microsecond, nil
 }
 
+// nextFrame runs f in the next frame the screens draw (an animation's first
+// tick): the home screen is built before it is drawn, and on a slow machine
+// (software rendering) the first frame can come many seconds later.
+func nextFrame(f func()) {
+	done := false
+	fyne.NewAnimation(time.Millisecond, func(float32) {
+		if done {
+			return
+		}
+		done = true
+		f()
+	}).Start()
+}
+
 // ready tells systemd the kiosk is up (the boot checks passed before the
-// window opened; the home screen is shown) and starts the watchdog's pings.
-// Only the first call counts.
+// window opened; the home screen is drawn: call it in nextFrame) and starts
+// the watchdog's pings. Only the first call counts.
 func (s *systemd) ready() {
 	s.once.Do(func() {
 		if err := s.notify(daemon.SdNotifyReady + "\nSTATUS=home screen shown"); err != nil {
