@@ -90,3 +90,42 @@ run: build
 
 clean:
 	rm -rf $(BIN)
+
+# make deb: the kiosk's Debian package in bin/dist/ (packaging/deb.sh, nfpm
+# at a pinned version): the binary, the cage session's systemd unit, udev
+# rules, tmpfiles and sysusers entries, /etc/pharaon, a SHA-256 manifest.
+# The version grows with the commits, so an update always sorts newer.
+DEB_VERSION ?= 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0).$(shell git rev-parse --short HEAD 2>/dev/null || echo none)
+DIST := $(BIN)/dist
+.PHONY: deb
+deb: deps
+	@mkdir -p $(BIN)/deb
+	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/deb/pharaon ./cmd/pharaon
+	packaging/deb.sh $(BIN)/deb/pharaon $(DEB_VERSION) $(DIST)
+
+# make image: the kiosk's disk image in bin/dist/ (packaging/image/build.sh):
+# Debian 12 by mmdebstrap with the package of make deb, a GPT disk with an EFI
+# system partition (systemd-boot), the root and the data partition for
+# /var/lib/pharaon; xz-compressed (XZ=no: not), with its SHA-256 and bmap,
+# and the raw image for make vm-test. Needs root and the network; takes
+# minutes: never part of make test.
+IMAGE_TOOLS := mmdebstrap dosfstools mtools fdisk e2fsprogs systemd-boot-efi xz-utils bmap-tools
+.PHONY: image
+image: deb
+	@missing=""; for p in $(IMAGE_TOOLS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then echo "make image: apt-get install$$missing" >&2; exit 1; fi
+	packaging/image/build.sh $(DIST)/pharaon_$(DEB_VERSION)_$$($(GO) env GOARCH).deb $(DIST)
+
+# make vm-test: boots a copy of the image of make image in QEMU (software
+# emulation, serial console; packaging/image/vm-test.sh): waits for the
+# kiosk's READY=1, checks its database is on the data partition and that the
+# watchdog restarts a frozen kiosk, saves a screen dump in bin/dist/. Minutes:
+# never part of make test.
+.PHONY: vm-test
+vm-test:
+	@for p in qemu-system-x86 ovmf e2fsprogs fdisk; do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || { echo "make vm-test: apt-get install $$p" >&2; exit 1; }; \
+	done
+	packaging/image/vm-test.sh $$(ls $(DIST)/pharaon.img 2>/dev/null || echo $(DIST)/pharaon.img.xz) $(DIST)

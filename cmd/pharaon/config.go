@@ -36,8 +36,10 @@ type Config struct {
 	// forever would let a lost database be replaced silently).
 	FirstInstall bool
 	// Installed is the marker a production kiosk writes after its first
-	// successful start, beside its configuration file (else beside its
-	// database): a kiosk that finds it and no database has lost its data.
+	// successful start (installed-marker; by default beside its
+	// configuration file, else beside its database): a kiosk that finds it
+	// and no database has lost its data. It must not live on the data
+	// partition, which it vouches for.
 	Installed string
 	Keys      []string
 	// The cash devices' stable paths (kiosk.CashConfig); none: no cash-in
@@ -61,7 +63,7 @@ const maxConfigSize = 64 << 10
 // configKeys are the keys of the configuration file, which are the long
 // names of the flags.
 var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "fps", "keys", "validator", "printer",
-	"max-credit", "payout-limit", "voucher-validity"}
+	"max-credit", "payout-limit", "voucher-validity", "installed-marker"}
 
 // maxValidityDays bounds a voucher's validity: ten years is a mistake.
 const maxValidityDays = 3660
@@ -135,6 +137,8 @@ func (c *Config) set(key, value, dir string) error {
 	switch key {
 	case "db":
 		return path(&c.DB, value)
+	case "installed-marker":
+		return path(&c.Installed, value)
 	case "kiosk-id", "venue":
 		// Printed on vouchers: one line of text.
 		if strings.ContainsFunc(value, unicode.IsControl) {
@@ -220,6 +224,8 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("fullscreen", s, "") })
 	fs.BoolFunc("dev", "development: demo issuer key and blocks, simulated bill validator and printer with their panel (never in production)",
 		func(s string) error { return c.set("dev", s, "") })
+	fs.Func("installed-marker", "the first-install marker `file` (default: beside the configuration, else the database)",
+		func(s string) error { return c.set("installed-marker", s, "") })
 	fs.BoolVar(&c.FirstInstall, "first-install", false,
 		"a new kiosk: create its database (without it a production kiosk refuses to start with no database)")
 	fs.BoolFunc("fps", "log frames per second and time per frame during a game", func(s string) error { return c.set("fps", s, "") })

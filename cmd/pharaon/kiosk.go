@@ -166,7 +166,7 @@ func trustedKeys(paths []string) (block.KeySet, error) {
 // to start is said on stderr at once, then shown on the out-of-service
 // screen until the kiosk is stopped; it is returned for the exit status.
 func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started time.Time) error {
-	logger := log.New(stderr, "pharaon: ", log.LstdFlags|log.Lmicroseconds)
+	logger := newLogger(stderr, osEnv{})
 	logger.Printf("database %s, kiosk %q, language %s, development %v", cfg.DB, cfg.KioskID, cfg.Lang, cfg.Dev)
 	p, err := openKiosk(ctx, cfg, kiosk.SystemClock{}, logger)
 	if err != nil {
@@ -176,7 +176,15 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		if errors.As(err, &se) {
 			fault = se.fault
 		}
-		display(ctx, cfg, downMachine{fault}, ui.Options{Lang: cfg.Lang}, logger)
+		// Up, out of service, and saying why: systemd keeps the session (and
+		// its screen) instead of restarting it in a loop.
+		sd := newSystemd(ctx, osEnv{}, logger, fyne.Do)
+		var once sync.Once
+		opt := ui.Options{Lang: cfg.Lang, OnOutOfService: func() {
+			once.Do(func() { nextFrame(func() { sd.readyStatus("out of service: " + fault.Code) }) })
+		}}
+		display(ctx, cfg, downMachine{fault}, opt, logger)
+		sd.stop()
 		return err
 	}
 	defer func() {
@@ -187,11 +195,13 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 	snap := p.m.Snapshot()
 	logger.Printf("kiosk %s, credit %s, stakes open %v", snap.State, snap.Credit.Plain(), snap.Available)
 
+	sd := newSystemd(ctx, osEnv{}, logger, fyne.Do)
+	defer sd.stop()
 	var once sync.Once
 	opt := ui.Options{
 		Lang: cfg.Lang,
 		OnHome: func() {
-			once.Do(func() { firstFrame(stdout, logger, started) })
+			once.Do(func() { firstFrame(stdout, logger, started); nextFrame(sd.ready) })
 		},
 	}
 	if cfg.FPS {

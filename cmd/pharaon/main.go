@@ -104,6 +104,8 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer, st
 		return &usageError{"no display"}
 	}
 	fixLocale(e, cfg.Lang)
+	// A failure to start is said on stderr by runKiosk (the journal is all
+	// a technician reads), then shown on the screen.
 	return runKiosk(ctx, cfg, stdout, stderr, started)
 }
 
@@ -161,9 +163,11 @@ func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 		return Config{}, &usageError{fmt.Sprintf("max-credit %s is above payout-limit %s: a voucher of notes alone could not be paid at the counter",
 			maxCredit.Plain(), payout.Plain())}
 	}
-	cfg.Installed = filepath.Join(filepath.Dir(cfg.DB), installedMarker)
-	if configPath != "" {
-		cfg.Installed = filepath.Join(filepath.Dir(configPath), installedMarker)
+	if cfg.Installed == "" {
+		cfg.Installed = filepath.Join(filepath.Dir(cfg.DB), installedMarker)
+		if configPath != "" {
+			cfg.Installed = filepath.Join(filepath.Dir(configPath), installedMarker)
+		}
 	}
 	// A voucher names the kiosk that printed it: a kiosk with a printer
 	// must have a name. A development run is named for what it is.

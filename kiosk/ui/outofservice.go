@@ -17,6 +17,9 @@ func (s *Screens) showOutOfService() {
 		return
 	}
 	s.setScreen(scrOutOfService, s.buildOutOfService)
+	if s.opt.OnOutOfService != nil {
+		s.opt.OnOutOfService()
+	}
 }
 
 func (s *Screens) buildOutOfService(v view) fyne.CanvasObject {

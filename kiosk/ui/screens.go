@@ -83,6 +83,10 @@ type Options struct {
 	OnFrameStats func(FrameStats)
 	// OnHome is called each time the home screen is shown (start-up timing).
 	OnHome func()
+	// OnOutOfService is called each time the out-of-service screen is
+	// shown (a kiosk that could not start tells its service manager it is
+	// up, and why it is out of service).
+	OnOutOfService func()
 	// OnNoteShown is called when the screens show that a note was
 	// credited (the -dev log times "credit shown" with it).
 	OnNoteShown func(kiosk.CashInEvent)

@@ -1,0 +1,198 @@
+package packaging
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// buildDeb runs deb.sh on a stand-in for the kiosk binary (the package's
+// contents do not depend on what the binary is; building the real one with
+// cgo would triple the test's time) and returns the package's path and the
+// stand-in's bytes.
+func buildDeb(t *testing.T) (deb string, bin []byte) {
+	t.Helper()
+	if _, err := exec.LookPath("dpkg-deb"); err != nil {
+		t.Skip("dpkg-deb not installed: cannot read the package back (apt-get install dpkg)")
+	}
+	dir := t.TempDir()
+	bin = []byte("#!/bin/sh\necho stand-in for the pharaon binary\n")
+	binPath := filepath.Join(dir, "pharaon")
+	require.NoError(t, os.WriteFile(binPath, bin, 0o755))
+	cmd := exec.Command("./deb.sh", binPath, "1.2.3+git4.abcdef0", filepath.Join(dir, "out"))
+	cmd.Env = append(os.Environ(), "GOARCH=amd64")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	require.NoError(t, err, "deb.sh: %s", stderr.String())
+	deb = strings.TrimSpace(string(out))
+	assert.Equal(t, filepath.Join(dir, "out", "pharaon_1.2.3+git4.abcdef0_amd64.deb"), deb)
+	return deb, bin
+}
+
+func dpkgDeb(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("dpkg-deb", args...).CombinedOutput()
+	require.NoError(t, err, "dpkg-deb %v: %s", args, out)
+	return string(out)
+}
+
+// TestDeb builds the package and reads it back as dpkg does: its control
+// fields, its maintainer scripts, every file it installs, and the manifest
+// of their SHA-256 sums.
+func TestDeb(t *testing.T) {
+	deb, bin := buildDeb(t)
+
+	info := dpkgDeb(t, "--info", deb)
+	fields := map[string]string{}
+	for _, line := range strings.Split(info, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ": ")
+		if ok && !strings.Contains(k, " ") {
+			fields[k] = v
+		}
+	}
+	assert.Equal(t, "pharaon", fields["Package"])
+	assert.Equal(t, "1.2.3+git4.abcdef0", fields["Version"])
+	assert.Equal(t, "amd64", fields["Architecture"])
+	depends := map[string]bool{}
+	for _, d := range strings.Split(fields["Depends"], ",") {
+		depends[strings.TrimSpace(d)] = true
+	}
+	for _, d := range []string{"libgl1", "libx11-6", "libxcursor1", "libxrandr2", "libxinerama1", "libxi6",
+		"libxxf86vm1", "cage", "xwayland", "seatd", "fonts-dejavu-core", "locales", "systemd", "udev"} {
+		assert.True(t, depends[d], "Depends lacks %s: %s", d, fields["Depends"])
+	}
+	for _, script := range []string{"postinst", "prerm", "postrm", "conffiles", "md5sums"} {
+		assert.Regexp(t, `(?m)^\s+\d+ bytes,\s+\d+ lines\s+\*?\s*`+script+`\b`, info, "control member %s", script)
+	}
+
+	ctrl := t.TempDir()
+	dpkgDeb(t, "--control", deb, ctrl)
+	conffiles, err := os.ReadFile(filepath.Join(ctrl, "conffiles"))
+	require.NoError(t, err)
+	// Kept on upgrades once the technician has edited them.
+	assert.ElementsMatch(t, []string{"/etc/pharaon/pharaon.conf", "/etc/pharaon/environment"},
+		strings.Fields(string(conffiles)))
+	postinst, err := os.ReadFile(filepath.Join(ctrl, "postinst"))
+	require.NoError(t, err)
+	assert.Contains(t, string(postinst), "systemd-sysusers pharaon.conf")
+	assert.Contains(t, string(postinst), "systemd-tmpfiles --create pharaon.conf")
+	assert.Contains(t, string(postinst), "systemctl enable pharaon.service")
+	assert.Contains(t, string(postinst), `"$(stat -L -c %d:%i /proc/1/root 2>/dev/null)"`,
+		"in the image's chroot, the host's udev and systemd are left alone")
+	postrm, err := os.ReadFile(filepath.Join(ctrl, "postrm"))
+	require.NoError(t, err)
+	assert.NotContains(t, string(postrm), "rm ", "removing the package must never delete the ledger")
+
+	root := t.TempDir()
+	dpkgDeb(t, "--extract", deb, root)
+	files := map[string]fs.FileMode{}
+	require.NoError(t, filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		files["/"+filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))] = fi.Mode()
+		return nil
+	}))
+	want := map[string]fs.FileMode{
+		"/usr/bin/pharaon":                        0o755,
+		"/usr/lib/systemd/system/pharaon.service": 0o644,
+		"/usr/lib/tmpfiles.d/pharaon.conf":        0o644,
+		"/usr/lib/sysusers.d/pharaon.conf":        0o644,
+		"/usr/lib/udev/rules.d/60-pharaon.rules":  0o644,
+		"/etc/pharaon/pharaon.conf":               0o644,
+		"/etc/pharaon/environment":                0o644,
+		"/usr/share/doc/pharaon/kiosk-config.md":  0o644,
+		"/usr/share/doc/pharaon/technician.md":    0o644,
+		"/usr/share/pharaon/MANIFEST.sha256":      0o644,
+	}
+	assert.Equal(t, want, files, "the package's files and their modes")
+
+	got, err := os.ReadFile(filepath.Join(root, "usr/bin/pharaon"))
+	require.NoError(t, err)
+	assert.Equal(t, bin, got, "the binary is shipped as built")
+
+	// The manifest lists every other file with its SHA-256, in the format
+	// `sha256sum -c` reads.
+	m, err := os.Open(filepath.Join(root, "usr/share/pharaon/MANIFEST.sha256"))
+	require.NoError(t, err)
+	defer m.Close()
+	listed := map[string]bool{}
+	sc := bufio.NewScanner(m)
+	for sc.Scan() {
+		sum, path, ok := strings.Cut(sc.Text(), "  ")
+		require.True(t, ok, "manifest line %q", sc.Text())
+		b, err := os.ReadFile(filepath.Join(root, path))
+		if !assert.NoError(t, err, "manifest names %s", path) {
+			continue
+		}
+		h := sha256.Sum256(b)
+		assert.Equal(t, hex.EncodeToString(h[:]), sum, "SHA-256 of %s", path)
+		listed[path] = true
+	}
+	require.NoError(t, sc.Err())
+	for path := range files {
+		if path != "/usr/share/pharaon/MANIFEST.sha256" {
+			assert.True(t, listed[path], "the manifest lacks %s", path)
+		}
+	}
+}
+
+// TestUnit checks the session's unit for what the kiosk relies on: systemd
+// waits for READY=1, restarts the session when the watchdog pings stop, and
+// accepts them from pharaon, which is cage's child and not the main process.
+func TestUnit(t *testing.T) {
+	b, err := os.ReadFile("systemd/pharaon.service")
+	require.NoError(t, err)
+	keys := map[string][]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+			keys[k] = append(keys[k], v)
+		}
+	}
+	for k, v := range map[string]string{
+		"Type":          "notify",
+		"NotifyAccess":  "all",
+		"WatchdogSec":   "30",
+		"Restart":       "always",
+		"User":          "pharaon",
+		"TTYPath":       "/dev/tty1",
+		"StandardInput": "tty-fail",
+		"ExecStart":     "/usr/bin/cage -- /usr/bin/pharaon -config /etc/pharaon/pharaon.conf -first-install",
+		"WantedBy":      "multi-user.target",
+		// Never a new ledger on the root file system when the data
+		// partition is missing.
+		"RequiresMountsFor": "/var/lib/pharaon",
+		// ... and the ledger's directory the kiosk's, even when the data
+		// partition was mounted after tmpfiles ran.
+		"StateDirectory": "pharaon",
+	} {
+		assert.Equal(t, []string{v}, keys[k], "%s=", k)
+	}
+	assert.NotContains(t, keys, "PAMName", "cage hangs on a black screen with a PAM login session")
+
+	rules, err := os.ReadFile("udev/60-pharaon.rules")
+	require.NoError(t, err)
+	for _, name := range []string{"pharaon-validator", "pharaon-printer"} {
+		assert.Contains(t, string(rules), `SYMLINK+="`+name+`"`)
+	}
+	tmp, err := os.ReadFile("systemd/pharaon.tmpfiles")
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^d /var/lib/pharaon 0700 pharaon pharaon -$`, string(tmp))
+	assert.Regexp(t, `(?m)^d /var/lib/pharaon-install 0700 pharaon pharaon -$`, string(tmp), "the first-install marker's directory, off the data partition")
+	assert.Contains(t, keys["ReadWritePaths"][0], "/var/lib/pharaon-install")
+}

@@ -1,0 +1,119 @@
+#!/bin/bash
+# vm-test.sh IMAGE OUTDIR: boots a copy of the kiosk's disk image (raw, or
+# .xz) in QEMU with software emulation (no KVM needed) and checks, from the
+# serial console, that the kiosk's service reaches READY=1 and draws its home
+# screen, that its database is on the data partition, that it stays up past
+# the watchdog's limit, and that systemd's watchdog restarts a frozen kiosk;
+# saves a picture of the screen (OUTDIR/vm-screen.ppm) and the
+# console's log (OUTDIR/vm-serial.log). Exit status 0 when all passed.
+#
+# The copy gets a probe (vmtest/), written into its root file system with
+# debugfs (no mount), and WLR_RENDERER=pixman in /etc/pharaon/environment:
+# the virtual GPU has no 3D; and the watchdog's limit at 120 s
+# (vmtest/watchdog.conf): emulated frames are slow. Needs: qemu-system-x86 ovmf e2fsprogs fdisk
+# python3.
+set -euo pipefail
+
+if [ $# -ne 2 ]; then
+	echo "usage: $0 IMAGE OUTDIR" >&2
+	exit 2
+fi
+image=$(realpath "$1")
+out=$(realpath -m "$2")
+here=$(cd "$(dirname "$0")" && pwd)
+TIMEOUT=${TIMEOUT:-900}
+OVMF=${OVMF:-/usr/share/ovmf/OVMF.fd}
+mkdir -p "$out"
+work=$(mktemp -d /var/tmp/pharaon-vmtest.XXXXXX)
+qemu=
+cleanup() {
+	if [ -n "$qemu" ]; then kill "$qemu" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+vm=$work/vm.img
+case $image in
+*.xz) xz -dc "$image" | dd of="$vm" bs=1M conv=sparse status=none ;;
+*) cp --sparse=always "$image" "$vm" ;;
+esac
+
+# The root partition (2): its byte offset for debugfs.
+start=$(sfdisk -d "$vm" | awk -v p="${vm}2" '$1 == p { for (i = 1; i <= NF; i++) if ($i == "start=") { gsub(",", "", $(i+1)); print $(i+1) } }')
+[ -n "$start" ] || { echo "vm-test: no partition 2 in $image" >&2; exit 1; }
+rootfs="$vm?offset=$((start * 512))"
+printf 'WLR_RENDERER=pixman\n' >"$work/environment"
+# debugfs's write names the new file in its current directory: cd first.
+debugfs -w -f - "$rootfs" >/dev/null <<DEBUGFS
+cd /etc/pharaon
+rm environment
+write $work/environment environment
+cd /etc/systemd/system
+write $here/vmtest/pharaon-vmtest.service pharaon-vmtest.service
+mkdir /etc/systemd/system/pharaon.service.d
+cd /etc/systemd/system/pharaon.service.d
+write $here/vmtest/watchdog.conf vmtest.conf
+cd /usr/local/sbin
+write $here/vmtest/pharaon-vmtest pharaon-vmtest
+sif pharaon-vmtest mode 0100755
+symlink /etc/systemd/system/multi-user.target.wants/pharaon-vmtest.service /etc/systemd/system/pharaon-vmtest.service
+DEBUGFS
+debugfs -R "stat /usr/local/sbin/pharaon-vmtest" "$rootfs" 2>/dev/null | grep -q "Mode:  0755" ||
+	{ echo "vm-test: the probe was not written into the copy" >&2; exit 1; }
+
+# The serial console comes through a pipe, kept in vm-serial.log, and read
+# line by line as it comes.
+serial=$out/vm-serial.log
+mkfifo "$work/console"
+SECONDS=0
+qemu-system-x86_64 -machine q35 -accel tcg,thread=multi -m 2048 -smp 2 -bios "$OVMF" \
+	-drive file="$vm",format=raw,if=virtio -vga none -device virtio-vga -display none -nic none \
+	-serial stdio -monitor unix:"$work/monitor",server,nowait </dev/null >"$work/console" 2>"$work/qemu.err" &
+qemu=$!
+exec 3< <(tee "$serial" <"$work/console")
+
+# wait_for SECONDS REGEX: prints the first console line matching REGEX.
+wait_for() {
+	local deadline=$((SECONDS + $1)) l
+	while [ "$SECONDS" -lt "$deadline" ] && IFS= read -r -t $((deadline - SECONDS)) l <&3; do
+		l=${l%$'\r'}
+		if [[ $l =~ $2 ]]; then
+			echo "$l"
+			return 0
+		fi
+	done
+	return 1
+}
+# Not anchored: the probe's line may follow the serial getty's prompt.
+line=$(wait_for "$TIMEOUT" 'VMTEST (ready|FAIL)' || true)
+echo "vm-test: ${SECONDS} s after QEMU started: ${line:-nothing on the console within $TIMEOUT s}"
+case $line in
+*"VMTEST ready"*) ;;
+*) cat "$work/qemu.err" >&2; exit 1 ;;
+esac
+line=$(wait_for 360 'VMTEST (home|FAIL)' || true)
+echo "vm-test: ${SECONDS} s: ${line:-no first frame within 360 s}"
+case $line in
+*"VMTEST home"*) ;;
+*) exit 1 ;;
+esac
+
+python3 - "$work/monitor" "$out/vm-screen.ppm" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.settimeout(10)
+s.recv(4096)  # the monitor's banner
+s.sendall(("screendump %s\n" % sys.argv[2]).encode())
+s.recv(4096)
+s.sendall(b"info status\n")
+s.recv(4096)
+s.close()
+PY
+
+line=$(wait_for 900 'VMTEST (done|FAIL)' || true)
+echo "vm-test: ${SECONDS} s: ${line:-no restart reported within 900 s}"
+wait "$qemu" || true
+qemu=
+grep -o 'VMTEST.*' "$serial" | tr -d '\r'
+grep -q 'VMTEST done' "$serial" && ! grep -q 'VMTEST FAIL' "$serial"
