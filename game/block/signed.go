@@ -29,6 +29,7 @@ const SignatureSize = sigSize
 // result: only the issuer's private key can.
 type SignedUnits struct {
 	h    Header
+	name string // h.Name(), made once: a Sprintf per unit cost more than the hash
 	sp   spec
 	sum  hash.Hash
 	buf  [hashBatch * unitSize]byte
@@ -46,7 +47,7 @@ const hashBatch = 1024
 func NewSignedUnits(h Header) *SignedUnits { return newSignedUnits(h, officialSpec) }
 
 func newSignedUnits(h Header, specs specFunc) *SignedUnits {
-	c := &SignedUnits{h: h, sum: sha512.New()}
+	c := &SignedUnits{h: h, name: h.Name(), sum: sha512.New()}
 	c.sp, c.err = h.check(specs)
 	prefix := h.marshalPrefix()
 	c.sum.Write(prefix[:])
@@ -63,7 +64,7 @@ func (c *SignedUnits) Add(u Unit) {
 	if u.ViaBonus {
 		flags = flagViaBonus
 	}
-	if err := u.check(c.n, flags, c.h.Name()); err != nil {
+	if err := u.check(c.n, flags, c.name); err != nil {
 		c.err = err
 		return
 	}
@@ -83,7 +84,7 @@ func (c *SignedUnits) Add(u Unit) {
 // wraps ErrUnknownKey when the signing key is not (or no longer) trusted,
 // ErrSignature when the content is not what the issuer signed.
 func (c *SignedUnits) Verify(keys Keys, sig []byte) error {
-	name := c.h.Name()
+	name := c.name
 	switch {
 	case c.err != nil:
 		return c.err
