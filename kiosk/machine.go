@@ -220,15 +220,17 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 
 // bootCheck checks the store before anything of it is used: SQLite's
 // integrity, the ledger, the chains, the plays and meters (store.Verify),
-// then the units still to sell against the digest taken when their signed
-// file was imported, and their lots against the prize table
+// then the units still to sell against the issuer's signature kept when
+// their file was imported, verified with the trusted keys of the
+// configuration, and their lots against the prize table
 // (store.VerifyBlocks): a unit edited in the file would otherwise be sold
-// and its prize paid (Art. 3). BenchmarkBootCheck in store measures it.
+// and its prize paid (Art. 3), and any digest kept beside it can be
+// recomputed by whoever edits it. BenchmarkBootCheck in store measures it.
 func (m *Machine) bootCheck(ctx context.Context) error {
 	// Side by side: both read the whole database, each on its own reader
 	// connection, and nothing writes until they are done.
 	blocks := make(chan error, 1)
-	go func() { blocks <- m.st.VerifyBlocks(ctx) }()
+	go func() { blocks <- m.st.VerifyBlocks(ctx, m.cfg.Keys) }()
 	err := m.st.Verify(ctx)
 	return errors.Join(err, <-blocks)
 }

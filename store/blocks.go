@@ -138,10 +138,15 @@ func (t *wtx) importBlock(ctx context.Context, br *block.Reader) (BlockInfo, err
 	if open == 0 {
 		state, opened = BlockOpen, t.now
 	}
+	// The signature and the header's bonus lots (the only header field
+	// the row lacks) let the boot check verify the stored units against
+	// what the issuer signed (VerifyBlocks).
+	sig := br.Signature()
 	_, err = t.execQ(`INSERT INTO blocks(id, emission, number, stake, units, table_digest, key_id,
-		created_at, file_digest, units_digest, imported_at, state, opened_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created_at, file_digest, units_digest, imported_at, state, opened_at, bonus_lots, signature)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, h.Emission, h.Number, int64(h.Stake), h.Units, h.TableDigest[:], h.KeyID[:],
-		h.Created.Unix(), digest[:], unitsDigest, t.now, string(state), opened)
+		h.Created.Unix(), digest[:], unitsDigest, t.now, string(state), opened, marshalBonusLots(h.BonusLots), sig[:])
 	if err != nil {
 		return BlockInfo{}, fmt.Errorf("insert block: %w", err)
 	}

@@ -110,7 +110,7 @@ func TestImportBlockStates(t *testing.T) {
 	var stored []byte
 	require.NoError(t, s.r.QueryRow(`SELECT units_digest FROM blocks WHERE id = ?`, a.ID).Scan(&stored))
 	assert.Equal(t, unitsDigestOf(fileUnits(t, blockFile(t, 1, 1, game.Stake050), game.UnitsPerBlock)), stored)
-	require.NoError(t, s.VerifyBlocks(ctx))
+	require.NoError(t, s.VerifyBlocks(ctx, trusted()))
 
 	all, err := s.Blocks(ctx)
 	require.NoError(t, err)

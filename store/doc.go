@@ -54,8 +54,9 @@
 // is chained and checked for continuity (each balance is the previous one
 // plus the amount, enforced by a trigger too). The event log keeps the
 // newest events; its chain is verified from the oldest kept, whose
-// prev_hash anchors it. A block's units are digested at import
-// (VerifyBlocks).
+// prev_hash anchors it. A block's issuer signature is kept at import and
+// verified at boot over the stored units (VerifyBlocks): unlike the hash
+// chains, it cannot be recomputed by whoever holds the file.
 //
 // Writes run on the go-sqlite3 driver connection directly rather than
 // through database/sql, and lists of allowed values in the schema are OR

@@ -157,7 +157,7 @@ func TestFullBlock(t *testing.T) {
 	start = time.Now()
 	require.NoError(t, s.VerifyMeters(ctx))
 	require.NoError(t, s.VerifyChains(ctx))
-	require.NoError(t, s.VerifyBlocks(ctx), "the queued block")
+	require.NoError(t, s.VerifyBlocks(ctx, trusted()), "the queued block")
 	t.Logf("verify in %v", time.Since(start))
 
 	// The queued block opened when the first was exhausted, in the same

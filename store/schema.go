@@ -15,9 +15,10 @@ const applicationID = 0x50484152
 // Migrations are append-only: a released one is never edited.
 var migrations = []string{
 	schemaV1,
-	schemaV2Cash,        // bill intents and vouchers (cash_schema.go)
-	schemaV3HeldIntents, // stacking and held bill intents (cash_schema.go)
-	schemaV4Maintenance, // credentials, the PIN pad's lock, cash box collections (maintenance_schema.go)
+	schemaV2Cash,            // bill intents and vouchers (cash_schema.go)
+	schemaV3HeldIntents,     // stacking and held bill intents (cash_schema.go)
+	schemaV4Maintenance,     // credentials, the PIN pad's lock, cash box collections (maintenance_schema.go)
+	schemaV5BlockSignatures, // the issuer's signature of each block, checked at boot (blocks_schema.go)
 }
 
 // schemaV1 is the first schema. (Lists of allowed values are written as

@@ -37,7 +37,7 @@ func history(t *testing.T, path string) {
 	_, err = s.VoucherOut(ctx, 1*game.Euro, "V1")
 	require.NoError(t, err)
 	require.NoError(t, s.Verify(ctx))
-	require.NoError(t, s.VerifyBlocks(ctx))
+	require.NoError(t, s.VerifyBlocks(ctx, trusted()))
 }
 
 // TestVerifyDetectsTampering edits the database behind the store's back,
@@ -108,7 +108,7 @@ func verifyTampered(t *testing.T, template, q string) *IntegrityError {
 	defer s.Close()
 	err = s.Verify(context.Background())
 	if err == nil {
-		err = s.VerifyBlocks(context.Background())
+		err = s.VerifyBlocks(context.Background(), trusted())
 	}
 	require.ErrorIs(t, err, ErrIntegrity)
 	var ie *IntegrityError

@@ -37,6 +37,7 @@ type Reader struct {
 	bonus  [game.NumTiers + 1]int
 	buf    [unitSize]byte
 	digest [32]byte
+	sig    [sigSize]byte
 	err    error // sticky; io.EOF once the file is fully checked
 }
 
@@ -79,21 +80,15 @@ func open(r io.Reader, keys Keys, specs specFunc) (*Reader, error) {
 	}
 	br := &Reader{h: unmarshalHeader(prefix[magicSize:])}
 	br.name = br.h.Name()
-	name := br.name
 	sp, err := br.h.check(specs)
 	if err != nil {
 		return br, err
 	}
 	br.sp = sp
 	if keys != nil {
-		pub, ok := keys.Lookup(br.h.KeyID)
-		switch {
-		case !ok:
-			return br, fmt.Errorf("%s: signed by key %s, which is not trusted: %w", name, br.h.KeyID, ErrUnknownKey)
-		case len(pub) != ed25519.PublicKeySize:
-			return br, fmt.Errorf("%s: trusted key %s has %d bytes, not %d: %w", name, br.h.KeyID, len(pub), ed25519.PublicKeySize, ErrUnknownKey)
-		case KeyIDOf(pub) != br.h.KeyID:
-			return br, fmt.Errorf("%s: the key trusted as %s has id %s: %w", name, br.h.KeyID, KeyIDOf(pub), ErrUnknownKey)
+		pub, err := trustedKey(keys, br.h)
+		if err != nil {
+			return br, err
 		}
 		br.pub = pub
 	}
@@ -183,6 +178,7 @@ func (r *Reader) finish() error {
 		return err
 	}
 	r.hr.file.Sum(r.digest[:0])
+	r.sig = sig
 	return nil
 }
 
