@@ -95,7 +95,11 @@ clean:
 # at a pinned version): the binary, the cage session's systemd unit, udev
 # rules, tmpfiles and sysusers entries, /etc/pharaon, a SHA-256 manifest.
 # The version grows with the commits, so an update always sorts newer.
-DEB_VERSION ?= 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0).$(shell git rev-parse --short HEAD 2>/dev/null || echo none)
+# Computed once, when make starts: a commit made while the image builds must
+# not rename the package the image recipe looks for.
+ifeq ($(origin DEB_VERSION),undefined)
+DEB_VERSION := 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0).$(shell git rev-parse --short HEAD 2>/dev/null || echo none)
+endif
 DIST := $(BIN)/dist
 .PHONY: deb
 deb: deps
