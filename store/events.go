@@ -100,29 +100,10 @@ func scanEvent(sc interface{ Scan(...any) error }) (eventRow, error) {
 // Events returns up to n events, newest first, older than beforeID (0:
 // from the newest).
 func (s *Store) Events(ctx context.Context, n int, beforeID int64) ([]Event, error) {
-	if beforeID <= 0 {
-		beforeID = 1<<63 - 1
+	if n <= 0 {
+		return nil, nil
 	}
-	var out []Event
-	err := s.read(ctx, func(tx *rtx) error {
-		rows, err := tx.query(`SELECT `+eventColumns+` FROM events WHERE id < ? ORDER BY id DESC LIMIT ?`, beforeID, n)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			e, err := scanEvent(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, e.event())
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, fmt.Errorf("events: %w", err)
-	}
-	return out, nil
+	return s.EventsWhere(ctx, EventQuery{N: n, BeforeID: beforeID})
 }
 
 // verifyEvents checks the event chain from the oldest event kept, whose

@@ -52,26 +52,27 @@ func splitArgs(args []string) (flags, rest []string, err error) {
 	return args[:len(args)-fs.NArg()], fs.Args(), nil
 }
 
-// openForBlocks opens the kiosk's store for a block command, with its
-// trusted keys.
-func openForBlocks(cfg Config) (*store.Store, error) {
+// openStore opens the kiosk's database, creating it only when mayCreate
+// allows (and reports whether it may have), with the start-up failures'
+// statuses: the kiosk and the block commands open it the same way.
+func openStore(cfg Config) (*store.Store, bool, error) {
 	create, err := mayCreate(cfg)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if create {
 		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
-			return nil, storeFailure(fmt.Errorf("database directory: %w", err))
+			return nil, false, storeFailure(fmt.Errorf("database directory: %w", err))
 		}
 	}
 	st, err := store.Open(cfg.DB, store.WithCreate(create))
 	switch {
 	case errors.Is(err, store.ErrNoDatabase):
-		return nil, noDatabase(cfg, err)
+		return nil, false, noDatabase(cfg, err)
 	case err != nil:
-		return nil, storeFailure(err)
+		return nil, false, storeFailure(err)
 	}
-	return st, nil
+	return st, create, nil
 }
 
 // blockWords are the block commands' words, in the kiosk's languages.
@@ -138,7 +139,7 @@ func runImport(ctx context.Context, args []string, e env, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "pharaon import: %v\n", err)
 		return &startError{status: exitKeys, err: err}
 	}
-	st, err := openForBlocks(cfg)
+	st, _, err := openStore(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "pharaon import: %v\n", err)
 		return err
@@ -181,7 +182,7 @@ func runBlocks(ctx context.Context, args []string, e env, stdout, stderr io.Writ
 	}
 	cfg.FirstInstall = false // listing never creates a database
 	w := blockWords{cfg.Lang}
-	st, err := openForBlocks(cfg)
+	st, _, err := openStore(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "pharaon blocks: %v\n", err)
 		return err

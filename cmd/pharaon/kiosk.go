@@ -84,21 +84,9 @@ func openKiosk(ctx context.Context, cfg Config, clk kiosk.Clock, logger *log.Log
 	if err != nil {
 		return nil, &startError{status: exitKeys, fault: kiosk.Fault{Code: kiosk.FaultKeys, Detail: err.Error()}, err: err}
 	}
-	create, err := mayCreate(cfg)
+	st, create, err := openStore(cfg)
 	if err != nil {
 		return nil, err
-	}
-	if create {
-		if err := os.MkdirAll(filepath.Dir(cfg.DB), 0o700); err != nil {
-			return nil, storeFailure(fmt.Errorf("database directory: %w", err))
-		}
-	}
-	st, err := store.Open(cfg.DB, store.WithCreate(create))
-	switch {
-	case errors.Is(err, store.ErrNoDatabase):
-		return nil, noDatabase(cfg, err)
-	case err != nil:
-		return nil, storeFailure(err)
 	}
 	if cfg.FirstInstall && !create {
 		logger.Printf("-first-install ignored: the database %s is there", cfg.DB)
