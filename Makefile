@@ -51,7 +51,7 @@ check: deps
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
 	$(GO) run $(STATICCHECK) ./...
-	@out=$$(git grep -n -I -E '/work/|\.\./shared/|(^|[^a-zA-Z])[Ii]ssue #?[0-9]' -- ':!Makefile' || true); \
+	@out=$$(git grep -n -I -E '/wor[k]/|\.\./share[d]/|(^|[^a-zA-Z])[Ii]ssue #?[0-9]' -- ':!Makefile' || true); \
 	  if [ -n "$$out" ]; then echo "make check: pointers outside the repository or to a tracker:"; echo "$$out"; exit 1; fi
 
 bench: deps

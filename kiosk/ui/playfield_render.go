@@ -532,33 +532,31 @@ func (r *playfieldRenderer) applyLabels() {
 	}
 }
 
+// centreLine sizes t to size (field units) and centres its line on the
+// field's width at height y.
+func centreLine(t *canvas.Text, g pfGeom, size, y float32) {
+	t.TextSize = size * g.S
+	t.Refresh()
+	h := t.MinSize().Height
+	t.Move(fyne.NewPos(g.X, g.Y+y*g.S-h/2))
+	t.Resize(fyne.NewSize(pfFieldW*g.S, h))
+}
+
 // layoutGuide places what the playfield says to do (see pfTipY).
 func (r *playfieldRenderer) layoutGuide() {
 	g := r.geom
 	mid := pfFieldW / 2
-	r.tip.TextSize = pfTipText * g.S
-	r.tip.Refresh()
-	th := r.tip.MinSize().Height
-	r.tip.Move(fyne.NewPos(g.X, g.Y+pfTipY*g.S-th/2))
-	r.tip.Resize(fyne.NewSize(pfFieldW*g.S, th))
+	centreLine(r.tip, g, pfTipText, pfTipY)
 
 	r.countBg.Move(g.unitPos(mid-pfCountW/2, pfCountY-pfCountH/2))
 	r.countBg.Resize(g.unitSize(pfCountW, pfCountH))
 	r.countBg.CornerRadius = 16 * g.S
-	r.countTxt.TextSize = pfTipText * g.S
-	r.countTxt.Refresh()
-	ch := r.countTxt.MinSize().Height
-	r.countTxt.Move(fyne.NewPos(g.X, g.Y+pfCountY*g.S-ch/2))
-	r.countTxt.Resize(fyne.NewSize(pfFieldW*g.S, ch))
+	centreLine(r.countTxt, g, pfTipText, pfCountY)
 
 	r.noticeBg.Move(g.unitPos(mid-pfNoticeW/2, pfNoticeY-pfNoticeH/2))
 	r.noticeBg.Resize(g.unitSize(pfNoticeW, pfNoticeH))
 	r.noticeBg.CornerRadius = 20 * g.S
-	r.noticeTxt.TextSize = pfNoticeText * g.S
-	r.noticeTxt.Refresh()
-	nh := r.noticeTxt.MinSize().Height
-	r.noticeTxt.Move(fyne.NewPos(g.X, g.Y+pfNoticeY*g.S-nh/2))
-	r.noticeTxt.Resize(fyne.NewSize(pfFieldW*g.S, nh))
+	centreLine(r.noticeTxt, g, pfNoticeText, pfNoticeY)
 
 	r.finish.TextSize = pfFinishText * g.S
 	r.finish.Radius = 14 * g.S
