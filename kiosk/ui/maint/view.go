@@ -1,0 +1,98 @@
+package maint
+
+import (
+	"context"
+	"io"
+	"sort"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"pharaon/kiosk"
+	"pharaon/store"
+)
+
+// Office is what the views ask of the back office; *kiosk.Office is the
+// kiosk's, and the tests may pass a fake.
+type Office interface {
+	Login(ctx context.Context, pin string) (*kiosk.Session, error)
+	Logout(ctx context.Context, s *kiosk.Session, why string) error
+	Expire(ctx context.Context, s *kiosk.Session) bool
+	Access() *kiosk.Access
+
+	Meters(ctx context.Context, s *kiosk.Session) (store.Meters, error)
+	Events(ctx context.Context, s *kiosk.Session, q store.EventQuery) ([]store.Event, error)
+	Recall(ctx context.Context, s *kiosk.Session, q store.RecallQuery) ([]store.Recalled, error)
+	CashBox(ctx context.Context, s *kiosk.Session) (store.CashBox, error)
+	Collect(ctx context.Context, s *kiosk.Session) (store.Collection, error)
+	PayVoucher(ctx context.Context, s *kiosk.Session, typed string) (store.Voucher, error)
+	ReprintLast(ctx context.Context, s *kiosk.Session) (kiosk.VoucherInfo, error)
+	Blocks(ctx context.Context, s *kiosk.Session) ([]store.BlockInfo, error)
+	ImportBlock(ctx context.Context, s *kiosk.Session, name string, r io.Reader) (store.BlockInfo, error)
+	WithdrawBlock(ctx context.Context, s *kiosk.Session, id int64, reason string) (store.BlockInfo, error)
+	SetSetting(ctx context.Context, s *kiosk.Session, key, value string) error
+	HeldNotes(ctx context.Context, s *kiosk.Session) ([]store.BillIntent, error)
+	CreditHeldNote(ctx context.Context, s *kiosk.Session, id int64, reason string) (store.Entry, error)
+	CloseHeldNote(ctx context.Context, s *kiosk.Session, id int64, reason string) error
+}
+
+var _ Office = (*kiosk.Office)(nil)
+
+// Env is what a view is built from: the session, the back office, the
+// words in the language shown, and the ways to run work off and back on the
+// Fyne goroutine.
+type Env struct {
+	Ctx     context.Context
+	Office  Office
+	Session *kiosk.Session
+	Tr      Tr
+	Win     fyne.Window
+	// Now is the kiosk's clock, and Loc its configured time zone: every
+	// time shown is in it.
+	Now func() time.Time
+	Loc *time.Location
+	// Go runs f off the Fyne goroutine (an Office call that may block);
+	// Do hands f back to it. The tests run both at once, in order.
+	Go func(f func())
+	Do func(f func())
+	// Touch tells the shell someone is at the screen (idle logout).
+	Touch func()
+	// Refresh rebuilds the view shown (after an action changed what it
+	// shows).
+	Refresh func()
+}
+
+// View is one entry of the maintenance menu.
+type View struct {
+	// ID names the view (tests and screenshots open it by ID).
+	ID string
+	// Title is the word key of its title in the menu.
+	Title word
+	// Need is the role it needs: staff views are open to technicians too
+	// (kiosk.Role.Can).
+	Need kiosk.Role
+	// Order places it in the menu.
+	Order int
+	Build func(*Env) fyne.CanvasObject
+}
+
+var views []View
+
+// register adds a view to the menu; each view's file calls it from a
+// package-level var.
+func register(v View) bool {
+	views = append(views, v)
+	sort.SliceStable(views, func(i, j int) bool { return views[i].Order < views[j].Order })
+	return true
+}
+
+// Views are the views a role may open, in menu order.
+func viewsFor(r kiosk.Role) []View {
+	var out []View
+	for _, v := range views {
+		if r.Can(v.Need) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
