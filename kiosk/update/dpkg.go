@@ -159,4 +159,3 @@ func fileSum(p string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
-

@@ -3,9 +3,9 @@ package update
 import (
 	"archive/tar"
 	"bytes"
-	"crypto/sha256"
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
