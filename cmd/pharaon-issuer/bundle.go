@@ -77,6 +77,11 @@ func (a *app) updateBundle(_ context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("update-bundle: %w", err)
 	}
+	// A bundle is public (it goes on USB sticks): readable by all, as a
+	// block file is.
+	if err := tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("update-bundle: %w", err)
+	}
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("update-bundle: %w", err)
 	}

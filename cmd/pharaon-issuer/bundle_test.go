@@ -31,6 +31,9 @@ func TestUpdateBundle(t *testing.T) {
 	code, stdout, stderr := cli(t, "update-bundle", "-key", key, "-deb", deb, "-out", out)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "pharaon 0.1.0+git12.abc (amd64)")
+	fi, err := os.Stat(out)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm(), "a bundle is public, as a block file is")
 
 	trusted := func(p string) block.KeySet {
 		b, err := os.ReadFile(p)

@@ -132,6 +132,9 @@ func runUpdate(ctx context.Context, args []string, _ env, stdout, stderr io.Writ
 		return err
 	}
 	m := res.Manifest
+	if res.From == "" {
+		res.From = w.pick("aucune", "none")
+	}
 	if *check {
 		fmt.Fprintf(stdout, w.pick("%s\u00a0: paquet vérifié, signé par la clé %s\u00a0: %s %s (installée\u00a0: %s)\u00a0; rien n’est installé (-check)\n",
 			"%s: bundle verified, signed by key %s: %s %s (installed: %s); nothing installed (-check)\n"),
