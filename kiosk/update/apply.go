@@ -153,6 +153,11 @@ func (u *Updater) Apply(ctx context.Context, bundle string, opt Options) (res Re
 	}
 	kept := filepath.Join(u.State, InstalledDeb)
 	haveKept := false
+	if from == "" && !opt.NoRollback {
+		// Not a kiosk, or a kiosk whose package dpkg lost: nothing to go
+		// back to, and nothing to update.
+		return res, fmt.Errorf("package %s is not installed here: %w", Package, ErrNoRollback)
+	}
 	if from != "" {
 		ki, err := u.Sys.Inspect(ctx, kept)
 		switch {

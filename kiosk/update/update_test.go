@@ -302,6 +302,20 @@ func TestApplyWithoutKeptPackageRefused(t *testing.T) {
 	}
 }
 
+// A machine where the kiosk's package is not installed (a build machine, a
+// workstation) is not updated unless told: there is nothing to go back to.
+func TestApplyNotInstalledRefused(t *testing.T) {
+	f := newFixture(t)
+	f.sys.installed = ""
+	_, err := f.u.Apply(context.Background(), f.bundle("0.1.0+git12.bbb", fakeDeb("0.1.0+git12.bbb"), f.priv), Options{})
+	if !errors.Is(err, ErrNoRollback) || len(f.sys.installs) != 0 {
+		t.Fatalf("%v, installs %v", err, f.sys.installs)
+	}
+	if !strings.Contains(err.Error(), "not installed") {
+		t.Errorf("%v does not say the package is not installed", err)
+	}
+}
+
 func TestApplyFailureReinstallsPrevious(t *testing.T) {
 	for _, tc := range []struct {
 		name string
