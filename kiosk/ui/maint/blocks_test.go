@@ -255,3 +255,15 @@ func TestBlocksGolden(t *testing.T) {
 	assert.True(t, blkHasText(w, "Fichiers de blocs dans testdata/media\u00a0:"))
 	golden.Assert(t, "maint-blocks.png", w.Canvas().Capture())
 }
+
+// Staff never see the blocks view; with no stick, the view says where it
+// looked, in the language shown.
+func TestBlocksTechnicianOnlyAndNoStick(t *testing.T) {
+	for _, v := range viewsFor(kiosk.RoleStaff) {
+		assert.NotEqual(t, "blocks", v.ID, "staff reach the blocks view")
+	}
+	w, _ := blkScreen(t, &blkOffice{}, filepath.Join(t.TempDir(), "absent"), ui.English)
+	assert.True(t, blkHasText(w, "No block file in "), "%q", blkTexts(w))
+	assert.True(t, blkHasText(w, "No block imported."))
+	assert.True(t, blkButton(t, w, "Verify and import").Disabled(), "nothing to import")
+}
