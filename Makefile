@@ -107,6 +107,17 @@ deb: deps
 	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/deb/pharaon ./cmd/pharaon
 	packaging/deb.sh $(BIN)/deb/pharaon $(DEB_VERSION) $(DIST)
 
+# make update-bundle UPDATE_KEY=FILE.key: the package of make deb as a signed
+# update bundle, bin/dist/pharaon_VERSION_ARCH.update (pharaon-issuer
+# update-bundle, kiosk/update), for `pharaon update` on a kiosk
+# (docs/technician.md). The key is an update key (pharaon-issuer keygen),
+# never a block key; its .pub goes in the kiosks' /etc/pharaon/update-keys.
+.PHONY: update-bundle
+update-bundle: deb
+	@[ -n "$(UPDATE_KEY)" ] || { echo "make update-bundle: UPDATE_KEY=FILE.key is required" >&2; exit 2; }
+	arch=$$($(GO) env GOARCH); $(GO) run ./cmd/pharaon-issuer update-bundle -key $(UPDATE_KEY) \
+	  -deb $(DIST)/pharaon_$(DEB_VERSION)_$$arch.deb -out $(DIST)/pharaon_$(DEB_VERSION)_$$arch.update
+
 # make image: the kiosk's disk image in bin/dist/ (packaging/image/build.sh):
 # Debian 12 by mmdebstrap with the package of make deb, a GPT disk with an EFI
 # system partition (systemd-boot), the root and the data partition for

@@ -1,7 +1,9 @@
 // Command pharaon-issuer is the issuer's tool for Pharaon ticket blocks:
 // it creates the issuer's signing keys, generates and signs blocks of
 // 350 000 units (Art. 2, 3 of the regulation), verifies them as a kiosk
-// does and prints an audit of their lot table counted from the units.
+// does and prints an audit of their lot table counted from the units. It
+// also signs the kiosk's update bundles (update-bundle, kiosk/update), with
+// a key kept for that purpose.
 //
 // It only parses arguments and does the file I/O; the format, the
 // generation and the checks are package pharaon/game/block. It never
@@ -123,9 +125,11 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.verify(ctx, cmdArgs)
 	case "inspect":
 		return a.inspect(ctx, cmdArgs)
+	case "update-bundle":
+		return a.updateBundle(ctx, cmdArgs)
 	}
-	return a.usagef("commande inconnue « %s » (keygen, generate, verify, inspect, help)",
-		"unknown command %q (keygen, generate, verify, inspect, help)", cmd)
+	return a.usagef("commande inconnue « %s » (keygen, generate, verify, inspect, update-bundle, help)",
+		"unknown command %q (keygen, generate, verify, inspect, update-bundle, help)", cmd)
 }
 
 // newFlagSet makes a flag set that prints nothing by itself: the tool

@@ -147,6 +147,15 @@ Commandes :
       (lots, montants, totaux, lots par le bonus, chances de gain). Sans
       -key, la signature n'est pas vérifiée, et l'affichage le dit.
 
+  update-bundle -key FICHIER.key -deb PAQUET.deb -out FICHIER
+                [-version V -arch A]
+      Fait un paquet de mise à jour signé des bornes (le .deb de make deb,
+      son manifeste et sa signature). La clé est une clé de mise à jour,
+      créée par keygen et gardée pour cet usage seul : les bornes la
+      trouvent dans /etc/pharaon/update-keys, jamais parmi les clés des
+      blocs. Version et architecture viennent du nom du paquet
+      (pharaon_VERSION_ARCH.deb) sauf -version et -arch.
+
   help
       Affiche cette aide (-lang en : in English).
 
@@ -183,6 +192,15 @@ Commands:
       Prints the header and the lot table counted from the block's units
       (lots, amounts, totals, lots via the bonus, odds). Without -key the
       signature is not checked, and the output says so.
+
+  update-bundle -key FILE.key -deb PACKAGE.deb -out FILE
+                [-version V -arch A]
+      Makes a signed update bundle for the kiosks (the .deb of make deb,
+      its manifest and signature). The key is an update key, made by
+      keygen and kept for that purpose only: the kiosks find it in
+      /etc/pharaon/update-keys, never among the block keys. Version and
+      architecture come from the package's name (pharaon_VERSION_ARCH.deb)
+      unless -version and -arch are given.
 
   help
       Prints this help (-lang fr: en français).

@@ -11,6 +11,10 @@
 # Each partition is made as a file (no loop device, no mount: this runs on a
 # build machine without either), then written into the image at its place.
 # File-system UUIDs are fixed so the boot entry and fstab name them.
+# The package stays on the root file system as
+# /var/lib/pharaon-update/installed.deb: `pharaon update` reinstalls it if the
+# first update fails (kiosk/update). UPDATE_PUB=FILE.pub puts the public key
+# of the update bundles in /etc/pharaon/update-keys.
 # Needs root and: mmdebstrap dosfstools mtools fdisk e2fsprogs
 # systemd-boot-efi xz-utils bmap-tools.
 set -euo pipefail
@@ -51,8 +55,9 @@ LANG=C.UTF-8 LC_ALL=C.UTF-8 mmdebstrap --variant=minbase --mode=root \
 	--customize-hook='echo "fr_FR.UTF-8 UTF-8" >"$1/etc/locale.gen"; echo "en_GB.UTF-8 UTF-8" >>"$1/etc/locale.gen"; chroot "$1" locale-gen; echo LANG=fr_FR.UTF-8 >"$1/etc/default/locale"' \
 	--customize-hook="copy-in $deb /tmp" \
 	--customize-hook="chroot \"\$1\" apt-get install -y --no-install-recommends /tmp/$(basename "$deb")" \
-	--customize-hook="rm \"\$1/tmp/$(basename "$deb")\"" \
+	--customize-hook="mkdir -p -m 0700 \"\$1/var/lib/pharaon-update\" && mv \"\$1/tmp/$(basename "$deb")\" \"\$1/var/lib/pharaon-update/installed.deb\"" \
 	--customize-hook='echo pharaon >"$1/etc/hostname"' \
+	${UPDATE_PUB:+--customize-hook="mkdir -p \"\$1/etc/pharaon/update-keys\"" --customize-hook="copy-in $UPDATE_PUB /etc/pharaon/update-keys"} \
 	--customize-hook="printf 'UUID=%s / ext4 errors=remount-ro 0 1\nUUID=%s /var/lib/pharaon ext4 nofail,nodev,nosuid,noexec 0 2\n' $ROOT_UUID $DATA_UUID >\"\$1/etc/fstab\"" \
 	--customize-hook='chroot "$1" systemctl is-enabled pharaon.service' \
 	"$SUITE" "$root" "$MIRROR"

@@ -3,7 +3,9 @@
 # .xz) in QEMU with software emulation (no KVM needed) and checks, from the
 # serial console, that the kiosk's service reaches READY=1 and draws its home
 # screen, that its database is on the data partition, that it stays up past
-# the watchdog's limit, and that systemd's watchdog restarts a frozen kiosk;
+# the watchdog's limit, that systemd's watchdog restarts a frozen kiosk, and
+# that `pharaon update` refuses a tampered bundle and applies a good one, the
+# kiosk back on it and its database kept (UPDATE=no skips this step);
 # saves a picture of the screen (OUTDIR/vm-screen.ppm) and the
 # console's log (OUTDIR/vm-serial.log). Exit status 0 when all passed.
 #
@@ -58,6 +60,39 @@ write $here/vmtest/pharaon-vmtest pharaon-vmtest
 sif pharaon-vmtest mode 0100755
 symlink /etc/systemd/system/multi-user.target.wants/pharaon-vmtest.service /etc/systemd/system/pharaon-vmtest.service
 DEBUGFS
+# The update step's bundles (vmtest/pharaon-vmtest): the package the image
+# keeps, rebuilt with a newer version, signed by a key made here; and a copy
+# with one byte of the package changed. Skipped (UPDATE=no) or when the image
+# keeps no package.
+if [ "${UPDATE:-yes}" != no ] && debugfs -R "stat /var/lib/pharaon-update/installed.deb" "$rootfs" 2>/dev/null | grep -q Inode; then
+	top=$(dirname "$(dirname "$here")")
+	u=$work/update
+	mkdir -p "$u"
+	debugfs -R "dump /var/lib/pharaon-update/installed.deb $u/installed.deb" "$rootfs" >/dev/null 2>&1
+	dpkg-deb -R "$u/installed.deb" "$u/tree"
+	old=$(sed -n 's/^Version: //p' "$u/tree/DEBIAN/control")
+	arch=$(sed -n 's/^Architecture: //p' "$u/tree/DEBIAN/control")
+	sed -i "s/^Version: .*/Version: ${old}+vmtest1/" "$u/tree/DEBIAN/control"
+	deb=$u/pharaon_${old}+vmtest1_${arch}.deb
+	dpkg-deb --root-owner-group -b "$u/tree" "$deb" >/dev/null
+	(cd "$top" && ${GO:-go} run ./cmd/pharaon-issuer keygen -out "$u/vmtest-update" >/dev/null &&
+		${GO:-go} run ./cmd/pharaon-issuer update-bundle -key "$u/vmtest-update.key" -deb "$deb" -out "$u/good.update")
+	cp "$u/good.update" "$u/tampered.update"
+	# One byte inside the package, 4 KiB before its end (the tar's own end
+	# is 1 KiB of zeros after it).
+	size=$(stat -c %s "$u/tampered.update")
+	python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(int(sys.argv[2])); b=f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0]^1]))' "$u/tampered.update" $((size - 4096))
+	debugfs -w -f - "$rootfs" >/dev/null <<DEBUGFS
+mkdir /usr/local/share/pharaon-vmtest
+cd /usr/local/share/pharaon-vmtest
+write $u/good.update good.update
+write $u/tampered.update tampered.update
+mkdir /etc/pharaon/update-keys
+cd /etc/pharaon/update-keys
+write $u/vmtest-update.pub vmtest-update.pub
+DEBUGFS
+	echo "vm-test: update bundles of $old+vmtest1 written into the copy"
+fi
 debugfs -R "stat /usr/local/sbin/pharaon-vmtest" "$rootfs" 2>/dev/null | grep -q "Mode:  0755" ||
 	{ echo "vm-test: the probe was not written into the copy" >&2; exit 1; }
 
@@ -111,8 +146,8 @@ s.recv(4096)
 s.close()
 PY
 
-line=$(wait_for 900 'VMTEST (done|FAIL)' || true)
-echo "vm-test: ${SECONDS} s: ${line:-no restart reported within 900 s}"
+line=$(wait_for 1500 'VMTEST (done|FAIL)' || true)
+echo "vm-test: ${SECONDS} s: ${line:-no restart or update reported within 1500 s}"
 wait "$qemu" || true
 qemu=
 grep -o 'VMTEST.*' "$serial" | tr -d '\r'
