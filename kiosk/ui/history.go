@@ -27,7 +27,7 @@ const (
 
 // histColumns are the x and width of the columns: date, stake, mode,
 // result, amount won.
-var histColumns = [5][2]float32{{136, 236}, {378, 100}, {484, 190}, {684, 300}, {990, 160}}
+var histColumns = [5][2]float32{{136, 250}, {400, 90}, {494, 180}, {684, 300}, {990, 160}}
 
 // showHistory shows the player's own games, newest first: those since the
 // credit was last zero (Art. 4.1: a player who missed the end of a game

@@ -208,13 +208,14 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 	tr := s.tr
 	x, w := float32(actionsX), float32(actionsW)
 	objs := []fyne.CanvasObject{v.panel(x, homeTop, w, 120)}
-	if notes := s.notesLine(); notes != "" {
-		// The notes taken and the maximum credit, where the player looks
-		// before inserting one.
+	if notes, max := s.notesLines(); notes != "" {
+		// The notes taken and the maximum credit, under the credit: where
+		// the player looks before inserting a note.
 		objs = append(objs,
-			v.textAt(tr.T(msgCredit), sizeBody, art.Sand, true, fyne.TextAlignCenter, x, homeTop+6, w),
-			v.textAt(tr.Money(credit), sizeAmount, art.GoldLight, true, fyne.TextAlignCenter, x, homeTop+26, w),
-			v.textAt(notes, sizeCaption, art.Sand, false, fyne.TextAlignCenter, x, homeTop+92, w))
+			v.textAt(tr.T(msgCredit), sizeBody-2, art.Sand, true, fyne.TextAlignCenter, x, homeTop+4, w),
+			v.textAt(tr.Money(credit), sizeAmount-10, art.GoldLight, true, fyne.TextAlignCenter, x, homeTop+20, w),
+			v.textAt(notes, sizeCaption-1, art.Sand, false, fyne.TextAlignCenter, x+8, homeTop+78, w-16),
+			v.textAt(max, sizeCaption-1, art.Sand, false, fyne.TextAlignCenter, x+8, homeTop+97, w-16))
 	} else {
 		objs = append(objs,
 			v.textAt(tr.T(msgCredit), sizeBody, art.Sand, true, fyne.TextAlignCenter, x, homeTop+12, w),
@@ -295,19 +296,15 @@ func (s *Screens) buildNotice(v view) []fyne.CanvasObject {
 	return append(objs, lines...)
 }
 
-// notesLine is the notes the kiosk takes and the maximum credit ("" for a
-// kiosk without a bill validator).
-func (s *Screens) notesLine() string {
+// notesLines are the notes the kiosk takes and the maximum credit ("" for
+// a kiosk without a bill validator).
+func (s *Screens) notesLines() (notes, max string) {
 	c := s.snap.Cash
-	notes := c.Notes.List()
-	if !c.Validator.Configured || len(notes) == 0 {
-		return ""
+	list := c.Notes.List()
+	if !c.Validator.Configured || len(list) == 0 {
+		return "", ""
 	}
-	line := s.tr.F(msgNotesAccepted, s.tr.Notes(notes))
-	if c.MaxCredit > 0 {
-		line += " · " + s.tr.F(msgMaxCreditShown, s.tr.Money(c.MaxCredit))
-	}
-	return line
+	return s.tr.F(msgNotesAccepted, s.tr.Notes(list)), s.tr.F(msgMaxCreditShown, s.tr.Money(c.MaxCredit))
 }
 
 // stakeLine says why the chosen stake cannot be played with the credit:
