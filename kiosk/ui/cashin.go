@@ -171,8 +171,9 @@ func (s *Screens) cashInLine() string {
 		if s.snap.Credit > 0 {
 			return "" // cashOutLine: the printer's fault, and the credit is kept
 		}
-		// No voucher could pay the note out: the kiosk says so before it goes in.
-		return s.tr.Message(c.CashInOff)
+		// No voucher could pay the note out: the kiosk says so before it
+		// goes in, with the printer's condition.
+		return s.tr.F(msgNotesNoVoucher, lowerFirst(s.tr.Message(c.Printer.Message)))
 	}
 	// The validator works and the kiosk is at home: only the maximum
 	// credit keeps notes out, and the kiosk says so with the credit.

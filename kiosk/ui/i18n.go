@@ -106,6 +106,7 @@ const (
 	msgNoteReturned     msg = "note.returned"
 	msgNotesRefused     msg = "note.refused"
 	msgNoteReturnedOf   msg = "note.returned_of"
+	msgNotesNoVoucher   msg = "note.refused_no_voucher"
 	msgNoteUnknown      msg = "note.not_recognised"
 	msgNoteInsertAgain  msg = "note.insert_again"
 	msgNoteRefusedAgain msg = "note.refused_again"
@@ -298,6 +299,8 @@ var catalogue = map[msg]text{
 	msgNoteReturned:   {"Billet rendu", "Note returned"},
 	msgNotesRefused:   {"Billets refusés pour le moment\u00a0: %s", "Bank notes refused for now: %s"},
 	msgNoteReturnedOf: {"Billet de %s rendu", "%s note returned"},
+	msgNotesNoVoucher: {"Billets refusés pour le moment\u00a0: aucun bon de paiement ne peut être imprimé (%s)",
+		"Bank notes refused for now: no payment voucher can be printed (%s)"},
 	msgNoteUnknown: {"Ce billet n’a pas été reconnu. Vérifiez-le et réessayez, ou adressez-vous au personnel.",
 		"This note was not recognised. Check it and try again, or ask the staff."},
 	msgNoteInsertAgain:  {"Le billet n’a pas pu être lu\u00a0: réinsérez-le bien à plat et lâchez-le.", "The note could not be read: insert it again, flat, and let it go."},
