@@ -67,33 +67,21 @@ type PlayerHistory struct {
 // (History) is the staff's.
 func (m *Machine) PlayerHistory(ctx context.Context, n int) (PlayerHistory, error) {
 	var h PlayerHistory
-	var ids []int64
-	seen := map[int64]bool{}
-	other := false // a movement newer than the one read, other than a win
+	var w sessionWalk
 	before := int64(0)
-walk:
 	for {
 		page, err := m.st.Entries(ctx, 200, before)
 		if err != nil {
 			return h, fmt.Errorf("player history: %w", err)
 		}
-		for _, e := range page {
-			if e.Balance == 0 && (e.Kind != store.KindStake || other) {
-				break walk
-			}
-			h.Since = e.At.In(m.cfg.Location)
-			if e.Kind == store.KindStake && e.PlayID > 0 && !seen[e.PlayID] {
-				seen[e.PlayID] = true
-				ids = append(ids, e.PlayID)
-			}
-			if e.Kind != store.KindWin {
-				other = true
-			}
-			before = e.ID
-		}
-		if len(page) < 200 {
+		if w.read(page) || len(page) < 200 {
 			break
 		}
+		before = page[len(page)-1].ID
+	}
+	ids := w.plays
+	if !w.since.IsZero() {
+		h.Since = w.since.In(m.cfg.Location)
 	}
 	if len(ids) > n {
 		ids = ids[:n]
@@ -130,4 +118,38 @@ func (m *Machine) historyEntry(p store.Play) HistoryEntry {
 		e.Won = p.Prize
 	}
 	return e
+}
+
+// sessionWalk reads the ledger newest first back to the last time the
+// credit was zero: the player's session.
+type sessionWalk struct {
+	plays []int64   // the session's plays, newest first
+	since time.Time // its first movement
+	// other: a movement newer than the one read, other than a win. A stake
+	// that took the credit to zero is the session's while only its win may
+	// have followed; after anything else, a zero credit ended a session.
+	other bool
+	seen  map[int64]bool
+}
+
+// read takes a page of movements, newest first, and reports whether the
+// session's start was found.
+func (w *sessionWalk) read(page []store.Entry) (done bool) {
+	if w.seen == nil {
+		w.seen = map[int64]bool{}
+	}
+	for _, e := range page {
+		if e.Balance == 0 && (e.Kind != store.KindStake || w.other) {
+			return true
+		}
+		w.since = e.At
+		if e.Kind == store.KindStake && e.PlayID > 0 && !w.seen[e.PlayID] {
+			w.seen[e.PlayID] = true
+			w.plays = append(w.plays, e.PlayID)
+		}
+		if e.Kind != store.KindWin {
+			w.other = true
+		}
+	}
+	return false
 }
