@@ -172,7 +172,7 @@ type CashInEvent struct {
 	Amount game.Money // the note's value, once known
 	Credit game.Money // NoteCredited: the credit after the note
 	Code   string     // NoteReturned: "max_credit", "not_accepted", "off", "kiosk_error", or the unit's status ("17 77")
-	Reason Message    // NoteReturned: why, in words
+	Reason Message    // NoteReturned: why, as a code the screens put in words
 	At     time.Time
 }
 
