@@ -68,19 +68,20 @@ type PlayerHistory struct {
 func (m *Machine) PlayerHistory(ctx context.Context, n int) (PlayerHistory, error) {
 	var h PlayerHistory
 	var w sessionWalk
-	before := int64(0)
-	for {
+	before, found := int64(0), false
+	for pages := 0; pages < sessionPages; pages++ {
 		page, err := m.st.Entries(ctx, 200, before)
 		if err != nil {
 			return h, fmt.Errorf("player history: %w", err)
 		}
 		if w.read(page) || len(page) < 200 {
+			found = true
 			break
 		}
 		before = page[len(page)-1].ID
 	}
 	ids := w.plays
-	if !w.since.IsZero() {
+	if found && !w.since.IsZero() {
 		h.Since = w.since.In(m.cfg.Location)
 	}
 	if len(ids) > n {
@@ -119,6 +120,11 @@ func (m *Machine) historyEntry(p store.Play) HistoryEntry {
 	}
 	return e
 }
+
+// sessionPages bounds the movements PlayerHistory reads (200 a page): a
+// credit that never went back to zero in as many is shown without the time
+// it came (the screens read the history on their goroutine).
+const sessionPages = 10
 
 // sessionWalk reads the ledger newest first back to the last time the
 // credit was zero: the player's session.
