@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"pharaon/game"
 	"pharaon/hw"
@@ -172,7 +172,7 @@ type CashInEvent struct {
 	Amount game.Money // the note's value, once known
 	Credit game.Money // NoteCredited: the credit after the note
 	Code   string     // NoteReturned: "max_credit", "not_accepted", "off", "kiosk_error", or the unit's status ("17 77")
-	Reason Message    // NoteReturned: why, in words
+	Reason Message    // NoteReturned: why, as a code the screens put in words
 	At     time.Time
 }
 
@@ -190,9 +190,12 @@ type CashSnapshot struct {
 	CashingOut bool // a voucher is being printed
 	NoteInPath bool // a note is on its way to the cash box: Play and CashOut wait for it
 	MaxCredit  game.Money
-	CashIn     CashInEvent
-	Validator  DeviceStatus
-	Printer    DeviceStatus
+	// Notes are the values of the notes the kiosk takes (the home screen
+	// shows them).
+	Notes     NoteValues
+	CashIn    CashInEvent
+	Validator DeviceStatus
+	Printer   DeviceStatus
 }
 
 // VoucherPrinter is what the kiosk needs of a receipt printer
@@ -217,6 +220,7 @@ type cashState struct {
 	maxCredit, payoutLimit game.Money
 	validity               time.Duration
 	minNote                game.Money // the smallest note accepted
+	notes                  NoteValues // the notes accepted
 
 	// Set by startCash, read-only afterwards.
 	validator billValidator
@@ -274,22 +278,18 @@ func (m *Machine) initCash() {
 			m.cash.minNote = game.Money(v)
 		}
 	}
+	m.cash.notes = noteValues(accept)
 	m.cash.vStatus = DeviceStatus{Configured: c.ValidatorPath != ""}
 	m.cash.pStatus = DeviceStatus{Configured: c.PrinterPath != "" || c.Printer != nil}
 	for _, s := range []*DeviceStatus{&m.cash.vStatus, &m.cash.pStatus} {
 		if s.Configured {
-			s.Code, s.Message = "connecting", msgConnecting
+			s.Code, s.Message = "connecting", Message{Code: MsgConnecting}
 		} else {
-			s.Code, s.Message = "absent", msgAbsent
+			s.Code, s.Message = "absent", Message{Code: MsgAbsent}
 		}
 	}
 	m.listeners = append(m.listeners, m.applyAccepting)
 }
-
-var (
-	msgConnecting = Message{FR: "Connexion en cours", EN: "Connecting"}
-	msgAbsent     = Message{FR: "Appareil absent", EN: "No such device"}
-)
 
 // startCash reads the cash settings, settles what a crash left (a voucher
 // never confirmed is voided, old vouchers expire), then starts the devices.
@@ -440,27 +440,15 @@ func (m *Machine) cashInOffLocked() Message {
 	case c.validator == nil:
 		return Message{}
 	case !c.vStatus.OK:
-		return Message{FR: "Billets refusés\u00a0: " + lowerFirst(c.vStatus.Message.FR),
-			EN: "Bank notes refused: " + lowerFirst(c.vStatus.Message.EN)}
+		return Message{Code: MsgCashInValidatorDown}
 	case m.payoutDownLocked():
-		return Message{FR: "Billets refusés\u00a0: aucun ticket de paiement ne peut être imprimé (" + lowerFirst(c.pStatus.Message.FR) + ")",
-			EN: "Bank notes refused: no payout voucher can be printed (" + lowerFirst(c.pStatus.Message.EN) + ")"}
+		return Message{Code: MsgCashInPrinterDown}
 	case m.acceptPolicyLocked():
 		return Message{}
 	case m.credit+c.minNote > c.maxCredit:
-		return Message{FR: "Crédit maximum de " + c.maxCredit.French() + " atteint",
-			EN: "Maximum credit of " + c.maxCredit.English() + " reached"}
+		return Message{Code: MsgCashInNearMax, Amount: m.credit, Limit: c.maxCredit}
 	}
-	return msgNotTaking
-}
-
-// lowerFirst writes a device's message inside a sentence.
-func lowerFirst(s string) string {
-	r := []rune(s)
-	if len(r) > 1 && unicode.IsUpper(r[0]) && !unicode.IsUpper(r[1]) {
-		r[0] = unicode.ToLower(r[0])
-	}
-	return string(r)
+	return Message{Code: MsgCashInOff}
 }
 
 func (m *Machine) gameOnLocked() bool { return m.game != nil && m.game.stage != StageDone }
@@ -478,7 +466,7 @@ func (m *Machine) cashSnapshotLocked() CashSnapshot {
 		}
 	}
 	return CashSnapshot{CanCashIn: in, CashInOff: m.cashInOffLocked(), CanCashOut: out, CashingOut: c.cashingOut, NoteInPath: c.noteInPath,
-		MaxCredit: c.maxCredit, CashIn: c.activity, Validator: v, Printer: c.pStatus}
+		MaxCredit: c.maxCredit, Notes: c.notes, CashIn: c.activity, Validator: v, Printer: c.pStatus}
 }
 
 // applyAccepting tells the validator whether to take notes: called after
@@ -629,9 +617,40 @@ func (m *Machine) refreshHeld(ctx context.Context) int {
 		m.cash.heldMsg = Message{}
 		if len(held) > 0 {
 			last := held[len(held)-1]
-			m.cash.heldMsg = Message{FR: "Billet de " + last.Denom.French() + " à vérifier par le personnel",
-				EN: "A " + last.Denom.English() + " note needs staff"}
+			m.cash.heldMsg = Message{Code: MsgNoteHeld, Amount: last.Denom}
 		}
 	})
 	return len(held)
+}
+
+// NoteValues are the values of the notes the kiosk takes, smallest first,
+// zero after the last: an array, so that a snapshot stays comparable.
+type NoteValues [8]game.Money
+
+// List is the values, smallest first.
+func (n NoteValues) List() []game.Money {
+	var out []game.Money
+	for _, v := range n {
+		if v > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// noteValues sorts the values accepted (cents) into NoteValues; more than
+// it holds are left out of what the screens show, never out of what the
+// validator takes.
+func noteValues(accept []int64) NoteValues {
+	sorted := slices.Clone(accept)
+	slices.Sort(sorted)
+	var n NoteValues
+	i := 0
+	for _, v := range slices.Compact(sorted) {
+		if v > 0 && i < len(n) {
+			n[i] = game.Money(v)
+			i++
+		}
+	}
+	return n
 }

@@ -63,13 +63,13 @@ func Example_cash() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("voucher", v.Number, "of", v.Amount.Plain(), "-", v.Where().FR)
+	fmt.Println("voucher", v.Number, "of", v.Amount.Plain(), "-", v.Where().Code)
 	fmt.Println("credit", m.Snapshot().Credit.Plain())
 	_, err = os.Stat(filepath.Join(data, "vouchers", "0001.png"))
 	fmt.Println("picture written:", err == nil)
 	// Output:
 	// credit 20 EUR
-	// voucher 1 of 20 EUR - Payable au comptoir
+	// voucher 1 of 20 EUR - voucher.at_counter
 	// credit 0 EUR
 	// picture written: true
 }

@@ -41,7 +41,7 @@ func (w wallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) 
 	// never sent (pending: RecordBillIntent voids it), or it was and the
 	// note may be in the cash box (stacking: settled here first).
 	if err := m.settleOpenIntent(ctx, n); err != nil {
-		m.noteRefused(denom, "kiosk_error", msgKioskError)
+		m.noteRefused(denom, "kiosk_error", Message{Code: MsgNoteKioskError})
 		m.logCash(store.LevelError, "validator", "intent_failed", "%s returned: %v", n, err)
 		return false, "", err
 	}
@@ -52,15 +52,12 @@ func (w wallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) 
 	}
 	m.mu.Unlock()
 	if !allowed {
-		m.noteRefused(denom, "off", msgNotTaking)
+		m.noteRefused(denom, "off", Message{Code: MsgNoteNotTaking})
 		return false, "", nil
 	}
 	credit, err := m.st.Credit(ctx)
 	if err == nil && credit+denom > m.cash.maxCredit {
-		m.noteRefused(denom, "max_credit", Message{
-			FR: "Crédit maximum de " + m.cash.maxCredit.French() + " atteint\u00a0: billet rendu",
-			EN: "Maximum credit of " + m.cash.maxCredit.English() + " reached: note returned",
-		})
+		m.noteRefused(denom, "max_credit", Message{Code: MsgNoteOverMax, Amount: credit, Limit: m.cash.maxCredit})
 		return false, "", nil
 	}
 	var in store.BillIntent
@@ -68,7 +65,7 @@ func (w wallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) 
 		in, err = m.st.RecordBillIntent(ctx, denom)
 	}
 	if err != nil {
-		m.noteRefused(denom, "kiosk_error", msgKioskError)
+		m.noteRefused(denom, "kiosk_error", Message{Code: MsgNoteKioskError})
 		m.logCash(store.LevelError, "validator", "intent_failed", "%s returned: %v", n, err)
 		return false, "", fmt.Errorf("record intent of %s: %w", denom, err)
 	}
@@ -113,7 +110,7 @@ func (w wallet) Stacking(ctx context.Context, n id003.Note) error {
 		return fmt.Errorf("stacking %s: intent id is not a number", n)
 	}
 	if _, err := m.st.MarkBillIntentStacking(ctx, id); err != nil {
-		m.noteRefused(game.Money(n.Cents), "kiosk_error", msgKioskError)
+		m.noteRefused(game.Money(n.Cents), "kiosk_error", Message{Code: MsgNoteKioskError})
 		m.logCash(store.LevelError, "validator", "intent_failed", "%s returned: %v", n, err)
 		return fmt.Errorf("mark %s stacking: %w", n, err)
 	}
@@ -205,12 +202,11 @@ func (m *Machine) creditPowerUp(ctx context.Context, st id003.State, n id003.Not
 func (m *Machine) intentHeld(in store.BillIntent) {
 	m.update(func() {
 		m.cash.held++
-		m.cash.heldMsg = Message{FR: "Billet de " + in.Denom.French() + " à vérifier par le personnel",
-			EN: "A " + in.Denom.English() + " note needs staff"}
+		m.cash.heldMsg = Message{Code: MsgNoteHeld, Amount: in.Denom}
 	})
 }
 
-var msgHeld = Message{FR: "Billets à vérifier par le personnel", EN: "Notes need staff"}
+var msgHeld = Message{Code: MsgNotesHeld}
 
 // Credit is the credit point: the note is in the cash box's path for good
 // (VEND VALID). It credits the note's intent in one durable commit and shows
@@ -324,7 +320,7 @@ func (m *Machine) noteAnomaly(n id003.Note, why string) error {
 			m.cash.noteInPath = false
 			m.cash.vStatus.OK = false
 			m.cash.vStatus.Code = "note_anomaly"
-			m.cash.vStatus.Message = Message{FR: "Billet à vérifier par le personnel", EN: "A note needs staff"}
+			m.cash.vStatus.Message = Message{Code: MsgNoteForStaff}
 		})
 	}
 	return fmt.Errorf("%s: %w", detail, ErrNoteAnomaly)
@@ -343,13 +339,13 @@ func (m *Machine) storeFault(err error) {
 }
 
 var (
-	msgNotTaking  = Message{FR: "La borne ne prend pas de billet pour le moment", EN: "The kiosk is not taking notes now"}
-	msgKioskError = Message{FR: "Billet rendu\u00a0: erreur de la borne", EN: "Note returned: kiosk error"}
-	msgReturned   = Message{FR: "Billet rendu", EN: "Note returned"}
-	msgNotAccept  = Message{FR: "Billet non accepté par cette borne", EN: "This note is not accepted here"}
-	msgUnitConfig = Message{FR: "Lecteur de billets mal configuré", EN: "Bill validator misconfigured"}
-	msgOffline    = Message{FR: "Lecteur de billets déconnecté", EN: "Bill validator disconnected"}
-	msgStarting   = Message{FR: "Lecteur de billets en initialisation", EN: "Bill validator starting"}
+	msgNotTaking  = Message{Code: MsgNoteNotTaking}
+	msgReturned   = Message{Code: MsgNoteReturned}
+	msgNotAccept  = Message{Code: MsgNoteNotTaken}
+	msgNoteConfig = Message{Code: MsgNoteUnitConfig}
+	msgUnitConfig = Message{Code: MsgValidatorConfig}
+	msgOffline    = Message{Code: MsgValidatorDisconnected}
+	msgStarting   = Message{Code: MsgValidatorStarting}
 )
 
 func (m *Machine) noteRefused(denom game.Money, code string, why Message) {
@@ -367,7 +363,7 @@ func (m *Machine) nextActivityLocked(e CashInEvent) CashInEvent {
 }
 
 func (m *Machine) validatorOKLocked() DeviceStatus {
-	return DeviceStatus{Configured: true, Connected: true, OK: true, Code: "ok", Message: Message{FR: "En service", EN: "Working"}}
+	return DeviceStatus{Configured: true, Connected: true, OK: true, Code: "ok", Message: Message{Code: MsgWorking}}
 }
 
 // onValidatorEvent receives the host's events, in order, from its polling
@@ -417,7 +413,7 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 			case "acceptance switched off":
 				code, why = "off", msgNotTaking
 			case "unit configuration does not match":
-				code, why = "config", msgUnitConfig
+				code, why = "config", msgNoteConfig
 			}
 			m.noteRefused(game.Money(e.Note.Cents), code, why)
 		}
@@ -453,7 +449,7 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 		m.update(func() { m.cash.noteInPath = false })
 	case id003.EventAnomaly:
 		m.update(func() {
-			m.cash.vStatus.Warning = Message{FR: "Anomalie du lecteur de billets\u00a0: voir le journal", EN: "Bill validator anomaly: see the event log"}
+			m.cash.vStatus.Warning = Message{Code: MsgValidatorAnomaly}
 		})
 	}
 }
@@ -473,7 +469,7 @@ func (m *Machine) validatorState(st id003.Status) {
 		case st.State.Fault():
 			c.noteInPath = false
 			c.vStatus = DeviceStatus{Configured: true, Connected: true, Code: st.DeviceCode(),
-				Message: Message{FR: capitalize(st.State.French()), EN: capitalize(st.State.String())}}
+				Message: Message{Code: MsgValidatorState, Detail: st.State.Key()}}
 		case c.vStatus.Code == "config" || c.vStatus.Code == "note_anomaly":
 			// Stays until the unit is configured right, or the note is settled.
 		case st.State.PowerUp() || st.State == id003.StateInitialize:
@@ -491,7 +487,7 @@ func (m *Machine) validatorState(st id003.Status) {
 			r := st.Reason()
 			c.noteInPath = false
 			c.activity = m.nextActivityLocked(CashInEvent{Kind: NoteReturned, Code: st.DeviceCode(),
-				Reason: Message{FR: "Billet refusé\u00a0: " + r.French(), EN: "Note rejected: " + r.String()}})
+				Reason: Message{Code: MsgNoteRejected, Detail: r.Key()}})
 		case id003.StateReturning:
 			c.noteInPath = false
 			if c.activity.Kind != NoteReturned {
@@ -502,17 +498,6 @@ func (m *Machine) validatorState(st id003.Status) {
 			c.noteInPath = false
 		}
 	})
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	if r[0] >= 'a' && r[0] <= 'z' {
-		r[0] -= 'a' - 'A'
-	}
-	return string(r)
 }
 
 // logValidatorEvent writes a host event to the store's log, source

@@ -238,7 +238,7 @@ func (m *Machine) printRefusalLocked(cashOut bool) error {
 	case cashOut && m.credit <= 0:
 		return ErrNoCredit
 	case !m.cash.pStatus.OK:
-		return fmt.Errorf("%s: %w", m.cash.pStatus.Message.EN, ErrCashOutUnavailable)
+		return fmt.Errorf("printer %s: %w", m.cash.pStatus.Code, ErrCashOutUnavailable)
 	}
 	return nil
 }
@@ -296,13 +296,13 @@ func (m *Machine) setPrinterStatus(st escpos.Status, err error) {
 	if err == nil {
 		err = st.Err()
 	}
-	s := DeviceStatus{Configured: true, Connected: true, OK: true, Code: "ok", Message: Message{FR: "En service", EN: "Working"}}
+	s := DeviceStatus{Configured: true, Connected: true, OK: true, Code: "ok", Message: Message{Code: MsgWorking}}
 	if err != nil {
 		s.OK = false
 		s.Code, s.Message = printerProblem(err)
 		s.Connected = s.Code != "offline"
 	} else if st.PaperNearEnd {
-		s.Warning = Message{FR: "Papier bientôt épuisé", EN: "Paper near end"}
+		s.Warning = Message{Code: MsgPaperLow}
 	}
 	m.mu.Lock()
 	old := m.cash.pStatus
@@ -318,9 +318,9 @@ func (m *Machine) setPrinterStatus(st escpos.Status, err error) {
 	case !s.Warning.IsZero():
 		level = store.LevelWarning
 	}
-	detail := s.Message.EN
+	detail := string(s.Message.Code)
 	if !s.Warning.IsZero() {
-		detail += "; " + s.Warning.EN
+		detail += "; " + string(s.Warning.Code)
 	}
 	if err != nil {
 		detail += ": " + err.Error()
@@ -331,26 +331,27 @@ func (m *Machine) setPrinterStatus(st escpos.Status, err error) {
 
 // printerProblem names what keeps the printer from printing.
 func printerProblem(err error) (string, Message) {
+	code, msg := "error", MsgPrinterError
 	switch {
 	case errors.Is(err, escpos.ErrPaperOut):
-		return "paper_out", Message{FR: "Plus de papier", EN: "Out of paper"}
+		code, msg = "paper_out", MsgPaperOut
 	case errors.Is(err, escpos.ErrCoverOpen):
-		return "cover_open", Message{FR: "Capot de l’imprimante ouvert", EN: "Printer cover open"}
+		code, msg = "cover_open", MsgPrinterCoverOpen
 	case errors.Is(err, escpos.ErrCutter):
-		return "cutter", Message{FR: "Massicot de l’imprimante bloqué", EN: "Printer cutter jammed"}
+		code, msg = "cutter", MsgPrinterCutter
 	case errors.Is(err, escpos.ErrUnrecoverable):
-		return "failure", Message{FR: "Imprimante en panne", EN: "Printer failure"}
+		code, msg = "failure", MsgPrinterFailure
 	case errors.Is(err, escpos.ErrPaused):
-		return "paused", Message{FR: "Imprimante en pause (tête trop chaude)", EN: "Printer paused (head too hot)"}
+		code, msg = "paused", MsgPrinterPaused
 	case errors.Is(err, escpos.ErrOffline):
-		return "printer_offline", Message{FR: "Imprimante hors ligne", EN: "Printer offline"}
+		code, msg = "printer_offline", MsgPrinterOffline
 	case errors.Is(err, hw.ErrTimeout), errors.Is(err, hw.ErrNotFound), errors.Is(err, hw.ErrIO),
 		errors.Is(err, hw.ErrClosed), errors.Is(err, hw.ErrBusy):
-		return "offline", Message{FR: "Imprimante déconnectée", EN: "Printer disconnected"}
+		code, msg = "offline", MsgPrinterDisconnected
 	case errors.Is(err, hw.ErrProtocol):
-		return "protocol", Message{FR: "Imprimante\u00a0: réponse incompréhensible", EN: "Printer: unreadable answer"}
+		code, msg = "protocol", MsgPrinterProtocol
 	case errors.Is(err, escpos.ErrDoc):
-		return "document", Message{FR: "Bon impossible à imprimer", EN: "Voucher cannot be printed"}
+		code, msg = "document", MsgPrinterDocument
 	}
-	return "error", Message{FR: "Erreur de l’imprimante", EN: "Printer error"}
+	return code, Message{Code: msg}
 }

@@ -22,14 +22,14 @@ func TestNoNotesWhileNoVoucherCanBePrinted(t *testing.T) {
 	assert.Equal(t, Message{}, f.m.Snapshot().Cash.CashInOff)
 
 	require.NoError(t, d.Cause(devsim.PrinterPaperOut))
-	const why = "Billets refusés\u00a0: aucun ticket de paiement ne peut être imprimé (plus de papier)"
+	why := Message{Code: MsgCashInPrinterDown}
 	// (A validator reconnecting under load would say its own reason first.)
-	waitFor(t, func() bool { c := f.m.Snapshot().Cash; return !c.Printer.OK && c.Validator.OK && c.CashInOff.FR == why },
+	waitFor(t, func() bool { c := f.m.Snapshot().Cash; return !c.Printer.OK && c.Validator.OK && c.CashInOff == why },
 		"paper out seen: %+v", f.m.Snapshot().Cash.CashInOff)
 	c := f.m.Snapshot().Cash
 	assert.Zero(t, f.m.Snapshot().Credit)
 	assert.False(t, c.CanCashIn, "no note while no voucher can be printed")
-	assert.Equal(t, "Bank notes refused: no payout voucher can be printed (out of paper)", c.CashInOff.EN)
+	assert.Equal(t, Message{Code: MsgPaperOut}, c.Printer.Message, "the screens say why with the printer's own message")
 	waitFor(t, func() bool { return !f.m.cash.validator.Snapshot().Accepting }, "validator inhibited")
 	waitFor(t, func() bool { return d.Validator.State() == id003.StateDisabled }, "unit disabled")
 	require.ErrorIs(t, d.Validator.InsertNote(1000), id003sim.ErrDisabled)

@@ -101,20 +101,18 @@ func TestCashInReturnsNotes(t *testing.T) {
 	insert(t, d, 2000)
 	e := returned(1, "max_credit")
 	assert.Equal(t, 20*game.Euro, e.Amount)
-	assert.Equal(t, "Crédit maximum de 30\u00a0€ atteint\u00a0: billet rendu", e.Reason.FR)
-	assert.Equal(t, "Maximum credit of €30 reached: note returned", e.Reason.EN)
+	assert.Equal(t, Message{Code: MsgNoteOverMax, Amount: 20 * game.Euro, Limit: 30 * game.Euro}, e.Reason,
+		"the note would take the credit over the maximum: the screens say the credit and the maximum")
 
 	insert(t, d, 10000) // 100 € is not among the notes taken: the unit itself refuses it
 	e = returned(2, "17 79")
-	assert.Equal(t, "Billet refusé\u00a0: valeur refusée", e.Reason.FR)
-	assert.Equal(t, "Note rejected: inhibited denomination", e.Reason.EN)
+	assert.Equal(t, Message{Code: MsgNoteRejected, Detail: "inhibited_denomination"}, e.Reason)
 
 	waitFor(t, func() bool { return d.InsertCounterfeit() == nil }, "counterfeit in")
 	waitFor(t, func() bool { return d.Validator.Counts().Returned == 3 }, "counterfeit back")
 	waitFor(t, func() bool { return f.m.Snapshot().Cash.CashIn.Code == "17 77" }, "reject reason")
 	e = f.m.Snapshot().Cash.CashIn
-	assert.Equal(t, "Billet refusé\u00a0: motif optique invalide", e.Reason.FR)
-	assert.Equal(t, "Note rejected: photo pattern error", e.Reason.EN)
+	assert.Equal(t, Message{Code: MsgNoteRejected, Detail: "photo_pattern_error"}, e.Reason)
 
 	// 10 € more reaches the maximum: no 5 € note fits, the unit is inhibited.
 	insert(t, d, 1000)
@@ -152,8 +150,7 @@ func TestCashInOffDuringGameAndFaults(t *testing.T) {
 	waitFor(t, func() bool { return f.m.Snapshot().Cash.Validator.Code == "44" }, "fault shown")
 	v := f.m.Snapshot().Cash.Validator
 	assert.False(t, v.OK)
-	assert.Equal(t, "Cassette ouverte ou absente", v.Message.FR)
-	assert.Equal(t, "Stacker open", v.Message.EN)
+	assert.Equal(t, Message{Code: MsgValidatorState, Detail: "stacker_open"}, v.Message)
 	assert.False(t, f.m.Snapshot().Cash.CanCashIn)
 
 	require.NoError(t, d.Repair())
@@ -200,7 +197,7 @@ func TestCashOutPrintsAVoucher(t *testing.T) {
 	assert.Equal(t, int64(1), info.Number)
 	assert.Equal(t, 50*game.Euro, info.Amount)
 	assert.True(t, info.AtCounter)
-	assert.Equal(t, "Payable au comptoir", info.Where().FR)
+	assert.Equal(t, Message{Code: MsgPayAtCounter}, info.Where())
 	assert.Zero(t, f.m.Snapshot().Credit, "the credit is zeroed once the printer confirmed")
 	assert.False(t, f.m.Snapshot().Cash.CanCashOut)
 
@@ -339,7 +336,7 @@ func TestCashOutRefusals(t *testing.T) {
 
 	require.NoError(t, d.Cause(devsim.PrinterPaperOut))
 	waitFor(t, func() bool { return f.m.Snapshot().Cash.Printer.Code == "paper_out" }, "paper out seen")
-	assert.Equal(t, "Plus de papier", f.m.Snapshot().Cash.Printer.Message.FR)
+	assert.Equal(t, Message{Code: MsgPaperOut}, f.m.Snapshot().Cash.Printer.Message)
 	assert.False(t, f.m.Snapshot().Cash.CanCashOut)
 	_, err = f.m.CashOut(ctx)
 	require.ErrorIs(t, err, ErrCashOutUnavailable)

@@ -138,21 +138,17 @@ func (v VoucherInfo) Masked() string { return v.masked }
 // comptoir" or "À présenter à un centre de paiement".
 func (v VoucherInfo) Where() Message {
 	if v.AtCounter {
-		return msgAtCounter
+		return Message{Code: MsgPayAtCounter}
 	}
-	return msgPaymentCentre
+	return Message{Code: MsgPayPaymentCentre}
 }
 
-var (
-	msgAtCounter     = Message{FR: "Payable au comptoir", EN: "Payable at the counter"}
-	msgPaymentCentre = Message{FR: "À présenter à un centre de paiement", EN: "Present it at a payment centre"}
+// What the paper says of where it is paid (the screen says the same, from
+// its catalogue: MsgPayAtCounter, MsgPayPaymentCentre).
+const (
+	paperAtCounter     = "Payable au comptoir"
+	paperPaymentCentre = "À présenter à un centre de paiement"
 )
-
-// Message is a text for the screens, in French and in English.
-type Message struct{ FR, EN string }
-
-// IsZero reports an empty message.
-func (m Message) IsZero() bool { return m.FR == "" && m.EN == "" }
 
 func (m *Machine) voucherInfo(v store.Voucher, duplicate bool) VoucherInfo {
 	loc := m.cfg.Location
@@ -216,9 +212,9 @@ func voucherDoc(t voucherText) *escpos.Doc {
 	d.Feed(1).Line("N° de validation").Bold(true).Line(FormatValidation(t.Validation)).Bold(false)
 	d.Barcode128(t.Validation).Feed(1).QR(t.Validation)
 	d.Line("Valable jusqu'au " + t.Expires.Format(frDateTime))
-	where := msgPaymentCentre.FR
+	where := paperPaymentCentre
 	if t.AtCounter {
-		where = msgAtCounter.FR
+		where = paperAtCounter
 	}
 	d.Bold(true).Line(where).Bold(false)
 	if t.Duplicate {

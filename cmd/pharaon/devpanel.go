@@ -19,7 +19,7 @@ func (p devPanel) Notes() []game.Money { return devsim.Notes }
 func (p devPanel) Faults() []ui.DevFault {
 	out := make([]ui.DevFault, len(devsim.Faults))
 	for i, f := range devsim.Faults {
-		out[i] = ui.DevFault{ID: string(f.Fault), FR: f.FR, EN: f.EN}
+		out[i] = ui.DevFault{ID: string(f)}
 	}
 	return out
 }

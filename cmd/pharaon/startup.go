@@ -121,8 +121,8 @@ func (downMachine) RequestPlay(_ game.Stake, _ breakout.Mode, done func(*kiosk.G
 	done(nil, kiosk.ErrOutOfService)
 }
 func (downMachine) Current() *kiosk.Game { return nil }
-func (downMachine) History(context.Context, int) ([]kiosk.HistoryEntry, error) {
-	return nil, kiosk.ErrOutOfService
+func (downMachine) PlayerHistory(context.Context, int) (kiosk.PlayerHistory, error) {
+	return kiosk.PlayerHistory{}, kiosk.ErrOutOfService
 }
 func (downMachine) Touch()     {}
 func (downMachine) EndResult() {}

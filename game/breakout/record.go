@@ -353,3 +353,24 @@ func uvarintLen(v uint64) int {
 
 // zigzag is how binary.AppendVarint maps a signed value to an unsigned one.
 func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
+
+// EndsInAuto reports whether the recorded game was in Auto when recorded:
+// started in Auto, handed to Auto by the player (Input.Auto), or left
+// IdleTicks without activity (World.input). It reads the recording only,
+// without replaying it: a history can say "Jouer, then Auto".
+func (r Recording) EndsInAuto() bool {
+	if r.Mode == Auto {
+		return true
+	}
+	last := uint32(0) // the last step with activity (0: the start)
+	for _, in := range r.Inputs {
+		if int(in.Tick-1-last) >= r.Settings.IdleTicks {
+			return true // idle through the steps between
+		}
+		if in.Input.Auto {
+			return true
+		}
+		last = in.Tick
+	}
+	return r.End > last && int(r.End-last) >= r.Settings.IdleTicks
+}

@@ -1,6 +1,10 @@
 package id003
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // Line setting of every ID-003 unit: 9600 baud, 8 data bits, even parity, 1 stop bit.
 const (
@@ -126,36 +130,35 @@ const (
 
 type stateInfo struct {
 	code    byte
-	name    string // English, for logs
-	french  string // for the maintenance screen
+	name    string // English, for logs; Key is it in snake case
 	minData int
 	maxData int
 }
 
 var states = map[State]stateInfo{
-	StateIdle:                  {StatusIdle, "idle", "en attente", 0, 0},
-	StateAccepting:             {StatusAccepting, "accepting", "lecture du billet", 0, 0},
-	StateEscrow:                {StatusEscrow, "escrow", "billet en attente de décision", 1, MaxDataLen},
-	StateStacking:              {StatusStacking, "stacking", "encaissement", 0, 0},
-	StateVendValid:             {StatusVendValid, "vend valid", "billet accepté", 0, 1},
-	StateStacked:               {StatusStacked, "stacked", "billet encaissé", 0, 0},
-	StateRejecting:             {StatusRejecting, "rejecting", "billet refusé", 0, 1},
-	StateReturning:             {StatusReturning, "returning", "billet rendu", 0, 0},
-	StateHolding:               {StatusHolding, "holding", "billet retenu", 0, 0},
-	StateDisabled:              {StatusDisabled, "disabled", "désactivé", 0, 0},
-	StateInitialize:            {StatusInitialize, "initialize", "initialisation", 0, 0},
-	StatePowerUp:               {StatusPowerUp, "power up", "mise sous tension", 0, 0},
-	StatePowerUpBillInAcceptor: {StatusPowerUpBillInAcceptor, "power up with bill in acceptor", "mise sous tension, billet dans le lecteur", 0, 0},
-	StatePowerUpBillInStacker:  {StatusPowerUpBillInStacker, "power up with bill in stacker", "mise sous tension, billet dans la cassette", 0, 0},
-	StateStackerFull:           {StatusStackerFull, "stacker full", "cassette pleine", 0, 0},
-	StateStackerOpen:           {StatusStackerOpen, "stacker open", "cassette ouverte ou absente", 0, 0},
-	StateJamInAcceptor:         {StatusJamInAcceptor, "jam in acceptor", "bourrage dans le lecteur", 0, 0},
-	StateJamInStacker:          {StatusJamInStacker, "jam in stacker", "bourrage dans la cassette", 0, 0},
-	StatePause:                 {StatusPause, "pause", "pause (second billet inséré)", 0, 0},
-	StateCheated:               {StatusCheated, "cheated", "tentative de fraude", 0, 0},
-	StateFailure:               {StatusFailure, "failure", "panne du lecteur", 0, 1},
-	StateCommunicationError:    {StatusCommunicationError, "communication error", "erreur de communication", 0, 0},
-	StateInvalidCommand:        {StatusInvalidCommand, "invalid command", "commande refusée", 0, 0},
+	StateIdle:                  {StatusIdle, "idle", 0, 0},
+	StateAccepting:             {StatusAccepting, "accepting", 0, 0},
+	StateEscrow:                {StatusEscrow, "escrow", 1, MaxDataLen},
+	StateStacking:              {StatusStacking, "stacking", 0, 0},
+	StateVendValid:             {StatusVendValid, "vend valid", 0, 1},
+	StateStacked:               {StatusStacked, "stacked", 0, 0},
+	StateRejecting:             {StatusRejecting, "rejecting", 0, 1},
+	StateReturning:             {StatusReturning, "returning", 0, 0},
+	StateHolding:               {StatusHolding, "holding", 0, 0},
+	StateDisabled:              {StatusDisabled, "disabled", 0, 0},
+	StateInitialize:            {StatusInitialize, "initialize", 0, 0},
+	StatePowerUp:               {StatusPowerUp, "power up", 0, 0},
+	StatePowerUpBillInAcceptor: {StatusPowerUpBillInAcceptor, "power up with bill in acceptor", 0, 0},
+	StatePowerUpBillInStacker:  {StatusPowerUpBillInStacker, "power up with bill in stacker", 0, 0},
+	StateStackerFull:           {StatusStackerFull, "stacker full", 0, 0},
+	StateStackerOpen:           {StatusStackerOpen, "stacker open", 0, 0},
+	StateJamInAcceptor:         {StatusJamInAcceptor, "jam in acceptor", 0, 0},
+	StateJamInStacker:          {StatusJamInStacker, "jam in stacker", 0, 0},
+	StatePause:                 {StatusPause, "pause", 0, 0},
+	StateCheated:               {StatusCheated, "cheated", 0, 0},
+	StateFailure:               {StatusFailure, "failure", 0, 1},
+	StateCommunicationError:    {StatusCommunicationError, "communication error", 0, 0},
+	StateInvalidCommand:        {StatusInvalidCommand, "invalid command", 0, 0},
 }
 
 var stateByCode = func() map[byte]State {
@@ -179,12 +182,24 @@ func (s State) String() string {
 	return fmt.Sprintf("State(%d)", int(s))
 }
 
-// French names the state for the maintenance screen.
-func (s State) French() string {
+// Key is the state's code for the screens, which hold its words
+// ("jam_in_acceptor"; "unknown" for StateUnknown).
+func (s State) Key() string {
 	if info, ok := states[s]; ok {
-		return info.french
+		return strings.ReplaceAll(info.name, " ", "_")
 	}
-	return "état inconnu"
+	return "unknown"
+}
+
+// States lists every state the unit reports, in the order of their status
+// bytes.
+func States() []State {
+	out := make([]State, 0, len(states))
+	for s := range states {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return states[out[i]].code < states[out[j]].code })
+	return out
 }
 
 // Fault reports whether the state keeps the unit from taking notes until something is done
@@ -224,35 +239,47 @@ const (
 	RejectColorPattern    RejectReason = 0x7E
 )
 
-var rejectNames = map[RejectReason][2]string{
-	RejectInsertion:       {"insertion error", "insertion incorrecte"},
-	RejectMagnetic:        {"magnetic pattern error", "motif magnétique invalide"},
-	RejectRemainingInHead: {"bill remaining in head", "billet resté dans la tête"},
-	RejectCompensation:    {"compensation error", "erreur de compensation"},
-	RejectTransport:       {"transport error", "erreur de transport"},
-	RejectIdentification:  {"denomination not identified", "valeur non reconnue"},
-	RejectPhotoPattern:    {"photo pattern error", "motif optique invalide"},
-	RejectPhotoLevel:      {"photo level error", "niveau optique invalide"},
-	RejectInhibited:       {"inhibited denomination", "valeur refusée"},
-	RejectOperation:       {"operation error", "erreur d'opération"},
-	RejectReturnAction:    {"returned from transport", "rendu depuis le transport"},
-	RejectLength:          {"length error", "longueur invalide"},
-	RejectColorPattern:    {"color pattern error", "motif de couleur invalide"},
+var rejectNames = map[RejectReason]string{
+	RejectInsertion:       "insertion error",
+	RejectMagnetic:        "magnetic pattern error",
+	RejectRemainingInHead: "bill remaining in head",
+	RejectCompensation:    "compensation error",
+	RejectTransport:       "transport error",
+	RejectIdentification:  "denomination not identified",
+	RejectPhotoPattern:    "photo pattern error",
+	RejectPhotoLevel:      "photo level error",
+	RejectInhibited:       "inhibited denomination",
+	RejectOperation:       "operation error",
+	RejectReturnAction:    "returned from transport",
+	RejectLength:          "length error",
+	RejectColorPattern:    "color pattern error",
 }
 
 func (r RejectReason) String() string {
 	if n, ok := rejectNames[r]; ok {
-		return n[0]
+		return n
 	}
 	return fmt.Sprintf("reject reason 0x%02X", byte(r))
 }
 
-// French names the reason for the maintenance screen.
-func (r RejectReason) French() string {
+// Key is the reason's code for the screens, which hold its words
+// ("photo_pattern_error"; "reject_7a" for a reason not named).
+func (r RejectReason) Key() string {
 	if n, ok := rejectNames[r]; ok {
-		return n[1]
+		return strings.ReplaceAll(n, " ", "_")
 	}
-	return fmt.Sprintf("motif de refus 0x%02X", byte(r))
+	return fmt.Sprintf("reject_%02x", byte(r))
+}
+
+// RejectReasons lists the named reject reasons, in the order of their
+// bytes.
+func RejectReasons() []RejectReason {
+	out := make([]RejectReason, 0, len(rejectNames))
+	for r := range rejectNames {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 // FailureCode is the byte after FAILURE (0x49).

@@ -47,7 +47,7 @@ func TestParseStatusEveryState(t *testing.T) {
 			assert.Equal(t, tt.state, s.State)
 			assert.Equal(t, tt.code, s.Code)
 			assert.Equal(t, tt.code, tt.state.Code(), "state and code map both ways")
-			assert.NotEqual(t, "état inconnu", tt.state.French())
+			assert.NotEqual(t, "unknown", tt.state.Key())
 		})
 	}
 }

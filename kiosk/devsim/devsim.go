@@ -158,37 +158,51 @@ func (d *Devices) ReceiptFile(seq int) string {
 // takes by default (5, 10, 20, 50 €) and one it refuses (100 €).
 var Notes = []game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro, 50 * game.Euro, 100 * game.Euro}
 
+// RefusalCode names why the devices refused an action of the development
+// panel; the panel's words for it are in the screens' catalogue
+// (kiosk/ui/i18n.go).
+type RefusalCode string
+
+// The refusals of the simulated devices.
+const (
+	RefusedDisabled     RefusalCode = "disabled"      // the validator takes no note now
+	RefusedBusy         RefusalCode = "busy"          // a note is already in the validator
+	RefusedUnplugged    RefusalCode = "unplugged"     // the validator's cable is out
+	RefusedUnknownNote  RefusalCode = "unknown_note"  // a note the validator does not know
+	RefusedUnknownFault RefusalCode = "unknown_fault" // not one of Faults
+	RefusedReplug       RefusalCode = "replug"        // a cable could not be plugged back
+)
+
 // Refusal is an action of the development panel the devices refused, with
-// a short reason in French and in English for the panel's header (the
-// wrapped error is for the log).
+// its code for the panel's header (the wrapped error is for the log).
 type Refusal struct {
-	FR, EN string
-	Err    error
+	Code RefusalCode
+	Err  error
 }
 
 func (r *Refusal) Error() string { return r.Err.Error() }
 func (r *Refusal) Unwrap() error { return r.Err }
 
-// Reason is the short reason, French then English.
-func (r *Refusal) Reason() (fr, en string) { return r.FR, r.EN }
+// RefusalCode is why, as a code.
+func (r *Refusal) RefusalCode() string { return string(r.Code) }
 
 // refusal names the validator's known refusals; other errors pass as they
 // are.
 func refusal(err error) error {
-	var fr, en string
+	var code RefusalCode
 	switch {
 	case errors.Is(err, id003sim.ErrDisabled):
-		fr, en = "le lecteur ne prend pas de billet maintenant", "the validator takes no note now"
+		code = RefusedDisabled
 	case errors.Is(err, id003sim.ErrBusy):
-		fr, en = "un billet est déjà dans le lecteur", "a note is already in the validator"
+		code = RefusedBusy
 	case errors.Is(err, id003sim.ErrUnplugged):
-		fr, en = "lecteur débranché", "validator unplugged"
+		code = RefusedUnplugged
 	case errors.Is(err, id003sim.ErrUnknown):
-		fr, en = "billet inconnu du lecteur", "a note the validator does not know"
+		code = RefusedUnknownNote
 	default:
 		return err
 	}
-	return &Refusal{FR: fr, EN: en, Err: err}
+	return &Refusal{Code: code, Err: err}
 }
 
 // InsertNote inserts a genuine note. It fails while the validator is not
@@ -228,26 +242,12 @@ const (
 	PrinterUnplugged     Fault = "printer-unplugged"      // the cable is out
 )
 
-// FaultInfo names a fault for the development panel.
-type FaultInfo struct {
-	Fault  Fault
-	FR, EN string
-}
-
-// Faults lists the faults the panel offers, in its order.
-var Faults = []FaultInfo{
-	{ValidatorJam, "Bourrage du lecteur", "Validator jam"},
-	{ValidatorStackerFull, "Cassette pleine", "Cash box full"},
-	{ValidatorStackerOpen, "Cassette retirée", "Cash box out"},
-	{ValidatorFailure, "Panne du lecteur", "Validator failure"},
-	{ValidatorUnplugged, "Lecteur débranché", "Validator unplugged"},
-	{PrinterPaperOut, "Plus de papier", "Out of paper"},
-	{PrinterPaperLow, "Papier bientôt épuisé", "Paper low"},
-	{PrinterPaperRunsOut, "Papier épuisé pendant l’impression", "Paper runs out while printing"},
-	{PrinterCoverOpen, "Capot ouvert", "Cover open"},
-	{PrinterCutterJam, "Massicot bloqué", "Cutter jammed"},
-	{PrinterOffline, "Imprimante hors ligne", "Printer offline"},
-	{PrinterUnplugged, "Imprimante débranchée", "Printer unplugged"},
+// Faults lists the faults the panel offers, in its order (their names are
+// in the screens' catalogue).
+var Faults = []Fault{
+	ValidatorJam, ValidatorStackerFull, ValidatorStackerOpen, ValidatorFailure, ValidatorUnplugged,
+	PrinterPaperOut, PrinterPaperLow, PrinterPaperRunsOut, PrinterCoverOpen, PrinterCutterJam,
+	PrinterOffline, PrinterUnplugged,
 }
 
 // ErrUnknownFault: not one of Faults.
@@ -282,7 +282,7 @@ func (d *Devices) Cause(f Fault) error {
 	case PrinterUnplugged:
 		err = d.unplug(f, d.Printer.Unplug)
 	default:
-		return &Refusal{FR: "panne inconnue", EN: "unknown fault", Err: fmt.Errorf("%q: %w", f, ErrUnknownFault)}
+		return &Refusal{Code: RefusedUnknownFault, Err: fmt.Errorf("%q: %w", f, ErrUnknownFault)}
 	}
 	if err != nil {
 		return refusal(fmt.Errorf("devsim: %s: %w", f, err))
@@ -331,8 +331,7 @@ func (d *Devices) Repair() error {
 	d.Printer.SetUnrecoverable(false)
 	d.Printer.SetOverheat(false)
 	if err := errors.Join(errs...); err != nil {
-		return &Refusal{FR: "un câble n’a pas pu être rebranché", EN: "a cable could not be plugged back",
-			Err: fmt.Errorf("devsim: repair: %w", err)}
+		return &Refusal{Code: RefusedReplug, Err: fmt.Errorf("devsim: repair: %w", err)}
 	}
 	return nil
 }

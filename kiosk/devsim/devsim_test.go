@@ -140,9 +140,10 @@ func TestFaultsAndRepair(t *testing.T) {
 	require.ErrorIs(t, err, escpos.ErrPaperOut)
 
 	require.ErrorIs(t, d.Cause("smoke"), ErrUnknownFault)
+	seen := map[Fault]bool{}
 	for _, f := range Faults {
-		assert.NotEmpty(t, f.FR)
-		assert.NotEmpty(t, f.EN)
+		assert.False(t, seen[f], "%s listed twice", f)
+		seen[f] = true
 	}
 }
 
@@ -170,19 +171,16 @@ func TestRepairDisarmsLaterFaults(t *testing.T) {
 	}
 }
 
-// The panel's refusals carry a short reason in both languages, and still
+// The panel's refusals carry a code (the screens hold its words), and still
 // match the simulator's errors.
 func TestRefusalReasons(t *testing.T) {
 	d, err := Start(Config{Dir: filepath.Join(t.TempDir(), "dev")})
 	require.NoError(t, err)
 	defer d.Close()
 	for _, err := range []error{d.InsertNote(Notes[0]), d.InsertCounterfeit(), d.Cause("smoke")} {
-		var r interface{ Reason() (string, string) }
+		var r *Refusal
 		require.ErrorAs(t, err, &r)
-		fr, en := r.Reason()
-		assert.NotEmpty(t, fr)
-		assert.NotEmpty(t, en)
-		assert.LessOrEqual(t, len([]rune(fr)), 48, "short enough for the panel's header")
+		assert.NotEmpty(t, r.RefusalCode())
 	}
 	assert.ErrorIs(t, d.InsertNote(Notes[0]), id003sim.ErrDisabled)
 }

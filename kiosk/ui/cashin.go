@@ -108,26 +108,25 @@ func (s *Screens) toastLines() (head, line string, returned bool) {
 		}
 		return tr.F(msgNoteCredited, tr.Money(ev.Amount)), line, false
 	case kiosk.NoteReturned:
-		switch {
-		case ev.Code == "max_credit":
-			line = tr.F(msgMaxCredit, tr.Money(s.snap.Cash.MaxCredit))
-		default:
-			line = tr.Message(ev.Reason)
-		}
+		line = tr.Message(ev.Reason, s.snap.Cash.Notes.List()...)
 		if line == tr.T(msgNoteReturned) {
 			line = "" // the reason says nothing more than the headline
 		}
-		return tr.T(msgNoteReturned), line, true
+		head = tr.T(msgNoteReturned)
+		if ev.Amount > 0 {
+			head = tr.F(msgNoteReturnedOf, tr.Money(ev.Amount))
+		}
+		return head, line, true
 	}
 	return "", "", false
 }
 
-// buildToast is the toast: over the credit on the home screen, at the top of
-// the playfield on a game's result.
+// buildToast is the toast: beside the credit on the home screen (over the
+// top of the rules, so the credit stays in sight while a note is read,
+// counted or given back), at the top of the playfield on a game's result.
 func (s *Screens) buildToast() fyne.CanvasObject {
-	// home: the credit panel's place; a result: above the window's frame
 	v := s.v
-	x, y, w, h, headY, lineY := float32(actionsX), float32(homeTop), float32(actionsW), float32(120), float32(14), float32(58)
+	x, y, w, h, headY, lineY := float32(rulesX+10), float32(homeTop+8), float32(rulesW-20), float32(120), float32(14), float32(58)
 	if s.screen == scrGame {
 		v = s.fieldView()
 		x, y, w, h, headY, lineY = 170, 4, 620, 88, 8, 46
@@ -168,16 +167,17 @@ func (s *Screens) cashInLine() string {
 		return "" // a kiosk without a validator: nothing to say to a player
 	case !c.Validator.OK:
 		return s.tr.F(msgNotesRefused, lowerFirst(s.tr.Message(c.Validator.Message)))
-	case c.Printer.Configured && !c.Printer.OK && c.CashInOff != (kiosk.Message{}):
+	case c.Printer.Configured && !c.Printer.OK && !c.CashInOff.IsZero():
 		if s.snap.Credit > 0 {
 			return "" // cashOutLine: the printer's fault, and the credit is kept
 		}
-		// No voucher could pay the note out: the kiosk says so before it goes in.
-		return s.tr.Message(c.CashInOff)
+		// No voucher could pay the note out: the kiosk says so before it
+		// goes in, with the printer's condition.
+		return s.tr.F(msgNotesNoVoucher, lowerFirst(s.tr.Message(c.Printer.Message)))
 	}
 	// The validator works and the kiosk is at home: only the maximum
-	// credit keeps notes out.
-	return s.tr.F(msgMaxCredit, s.tr.Money(c.MaxCredit))
+	// credit keeps notes out, and the kiosk says so with the credit.
+	return s.tr.Message(c.CashInOff, c.Notes.List()...)
 }
 
 // lowerFirst writes a device's message inside a sentence ("Plus de papier"

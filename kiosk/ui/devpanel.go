@@ -44,8 +44,9 @@ type DevDevices interface {
 	Repair() error
 }
 
-// DevFault is a fault the development panel offers, named in both languages.
-type DevFault struct{ ID, FR, EN string }
+// DevFault is a fault the development panel offers; its name is the
+// catalogue's (devFaultWords).
+type DevFault struct{ ID string }
 
 // devPanel is the panel's state: what its last action did, kept as words
 // to say in the language shown, so that the language toggle changes it too.
@@ -62,9 +63,9 @@ func (d devPanel) status(tr Tr) string {
 	return d.say(tr)
 }
 
-// devReason is what a DevDevices error returned as its short reason
-// (kiosk/devsim's Refusal).
-type devReason interface{ Reason() (fr, en string) }
+// devReason is what a DevDevices error returned as its short reason's code
+// (kiosk/devsim's Refusal; the catalogue's devRefusalWords).
+type devReason interface{ RefusalCode() string }
 
 // hazard colours of the development panel: a striped band no player
 // could take for part of the game.
@@ -84,22 +85,14 @@ func (s *Screens) devDone(ok func(Tr) string, err error) {
 		var r devReason
 		reason := func(tr Tr) string { return tr.T(msgDevError) }
 		if errors.As(err, &r) {
-			fr, en := r.Reason()
-			reason = func(tr Tr) string { return pick(tr, fr, en) }
+			code := r.RefusalCode()
+			reason = func(tr Tr) string { return tr.DevRefusal(code) }
 		} else {
 			fyne.LogError("development panel", err)
 		}
 		s.dev = devPanel{say: func(tr Tr) string { return tr.F(msgDevFailed, reason(tr)) }, failed: true}
 	}
 	s.refreshHomeLive()
-}
-
-// pick is fr or en in tr's language.
-func pick(tr Tr, fr, en string) string {
-	if tr.Lang == English && en != "" {
-		return en
-	}
-	return fr
 }
 
 // checkPrinter has the kiosk read the printer now, off the Fyne goroutine:
@@ -134,7 +127,7 @@ func (s *Screens) devRepair() {
 	s.devDone(func(tr Tr) string { return tr.T(msgDevRepaired) }, err)
 }
 
-func devFaultName(tr Tr, f DevFault) string { return pick(tr, f.FR, f.EN) }
+func devFaultName(tr Tr, f DevFault) string { return tr.DevFault(f.ID) }
 
 // stripes is the hazard band's texture.
 func stripes() *canvas.Raster {

@@ -77,13 +77,13 @@ type refusingPanel struct {
 
 func (p refusingPanel) Cause(string) error { return p.err }
 
-// longRefusal is a refusal whose short reason is not short.
+// longRefusal is a refusal whose code the catalogue does not know, and
+// which is not short: the panel shows the code, cut short.
 type longRefusal struct{}
 
 func (longRefusal) Error() string { return "long" }
-func (longRefusal) Reason() (string, string) {
-	return "le simulateur a refusé cette panne pour une raison bien trop longue pour tenir sur une ligne",
-		"the simulator refused this fault for a reason far too long to fit on one line"
+func (longRefusal) RefusalCode() string {
+	return "le_simulateur_a_refusé_cette_panne_pour_une_raison_bien_trop_longue_pour_tenir_sur_une_ligne"
 }
 
 // A device's raw error (English, long) never shows in the panel: a short
@@ -96,7 +96,7 @@ func TestDevPanelErrorFits(t *testing.T) {
 		want string
 	}{
 		{raw, "DÉVELOPPEMENT  ·  refusé\u00a0: erreur du simulateur (voir le journal)"},
-		{longRefusal{}, "DÉVELOPPEMENT  ·  refusé\u00a0: le simulateur a refusé cette panne"},
+		{longRefusal{}, "DÉVELOPPEMENT  ·  refusé\u00a0: le_simulateur_a_refusé"},
 	} {
 		f := newScrFixture(t, withDevices(nil), func(f *scrFixture, _ *kiosk.Config) {
 			f.opt.Dev = refusingPanel{f.opt.Dev.(simPanel), tc.err}

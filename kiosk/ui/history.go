@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"image/color"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -26,26 +27,42 @@ const (
 
 // histColumns are the x and width of the columns: date, stake, mode,
 // result, amount won.
-var histColumns = [5][2]float32{{136, 250}, {386, 110}, {520, 120}, {660, 320}, {990, 160}}
+var histColumns = [5][2]float32{{136, 250}, {400, 90}, {494, 180}, {684, 300}, {990, 160}}
 
-// showHistory shows the player's last games, newest first (Art. 4.1: a
-// player who missed the end of a game reads its result there).
+// showHistory shows the player's own games, newest first: those since the
+// credit was last zero (Art. 4.1: a player who missed the end of a game
+// reads its result there; the previous player's games are not theirs).
 func (s *Screens) showHistory() {
 	s.activity()
 	s.message = nil
-	entries, err := s.m.History(context.Background(), s.opt.HistorySize)
+	h, err := s.m.PlayerHistory(context.Background(), s.opt.HistorySize)
 	if err != nil {
 		fyne.LogError("history", err)
 	}
-	s.setScreen(scrHistory, func(v view) fyne.CanvasObject { return s.buildHistory(v, entries, err) })
+	s.setScreen(scrHistory, func(v view) fyne.CanvasObject { return s.buildHistory(v, h, err) })
 }
 
-func (s *Screens) buildHistory(v view, entries []kiosk.HistoryEntry, readErr error) fyne.CanvasObject {
+// historyTitle is "Vos parties depuis 14:32" (or the date and time, from
+// another day), "Vos parties" when the credit is zero.
+func (s *Screens) historyTitle(since time.Time) string {
 	tr := s.tr
+	if since.IsZero() {
+		return tr.T(msgHistoryTitle)
+	}
+	now := s.now().In(since.Location())
+	if y, m, d := since.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return tr.F(msgHistorySince, since.Format("15:04"))
+	}
+	return tr.F(msgHistorySince, tr.Date(since))
+}
+
+func (s *Screens) buildHistory(v view, h kiosk.PlayerHistory, readErr error) fyne.CanvasObject {
+	tr := s.tr
+	entries := h.Games
 	objs := []fyne.CanvasObject{
 		v.cover(art.HomeBackdropResource()),
 		v.panel(histX, histTop, histW, histBottom-histTop),
-		v.textAt(tr.T(msgHistoryTitle), sizeTitle-4, art.GoldLight, true, fyne.TextAlignCenter, histX, histTop+14, histW),
+		v.textAt(s.historyTitle(h.Since), sizeTitle-4, art.GoldLight, true, fyne.TextAlignCenter, histX, histTop+14, histW),
 		v.textAt(tr.T(msgHistorySub), sizeBody, art.Sand, false, fyne.TextAlignCenter, histX, histTop+68, histW),
 	}
 	heads := []msg{msgHistoryDate, msgHistoryStake, msgHistoryMode, msgHistoryOutcome, msgHistoryWon}
@@ -100,7 +117,7 @@ func (s *Screens) historyRows(entries []kiosk.HistoryEntry) fyne.CanvasObject {
 		}
 		objs = append(objs,
 			v.textAt(tr.Stake(e.Stake), sizeBody, art.Sand, true, fyne.TextAlignLeading, histColumns[1][0], ty, histColumns[1][1]),
-			v.textAt(tr.Mode(e.Mode), sizeBody, art.Sand, false, fyne.TextAlignLeading, histColumns[2][0], ty, histColumns[2][1]),
+			v.textAt(tr.PlayedMode(e), sizeBody, art.Sand, false, fyne.TextAlignLeading, histColumns[2][0], ty, histColumns[2][1]),
 		)
 		objs = append(objs, s.historyOutcome(v, e, ty)...)
 		won, colour := "—", color.Color(art.Sand)

@@ -49,6 +49,6 @@ func TestHistoryInEnglish(t *testing.T) {
 	f.tap("History")
 	texts := f.texts()
 	assert.Contains(t, texts, "30 Nov 2026, 11:03", "the last game at Paris time")
-	assert.Contains(t, texts, "Your game history")
+	assert.Contains(t, texts, "Your games since 11:00", "the player's games since the credit came")
 	f.golden("screen-history-en.png")
 }

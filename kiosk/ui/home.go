@@ -207,12 +207,21 @@ func (s *Screens) buildCombinations(v view, stake game.Stake, x, y, w float32) [
 func (s *Screens) buildActions(v view, credit game.Money, available map[game.Stake]bool) []fyne.CanvasObject {
 	tr := s.tr
 	x, w := float32(actionsX), float32(actionsW)
-	objs := []fyne.CanvasObject{
-		v.panel(x, homeTop, w, 120),
-		v.textAt(tr.T(msgCredit), sizeBody, art.Sand, true, fyne.TextAlignCenter, x, homeTop+12, w),
-		v.textAt(tr.Money(credit), sizeAmount, art.GoldLight, true, fyne.TextAlignCenter, x, homeTop+36, w),
-		v.textAt(tr.T(msgChooseStake), sizeHeading-4, art.Sand, true, fyne.TextAlignCenter, x, stakeY-40, w),
+	objs := []fyne.CanvasObject{v.panel(x, homeTop, w, 120)}
+	if notes, max := s.notesLines(); notes != "" {
+		// The notes taken and the maximum credit, under the credit: where
+		// the player looks before inserting a note.
+		objs = append(objs,
+			v.textAt(tr.T(msgCredit), sizeBody-2, art.Sand, true, fyne.TextAlignCenter, x, homeTop+4, w),
+			v.textAt(tr.Money(credit), sizeAmount-10, art.GoldLight, true, fyne.TextAlignCenter, x, homeTop+20, w),
+			v.textAt(notes, sizeCaption-1, art.Sand, false, fyne.TextAlignCenter, x+8, homeTop+78, w-16),
+			v.textAt(max, sizeCaption-1, art.Sand, false, fyne.TextAlignCenter, x+8, homeTop+97, w-16))
+	} else {
+		objs = append(objs,
+			v.textAt(tr.T(msgCredit), sizeBody, art.Sand, true, fyne.TextAlignCenter, x, homeTop+12, w),
+			v.textAt(tr.Money(credit), sizeAmount, art.GoldLight, true, fyne.TextAlignCenter, x, homeTop+36, w))
 	}
+	objs = append(objs, v.textAt(tr.T(msgChooseStake), sizeHeading-4, art.Sand, true, fyne.TextAlignCenter, x, stakeY-40, w))
 	gap := float32(12)
 	bw := (w - 2*gap) / 3
 	for i, st := range game.Stakes {
@@ -250,7 +259,7 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 		msgText = s.cashOutLine() // credit the printer cannot pay out now, and why
 	}
 	if msgText == "" && available[s.stake] && !canPlay && !cashBusy {
-		msgText, msgColour = tr.T(msgInsertNote), art.Sand
+		msgText, msgColour = s.stakeLine(credit, available), art.Sand
 	}
 	if msgText != "" {
 		lines, _ := v.para(msgText, sizeSmall, msgColour, true, fyne.TextAlignCenter, x, messageY, w)
@@ -285,4 +294,35 @@ func (s *Screens) buildNotice(v view) []fyne.CanvasObject {
 		v.place(lines[0], rulesX+56, noticeY+14, actionsX+actionsW-rulesX-56, v.lineHeight(sizeCaption, false))
 	}
 	return append(objs, lines...)
+}
+
+// notesLines are the notes the kiosk takes and the maximum credit ("" for
+// a kiosk without a bill validator).
+func (s *Screens) notesLines() (notes, max string) {
+	c := s.snap.Cash
+	list := c.Notes.List()
+	if !c.Validator.Configured || len(list) == 0 {
+		return "", ""
+	}
+	return s.tr.F(msgNotesAccepted, s.tr.Notes(list)), s.tr.F(msgMaxCreditShown, s.tr.Money(c.MaxCredit))
+}
+
+// stakeLine says why the chosen stake cannot be played with the credit:
+// no credit, a credit below every stake, or a credit that covers smaller
+// stakes, which it offers.
+func (s *Screens) stakeLine(credit game.Money, available map[game.Stake]bool) string {
+	tr := s.tr
+	if credit <= 0 {
+		return tr.T(msgInsertNote)
+	}
+	var covered []game.Stake
+	for _, st := range game.Stakes {
+		if available[st] && st.Money() <= credit {
+			covered = append(covered, st)
+		}
+	}
+	if len(covered) == 0 {
+		return tr.F(msgStakeNone, tr.Money(credit))
+	}
+	return tr.F(msgStakeShort, tr.Money(credit), tr.Stake(s.stake), tr.Stakes(covered))
 }

@@ -104,8 +104,21 @@ const (
 	msgNoteCredited     msg = "note.credited"
 	msgNoteCredit       msg = "note.credit"
 	msgNoteReturned     msg = "note.returned"
-	msgMaxCredit        msg = "note.max_credit"
 	msgNotesRefused     msg = "note.refused"
+	msgNoteReturnedOf   msg = "note.returned_of"
+	msgNotesNoVoucher   msg = "note.refused_no_voucher"
+	msgNoteUnknown      msg = "note.not_recognised"
+	msgNoteInsertAgain  msg = "note.insert_again"
+	msgNoteRefusedAgain msg = "note.refused_again"
+	msgNoteTakes        msg = "note.takes"
+	msgNotesAccepted    msg = "home.notes_accepted"
+	msgMaxCreditShown   msg = "home.max_credit"
+	msgStakeShort       msg = "home.stake_short"
+	msgStakeNone        msg = "home.stake_none"
+	msgListOr           msg = "list.or"
+	msgListAnd          msg = "list.and"
+	msgAgainShort       msg = "btn.again_short"
+	msgAgainOff         msg = "btn.again_unavailable"
 	msgDateExpiry       msg = "date.expiry"
 
 	msgCongratsTitle   msg = "congrats.title"
@@ -132,6 +145,8 @@ const (
 	msgPrizeFooter msg = "prize.footer"
 
 	msgHistoryTitle   msg = "history.title"
+	msgHistorySince   msg = "history.since"
+	msgModeJouerAuto  msg = "mode.jouer_auto"
 	msgHistorySub     msg = "history.subtitle"
 	msgHistoryDate    msg = "history.col_date"
 	msgHistoryStake   msg = "history.col_stake"
@@ -275,16 +290,31 @@ var catalogue = map[msg]text{
 		"Le bon n’a pas pu être imprimé en entier\u00a0: ce qui en serait sorti n’est pas valable. Réessayez, ou appelez le personnel.",
 		"The voucher could not be printed in full: any part of it that came out is not valid. Try again, or call the staff.",
 	},
-	msgCashNoCredit: {"Il n’y a pas de crédit à encaisser.", "There is no credit to cash out."},
-	msgCashError:    {"Erreur de la borne\u00a0: adressez-vous au personnel.", "Kiosk error: please ask the staff."},
-	msgNoteReading:  {"Lecture du billet…", "Reading the note…"},
-	msgNoteEscrow:   {"Billet de %s\u00a0: un instant…", "%s note: one moment…"},
-	msgNoteCredited: {"Billet de %s accepté", "%s note accepted"},
-	msgNoteCredit:   {"Crédit\u00a0: %s", "Credit: %s"},
-	msgNoteReturned: {"Billet rendu", "Note returned"},
-	msgMaxCredit:    {"Crédit maximum atteint\u00a0: %s", "Maximum credit reached: %s"},
-	msgNotesRefused: {"Billets refusés pour le moment\u00a0: %s", "Bank notes refused for now: %s"},
-	msgDateExpiry:   {"02/01/2006 à 15:04", "2 Jan 2006 at 15:04"},
+	msgCashNoCredit:   {"Il n’y a pas de crédit à encaisser.", "There is no credit to cash out."},
+	msgCashError:      {"Erreur de la borne\u00a0: adressez-vous au personnel.", "Kiosk error: please ask the staff."},
+	msgNoteReading:    {"Lecture du billet…", "Reading the note…"},
+	msgNoteEscrow:     {"Billet de %s\u00a0: un instant…", "%s note: one moment…"},
+	msgNoteCredited:   {"Billet de %s accepté", "%s note accepted"},
+	msgNoteCredit:     {"Crédit\u00a0: %s", "Credit: %s"},
+	msgNoteReturned:   {"Billet rendu", "Note returned"},
+	msgNotesRefused:   {"Billets refusés pour le moment\u00a0: %s", "Bank notes refused for now: %s"},
+	msgNoteReturnedOf: {"Billet de %s rendu", "%s note returned"},
+	msgNotesNoVoucher: {"Billets refusés pour le moment\u00a0: aucun bon de paiement ne peut être imprimé (%s)",
+		"Bank notes refused for now: no payment voucher can be printed (%s)"},
+	msgNoteUnknown: {"Ce billet n’a pas été reconnu. Vérifiez-le et réessayez, ou adressez-vous au personnel.",
+		"This note was not recognised. Check it and try again, or ask the staff."},
+	msgNoteInsertAgain:  {"Le billet n’a pas pu être lu\u00a0: réinsérez-le bien à plat et lâchez-le.", "The note could not be read: insert it again, flat, and let it go."},
+	msgNoteRefusedAgain: {"Le billet a été rendu\u00a0: réessayez dans un instant.", "The note came back: try again in a moment."},
+	msgNoteTakes:        {"Cette borne prend les billets de %s.", "This kiosk takes %s notes."},
+	msgNotesAccepted:    {"Billets acceptés\u00a0: %s", "Notes taken: %s"},
+	msgMaxCreditShown:   {"Crédit maximum\u00a0: %s", "Maximum credit: %s"},
+	msgStakeShort:       {"Votre crédit de %s ne couvre pas la mise de %s\u00a0: choisissez %s.", "Your credit of %s does not cover the %s stake: choose %s."},
+	msgStakeNone:        {"Votre crédit de %s ne couvre aucune mise\u00a0: insérez un billet.", "Your credit of %s covers no stake: insert a bank note."},
+	msgListOr:           {" ou ", " or "},
+	msgListAnd:          {" et ", " and "},
+	msgAgainShort:       {"crédit insuffisant", "not enough credit"},
+	msgAgainOff:         {"mise indisponible", "stake unavailable"},
+	msgDateExpiry:       {"02/01/2006 à 15:04", "2 Jan 2006 at 15:04"},
 
 	msgCongratsTitle:   {"Félicitations\u00a0!", "Congratulations!"},
 	msgCongratsFound:   {"Vous avez découvert %s", "You uncovered %s"},
@@ -315,7 +345,9 @@ var catalogue = map[msg]text{
 		"Each block of %s game units holds exactly these prizes. The bonus game reveals one of the prizes of this table.",
 	},
 
-	msgHistoryTitle:   {"Historique de vos parties", "Your game history"},
+	msgHistoryTitle:   {"Vos parties", "Your games"},
+	msgHistorySince:   {"Vos parties depuis %s", "Your games since %s"},
+	msgModeJouerAuto:  {"Jouer puis Auto", "Play, then Auto"},
 	msgHistorySub:     {"La dernière partie en premier", "Latest game first"},
 	msgHistoryDate:    {"Date", "Date"},
 	msgHistoryStake:   {"Mise", "Stake"},
@@ -462,6 +494,15 @@ func (t Tr) Mode(m breakout.Mode) string {
 	return t.T(msgModeJouer)
 }
 
+// PlayedMode names the mode a game was played in: "Jouer puis Auto" for a
+// Jouer game that went on in Auto.
+func (t Tr) PlayedMode(e kiosk.HistoryEntry) string {
+	if e.Mode == breakout.Play && e.EndedInAuto {
+		return t.T(msgModeJouerAuto)
+	}
+	return t.Mode(e.Mode)
+}
+
 // Date writes a time of the history.
 func (t Tr) Date(at time.Time) string { return at.Format(t.T(msgDateFormat)) }
 
@@ -469,13 +510,94 @@ func (t Tr) Date(at time.Time) string { return at.Format(t.T(msgDateFormat)) }
 // time: kiosk/voucher.go).
 func (t Tr) Expiry(at time.Time) string { return at.Format(t.T(msgDateExpiry)) }
 
-// Message is the kiosk's text in the language (French when it has no
-// English).
-func (t Tr) Message(m kiosk.Message) string {
-	if t.Lang == English && m.EN != "" {
-		return m.EN
+// Message is the kiosk's message in the language: the words of its code
+// (coreWords), with its values placed. notes are the notes the kiosk takes
+// (Snapshot.Cash.Notes), for the messages that name them.
+func (t Tr) Message(m kiosk.Message, notes ...game.Money) string {
+	if m.IsZero() {
+		return ""
 	}
-	return m.FR
+	if m.Code == kiosk.MsgNoteRejected {
+		switch k := rejectWords[m.Detail]; k {
+		case "":
+			return t.T(msgNoteRefusedAgain)
+		case msgNoteTakes:
+			m = kiosk.Message{Code: kiosk.MsgNoteNotTaken}
+		default:
+			return t.T(k)
+		}
+	}
+	e, ok := coreWords[m.Code]
+	if !ok {
+		return "[" + string(m.Code) + "]"
+	}
+	s := e.fr
+	if t.Lang == English {
+		s = e.en
+	}
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	detail := ""
+	if m.Code == kiosk.MsgValidatorState {
+		detail = t.State(m.Detail)
+	}
+	return fmt.Sprintf(s, t.Money(m.Amount), t.Money(m.Limit), detail, t.Notes(notes))
+}
+
+// State is a bill validator's state (id003.State.Key) in words.
+func (t Tr) State(key string) string {
+	e, ok := stateWords[key]
+	if !ok {
+		return key
+	}
+	if t.Lang == English {
+		return e.en
+	}
+	return e.fr
+}
+
+// Notes lists notes: "5 €, 10 €, 20 € et 50 €".
+func (t Tr) Notes(notes []game.Money) string {
+	words := make([]string, len(notes))
+	for i, n := range notes {
+		words[i] = t.Money(n)
+	}
+	return t.list(words, msgListAnd)
+}
+
+// Stakes lists stakes as a choice: "0,50 € ou 1 €".
+func (t Tr) Stakes(stakes []game.Stake) string {
+	words := make([]string, len(stakes))
+	for i, st := range stakes {
+		words[i] = t.Stake(st)
+	}
+	return t.list(words, msgListOr)
+}
+
+// list joins words with commas, and the last two with last (" et ").
+func (t Tr) list(words []string, last msg) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + t.T(last) + words[len(words)-1]
+}
+
+// DevFault names a fault of the development panel (devsim.Fault).
+func (t Tr) DevFault(id string) string { return t.pick(devFaultWords, id) }
+
+// DevRefusal says why the simulated devices refused (devsim.RefusalCode).
+func (t Tr) DevRefusal(code string) string { return t.pick(devRefusalWords, code) }
+
+func (t Tr) pick(words map[string]text, key string) string {
+	e, ok := words[key]
+	if !ok {
+		return key
+	}
+	if t.Lang == English {
+		return e.en
+	}
+	return e.fr
 }
 
 // Fault is the out-of-service message of a fault.
@@ -484,4 +606,128 @@ func (t Tr) Fault(f kiosk.Fault) string {
 		return t.T(k)
 	}
 	return t.F(msgFaultUnknown, f.Code)
+}
+
+// coreWords are the words of the core's messages (kiosk.Message): a text
+// places the message's values by index, %[1]s its Amount, %[2]s its
+// Limit, %[3]s its Detail in words, %[4]s the notes the kiosk takes.
+var coreWords = map[kiosk.MessageCode]text{
+	kiosk.MsgConnecting: {"Connexion en cours", "Connecting"},
+	kiosk.MsgAbsent:     {"Appareil absent", "No such device"},
+	kiosk.MsgWorking:    {"En service", "Working"},
+
+	kiosk.MsgPaperLow:            {"Papier bientôt épuisé", "Paper near end"},
+	kiosk.MsgPaperOut:            {"Plus de papier", "Out of paper"},
+	kiosk.MsgPrinterCoverOpen:    {"Capot de l’imprimante ouvert", "Printer cover open"},
+	kiosk.MsgPrinterCutter:       {"Massicot de l’imprimante bloqué", "Printer cutter jammed"},
+	kiosk.MsgPrinterFailure:      {"Imprimante en panne", "Printer failure"},
+	kiosk.MsgPrinterPaused:       {"Imprimante en pause (tête trop chaude)", "Printer paused (head too hot)"},
+	kiosk.MsgPrinterOffline:      {"Imprimante hors ligne", "Printer offline"},
+	kiosk.MsgPrinterDisconnected: {"Imprimante déconnectée", "Printer disconnected"},
+	kiosk.MsgPrinterProtocol:     {"Imprimante\u00a0: réponse incompréhensible", "Printer: unreadable answer"},
+	kiosk.MsgPrinterDocument:     {"Bon impossible à imprimer", "Voucher cannot be printed"},
+	kiosk.MsgPrinterError:        {"Erreur de l’imprimante", "Printer error"},
+
+	kiosk.MsgValidatorStarting:     {"Lecteur de billets en initialisation", "Bill validator starting"},
+	kiosk.MsgValidatorConfig:       {"Lecteur de billets mal configuré", "Bill validator misconfigured"},
+	kiosk.MsgValidatorDisconnected: {"Lecteur de billets déconnecté", "Bill validator disconnected"},
+	kiosk.MsgValidatorAnomaly:      {"Anomalie du lecteur de billets\u00a0: voir le journal", "Bill validator anomaly: see the event log"},
+	kiosk.MsgValidatorState:        {"%[3]s", "%[3]s"},
+	kiosk.MsgNoteForStaff:          {"Billet à vérifier par le personnel", "A note needs staff"},
+	kiosk.MsgNoteHeld:              {"Billet de %[1]s à vérifier par le personnel", "A %[1]s note needs staff"},
+	kiosk.MsgNotesHeld:             {"Billets à vérifier par le personnel", "Notes need staff"},
+
+	kiosk.MsgCashInValidatorDown: {"Billets refusés pour le moment", "Bank notes refused for now"},
+	kiosk.MsgCashInPrinterDown: {"Billets refusés pour le moment\u00a0: aucun bon de paiement ne peut être imprimé",
+		"Bank notes refused for now: no payment voucher can be printed"},
+	kiosk.MsgCashInNearMax: {"Crédit maximum\u00a0: %[2]s. Votre crédit de %[1]s ne laisse plus de place pour un billet.",
+		"Maximum credit: %[2]s. Your credit of %[1]s leaves no room for another note."},
+	kiosk.MsgCashInOff: {"La borne ne prend pas de billet pour le moment", "The kiosk is not taking notes now"},
+
+	kiosk.MsgNoteOverMax: {"Il porterait votre crédit de %[1]s au-delà du maximum de %[2]s.",
+		"It would take your credit of %[1]s over the %[2]s maximum."},
+	kiosk.MsgNoteNotTaken:   {"Cette borne prend les billets de %[4]s.", "This kiosk takes %[4]s notes."},
+	kiosk.MsgNoteRejected:   {"Le billet a été rendu\u00a0: réessayez dans un instant.", "The note came back: try again in a moment."},
+	kiosk.MsgNoteNotTaking:  {"La borne ne prend pas de billet pour le moment.", "The kiosk is not taking notes now."},
+	kiosk.MsgNoteKioskError: {"Erreur de la borne\u00a0: adressez-vous au personnel si cela se répète.", "Kiosk error: ask the staff if it happens again."},
+	kiosk.MsgNoteReturned:   {"Billet rendu", "Note returned"},
+	kiosk.MsgNoteUnitConfig: {"Lecteur de billets mal configuré\u00a0: adressez-vous au personnel.", "Bill validator misconfigured: please ask the staff."},
+
+	kiosk.MsgPayAtCounter:     {"Payable au comptoir", "Payable at the counter"},
+	kiosk.MsgPayPaymentCentre: {"À présenter à un centre de paiement", "Present it at a payment centre"},
+}
+
+// stateWords name the bill validator's states (id003.State.Key) for staff:
+// the development panel, the maintenance screen, the home screen's line
+// when notes are refused.
+var stateWords = map[string]text{
+	"idle":                           {"En attente", "Idle"},
+	"accepting":                      {"Lecture du billet", "Accepting"},
+	"escrow":                         {"Billet en attente de décision", "Note in escrow"},
+	"stacking":                       {"Encaissement", "Stacking"},
+	"vend_valid":                     {"Billet accepté", "Note accepted"},
+	"stacked":                        {"Billet encaissé", "Note stacked"},
+	"rejecting":                      {"Billet refusé", "Rejecting"},
+	"returning":                      {"Billet rendu", "Returning"},
+	"holding":                        {"Billet retenu", "Holding"},
+	"disabled":                       {"Désactivé", "Disabled"},
+	"initialize":                     {"Initialisation", "Initialising"},
+	"power_up":                       {"Mise sous tension", "Power up"},
+	"power_up_with_bill_in_acceptor": {"Mise sous tension, billet dans le lecteur", "Power up with a note in the acceptor"},
+	"power_up_with_bill_in_stacker":  {"Mise sous tension, billet dans la cassette", "Power up with a note in the stacker"},
+	"stacker_full":                   {"Cassette pleine", "Stacker full"},
+	"stacker_open":                   {"Cassette ouverte ou absente", "Stacker open"},
+	"jam_in_acceptor":                {"Bourrage dans le lecteur", "Jam in acceptor"},
+	"jam_in_stacker":                 {"Bourrage dans la cassette", "Jam in stacker"},
+	"pause":                          {"Pause (second billet inséré)", "Paused (second note inserted)"},
+	"cheated":                        {"Tentative de fraude", "Fraud attempt"},
+	"failure":                        {"Panne du lecteur", "Validator failure"},
+	"communication_error":            {"Erreur de communication", "Communication error"},
+	"invalid_command":                {"Commande refusée", "Command refused"},
+}
+
+// rejectWords tell the player why the validator gave a note back
+// (id003.RejectReason.Key), in the player's words: a value the kiosk does
+// not take, a note it did not recognise, a note to insert again.
+var rejectWords = map[string]msg{
+	"insertion_error":             msgNoteInsertAgain,
+	"magnetic_pattern_error":      msgNoteUnknown,
+	"bill_remaining_in_head":      msgNoteInsertAgain,
+	"compensation_error":          msgNoteUnknown,
+	"transport_error":             msgNoteInsertAgain,
+	"denomination_not_identified": msgNoteUnknown,
+	"photo_pattern_error":         msgNoteUnknown,
+	"photo_level_error":           msgNoteUnknown,
+	"inhibited_denomination":      msgNoteTakes,
+	"operation_error":             msgNoteInsertAgain,
+	"returned_from_transport":     msgNoteInsertAgain,
+	"length_error":                msgNoteUnknown,
+	"color_pattern_error":         msgNoteUnknown,
+}
+
+// devFaultWords name the development panel's faults (devsim.Fault).
+var devFaultWords = map[string]text{
+	"validator-jam":          {"Bourrage du lecteur", "Validator jam"},
+	"validator-stacker-full": {"Cassette pleine", "Cash box full"},
+	"validator-stacker-open": {"Cassette retirée", "Cash box out"},
+	"validator-failure":      {"Panne du lecteur", "Validator failure"},
+	"validator-unplugged":    {"Lecteur débranché", "Validator unplugged"},
+	"printer-paper-out":      {"Plus de papier", "Out of paper"},
+	"printer-paper-low":      {"Papier bientôt épuisé", "Paper low"},
+	"printer-paper-runs-out": {"Papier épuisé pendant l’impression", "Paper runs out while printing"},
+	"printer-cover-open":     {"Capot ouvert", "Cover open"},
+	"printer-cutter-jam":     {"Massicot bloqué", "Cutter jammed"},
+	"printer-offline":        {"Imprimante hors ligne", "Printer offline"},
+	"printer-unplugged":      {"Imprimante débranchée", "Printer unplugged"},
+}
+
+// devRefusalWords say why the simulated devices refused an action of the
+// development panel (devsim.RefusalCode), short enough for its header.
+var devRefusalWords = map[string]text{
+	"disabled":      {"le lecteur ne prend pas de billet maintenant", "the validator takes no note now"},
+	"busy":          {"un billet est déjà dans le lecteur", "a note is already in the validator"},
+	"unplugged":     {"lecteur débranché", "validator unplugged"},
+	"unknown_note":  {"billet inconnu du lecteur", "a note the validator does not know"},
+	"unknown_fault": {"panne inconnue", "unknown fault"},
+	"replug":        {"un câble n’a pas pu être rebranché", "a cable could not be plugged back"},
 }

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,7 +16,9 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/breakout"
+	"pharaon/hw/id003"
 	"pharaon/kiosk"
+	"pharaon/kiosk/devsim"
 )
 
 // declaredConsts reads the string constants of the given type (or, if typ is
@@ -169,4 +172,101 @@ func TestEveryFaultHasAMessage(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "Défaut\u00a0: printer_jam", Tr{French}.Fault(kiosk.Fault{Code: "printer_jam"}))
+}
+
+// indexed are the verbs of a core message's text, which place its values by
+// index (%[1]s): French and English may place them in another order.
+var indexed = regexp.MustCompile(`%\[[1-4]\]s`)
+
+// The core sends codes (kiosk.MessageCode): every code it declares has its
+// words in both languages, placing the same values, and nothing else is
+// in coreWords.
+func TestEveryCoreCodeHasWords(t *testing.T) {
+	codes := declaredConsts(t, filepath.Join("..", "*.go"), "MessageCode", "")
+	require.Greater(t, len(codes), 30, "the core's message codes")
+	seen := map[kiosk.MessageCode]bool{}
+	for name, code := range codes {
+		c := kiosk.MessageCode(code)
+		seen[c] = true
+		e, ok := coreWords[c]
+		if !assert.True(t, ok, "%s (%q) has no words", name, code) {
+			continue
+		}
+		assert.NotEmpty(t, strings.TrimSpace(e.fr), name)
+		assert.NotEmpty(t, strings.TrimSpace(e.en), name)
+		fr, en := indexed.FindAllString(e.fr, -1), indexed.FindAllString(e.en, -1)
+		slices.Sort(fr)
+		slices.Sort(en)
+		assert.Equal(t, fr, en, "%s: French and English place the same values", name)
+		assert.Equal(t, len(verbs.FindAllString(e.fr, -1)), 0, "%s: only indexed verbs", name)
+		for _, l := range []Lang{French, English} {
+			text := Tr{l}.Message(kiosk.Message{Code: c, Detail: "stacker_open", Amount: 151 * game.Euro, Limit: 200 * game.Euro},
+				5*game.Euro, 10*game.Euro)
+			assert.NotContains(t, text, "%!", "%s in %s: %q", name, l, text)
+			assert.NotContains(t, text, "[", "%s in %s: %q", name, l, text)
+		}
+	}
+	for c := range coreWords {
+		assert.True(t, seen[c], "coreWords has %q, which the core does not declare", c)
+	}
+}
+
+// The bill validator's driver sends its states and reject reasons as
+// codes: every one has words (a state for staff, a reason in the
+// player's words).
+func TestEveryValidatorCodeHasWords(t *testing.T) {
+	require.NotEmpty(t, id003.States())
+	for _, st := range id003.States() {
+		_, ok := stateWords[st.Key()]
+		assert.True(t, ok, "state %s (%q) has no words", st, st.Key())
+	}
+	assert.Len(t, stateWords, len(id003.States()))
+	require.NotEmpty(t, id003.RejectReasons())
+	for _, r := range id003.RejectReasons() {
+		k, ok := rejectWords[r.Key()]
+		if assert.True(t, ok, "reject reason %s (%q) has no words", r, r.Key()) {
+			assert.Contains(t, catalogue, k)
+		}
+	}
+	assert.Len(t, rejectWords, len(id003.RejectReasons()))
+}
+
+// The simulated devices send their faults and refusals as codes: the
+// development panel has words for each.
+func TestEveryDevsimCodeHasWords(t *testing.T) {
+	for _, f := range devsim.Faults {
+		assert.Contains(t, devFaultWords, string(f))
+	}
+	assert.Len(t, devFaultWords, len(devsim.Faults))
+	codes := declaredConsts(t, filepath.Join("..", "devsim", "*.go"), "RefusalCode", "")
+	require.NotEmpty(t, codes)
+	for name, code := range codes {
+		assert.Contains(t, devRefusalWords, code, name)
+	}
+	assert.Len(t, devRefusalWords, len(codes))
+	for _, e := range devRefusalWords {
+		assert.LessOrEqual(t, len([]rune(e.fr)), 48, "short enough for the panel's header: %q", e.fr)
+	}
+}
+
+// The money messages say why in the player's words, with the amounts.
+func TestMoneyMessagesInThePlayersWords(t *testing.T) {
+	fr, en := Tr{French}, Tr{English}
+	over := kiosk.Message{Code: kiosk.MsgNoteOverMax, Amount: 151 * game.Euro, Limit: 200 * game.Euro}
+	assert.Equal(t, "Il porterait votre crédit de 151\u00a0€ au-delà du maximum de 200\u00a0€.", fr.Message(over))
+	assert.Equal(t, "It would take your credit of €151 over the €200 maximum.", en.Message(over))
+	notes := []game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro, 50 * game.Euro}
+	inhibited := kiosk.Message{Code: kiosk.MsgNoteRejected, Detail: id003.RejectInhibited.Key()}
+	assert.Equal(t, "Cette borne prend les billets de 5\u00a0€, 10\u00a0€, 20\u00a0€ et 50\u00a0€.", fr.Message(inhibited, notes...))
+	assert.Equal(t, "This kiosk takes €5, €10, €20 and €50 notes.", en.Message(inhibited, notes...))
+	fake := kiosk.Message{Code: kiosk.MsgNoteRejected, Detail: id003.RejectPhotoPattern.Key()}
+	assert.Equal(t, "Ce billet n’a pas été reconnu. Vérifiez-le et réessayez, ou adressez-vous au personnel.", fr.Message(fake))
+	assert.NotContains(t, fr.Message(fake), "optique")
+	state := kiosk.Message{Code: kiosk.MsgValidatorState, Detail: id003.StateStackerOpen.Key()}
+	assert.Equal(t, "Cassette ouverte ou absente", fr.Message(state))
+	assert.Equal(t, "Stacker open", en.Message(state))
+	held := kiosk.Message{Code: kiosk.MsgNoteHeld, Amount: 10 * game.Euro}
+	assert.Equal(t, "Billet de 10\u00a0€ à vérifier par le personnel", fr.Message(held))
+	assert.Equal(t, "", fr.Message(kiosk.Message{}))
+	assert.Equal(t, "0,50\u00a0€ ou 1\u00a0€", fr.Stakes([]game.Stake{game.Stake050, game.Stake100}))
 }

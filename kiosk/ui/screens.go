@@ -21,7 +21,9 @@ type Machine interface {
 	// later from another goroutine (the screens hand it over with s.do).
 	RequestPlay(s game.Stake, mode breakout.Mode, done func(*kiosk.Game, error))
 	Current() *kiosk.Game
-	History(ctx context.Context, n int) ([]kiosk.HistoryEntry, error)
+	// PlayerHistory is the player's games since the credit was last zero
+	// (the whole kiosk's history is the staff's).
+	PlayerHistory(ctx context.Context, n int) (kiosk.PlayerHistory, error)
 	Touch()
 	EndResult()
 	// CashOut prints the whole credit on a voucher; it blocks during the

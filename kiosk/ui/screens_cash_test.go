@@ -142,7 +142,7 @@ func TestScreensCashInCounterfeitReturned(t *testing.T) {
 	f.panelTap("Faux")
 	f.waitFor(func() bool { return f.s.toast.ev.Kind == kiosk.NoteReturned }, "the note given back")
 	text := f.toastText()
-	assert.True(t, strings.HasPrefix(text, "Billet rendu Billet refusé\u00a0: "), "the toast says why: %q", text)
+	assert.Equal(t, "Billet rendu Ce billet n’a pas été reconnu. Vérifiez-le et réessayez, ou adressez-vous au personnel.", text, "the toast says why")
 	assert.Equal(t, "Billet rendu", f.toasts[len(f.toasts)-1])
 	assert.Zero(t, f.m.Snapshot().Credit, "a counterfeit credits nothing")
 	f.golden("screen-cash-note-returned.png")
@@ -160,13 +160,13 @@ func TestScreensCashInMaxCredit(t *testing.T) {
 	// 20 € more would pass 30 €: the note comes back, and the toast says why.
 	f.panelTap(fr(20 * game.Euro))
 	f.waitFor(func() bool { return f.s.toast.ev.Kind == kiosk.NoteReturned }, "the note given back")
-	assert.Equal(t, "Billet rendu Crédit maximum atteint\u00a0: 30\u00a0€", f.toastText())
+	assert.Equal(t, "Billet de 20\u00a0€ rendu Il porterait votre crédit de 20\u00a0€ au-delà du maximum de 30\u00a0€.", f.toastText())
 	assert.Equal(t, 20*game.Euro, f.m.Snapshot().Credit)
 	f.expireToast()
 	// 10 € reach it: the kiosk takes no more notes, and says so.
 	f.insertNote(10 * game.Euro)
 	f.waitFor(func() bool { return !f.s.snap.Cash.CanCashIn }, "notes refused")
-	assert.Contains(t, f.screenText(), "Crédit maximum atteint\u00a0: 30\u00a0€")
+	assert.Contains(t, f.screenText(), "Crédit maximum\u00a0: 30\u00a0€. Votre crédit de 30\u00a0€ ne laisse plus de place pour un billet.")
 	assert.NotContains(t, f.screenText(), "Insérez un billet")
 	// The slot is shut once the kiosk inhibited the unit (at its next
 	// command): the simulator refuses the note at once.
@@ -347,7 +347,7 @@ func TestScreensCashInOnResult(t *testing.T) {
 	f.tap("Auto")
 	f.playToEnd(false)
 	require.Equal(t, ovLose, f.s.overlay)
-	assert.Nil(t, f.button("Rejouer "+fr(game.Stake050.Money())), "no credit left")
+	assert.True(t, f.button("Rejouer "+fr(game.Stake050.Money())).Disabled(), "no credit left")
 	assert.Contains(t, f.texts(), fr(0))
 
 	// The panel is on the home screen: the note goes into the simulator
@@ -357,7 +357,7 @@ func TestScreensCashInOnResult(t *testing.T) {
 	assert.Equal(t, scrGame, f.s.screen, "the result stays")
 	assert.Equal(t, "Billet de 5\u00a0€ accepté Crédit\u00a0: 5\u00a0€", f.toastText())
 	assert.Contains(t, f.texts(), fr(5*game.Euro), "the game screen's credit")
-	assert.NotNil(t, f.button("Rejouer "+fr(game.Stake050.Money())))
+	assert.False(t, f.button("Rejouer "+fr(game.Stake050.Money())).Disabled())
 	f.golden("screen-cash-result-note.png")
 }
 

@@ -347,7 +347,7 @@ func (p simPanel) Notes() []game.Money { return devsim.Notes }
 func (p simPanel) Faults() []DevFault {
 	out := make([]DevFault, len(devsim.Faults))
 	for i, f := range devsim.Faults {
-		out[i] = DevFault{ID: string(f.Fault), FR: f.FR, EN: f.EN}
+		out[i] = DevFault{ID: string(f)}
 	}
 	return out
 }

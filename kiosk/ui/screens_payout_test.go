@@ -15,7 +15,7 @@ func TestScreensNoNotesWhileNoVoucherCanBePrinted(t *testing.T) {
 	f := newScrFixture(t, withDevices(nil))
 	require.NoError(t, f.devs.Cause(devsim.PrinterPaperOut))
 	f.waitFor(func() bool { return !f.s.snap.Cash.Printer.OK && !f.s.snap.Cash.CanCashIn }, "paper out seen")
-	assert.Contains(t, f.screenText(), "Billets refusés\u00a0: aucun ticket de paiement ne peut être imprimé (plus de papier)")
+	assert.Contains(t, f.screenText(), "Billets refusés pour le moment\u00a0: aucun bon de paiement ne peut être imprimé (plus de papier)")
 	assert.NotContains(t, f.screenText(), "Insérez un billet")
 	require.NoError(t, f.devs.Repair())
 	f.waitFor(func() bool { return f.s.snap.Cash.CanCashIn }, "notes taken again")

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/stretchr/testify/require"
+
 	"pharaon/kiosk/devsim"
 )
 
@@ -45,15 +47,27 @@ func frenchTypographyFaults(s string) []string {
 }
 
 // Every French text the screens show follows French typography: the whole
-// catalogue, and the names of the development panel's faults.
+// catalogue, with the words of the core's messages, of the bill
+// validator's states and of the development panel (the core and the
+// drivers send codes only: kiosk/typography_test.go).
 func TestFrenchTypography(t *testing.T) {
 	texts := map[string]string{}
 	for k, e := range catalogue {
 		texts[string(k)] = e.fr
 	}
-	for _, f := range devsim.Faults {
-		texts["devsim."+string(f.Fault)] = f.FR
+	for k, e := range coreWords {
+		texts["core."+string(k)] = e.fr
 	}
+	for k, e := range stateWords {
+		texts["state."+k] = e.fr
+	}
+	for k, e := range devFaultWords {
+		texts["devsim."+k] = e.fr
+	}
+	for k, e := range devRefusalWords {
+		texts["devsim.refusal."+k] = e.fr
+	}
+	require.Len(t, devFaultWords, len(devsim.Faults))
 	for k, s := range texts {
 		for _, f := range frenchTypographyFaults(s) {
 			t.Errorf("%s: %s in %q", k, f, s)

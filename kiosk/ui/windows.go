@@ -109,17 +109,36 @@ func (s *Screens) showOverlayWindow(ov overlay, delay time.Duration, build func(
 	})
 }
 
-// againButtons are Rejouer (same stake, same mode) when the credit allows,
-// and Accueil, centred under the frame.
+// againButtons are Rejouer (same stake, same mode) and Accueil, under the
+// frame, always in their places: Rejouer the credit does not cover is shown
+// unavailable, with why.
 func (s *Screens) againButtons(v view) []fyne.CanvasObject {
-	y := frameY + frameH + 22
-	if !s.canPlayAgain() {
-		return []fyne.CanvasObject{v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, fieldDesignW/2-130, y, 260, 76)}
-	}
-	again := v.button(s.tr.F(msgAgain, s.tr.Stake(s.game.Stake())), buttonPrimary, sizeButton, s.playAgain, fieldDesignW/2-300, y, 340, 76)
-	again.SetEnabled(!s.requesting) // one request, one unit
+	y := float32(frameY + frameH + 22)
+	again := s.againButton(v, fieldDesignW/2-300, y, 340, 76)
 	home := v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, fieldDesignW/2+60, y, 240, 76)
 	return []fyne.CanvasObject{again, home}
+}
+
+// againButton is Rejouer at the stake just played: enabled when the credit
+// covers it and it is available, else greyed with the reason as its
+// caption.
+func (s *Screens) againButton(v view, x, y, w, h float32) *touchButton {
+	st := s.stake
+	if s.game != nil {
+		st = s.game.Stake()
+	}
+	again := v.button(s.tr.F(msgAgain, s.tr.Stake(st)), buttonPrimary, sizeButton, s.playAgain, x, y, w, h)
+	if !s.canPlayAgain() {
+		why := msgAgainShort
+		if !s.snap.Available[st] {
+			why = msgAgainOff
+		}
+		again.FitCaption(s.tr.T(why))
+		again.Disable()
+		return again
+	}
+	again.SetEnabled(!s.requesting) // one request, one unit
+	return again
 }
 
 // symbols is n drawings of sym, centred in the design box.
@@ -220,14 +239,8 @@ func (s *Screens) showLoseBanner() {
 		line := v.textAt(s.tr.T(msgLoseText), sizeHeading, art.Sand, false, fyne.TextAlignCenter, x, y+18, w)
 		objs := []fyne.CanvasObject{bg, line}
 		by := y + h - 96
-		if s.canPlayAgain() {
-			again := v.button(s.tr.F(msgAgain, s.tr.Stake(s.game.Stake())), buttonPrimary, sizeButton, s.playAgain, x+24, by, 340, 76)
-			again.SetEnabled(!s.requesting) // one request, one unit
-			objs = append(objs, again,
-				v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, x+w-24-250, by, 250, 76))
-		} else {
-			objs = append(objs, v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, x+w/2-125, by, 250, 76))
-		}
+		objs = append(objs, s.againButton(v, x+24, by, 340, 76),
+			v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, x+w-24-250, by, 250, 76))
 		return container.NewWithoutLayout(objs...)
 	})
 }
