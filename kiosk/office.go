@@ -279,3 +279,32 @@ func (o *Office) CloseHeldNote(ctx context.Context, s *Session, id int64, reason
 	o.m.refreshHeld(ctx)
 	return nil
 }
+
+// PendingHandPay is the hand-pay the kiosk is locked for (ErrNoHandPay
+// when none).
+func (o *Office) PendingHandPay(ctx context.Context, s *Session) (HandPay, error) {
+	if err := o.begin(ctx, s, RoleStaff, "read the hand-pay"); err != nil {
+		return HandPay{}, err
+	}
+	hp := o.m.HandPay()
+	if !hp.Pending() {
+		return HandPay{}, ErrNoHandPay
+	}
+	return hp, nil
+}
+
+// PayHandPay records that the staff member at the screen paid the pending
+// hand-pay by hand: the credit is debited through the ledger and the
+// kiosk unlocks (Machine.PayHandPay); who paid is logged with the role.
+func (o *Office) PayHandPay(ctx context.Context, s *Session) (HandPay, store.Entry, error) {
+	if err := o.begin(ctx, s, RoleStaff, "pay a hand-pay"); err != nil {
+		return HandPay{}, store.Entry{}, err
+	}
+	hp, e, err := o.m.PayHandPay(ctx, string(s.Role))
+	if err != nil {
+		o.audit(store.LevelWarning, "handpay_refused", "hand-pay %s not recorded for %s: %v", hp.Ref, s.Role, err)
+		return hp, e, err
+	}
+	o.audit(store.LevelInfo, "handpay_paid", "hand-pay %s of %s paid by %s, ledger row %d", hp.Ref, hp.Amount.Plain(), s.Role, e.ID)
+	return hp, e, nil
+}
