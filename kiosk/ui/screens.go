@@ -130,6 +130,7 @@ const (
 	scrHistory
 	scrOutOfService
 	scrAttract
+	scrHandPay // the hand-pay lock: call the staff (handpay.go)
 )
 
 // overlay is what shows over the screen.
@@ -320,6 +321,9 @@ func (s *Screens) apply(snap kiosk.Snapshot) {
 	old := s.snap
 	s.snap = snap
 	s.noteActivity(snap)
+	if s.handPayApply(snap) {
+		return
+	}
 	switch snap.State {
 	case kiosk.OutOfService:
 		s.showOutOfService()
@@ -529,6 +533,9 @@ func (s *Screens) playError(stake game.Stake, err error) {
 		s.message = func(tr Tr) string { return tr.T(msgErrBusy) }
 	case errors.Is(err, kiosk.ErrOutOfService):
 		s.message = func(tr Tr) string { return tr.T(msgErrOutOfSvc) }
+	case errors.Is(err, kiosk.ErrHandPay):
+		s.showHandPay()
+		return
 	default:
 		fyne.LogError("play", err)
 		s.message = func(tr Tr) string { return tr.T(msgErrPlay) }

@@ -388,7 +388,7 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 	// PrinterCheck is short: the machine's cash loop reads the credit back
 	// from the ledger that often (credit).
 	cfg := kiosk.Config{Dev: true, Keys: scrTestKeys, ResultTimeout: time.Hour,
-		Cash: kiosk.CashConfig{PrinterCheck: 20 * time.Millisecond}}
+		Cash: kiosk.CashConfig{PrinterCheck: 20 * time.Millisecond, HandPayLimit: kiosk.PayoutLimitBound}}
 	f.opt = Options{Now: f.clock.Now, PollEvery: -1, AttractAfter: 45 * time.Second}
 	for _, o := range opts {
 		o(f, &cfg)
