@@ -289,4 +289,3 @@ func TestRecallReplayEndsAsTheOriginal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, last, l2, "no ledger row")
 }
-
