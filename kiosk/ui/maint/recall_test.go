@@ -289,3 +289,5 @@ func TestRecallReplayEndsAsTheOriginal(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, last, l2, "no ledger row")
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
