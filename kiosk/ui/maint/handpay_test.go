@@ -20,7 +20,7 @@ import (
 // ledger (a hand_pay row with the lock's reference), logs who paid, and
 // unlocks the kiosk.
 func TestHandPayStaffRecordsThePayment(t *testing.T) {
-	f := newRclFix(t, 0) // the default limit: 1 500 €
+	f := newRclFix(t, 0)                 // the default limit: 1 500 €
 	f.play(game.Stake050, breakout.Auto) // a loser
 	none := newHandPayView(f.env)
 	assert.Contains(t, texts(none.root), "Aucun paiement manuel en attente.")
