@@ -137,7 +137,7 @@ func TestHandPayWinLocksUntilStaffPay(t *testing.T) {
 // The lock survives a restart; a lock lost between the win's credit and its
 // write is found again at start from the ledger.
 func TestHandPayLockSurvivesRestart(t *testing.T) {
-	f, o := newHandPayOffice(t)
+	f, _ := newHandPayOffice(t)
 	winTop(t, f)
 	want := f.m.Snapshot().HandPay
 	require.True(t, want.Pending())
@@ -156,7 +156,7 @@ func TestHandPayLockSurvivesRestart(t *testing.T) {
 	assert.False(t, f.m.Snapshot().HandPay.Pending(), "the last movement is a test credit, not the win")
 	f.stop()
 
-	f2, o2 := newHandPayOffice(t)
+	f2, _ := newHandPayOffice(t)
 	winTop(t, f2)
 	hp := f2.m.Snapshot().HandPay
 	f2.stop()
@@ -168,7 +168,7 @@ func TestHandPayLockSurvivesRestart(t *testing.T) {
 	assert.Equal(t, hp.Amount, again.Amount)
 
 	a := NewAccess(f2.st, f2.clock, AccessConfig{KDF: fastKDF})
-	o2 = NewOffice(f2.m, a, 0)
+	o2 := NewOffice(f2.m, a, 0)
 	staff, err := o2.Login(ctx, "1357")
 	require.NoError(t, err)
 	_, e, err := o2.PayHandPay(ctx, staff)
@@ -176,7 +176,6 @@ func TestHandPayLockSurvivesRestart(t *testing.T) {
 	assert.Zero(t, e.Balance)
 	f2.restart()
 	assert.False(t, f2.m.Snapshot().HandPay.Pending(), "paid: no lock after a restart")
-	_ = o
 }
 
 // A cash-out above the limit prints nothing: it locks for staff, with the

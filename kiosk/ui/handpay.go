@@ -14,26 +14,6 @@ import (
 // with the amount the kiosk holds for them, in French and in English at
 // once (no button works here); a win's congratulations show first.
 
-const (
-	msgHandPayTitle   msg = "handpay.title"
-	msgHandPayWin     msg = "handpay.win"
-	msgHandPayCashOut msg = "handpay.cash_out"
-	msgHandPayAmount  msg = "handpay.amount"
-)
-
-func init() {
-	for k, v := range map[msg]text{
-		msgHandPayTitle: {"Appelez le personnel", "Please call the staff"},
-		msgHandPayWin: {"Félicitations\u00a0! Votre gain vous est payé en main propre par le personnel. Le terminal reste bloqué jusqu’au paiement.",
-			"Congratulations! Your win is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
-		msgHandPayCashOut: {"Ce montant vous est payé en main propre par le personnel. Le terminal reste bloqué jusqu’au paiement.",
-			"This amount is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
-		msgHandPayAmount: {"Montant à vous remettre\u00a0: %s", "Amount to be paid to you: %s"},
-	} {
-		catalogue[k] = v
-	}
-}
-
 // handPayApply shows the lock's screen when the kiosk is locked for a
 // hand-pay, and home once staff paid; it reports whether it took the
 // snapshot. A game under way, and a win's result on the game screen, are

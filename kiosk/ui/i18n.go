@@ -168,6 +168,12 @@ const (
 	msgOOSTitle       msg = "oos.title"
 	msgOOSText        msg = "oos.text"
 	msgOOSCredit      msg = "oos.credit"
+
+	// the hand-pay lock's screen (handpay.go)
+	msgHandPayTitle   msg = "handpay.title"
+	msgHandPayWin     msg = "handpay.win"
+	msgHandPayCashOut msg = "handpay.cash_out"
+	msgHandPayAmount  msg = "handpay.amount"
 	msgFaultIntegrity msg = "fault.integrity"
 	msgFaultStore     msg = "fault.store"
 	msgFaultMismatch  msg = "fault.reveal_mismatch"
@@ -352,9 +358,16 @@ var catalogue = map[msg]text{
 	msgDevFailed:      {"refusé\u00a0: %s", "refused: %s"},
 	msgDevError:       {"erreur du simulateur (voir le journal)", "simulator error (see the log)"},
 
-	msgOOSTitle:       {"Hors service", "Out of service"},
-	msgOOSText:        {"Ce terminal est momentanément hors service. Veuillez vous adresser au personnel.", "This kiosk is out of service for the moment. Please ask the staff."},
-	msgOOSCredit:      {"Votre crédit de %s est conservé.", "Your credit of %s is kept."},
+	msgOOSTitle:  {"Hors service", "Out of service"},
+	msgOOSText:   {"Ce terminal est momentanément hors service. Veuillez vous adresser au personnel.", "This kiosk is out of service for the moment. Please ask the staff."},
+	msgOOSCredit: {"Votre crédit de %s est conservé.", "Your credit of %s is kept."},
+
+	msgHandPayTitle: {"Appelez le personnel", "Please call the staff"},
+	msgHandPayWin: {"Félicitations\u00a0! Votre gain vous est payé en main propre par le personnel. Le terminal reste bloqué jusqu’au paiement.",
+		"Congratulations! Your win is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
+	msgHandPayCashOut: {"Ce montant vous est payé en main propre par le personnel. Le terminal reste bloqué jusqu’au paiement.",
+		"This amount is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
+	msgHandPayAmount:  {"Montant à vous remettre\u00a0: %s", "Amount to be paid to you: %s"},
 	msgFaultIntegrity: {"Le contrôle des données au démarrage a échoué.", "The start-up check of the data failed."},
 	msgFaultStore:     {"Les données ne peuvent plus être enregistrées.", "The data can no longer be recorded."},
 	msgFaultMismatch:  {"Une anomalie a été détectée pendant une partie\u00a0; son gain a été crédité.", "An anomaly was detected during a game; its prize was credited."},

@@ -332,6 +332,7 @@ func withDevices(mod func(*kiosk.CashConfig)) fixtureOption {
 				Backoff: hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond}},
 			PrinterTiming: escpos.Config{StatusTimeout: 400 * time.Millisecond, PollInterval: 20 * time.Millisecond},
 			PrinterCheck:  30 * time.Millisecond,
+			HandPayLimit:  c.Cash.HandPayLimit,
 		}
 		if mod != nil {
 			mod(&c.Cash)
