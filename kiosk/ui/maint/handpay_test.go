@@ -23,7 +23,7 @@ func TestHandPayStaffRecordsThePayment(t *testing.T) {
 	f := newRclFix(t, 0)                 // the default limit: 1 500 €
 	f.play(game.Stake050, breakout.Auto) // a loser
 	none := newHandPayView(f.env)
-	assert.Contains(t, texts(none.root), "Aucun paiement manuel en attente.")
+	assert.Contains(t, rclTexts(none.root), "Aucun paiement manuel en attente.")
 
 	g := f.play(game.Stake050, breakout.Auto) // three birds: 3 750 €
 	hp := f.m.Snapshot().HandPay
@@ -33,9 +33,9 @@ func TestHandPayStaffRecordsThePayment(t *testing.T) {
 
 	v := newHandPayView(f.env)
 	f.show(v.root)
-	shown := texts(v.root)
+	shown := rclTexts(v.root)
 	assert.Contains(t, shown, "J’ai payé "+f.env.Tr.Money(hp.Amount))
-	assert.Contains(t, shown, "Gain de la partie n°\u00a0"+itoa(g.ID())+" au-dessus de la limite de paiement manuel.")
+	assert.Contains(t, shown, "Gain de la partie n°\u00a0"+rclItoa(g.ID())+" au-dessus de la limite de paiement manuel.")
 	golden.Assert(t, "handpay-staff.png", f.w.Canvas().Capture())
 
 	test.Tap(v.pay)
@@ -50,7 +50,7 @@ func TestHandPayStaffRecordsThePayment(t *testing.T) {
 	assert.Equal(t, store.KindHandPay, rows[0].Kind)
 	assert.Equal(t, -hp.Amount, rows[0].Amount)
 	assert.Equal(t, hp.Ref, rows[0].Ref)
-	assert.Equal(t, "Paiement de "+f.env.Tr.Money(hp.Amount)+" enregistré (écriture n°\u00a0"+itoa(rows[0].ID)+"). Le terminal est débloqué.", v.note.Text)
+	assert.Equal(t, "Paiement de "+f.env.Tr.Money(hp.Amount)+" enregistré (écriture n°\u00a0"+rclItoa(rows[0].ID)+"). Le terminal est débloqué.", v.note.Text)
 	ev, err := f.st.EventsWhere(context.Background(), store.EventQuery{N: 20, Source: "maintenance"})
 	require.NoError(t, err)
 	var who string

@@ -144,7 +144,7 @@ func (f *rclFix) show(o fyne.CanvasObject) {
 	f.t.Cleanup(f.w.Close)
 }
 
-func texts(o fyne.CanvasObject) string {
+func rclTexts(o fyne.CanvasObject) string {
 	var b strings.Builder
 	var walk func(fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
@@ -187,7 +187,7 @@ func TestRecallListsTheLastTen(t *testing.T) {
 	f.show(v.root)
 	require.Len(t, v.shown, 10, "the last 10 games")
 	assert.EqualValues(t, 12, v.shown[0].ID, "newest first")
-	all := texts(v.list)
+	all := rclTexts(v.list)
 	assert.Contains(t, all, "30/11/2026 10:42:00", "the time in the kiosk's zone (Europe/Paris)")
 	assert.Contains(t, all, "7/3/000003", "the ticket: emission/block/index")
 	assert.Contains(t, all, "3 scarabées")
@@ -290,4 +290,4 @@ func TestRecallReplayEndsAsTheOriginal(t *testing.T) {
 	assert.Equal(t, last, l2, "no ledger row")
 }
 
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+func rclItoa(n int64) string { return strconv.FormatInt(n, 10) }
