@@ -117,3 +117,29 @@ func TestRecallLastTenAndReplay(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, got[0].ID, u.ID, "found by its unit")
 }
+
+// A play recalled while unfinished replays to where its recording stops.
+func TestReplayOfAnUnfinishedPlay(t *testing.T) {
+	f := newFixture(t)
+	f.boot()
+	f.credit(game.Euro)
+	g, err := f.m.Play(ctx, game.Stake100, breakout.Auto)
+	require.NoError(t, err)
+	for i := 0; i < 300; i++ {
+		g.Step(breakout.Input{})
+	}
+	syncWriter(f.m)
+	p, err := f.st.Play(ctx, g.ID())
+	require.NoError(t, err)
+	require.Equal(t, store.PlayStarted, p.State)
+	r, err := NewReplay(p)
+	require.NoError(t, err)
+	r.Run()
+	assert.True(t, r.Done())
+	assert.False(t, r.World().Done(), "the wall is not cleared yet")
+	mainRec, _, err := decodeRecordings(p.Recording)
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(mainRec, r.World().AppendRecording(nil)), "stopped where the recording stops")
+	assert.False(t, r.Result().Mismatch, "an unfinished play is not compared")
+	runToEnd(t, g)
+}

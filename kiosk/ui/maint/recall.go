@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"pharaon/game"
+	"pharaon/game/breakout"
 	"pharaon/kiosk"
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/ui/art"
@@ -344,7 +345,25 @@ func (v *recallView) showReplay(rec store.Recalled, r *kiosk.Replay) {
 	v.replay = rv
 	v.root.Objects = []fyne.CanvasObject{container.NewBorder(head, foot, nil, nil, rv.gs)}
 	v.root.Refresh()
-	rv.gs.Play(r)
+	rv.gs.Play(&replaySource{Replay: r, stopped: func() { rv.finish(tr) }})
+}
+
+// replaySource is the replay as the game widget plays it: a play recalled
+// while unfinished stops where its recording does, with no wall cleared,
+// so the widget would never end it; the view says so then.
+type replaySource struct {
+	*kiosk.Replay
+	stopped func()
+	told    bool
+}
+
+func (s *replaySource) Step(in breakout.Input) []breakout.Event {
+	ev := s.Replay.Step(in)
+	if !s.told && s.Done() && !s.World().Done() {
+		s.told = true
+		s.stopped()
+	}
+	return ev
 }
 
 // finish says how the replay ended, against the play as it was recorded.
