@@ -13,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/stretchr/testify/assert"
@@ -144,6 +145,36 @@ func (f *rclFix) show(o fyne.CanvasObject) {
 	f.t.Cleanup(f.w.Close)
 }
 
+// rclButtons are the buttons under o labelled label, in order.
+func rclButtons(o fyne.CanvasObject, label string) []*widget.Button {
+	var out []*widget.Button
+	var walk func(fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch x := o.(type) {
+		case *widget.Button:
+			if x.Text == label {
+				out = append(out, x)
+			}
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		case *container.Scroll:
+			walk(x.Content)
+		}
+	}
+	walk(o)
+	return out
+}
+
+// rclTap taps the one button labelled label.
+func (f *rclFix) tap(o fyne.CanvasObject, label string) {
+	f.t.Helper()
+	bs := rclButtons(o, label)
+	require.Len(f.t, bs, 1, "one button %q", label)
+	test.Tap(bs[0])
+}
+
 func rclTexts(o fyne.CanvasObject) string {
 	var b strings.Builder
 	var walk func(fyne.CanvasObject)
@@ -194,27 +225,30 @@ func TestRecallListsTheLastTen(t *testing.T) {
 	assert.Contains(t, all, "2\u00a0000\u00a0€")
 	golden.Assert(t, "recall-list.png", f.w.Canvas().Capture())
 
-	v.older()
+	f.tap(v.root, "Plus anciennes")
 	require.Len(t, v.shown, 2)
 	assert.EqualValues(t, 2, v.shown[0].ID)
 
-	v.unit.SetText("7/2/3")
-	v.byUnit()
+	test.Type(v.unit, "7/2/3")
+	f.tap(v.root, "Chercher le ticket")
 	require.Len(t, v.shown, 1)
 	assert.Equal(t, uint32(3), v.shown[0].Unit)
 	assert.Equal(t, uint32(2), v.shown[0].Number)
-	v.unit.SetText("7/2/300")
-	v.byUnit()
+	v.unit.SetText("")
+	test.Type(v.unit, "7/2/300")
+	f.tap(v.root, "Chercher le ticket")
 	assert.Equal(t, "Ce ticket n’a pas été joué sur ce terminal.", v.note.Text)
-	v.unit.SetText("sept")
-	v.byUnit()
+	v.unit.SetText("")
+	test.Type(v.unit, "sept")
+	f.tap(v.root, "Chercher le ticket")
 	assert.Contains(t, v.note.Text, "Ticket illisible")
 
-	v.date.SetText("30/11/2026")
-	v.byDate()
+	test.Type(v.date, "30/11/2026")
+	f.tap(v.root, "Chercher la date")
 	assert.Len(t, v.shown, 12, "the day's games")
-	v.date.SetText("29/11/2026")
-	v.byDate()
+	v.date.SetText("")
+	test.Type(v.date, "29/11/2026")
+	f.tap(v.root, "Chercher la date")
 	assert.Empty(t, v.shown)
 	assert.Equal(t, "Aucune partie.", v.note.Text)
 }
@@ -249,7 +283,13 @@ func TestRecallReplayEndsAsTheOriginal(t *testing.T) {
 			}
 		}
 		require.Equal(t, id, rec.ID)
-		v.startReplay(rec)
+		var idx int
+		for i, r := range v.shown {
+			if r.ID == id {
+				idx = i
+			}
+		}
+		test.Tap(rclButtons(v.root, "Revoir")[idx]) // the row's own button
 		rv := v.replay
 		require.NotNil(t, rv)
 		assert.Equal(t, "RAPPEL — partie n°\u00a0"+strconv.FormatInt(id, 10)+" du "+f.env.Tr.Time(rec.At, f.env.Loc)+" — aucun mouvement d’argent", rv.banner.Text)
@@ -277,7 +317,8 @@ func TestRecallReplayEndsAsTheOriginal(t *testing.T) {
 			assert.Equal(t, 2, rv.r.World().RedHits(), "the red brick hit twice (Art. 4.7)")
 			golden.Assert(t, "recall-replay-end.png", f.w.Canvas().Capture())
 		}
-		v.closeReplay()
+		f.tap(v.root, "Retour à la liste")
+		require.Nil(t, v.replay, "back to the list")
 	}
 	after, err := f.st.Credit(context.Background())
 	require.NoError(t, err)
