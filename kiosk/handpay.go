@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"pharaon/game"
@@ -23,10 +22,12 @@ import (
 // as its last ledger movement at the next start and locks again.
 
 const (
-	// SettingHandPayLimit is the hand-pay limit in euro cents, a whole
-	// number ("150000"): a win or a cash-out above it locks the kiosk
-	// for staff. Read at start.
-	SettingHandPayLimit = "handpay_limit"
+	// handPayLimitKey is the store setting of the hand-pay limit, an
+	// amount in euros ("1500", "1 500,00") from 0,01 € to 15 000 €
+	// (PayoutLimitBound): a win or a cash-out above it locks the kiosk
+	// for staff. The maintenance screen's settings view changes it; it is
+	// read at start.
+	handPayLimitKey = "handpay.limit"
 	// DefaultHandPayLimit is 1 500 €, the default payout limit: the
 	// largest amount a shop pays at its counter. Above it a voucher
 	// would send the player to a payment centre with a bearer paper; the
@@ -94,14 +95,14 @@ func (m *Machine) handPayLockedLocked() bool { return m.hp.pending.Pending() }
 // again.
 func (m *Machine) loadHandPay(ctx context.Context) error {
 	limit := m.cfg.Cash.HandPayLimit
-	if v, ok, err := m.st.Setting(ctx, SettingHandPayLimit); err != nil {
+	if v, ok, err := m.st.Setting(ctx, handPayLimitKey); err != nil {
 		return err
 	} else if ok {
-		c, perr := strconv.ParseInt(v, 10, 64)
-		if perr != nil || c <= 0 || game.Money(c) > PayoutLimitBound {
-			m.logf(store.LevelWarning, "bad_setting", "%s = %q ignored: not a number of cents from 1 to %d", SettingHandPayLimit, v, int64(PayoutLimitBound))
+		a, perr := game.ParseMoney(v)
+		if perr != nil || a <= 0 || a > PayoutLimitBound {
+			m.logf(store.LevelWarning, "bad_setting", "%s = %q ignored: not an amount from 0,01 to %s", handPayLimitKey, v, PayoutLimitBound.Plain())
 		} else {
-			limit = game.Money(c)
+			limit = a
 		}
 	}
 	var hp HandPay
