@@ -72,6 +72,7 @@ const (
 type CashConfig struct {
 	MaxCredit       game.Money    // DefaultMaxCredit
 	PayoutLimit     game.Money    // DefaultPayoutLimit
+	HandPayLimit    game.Money    // DefaultHandPayLimit (handpay.go)
 	VoucherValidity time.Duration // DefaultVoucherValidity
 
 	// ValidatorPath and PrinterPath are the devices' stable paths
@@ -96,6 +97,9 @@ func (c *CashConfig) fill() error {
 	if c.PayoutLimit == 0 {
 		c.PayoutLimit = DefaultPayoutLimit
 	}
+	if c.HandPayLimit == 0 {
+		c.HandPayLimit = DefaultHandPayLimit
+	}
 	if c.VoucherValidity == 0 {
 		c.VoucherValidity = DefaultVoucherValidity
 	}
@@ -106,7 +110,7 @@ func (c *CashConfig) fill() error {
 		c.PrinterCheck = DefaultPrinterCheck
 	}
 	switch {
-	case c.MaxCredit < 0 || c.PayoutLimit < 0:
+	case c.MaxCredit < 0 || c.PayoutLimit < 0 || c.HandPayLimit < 0:
 		return fmt.Errorf("cash: negative limit: %w", ErrBadSetting)
 	case c.VoucherValidity < time.Hour:
 		return fmt.Errorf("cash: voucher validity %v: %w", c.VoucherValidity, ErrBadSetting)
@@ -421,7 +425,8 @@ func (m *Machine) expireVouchers(ctx context.Context) error {
 // take the credit over the maximum.
 func (m *Machine) acceptPolicyLocked() bool {
 	return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() &&
-		!m.cash.cashingOut && m.credit+m.cash.minNote <= m.cash.maxCredit && !m.payoutDownLocked()
+		!m.cash.cashingOut && m.credit+m.cash.minNote <= m.cash.maxCredit && !m.payoutDownLocked() &&
+		!m.handPayLockedLocked()
 }
 
 // payoutDownLocked: the kiosk has a voucher printer and it cannot print now
@@ -443,6 +448,8 @@ func (m *Machine) cashInOffLocked() Message {
 		return Message{Code: MsgCashInValidatorDown}
 	case m.payoutDownLocked():
 		return Message{Code: MsgCashInPrinterDown}
+	case m.handPayLockedLocked():
+		return Message{Code: MsgCashInHandPay}
 	case m.acceptPolicyLocked():
 		return Message{}
 	case m.credit+c.minNote > c.maxCredit:
@@ -457,7 +464,7 @@ func (m *Machine) cashSnapshotLocked() CashSnapshot {
 	c := &m.cash
 	in := c.validator != nil && c.vStatus.OK && m.acceptPolicyLocked()
 	out := c.printer != nil && c.pStatus.OK && m.credit > 0 && (m.state == Home || m.state == Result) &&
-		!m.starting && !m.gameOnLocked() && !c.cashingOut && !c.noteInPath
+		!m.starting && !m.gameOnLocked() && !c.cashingOut && !c.noteInPath && !m.handPayLockedLocked()
 	v := c.vStatus
 	if c.held > 0 && v.Warning == (Message{}) {
 		v.Warning = c.heldMsg

@@ -45,13 +45,17 @@ func (e *PrintFailure) Unwrap() []error { return []error{ErrPrintFailed, e.Err} 
 // CashOut pays the whole credit out on a voucher. It returns once the
 // voucher is printed and the credit zeroed, or with the reason it is not:
 // ErrNoCredit, ErrBusy (a game, a note on its way, a print in progress),
-// ErrOutOfService, ErrCashOutUnavailable (no printer or a faulty one:
+// ErrOutOfService, ErrHandPay (a credit above the hand-pay limit: the
+// kiosk is locked for staff, handpay.go), ErrCashOutUnavailable (no printer or a faulty one:
 // Snapshot.Cash.Printer says why), or a *PrintFailure (the voucher is void,
 // the credit stays, and cash-out stays off until the printer is fixed).
 // The returned VoucherInfo never holds the full validation number. The
 // print is not abandoned when ctx is cancelled: a voucher half printed is
 // worse than a wait (the printer's own timeouts bound it).
 func (m *Machine) CashOut(ctx context.Context) (VoucherInfo, error) {
+	if locked, err := m.cashOutHandPay(context.WithoutCancel(ctx)); locked {
+		return VoucherInfo{}, err
+	}
 	if err := m.beginPrint(true); err != nil {
 		return VoucherInfo{}, fmt.Errorf("cash out: %w", err)
 	}

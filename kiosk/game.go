@@ -399,7 +399,11 @@ func (g *Game) finish() {
 		Mismatch:  mismatch,
 		Recording: bytes.Clone(g.recording()),
 	}
-	var p store.Play
+	var (
+		p      store.Play
+		hp     HandPay
+		locked bool
+	)
 	g.write("finish", func(ctx context.Context, st playStore, attempt int) error {
 		g.m.ledgerMu.Lock()
 		defer g.m.ledgerMu.Unlock()
@@ -415,8 +419,22 @@ func (g *Game) finish() {
 			// stake left, older than a note credited during the game.
 			g.m.showBalance(p.Balance)
 		}
+		if err == nil {
+			// A prize above the hand-pay limit locks the kiosk for staff
+			// (handpay.go); a restart between the two writes locks again.
+			if hp, locked = g.m.winHandPay(p); locked {
+				if err = lockHandPay(ctx, st, hp); err == nil {
+					_, _ = st.Log(ctx, store.Event{Level: store.LevelWarning, Source: "kiosk", Code: "handpay_locked",
+						Detail: fmt.Sprintf("play %d won %s, above the hand-pay limit: locked for staff to pay %s (%s)",
+							p.ID, p.Prize.Plain(), hp.Amount.Plain(), hp.Ref)})
+				}
+			}
+		}
 		return err
 	}, func() {
+		if locked {
+			g.m.hp.pending = hp
+		}
 		g.stage = StageDone
 		g.result = GameResult{Outcome: g.expected, Won: p.Prize, Mismatch: mismatch}
 		g.m.lastTouch = g.m.clk.Now()

@@ -61,6 +61,9 @@ type Snapshot struct {
 	Fault     Fault               // set when State is OutOfService
 	Dev       bool                // a development build: the dev panel may show
 	Cash      CashSnapshot        // notes in, vouchers out, their devices (cash.go)
+	// HandPay is the pending hand-pay: while it is, the kiosk is locked
+	// for staff (handpay.go).
+	HandPay HandPay
 }
 
 // Config tunes a machine. The zero value is a production kiosk with the
@@ -154,6 +157,7 @@ type Machine struct {
 	lastTouch time.Time
 	listeners []func(Snapshot)
 	cash      cashState
+	hp        handPayState
 	// rejected: the boot check failed; the store's credit and blocks are
 	// never read again (refresh does nothing).
 	rejected bool
@@ -171,6 +175,7 @@ func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{}}
 	m.w = newWriter(st)
+	m.hp.limit = cfg.Cash.HandPayLimit
 	m.initCash()
 	return m, nil
 }
@@ -203,6 +208,9 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 		})
 		m.logf(store.LevelCritical, FaultIntegrity, "boot check: %v", err)
 		return nil
+	}
+	if err := m.loadHandPay(ctx); err != nil {
+		return fmt.Errorf("read the hand-pay lock: %w", err)
 	}
 	if err := m.recover(ctx); err != nil {
 		m.outOfService(Fault{FaultRecovery, err.Error()})
@@ -260,7 +268,7 @@ func (m *Machine) snapshotLocked() Snapshot {
 		av[k] = v
 	}
 	return Snapshot{State: m.state, Credit: m.credit, Available: av, Fault: m.fault, Dev: m.cfg.Dev,
-		Cash: m.cashSnapshotLocked()}
+		Cash: m.cashSnapshotLocked(), HandPay: m.hp.pending}
 }
 
 // OnChange registers f to be called after every change of the snapshot.
@@ -416,6 +424,10 @@ func (m *Machine) RequestPlay(s game.Stake, mode breakout.Mode, done func(*Game,
 	case m.starting || m.gameOnLocked():
 		m.mu.Unlock()
 		done(nil, fmt.Errorf("play: %w", ErrBusy))
+		return
+	case m.handPayLockedLocked():
+		m.mu.Unlock()
+		done(nil, fmt.Errorf("play: %w", ErrHandPay))
 		return
 	case m.cashBusyLocked():
 		// A note on its way to the cash box, or a voucher printing: the

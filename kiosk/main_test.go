@@ -71,6 +71,10 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// noHandPay is the hand-pay limit of the tests that are not about it: no
+// prize is above it, so the top prizes they play do not lock the kiosk.
+const noHandPay = PayoutLimitBound
+
 type fixture struct {
 	t     testing.TB
 	path  string
@@ -85,7 +89,7 @@ func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	path := templateCopy(t)
 	f := &fixture{t: t, path: path, clock: &fakeClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
-		cfg: Config{Dev: true, Keys: testKeys}}
+		cfg: Config{Dev: true, Keys: testKeys, Cash: CashConfig{HandPayLimit: noHandPay}}}
 	f.start()
 	t.Cleanup(f.stop)
 	return f

@@ -279,3 +279,56 @@ func (o *Office) CloseHeldNote(ctx context.Context, s *Session, id int64, reason
 	o.m.refreshHeld(ctx)
 	return nil
 }
+
+// PendingHandPay is the hand-pay the kiosk is locked for (ErrNoHandPay
+// when none).
+func (o *Office) PendingHandPay(ctx context.Context, s *Session) (HandPay, error) {
+	if err := o.begin(ctx, s, RoleStaff, "read the hand-pay"); err != nil {
+		return HandPay{}, err
+	}
+	hp := o.m.HandPay()
+	if !hp.Pending() {
+		return HandPay{}, ErrNoHandPay
+	}
+	return hp, nil
+}
+
+// PayHandPay records that the staff member at the screen paid the pending
+// hand-pay by hand: the credit is debited through the ledger and the
+// kiosk unlocks (Machine.PayHandPay); who paid is logged with the role.
+func (o *Office) PayHandPay(ctx context.Context, s *Session) (HandPay, store.Entry, error) {
+	if err := o.begin(ctx, s, RoleStaff, "pay a hand-pay"); err != nil {
+		return HandPay{}, store.Entry{}, err
+	}
+	hp, e, err := o.m.PayHandPay(ctx, string(s.Role))
+	if err != nil {
+		o.audit(store.LevelWarning, "handpay_refused", "hand-pay %s not recorded for %s: %v", hp.Ref, s.Role, err)
+		return hp, e, err
+	}
+	o.audit(store.LevelInfo, "handpay_paid", "hand-pay %s of %s paid by %s, ledger row %d", hp.Ref, hp.Amount.Plain(), s.Role, e.ID)
+	return hp, e, nil
+}
+
+// RecallUnit finds the play that sold a unit, named as its ticket is
+// (emission, block, index in the block).
+func (o *Office) RecallUnit(ctx context.Context, s *Session, emission, number, unit uint32) (store.Recalled, error) {
+	if err := o.begin(ctx, s, RoleStaff, "recall a unit"); err != nil {
+		return store.Recalled{}, err
+	}
+	return o.m.st.RecallUnit(ctx, emission, number, unit)
+}
+
+// Replay prepares the replay of a recalled play (NewReplay): it moves no
+// money and no meter; that staff watched it is logged.
+func (o *Office) Replay(ctx context.Context, s *Session, p store.Play) (*Replay, error) {
+	if err := o.begin(ctx, s, RoleStaff, "replay a game"); err != nil {
+		return nil, err
+	}
+	r, err := NewReplay(p)
+	if err != nil {
+		o.audit(store.LevelWarning, "replay_failed", "play %d cannot be replayed for %s: %v", p.ID, s.Role, err)
+		return nil, err
+	}
+	o.audit(store.LevelInfo, "replay", "play %d replayed for %s", p.ID, s.Role)
+	return r, nil
+}

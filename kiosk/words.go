@@ -57,6 +57,7 @@ const (
 	MsgCashInPrinterDown   MessageCode = "cash_in.printer_down"   // with the printer's Message
 	MsgCashInNearMax       MessageCode = "cash_in.near_max"       // Amount: the credit, Limit: the maximum
 	MsgCashInOff           MessageCode = "cash_in.off"
+	MsgCashInHandPay       MessageCode = "cash_in.hand_pay"
 
 	// Why a note came back (CashInEvent.Reason).
 	MsgNoteOverMax    MessageCode = "note.over_max"    // Amount: the credit, Limit: the maximum

@@ -140,5 +140,13 @@ func TestShowcaseDatabase(t *testing.T) {
 			g.Wait() // the machine's writer commits the bonus and the finish
 		}
 		require.Equal(t, kiosk.StageDone, g.Stage(), "%s", s)
+		if hp := p.m.HandPay(); hp.Pending() {
+			// Three birds at 1 € (7 500 €) are above the hand-pay limit:
+			// the kiosk locks until staff record the payment.
+			assert.Equal(t, game.Stake100, s)
+			_, _, err := p.m.PayHandPay(context.Background(), "staff")
+			require.NoError(t, err)
+			insertNote(t, p, 10*game.Euro)
+		}
 	}
 }

@@ -12,12 +12,13 @@ import (
 	"pharaon/game/breakout"
 	"pharaon/game/reveal"
 	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/play"
 )
 
 // attractWalls are the demonstration walls the attract loop breaks in turn:
 // losing walls and small wins, never the big prizes, so the loop does not
 // promise what a unit rarely holds. They are layouts without a ticket: no
-// stake is taken and nothing is credited (DemoGame).
+// stake is taken and nothing is credited (play.DemoGame).
 var attractWalls = [...]struct {
 	stake game.Stake
 	tier  game.Tier
@@ -45,9 +46,9 @@ const attractFrame = time.Second / 30
 // the screen. It runs while it is shown and only then.
 type attractLoop struct {
 	s      *Screens
-	field  *Playfield
-	pump   *Pump
-	demo   *DemoGame
+	field  *play.Playfield
+	pump   *play.Pump
+	demo   *play.DemoGame
 	next   int
 	doneAt time.Time
 	drawAt time.Time // the last frame drawn
@@ -63,10 +64,10 @@ func (s *Screens) showAttract() {
 	// The next player finds the kiosk in its own language.
 	if s.tr.Lang != s.opt.Lang {
 		s.tr = Tr{s.opt.Lang}
-		s.gs.SetLang(s.tr.Lang)
+		s.gs.SetWords(PlayWords(s.tr.Lang))
 	}
-	a := &attractLoop{s: s, field: NewPlayfield(), pump: NewPump(DefaultMaxCatchUp)}
-	a.field.setLang(s.tr.Lang)
+	a := &attractLoop{s: s, field: play.NewPlayfield(), pump: play.NewPump(play.DefaultMaxCatchUp)}
+	a.field.SetWords(PlayWords(s.tr.Lang))
 	a.nextWall()
 	s.attract = a
 	s.setScreen(scrAttract, a.build)
@@ -89,7 +90,7 @@ func (a *attractLoop) nextWall() {
 	a.next++
 	walls, err := reveal.Layout(w.stake, w.tier, false, seed, reveal.Latest)
 	if err == nil {
-		a.demo, err = NewDemoGame(walls, breakout.Auto, breakout.DefaultSettings())
+		a.demo, err = play.NewDemoGame(walls, breakout.Auto, breakout.DefaultSettings())
 	}
 	if err != nil {
 		fyne.LogError("attract wall", err)

@@ -79,6 +79,10 @@ func (s *Screens) cashOutDone(v kiosk.VoucherInfo, err error) {
 		s.showOutOfService()
 		return
 	}
+	if errors.Is(err, kiosk.ErrHandPay) || s.snap.HandPay.Pending() {
+		s.showHandPay() // above the hand-pay limit: no voucher, the staff pay
+		return
+	}
 	if s.screen != scrHome {
 		s.showHome()
 	}

@@ -183,6 +183,12 @@ const (
 	msgOOSTitle       msg = "oos.title"
 	msgOOSText        msg = "oos.text"
 	msgOOSCredit      msg = "oos.credit"
+
+	// the hand-pay lock's screen (handpay.go)
+	msgHandPayTitle   msg = "handpay.title"
+	msgHandPayWin     msg = "handpay.win"
+	msgHandPayCashOut msg = "handpay.cash_out"
+	msgHandPayAmount  msg = "handpay.amount"
 	msgFaultIntegrity msg = "fault.integrity"
 	msgFaultStore     msg = "fault.store"
 	msgFaultMismatch  msg = "fault.reveal_mismatch"
@@ -387,6 +393,10 @@ var catalogue = map[msg]text{
 	msgOOSTitle:       {"Hors service", "Out of service"},
 	msgOOSText:        {"Ce terminal est momentanément hors service. Veuillez vous adresser au personnel.", "This kiosk is out of service for the moment. Please ask the staff."},
 	msgOOSCredit:      {"Votre crédit de %s est conservé.", "Your credit of %s is kept."},
+	msgHandPayTitle:   {"Appelez le personnel", "Please call the staff"},
+	msgHandPayWin:     {"Félicitations\u00a0! Votre gain vous est payé en main propre par le personnel. Le terminal reste bloqué jusqu’au paiement.", "Congratulations! Your win is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
+	msgHandPayCashOut: {"Ce montant vous est payé en main propre par le personnel. Le terminal reste bloqué jusqu’au paiement.", "This amount is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
+	msgHandPayAmount:  {"Montant à vous remettre\u00a0: %s", "Amount to be paid to you: %s"},
 	msgFaultIntegrity: {"Le contrôle des données au démarrage a échoué.", "The start-up check of the data failed."},
 	msgFaultStore:     {"Les données ne peuvent plus être enregistrées.", "The data can no longer be recorded."},
 	msgFaultMismatch:  {"Une anomalie a été détectée pendant une partie\u00a0; son gain a été crédité.", "An anomaly was detected during a game; its prize was credited."},
@@ -642,7 +652,8 @@ var coreWords = map[kiosk.MessageCode]text{
 		"Bank notes refused for now: no payment voucher can be printed"},
 	kiosk.MsgCashInNearMax: {"Crédit maximum\u00a0: %[2]s. Votre crédit de %[1]s ne laisse plus de place pour un billet.",
 		"Maximum credit: %[2]s. Your credit of %[1]s leaves no room for another note."},
-	kiosk.MsgCashInOff: {"La borne ne prend pas de billet pour le moment", "The kiosk is not taking notes now"},
+	kiosk.MsgCashInHandPay: {"Billets refusés pour le moment\u00a0: un paiement manuel attend le personnel", "Bank notes refused for now: a hand-pay awaits the staff"},
+	kiosk.MsgCashInOff:     {"La borne ne prend pas de billet pour le moment", "The kiosk is not taking notes now"},
 
 	kiosk.MsgNoteOverMax: {"Il porterait votre crédit de %[1]s au-delà du maximum de %[2]s.",
 		"It would take your credit of %[1]s over the %[2]s maximum."},

@@ -25,6 +25,7 @@ import (
 	"pharaon/kiosk/kiosktest"
 	"pharaon/kiosk/ui/art"
 	"pharaon/kiosk/ui/golden"
+	"pharaon/kiosk/ui/play"
 	"pharaon/store"
 )
 
@@ -331,6 +332,7 @@ func withDevices(mod func(*kiosk.CashConfig)) fixtureOption {
 				Backoff: hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond}},
 			PrinterTiming: escpos.Config{StatusTimeout: 400 * time.Millisecond, PollInterval: 20 * time.Millisecond},
 			PrinterCheck:  30 * time.Millisecond,
+			HandPayLimit:  c.Cash.HandPayLimit,
 		}
 		if mod != nil {
 			mod(&c.Cash)
@@ -388,7 +390,7 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 	// PrinterCheck is short: the machine's cash loop reads the credit back
 	// from the ledger that often (credit).
 	cfg := kiosk.Config{Dev: true, Keys: scrTestKeys, ResultTimeout: time.Hour,
-		Cash: kiosk.CashConfig{PrinterCheck: 20 * time.Millisecond}}
+		Cash: kiosk.CashConfig{PrinterCheck: 20 * time.Millisecond, HandPayLimit: kiosk.PayoutLimitBound}}
 	f.opt = Options{Now: f.clock.Now, PollEvery: -1, AttractAfter: 45 * time.Second}
 	for _, o := range opts {
 		o(f, &cfg)
@@ -442,19 +444,19 @@ const scrFrame = 16_666_667 * time.Nanosecond
 func (f *scrFixture) frame() { f.frameAfter(scrFrame) }
 
 // slowFrame is a frame that comes late: the most the pump catches up in one
-// frame (DefaultMaxCatchUp ticks). Games run to their end with these, four
+// frame (play.DefaultMaxCatchUp ticks). Games run to their end with these, four
 // times fewer frames for the same engine steps.
-const slowFrame = time.Duration(DefaultMaxCatchUp) * time.Second / breakout.TicksPerSecond
+const slowFrame = time.Duration(play.DefaultMaxCatchUp) * time.Second / breakout.TicksPerSecond
 
 func (f *scrFixture) frameAfter(d time.Duration) {
 	f.flush()
 	f.settle()
 	f.clock.Advance(d)
-	if !f.s.gs.running {
+	if !f.s.gs.Running() {
 		return
 	}
 	f.runUI(func() { f.s.gs.Frame(f.clock.Now()) })
-	if f.s.gs.stage == gsLanding && f.s.gs.inFlight == 0 && !f.s.gs.src.Settled() {
+	if f.s.gs.Landed() && f.s.game != nil && !f.s.game.Settled() {
 		// The wall cleared in this frame and the kiosk's commit of its end
 		// is under way, which takes a few milliseconds on the kiosk: the
 		// next frame, at the same time, finds it made.

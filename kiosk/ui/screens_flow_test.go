@@ -340,7 +340,8 @@ func TestScreensResumeGameAfterRestart(t *testing.T) {
 
 	st, err := storeOpen(f)
 	require.NoError(t, err)
-	m, err := kiosk.New(st, f.clock, kiosk.Config{Dev: true, Keys: scrTestKeys, ResultTimeout: time.Hour})
+	m, err := kiosk.New(st, f.clock, kiosk.Config{Dev: true, Keys: scrTestKeys, ResultTimeout: time.Hour,
+		Cash: kiosk.CashConfig{HandPayLimit: kiosk.PayoutLimitBound}})
 	require.NoError(t, err)
 	require.NoError(t, m.Start(context.Background()))
 	t.Cleanup(func() { _ = m.Close(); _ = st.Close() })

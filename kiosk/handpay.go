@@ -1,0 +1,255 @@
+package kiosk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"pharaon/game"
+	"pharaon/store"
+)
+
+// The hand-pay lock (DESIGN.md §7). A win above the hand-pay limit, or a
+// cash-out of a credit above it, is not left on the kiosk for a voucher:
+// the kiosk locks, its player screen says to call the staff with the
+// amount, and nothing sells, takes notes or prints until staff record in
+// maintenance that they paid it (Office.PayHandPay). The payment debits
+// that amount through the ledger (store.HandPay, its reference used once)
+// and unlocks. The lock is kept in the store, so a restart keeps it; a
+// kiosk stopped between a win's credit and the lock's write finds the win
+// as its last ledger movement at the next start and locks again.
+
+const (
+	// handPayLimitKey is the store setting of the hand-pay limit, an
+	// amount in euros ("1500", "1 500,00") from 0,01 € to 15 000 €
+	// (PayoutLimitBound): a win or a cash-out above it locks the kiosk
+	// for staff. The maintenance screen's settings view changes it; it is
+	// read at start.
+	handPayLimitKey = "handpay.limit"
+	// DefaultHandPayLimit is 1 500 €, the default payout limit: the
+	// largest amount a shop pays at its counter. Above it a voucher
+	// would send the player to a payment centre with a bearer paper; the
+	// kiosk keeps the amount instead and staff take the player in hand
+	// at once (and the lock stops a large credit from being played on
+	// or walked away from). Wins of 3 750 €, 7 500 € and 15 000 €
+	// (three birds) and 2 000 € (three scarabs at 2 €) lock with it.
+	DefaultHandPayLimit = 1500 * game.Euro
+	// settingHandPayLock keeps the pending hand-pay (JSON), empty when
+	// there is none.
+	settingHandPayLock = "handpay.lock"
+)
+
+// Causes of a hand-pay.
+const (
+	HandPayWin     = "win"      // a play won more than the limit
+	HandPayCashOut = "cash_out" // the player cashed out more than the limit
+)
+
+var (
+	// ErrHandPay: the kiosk is locked until staff pay the player by hand
+	// (Snapshot.HandPay says how much).
+	ErrHandPay = errors.New("kiosk locked for a staff hand-pay")
+	// ErrNoHandPay: no hand-pay is pending.
+	ErrNoHandPay = errors.New("no hand-pay pending")
+)
+
+// HandPay is a pending hand-pay: what staff pay the player, and why.
+type HandPay struct {
+	Ref    string     `json:"ref"`    // the ledger reference of its payment: "win-12", "cashout-345"
+	Cause  string     `json:"cause"`  // HandPayWin or HandPayCashOut
+	Amount game.Money `json:"amount"` // the whole credit when it locked
+	PlayID int64      `json:"play,omitempty"`
+	At     time.Time  `json:"at"`
+}
+
+// Pending reports whether the kiosk is locked for this hand-pay.
+func (h HandPay) Pending() bool { return h.Amount > 0 }
+
+// handPayState is the machine's hand-pay; guarded by Machine.mu.
+type handPayState struct {
+	limit   game.Money
+	pending HandPay
+}
+
+// HandPayLimit is the hand-pay limit in force.
+func (m *Machine) HandPayLimit() game.Money {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.hp.limit
+}
+
+// HandPay is the pending hand-pay (zero when the kiosk is not locked).
+func (m *Machine) HandPay() HandPay {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.hp.pending
+}
+
+func (m *Machine) handPayLockedLocked() bool { return m.hp.pending.Pending() }
+
+// loadHandPay reads the limit and the pending hand-pay at start. A win
+// above the limit that is the last movement of the ledger with no lock
+// kept is a lock lost to a crash between the two writes: it is locked
+// again.
+func (m *Machine) loadHandPay(ctx context.Context) error {
+	limit := m.cfg.Cash.HandPayLimit
+	if v, ok, err := m.st.Setting(ctx, handPayLimitKey); err != nil {
+		return err
+	} else if ok {
+		a, perr := game.ParseMoney(v)
+		if perr != nil || a <= 0 || a > PayoutLimitBound {
+			m.logf(store.LevelWarning, "bad_setting", "%s = %q ignored: not an amount from 0,01 to %s", handPayLimitKey, v, PayoutLimitBound.Plain())
+		} else {
+			limit = a
+		}
+	}
+	var hp HandPay
+	v, ok, err := m.st.Setting(ctx, settingHandPayLock)
+	if err != nil {
+		return err
+	}
+	if ok && v != "" {
+		if err := json.Unmarshal([]byte(v), &hp); err != nil || !hp.Pending() || hp.Ref == "" {
+			return fmt.Errorf("hand-pay lock %q unreadable: %v", v, err)
+		}
+	} else {
+		last, err := m.st.Entries(ctx, 1, 0)
+		if err != nil {
+			return err
+		}
+		if len(last) == 1 && last[0].Kind == store.KindWin && last[0].Amount > limit {
+			e := last[0]
+			hp = HandPay{Ref: fmt.Sprintf("win-%d", e.PlayID), Cause: HandPayWin, Amount: e.Balance, PlayID: e.PlayID, At: e.At}
+			if err := m.st.SetSetting(ctx, "kiosk", settingHandPayLock, hp.encode()); err != nil {
+				return err
+			}
+			m.logf(store.LevelCritical, "handpay_locked", "play %d won %s, above the hand-pay limit %s, and its lock was not kept: locked again at start for %s",
+				e.PlayID, e.Amount.Plain(), limit.Plain(), hp.Amount.Plain())
+		}
+	}
+	m.mu.Lock()
+	m.hp = handPayState{limit: limit, pending: hp}
+	m.mu.Unlock()
+	return nil
+}
+
+func (h HandPay) encode() string {
+	b, _ := json.Marshal(h) // a struct of plain fields always encodes
+	return string(b)
+}
+
+// winHandPay is the hand-pay a finished play asks for, if its prize is
+// above the limit: the whole credit after the prize.
+func (m *Machine) winHandPay(p store.Play) (HandPay, bool) {
+	m.mu.Lock()
+	limit := m.hp.limit
+	m.mu.Unlock()
+	if p.Prize <= limit || limit <= 0 {
+		return HandPay{}, false
+	}
+	return HandPay{Ref: fmt.Sprintf("win-%d", p.ID), Cause: HandPayWin, Amount: p.Balance, PlayID: p.ID, At: m.clk.Now()}, true
+}
+
+// lockHandPay keeps hp in the store (st is the play writer's store, or the
+// machine's); the caller shows it (m.hp.pending) once kept.
+func lockHandPay(ctx context.Context, st interface {
+	SetSetting(ctx context.Context, source, key, value string) error
+}, hp HandPay) error {
+	return st.SetSetting(ctx, "kiosk", settingHandPayLock, hp.encode())
+}
+
+// cashOutHandPay locks the kiosk instead of printing a voucher when the
+// credit is above the limit. It reports whether it did (err then says
+// ErrHandPay, or why the lock could not be kept).
+func (m *Machine) cashOutHandPay(ctx context.Context) (bool, error) {
+	m.mu.Lock()
+	switch {
+	case m.hp.pending.Pending():
+		m.mu.Unlock()
+		return true, fmt.Errorf("cash out: %w", ErrHandPay)
+	case m.hp.limit <= 0 || m.credit <= m.hp.limit:
+		m.mu.Unlock()
+		return false, nil
+	case m.cash.stopped.Load() || m.state == OutOfService:
+		m.mu.Unlock()
+		return true, fmt.Errorf("cash out: %w", ErrOutOfService)
+	case m.starting || m.gameOnLocked() || m.cash.cashingOut:
+		m.mu.Unlock()
+		return true, fmt.Errorf("cash out: %w", ErrBusy)
+	case m.cash.noteInPath:
+		m.mu.Unlock()
+		return true, fmt.Errorf("cash out: a bank note is on its way: %w", ErrBusy)
+	}
+	m.cash.cashingOut = true // nothing sells or takes notes while the lock is written
+	m.mu.Unlock()
+	defer m.update(func() { m.cash.cashingOut = false })
+
+	m.ledgerMu.Lock()
+	defer m.ledgerMu.Unlock()
+	credit, err := m.st.Credit(ctx)
+	if err != nil {
+		return true, fmt.Errorf("cash out: %w", err)
+	}
+	m.mu.Lock()
+	limit := m.hp.limit
+	m.mu.Unlock()
+	if credit <= limit {
+		return false, nil // the ledger moved meanwhile (not by this kiosk's own movements)
+	}
+	last, err := m.st.Entries(ctx, 1, 0)
+	if err != nil || len(last) == 0 {
+		return true, fmt.Errorf("cash out: read the ledger: %w", err)
+	}
+	hp := HandPay{Ref: fmt.Sprintf("cashout-%d", last[0].ID), Cause: HandPayCashOut, Amount: credit, At: m.clk.Now()}
+	if err := lockHandPay(ctx, m.st, hp); err != nil {
+		return true, fmt.Errorf("cash out: keep the hand-pay lock: %w", err)
+	}
+	m.mu.Lock()
+	m.hp.pending = hp
+	m.mu.Unlock()
+	m.logf(store.LevelWarning, "handpay_locked", "cash-out of %s above the hand-pay limit %s: locked for staff (%s)", credit.Plain(), limit.Plain(), hp.Ref)
+	return true, fmt.Errorf("cash out %s: %w", credit.Plain(), ErrHandPay)
+}
+
+// PayHandPay records that staff (by names the role) paid the pending
+// hand-pay by hand: its amount is debited in one ledger row (store.HandPay,
+// the hand-pay's reference used once, so a payment recorded twice debits
+// once), the lock is cleared and the kiosk goes home. It returns the
+// hand-pay and its ledger row.
+func (m *Machine) PayHandPay(ctx context.Context, by string) (HandPay, store.Entry, error) {
+	m.mu.Lock()
+	hp := m.hp.pending
+	m.mu.Unlock()
+	if !hp.Pending() {
+		return HandPay{}, store.Entry{}, ErrNoHandPay
+	}
+	m.ledgerMu.Lock()
+	e, err := m.st.HandPay(ctx, hp.Amount, hp.Ref)
+	dup := errors.Is(err, store.ErrDuplicateRef)
+	if err == nil {
+		m.showBalance(e.Balance)
+	}
+	m.ledgerMu.Unlock()
+	if err != nil && !dup {
+		return hp, store.Entry{}, fmt.Errorf("hand-pay %s of %s: %w", hp.Ref, hp.Amount.Plain(), err)
+	}
+	if dup {
+		// Paid before a crash that kept the lock: the first row stands.
+		if _, _, err := m.reloadCredit(ctx); err != nil {
+			return hp, e, err
+		}
+	}
+	if err := m.st.SetSetting(ctx, "kiosk", settingHandPayLock, ""); err != nil {
+		return hp, e, fmt.Errorf("hand-pay %s paid (ledger row %d), lock not cleared: %w", hp.Ref, e.ID, err)
+	}
+	m.logf(store.LevelInfo, "handpay_paid", "hand-pay %s of %s paid by %s, ledger row %d", hp.Ref, hp.Amount.Plain(), by, e.ID)
+	m.update(func() {
+		m.hp.pending = HandPay{}
+		if m.state == Result {
+			m.state = Home
+		}
+	})
+	return hp, e, nil
+}

@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+
+	"pharaon/kiosk"
+	"pharaon/kiosk/ui/art"
+)
+
+// The hand-pay lock's screen (DESIGN.md §7): a win or a cash-out above the
+// hand-pay limit locks the kiosk until staff pay the player by hand and
+// record it in maintenance. The screen tells the player to call the staff,
+// with the amount the kiosk holds for them, in French and in English at
+// once (no button works here); a win's congratulations show first.
+
+// handPayApply shows the lock's screen when the kiosk is locked for a
+// hand-pay, and home once staff paid; it reports whether it took the
+// snapshot. A game under way, and a win's result on the game screen, are
+// left to finish first.
+func (s *Screens) handPayApply(snap kiosk.Snapshot) bool {
+	if !snap.HandPay.Pending() || snap.State == kiosk.OutOfService {
+		if s.screen == scrHandPay && snap.State != kiosk.OutOfService {
+			s.showHome()
+			return true
+		}
+		return false
+	}
+	switch {
+	case snap.State == kiosk.Playing || snap.State == kiosk.Bonus:
+		return false
+	case snap.State == kiosk.Result && s.screen == scrGame:
+		return false // the congratulations first (Art. 4.8); Rejouer or the time-out come here
+	}
+	s.showHandPay()
+	return true
+}
+
+// showHandPay shows the lock's screen.
+func (s *Screens) showHandPay() {
+	s.snap = s.m.Snapshot()
+	if !s.snap.HandPay.Pending() {
+		s.showHome()
+		return
+	}
+	if s.screen == scrHandPay {
+		s.rebuild()
+		return
+	}
+	s.game = nil
+	s.setScreen(scrHandPay, s.buildHandPay)
+}
+
+func (s *Screens) buildHandPay(v view) fyne.CanvasObject {
+	hp := s.snap.HandPay
+	why := msgHandPayWin
+	if hp.Cause == kiosk.HandPayCashOut {
+		why = msgHandPayCashOut
+	}
+	objs := []fyne.CanvasObject{
+		v.cover(art.HomeBackdropResource()),
+		v.image(art.WordmarkResource(), 640-180, 70, 360, 360/art.WordmarkAspect),
+		v.panel(190, 196, 900, 470),
+	}
+	y := float32(224)
+	for i, l := range []Lang{s.tr.Lang, 1 - s.tr.Lang} {
+		tr := Tr{l}
+		size := float32(1)
+		if i == 1 {
+			size = 0.8
+			objs = append(objs, v.rule(260, y, 760))
+			y += 20
+		}
+		objs = append(objs, v.textAt(tr.T(msgHandPayTitle), sizeTitle*size, art.GoldLight, true, fyne.TextAlignCenter, 190, y, 900))
+		y += 56 * size
+		lines, ny := v.para(tr.T(why), (sizeBody+2)*size, art.Sand, false, fyne.TextAlignCenter, 240, y, 800)
+		objs = append(objs, lines...)
+		lines, ny = v.para(tr.F(msgHandPayAmount, tr.Money(hp.Amount)), (sizeBody+4)*size, art.GoldLight, true, fyne.TextAlignCenter, 240, ny+8, 800)
+		objs = append(objs, lines...)
+		y = ny + 24
+	}
+	objs = append(objs, s.buildNotice(v)...)
+	return container.NewWithoutLayout(objs...)
+}
