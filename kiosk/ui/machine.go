@@ -70,7 +70,12 @@ type Game interface {
 	ID() int64
 }
 
-var _ Game = (*kiosk.Game)(nil)
+var (
+	_ Game = (*kiosk.Game)(nil)
+	// The game screen says a game resumed after a restart is resumed
+	// (kiosk/ui/play asks its source for Resumed).
+	_ interface{ Resumed() bool } = (*kiosk.Game)(nil)
+)
 
 // Kiosk is machine m as the screens use it.
 func Kiosk(m *kiosk.Machine) Machine { return kioskMachine{m} }
