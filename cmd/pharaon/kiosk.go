@@ -200,7 +200,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		opt.Dev = devPanel{p.devs}
 		opt.OnNoteShown = noteTimer(p.m, logger)
 	}
-	display(ctx, cfg, p.m, opt, logger)
+	display(ctx, cfg, ui.Kiosk(p.m), opt, logger)
 	return nil
 }
 

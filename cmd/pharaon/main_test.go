@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(binaryEnv) == "1" {
 		// No screen here: what would be shown is printed instead.
 		display = func(_ context.Context, _ Config, m ui.Machine, _ ui.Options, _ *log.Logger) {
-			s := m.Snapshot()
+			s := m.OnChange(func(kiosk.Snapshot) {})
 			fmt.Printf("SCREEN %s %s credit=%d\n", s.State, s.Fault.Code, s.Credit)
 		}
 		main()

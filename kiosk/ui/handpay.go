@@ -36,9 +36,9 @@ func (s *Screens) handPayApply(snap kiosk.Snapshot) bool {
 	return true
 }
 
-// showHandPay shows the lock's screen.
+// showHandPay shows the lock's screen, from the snapshot last pushed: a
+// lock the kiosk has not pushed yet comes with its push (handPayApply).
 func (s *Screens) showHandPay() {
-	s.snap = s.m.Snapshot()
 	if !s.snap.HandPay.Pending() {
 		s.showHome()
 		return
