@@ -289,6 +289,8 @@ func (m *Machine) initCash() {
 var (
 	msgConnecting = Message{FR: "Connexion en cours", EN: "Connecting"}
 	msgAbsent     = Message{FR: "Appareil absent", EN: "No such device"}
+	// msgMaintenance: why notes are refused while the maintenance screen is open.
+	msgMaintenance = Message{FR: "Billets refusés\u00a0: kiosque en maintenance", EN: "Bank notes refused: kiosk in maintenance"}
 )
 
 // startCash reads the cash settings, settles what a crash left (a voucher
@@ -420,7 +422,7 @@ func (m *Machine) expireVouchers(ctx context.Context) error {
 // voucher prints, not out of service, and not when the smallest note would
 // take the credit over the maximum.
 func (m *Machine) acceptPolicyLocked() bool {
-	return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() &&
+	return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() && !m.maintenance &&
 		!m.cash.cashingOut && m.credit+m.cash.minNote <= m.cash.maxCredit && !m.payoutDownLocked()
 }
 
@@ -442,6 +444,8 @@ func (m *Machine) cashInOffLocked() Message {
 	case !c.vStatus.OK:
 		return Message{FR: "Billets refusés\u00a0: " + lowerFirst(c.vStatus.Message.FR),
 			EN: "Bank notes refused: " + lowerFirst(c.vStatus.Message.EN)}
+	case m.maintenance:
+		return msgMaintenance
 	case m.payoutDownLocked():
 		return Message{FR: "Billets refusés\u00a0: aucun ticket de paiement ne peut être imprimé (" + lowerFirst(c.pStatus.Message.FR) + ")",
 			EN: "Bank notes refused: no payout voucher can be printed (" + lowerFirst(c.pStatus.Message.EN) + ")"}
@@ -469,7 +473,7 @@ func (m *Machine) cashSnapshotLocked() CashSnapshot {
 	c := &m.cash
 	in := c.validator != nil && c.vStatus.OK && m.acceptPolicyLocked()
 	out := c.printer != nil && c.pStatus.OK && m.credit > 0 && (m.state == Home || m.state == Result) &&
-		!m.starting && !m.gameOnLocked() && !c.cashingOut && !c.noteInPath
+		!m.starting && !m.gameOnLocked() && !c.cashingOut && !c.noteInPath && !m.maintenance
 	v := c.vStatus
 	if c.held > 0 && v.Warning == (Message{}) {
 		v.Warning = c.heldMsg

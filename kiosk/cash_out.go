@@ -231,6 +231,8 @@ func (m *Machine) printRefusalLocked(cashOut bool) error {
 		return ErrCashOutUnavailable
 	case cashOut && m.state == OutOfService:
 		return ErrOutOfService
+	case cashOut && m.maintenance:
+		return ErrMaintenance
 	case m.starting || m.gameOnLocked() || m.cash.cashingOut:
 		return ErrBusy
 	case cashOut && m.cash.noteInPath:

@@ -60,7 +60,10 @@ type Snapshot struct {
 	Available map[game.Stake]bool // a stake without an open block is unavailable
 	Fault     Fault               // set when State is OutOfService
 	Dev       bool                // a development build: the dev panel may show
-	Cash      CashSnapshot        // notes in, vouchers out, their devices (cash.go)
+	// Maintenance: the maintenance screen is open (SetMaintenance); the
+	// player can neither play nor put a note in nor cash out.
+	Maintenance bool
+	Cash        CashSnapshot // notes in, vouchers out, their devices (cash.go)
 }
 
 // Config tunes a machine. The zero value is a production kiosk with the
@@ -151,9 +154,11 @@ type Machine struct {
 	fault     Fault
 	game      *Game
 	starting  bool // a Play is between its checks and its commit
-	lastTouch time.Time
-	listeners []func(Snapshot)
-	cash      cashState
+	// maintenance: the maintenance screen is open (SetMaintenance).
+	maintenance bool
+	lastTouch   time.Time
+	listeners   []func(Snapshot)
+	cash        cashState
 	// rejected: the boot check failed; the store's credit and blocks are
 	// never read again (refresh does nothing).
 	rejected bool
@@ -260,7 +265,7 @@ func (m *Machine) snapshotLocked() Snapshot {
 		av[k] = v
 	}
 	return Snapshot{State: m.state, Credit: m.credit, Available: av, Fault: m.fault, Dev: m.cfg.Dev,
-		Cash: m.cashSnapshotLocked()}
+		Maintenance: m.maintenance, Cash: m.cashSnapshotLocked()}
 }
 
 // OnChange registers f to be called after every change of the snapshot.
@@ -417,6 +422,10 @@ func (m *Machine) RequestPlay(s game.Stake, mode breakout.Mode, done func(*Game,
 		m.mu.Unlock()
 		done(nil, fmt.Errorf("play: %w", ErrBusy))
 		return
+	case m.maintenance:
+		m.mu.Unlock()
+		done(nil, fmt.Errorf("play: %w", ErrMaintenance))
+		return
 	case m.cashBusyLocked():
 		// A note on its way to the cash box, or a voucher printing: the
 		// credit settles first.
@@ -478,6 +487,27 @@ func (m *Machine) playStarted(s game.Stake, p store.Play, mode breakout.Mode, er
 		m.available[s] = openErr == nil
 	})
 	return g, nil
+}
+
+// SetMaintenance locks the player out while the maintenance screen is open
+// (on), and lets them back when it closes: no play is sold (ErrMaintenance),
+// the bill validator is inhibited, no cash-out starts. A game in progress is
+// not interrupted: the screens open maintenance only after its result. The
+// reprint of a voucher, which staff ask for from the maintenance screen,
+// still prints. Each change is in the event log.
+func (m *Machine) SetMaintenance(on bool) {
+	m.mu.Lock()
+	was := m.maintenance
+	m.mu.Unlock()
+	if was == on {
+		return
+	}
+	m.update(func() { m.maintenance = on })
+	if on {
+		m.logf(store.LevelInfo, "maintenance_on", "maintenance screen open: play and cash-in locked")
+	} else {
+		m.logf(store.LevelInfo, "maintenance_off", "maintenance screen closed: play and cash-in open again")
+	}
 }
 
 // Touch records a player's interaction: the result screen stays while the

@@ -1,0 +1,61 @@
+package kiosk
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/game/breakout"
+	"pharaon/hw/id003"
+	"pharaon/hw/sim/id003sim"
+)
+
+// While the maintenance screen is open the player is locked out: no play is
+// sold, the validator is inhibited and says why, no cash-out starts; the
+// reprint staff ask for is not refused for it. Leaving maintenance opens
+// everything again, and both changes are in the event log.
+func TestMaintenanceLocksThePlayerOut(t *testing.T) {
+	f, d, _ := newCashFixture(t, nil)
+	f.boot()
+	cashReady(t, f.m)
+	insert(t, d, 500)
+	waitFor(t, func() bool { return f.m.Snapshot().Credit == 5*game.Euro && !f.m.Snapshot().Cash.NoteInPath }, "credit")
+
+	f.m.SetMaintenance(true)
+	snap := f.m.Snapshot()
+	assert.True(t, snap.Maintenance)
+	assert.False(t, snap.Cash.CanCashIn)
+	assert.False(t, snap.Cash.CanCashOut)
+	assert.Equal(t, msgMaintenance, snap.Cash.CashInOff)
+	waitFor(t, func() bool { return d.Validator.State() == id003.StateDisabled }, "validator inhibited in maintenance")
+	require.ErrorIs(t, d.Validator.InsertNote(500), id003sim.ErrDisabled)
+
+	_, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
+	require.ErrorIs(t, err, ErrMaintenance)
+	_, err = f.m.CashOut(ctx)
+	require.ErrorIs(t, err, ErrMaintenance)
+	credit, err := f.st.Credit(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 5*game.Euro, credit, "nothing moved the credit")
+	_, err = f.m.ReprintLast(ctx)
+	require.ErrorIs(t, err, ErrNoVoucher, "a reprint is not refused for maintenance")
+
+	f.m.SetMaintenance(false)
+	assert.False(t, f.m.Snapshot().Maintenance)
+	waitFor(t, func() bool { return d.Validator.State() == id003.StateIdle }, "taking notes again")
+	g, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
+	require.NoError(t, err)
+	runToEnd(t, g)
+
+	es, err := f.st.Events(ctx, 1000, 0)
+	require.NoError(t, err)
+	var codes []string
+	for _, e := range es {
+		if e.Code == "maintenance_on" || e.Code == "maintenance_off" {
+			codes = append(codes, e.Code)
+		}
+	}
+	assert.ElementsMatch(t, []string{"maintenance_on", "maintenance_off"}, codes)
+}
