@@ -64,6 +64,9 @@ const (
 	SettingMaxCredit       = "cash.max_credit"       // an amount: "200", "150,00"
 	SettingPayoutLimit     = "voucher.payout_limit"  // an amount
 	SettingVoucherValidity = "voucher.validity_days" // whole days
+	// SettingKioskID is the kiosk's name on its vouchers, set at the first
+	// start's setup (Machine.SetKioskID); it overrides Config.KioskID.
+	SettingKioskID = "kiosk.id"
 )
 
 // CashConfig is the money flow's settings and devices. Zero fields take
@@ -391,6 +394,11 @@ func (m *Machine) readCashSettings(ctx context.Context) {
 			return
 		}
 		*dst = a
+	}
+	if v, ok, err := m.st.Setting(ctx, SettingKioskID); err == nil && ok && validKioskID(v) {
+		m.mu.Lock()
+		m.kioskID = v
+		m.mu.Unlock()
 	}
 	money(SettingMaxCredit, &m.cash.maxCredit, MaxCreditBound)
 	money(SettingPayoutLimit, &m.cash.payoutLimit, PayoutLimitBound)

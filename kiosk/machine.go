@@ -156,9 +156,12 @@ type Machine struct {
 	starting  bool // a Play is between its checks and its commit
 	// maintenance: the maintenance screen is open (SetMaintenance).
 	maintenance bool
-	lastTouch   time.Time
-	listeners   []func(Snapshot)
-	cash        cashState
+	// kioskID is the kiosk's name on its vouchers (Config.KioskID, or
+	// SettingKioskID).
+	kioskID   string
+	lastTouch time.Time
+	listeners []func(Snapshot)
+	cash      cashState
 	// rejected: the boot check failed; the store's credit and blocks are
 	// never read again (refresh does nothing).
 	rejected bool
@@ -174,7 +177,8 @@ func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
 		return nil, fmt.Errorf("kiosk config: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{}}
+	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{},
+		kioskID: cfg.KioskID}
 	m.w = newWriter(st)
 	m.initCash()
 	return m, nil
@@ -508,6 +512,45 @@ func (m *Machine) SetMaintenance(on bool) {
 	} else {
 		m.logf(store.LevelInfo, "maintenance_off", "maintenance screen closed: play and cash-in open again")
 	}
+}
+
+// ErrKioskID: a kiosk id that cannot be printed on a voucher.
+var ErrKioskID = errors.New("kiosk id must be 1 to 20 letters, digits or dashes")
+
+// validKioskID: 1 to 20 ASCII letters, digits, dashes or dots.
+func validKioskID(id string) bool {
+	if len(id) == 0 || len(id) > 20 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// KioskID is the kiosk's name printed on its vouchers.
+func (m *Machine) KioskID() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.kioskID
+}
+
+// SetKioskID names the kiosk on its vouchers from now on, kept in the store
+// (SettingKioskID; the store logs the change with source, "setup" at the
+// first start).
+func (m *Machine) SetKioskID(ctx context.Context, source, id string) error {
+	if !validKioskID(id) {
+		return fmt.Errorf("kiosk id %q: %w", id, ErrKioskID)
+	}
+	if err := m.st.SetSetting(ctx, source, SettingKioskID, id); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.kioskID = id
+	m.mu.Unlock()
+	return nil
 }
 
 // Touch records a player's interaction: the result screen stays while the

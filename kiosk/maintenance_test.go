@@ -59,3 +59,20 @@ func TestMaintenanceLocksThePlayerOut(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"maintenance_on", "maintenance_off"}, codes)
 }
+
+// The kiosk id set at the first start's setup names the kiosk at once and
+// after a restart, over the configuration's; a bad one changes nothing.
+func TestSetKioskIDSurvivesRestart(t *testing.T) {
+	f := newFixture(t)
+	f.cfg.KioskID = "PH-CONF"
+	f.stop()
+	f.start()
+	f.boot()
+	assert.Equal(t, "PH-CONF", f.m.KioskID())
+	require.ErrorIs(t, f.m.SetKioskID(ctx, "setup", "PH 7"), ErrKioskID)
+	assert.Equal(t, "PH-CONF", f.m.KioskID())
+	require.NoError(t, f.m.SetKioskID(ctx, "setup", "PH-0007"))
+	assert.Equal(t, "PH-0007", f.m.KioskID())
+	f.restart()
+	assert.Equal(t, "PH-0007", f.m.KioskID())
+}
