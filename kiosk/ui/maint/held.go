@@ -56,8 +56,7 @@ func buildHeld(env *Env) fyne.CanvasObject {
 	v := &heldView{env: env, box: container.NewVBox()}
 	v.result = widget.NewLabel("")
 	v.result.Wrapping = fyne.TextWrapWord
-	help := widget.NewLabel(tr.T("held.help"))
-	help.Wrapping = fyne.TextWrapWord
+	help := shPara(tr.T("held.help"), 4)
 	v.load()
 	return container.NewBorder(container.NewVBox(shTitle(tr.T("held.title")), help, v.result), nil, nil, nil,
 		container.NewVScroll(v.box))

@@ -303,9 +303,7 @@ func (sh *Shell) showView(id string) {
 		body = v.Build(env)
 	} else {
 		sh.current = ""
-		welcome := widget.NewLabel(tr.T("shell.choose"))
-		welcome.Wrapping = fyne.TextWrapWord
-		body = container.NewVBox(shTitle(tr.T("shell.welcome")), welcome)
+		body = container.NewVBox(shTitle(tr.T("shell.welcome")), shPara(tr.T("shell.choose"), 2))
 	}
 
 	var menu []fyne.CanvasObject
@@ -356,6 +354,14 @@ func shText(s string, size float32, c color.Color, bold bool) *canvas.Text {
 	t.TextSize = size
 	t.TextStyle = fyne.TextStyle{Bold: bold}
 	return t
+}
+
+// shPara is a paragraph wrapped to its width, at least lines high (a
+// wrapped label alone in a box asks for one line only).
+func shPara(s string, lines int) fyne.CanvasObject {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	return shSized(fyne.NewSize(0, float32(lines)*24+16), l)
 }
 
 // shSizedLayout gives its objects at least a size: a finger's target.

@@ -209,7 +209,11 @@ func (f *shFix) pin(pin string) {
 	for _, r := range pin {
 		f.tap(string(r))
 	}
-	f.tap("Valider")
+	if f.button("Valider") != nil {
+		f.tap("Valider")
+	} else {
+		f.tap("Enter")
+	}
 }
 
 // golden compares the window with testdata/name.

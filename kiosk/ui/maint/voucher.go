@@ -67,8 +67,7 @@ func buildVoucher(env *Env) fyne.CanvasObject {
 			v.erase()
 		}
 	})
-	help := widget.NewLabel(tr.T("voucher.help"))
-	help.Wrapping = fyne.TextWrapWord
+	help := shPara(tr.T("voucher.help"), 3)
 	left := container.NewVBox(shTitle(tr.T("voucher.title")), help, shSized(fyne.NewSize(460, 0), v.number), v.result, v.amount)
 	return container.NewBorder(nil, nil, nil, container.NewVBox(container.NewCenter(keys)), left)
 }
@@ -172,8 +171,7 @@ func shRoleName(tr Tr, role string) string {
 // buildReprint is the reprint of the last voucher as a DUPLICATA.
 func buildReprint(env *Env) fyne.CanvasObject {
 	tr := env.Tr
-	help := widget.NewLabel(tr.T("reprint.help"))
-	help.Wrapping = fyne.TextWrapWord
+	help := shPara(tr.T("reprint.help"), 3)
 	result := widget.NewLabel("")
 	result.Wrapping = fyne.TextWrapWord
 	var print *widget.Button
@@ -201,7 +199,7 @@ func buildReprint(env *Env) fyne.CanvasObject {
 	print.Importance = widget.HighImportance
 	return container.NewVBox(shTitle(tr.T("reprint.title")), help,
 		container.NewHBox(shSized(fyne.NewSize(320, 64), print)), result,
-		shText(tr.T("reprint.note"), 14, art.Sand, false))
+		shText(tr.T("reprint.note"), 16, art.Sand, false))
 }
 
 func reprintRefusal(env *Env, err error) string {
