@@ -74,4 +74,3 @@ func TestHeldNotesCreditAndClose(t *testing.T) {
 	}
 	assert.Len(t, reasons, 2, "both reasons logged with the role")
 }
-

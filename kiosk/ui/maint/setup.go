@@ -84,7 +84,7 @@ func (s *Setup) show() {
 	keys, _ := shKeypad(tr, s.digit, s.erase, tr.T("setup.next"), s.next)
 	s.save = widget.NewButton(tr.T("setup.save"), s.submit)
 	s.save.Importance = widget.HighImportance
-	help := shPara(tr.T("setup.help"), 3)
+	help := shPara(tr.T("setup.help"), 4)
 	var rows []fyne.CanvasObject
 	for _, r := range s.rows {
 		rows = append(rows, shSized(fyne.NewSize(520, 56), r))
