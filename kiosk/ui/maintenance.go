@@ -140,6 +140,6 @@ func (s *Screens) devPINsLine() string {
 	if p[0] == "" && p[1] == "" {
 		return ""
 	}
-	return pick(s.tr, "maintenance\u00a0: 3\u00a0s en haut à gauche · personnel "+p[0]+" · technicien "+p[1],
-		"maintenance: hold the top-left corner 3 s · staff "+p[0]+" · technician "+p[1])
+	return pick(s.tr, "maintenance\u00a0: coin haut-gauche 3\u00a0s, codes "+p[0]+" / "+p[1],
+		"maintenance: top-left corner 3 s, PINs "+p[0]+" / "+p[1])
 }
