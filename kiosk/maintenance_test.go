@@ -2,6 +2,7 @@ package kiosk
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -75,4 +76,22 @@ func TestSetKioskIDSurvivesRestart(t *testing.T) {
 	assert.Equal(t, "PH-0007", f.m.KioskID())
 	f.restart()
 	assert.Equal(t, "PH-0007", f.m.KioskID())
+}
+
+// Someone at the maintenance screen keeps the session alive without an
+// action (Office.Touch); a touch after the session ended does not revive it.
+func TestOfficeTouchKeepsTheSessionAlive(t *testing.T) {
+	f, o := newOffice(t)
+	s, err := o.Login(ctx, "1357")
+	require.NoError(t, err)
+	f.clock.Advance(50 * time.Second)
+	o.Touch(s)
+	f.clock.Advance(50 * time.Second)
+	assert.False(t, o.Expire(ctx, s), "touched 50 s ago")
+	f.clock.Advance(10 * time.Second)
+	assert.True(t, o.Expire(ctx, s))
+	o.Touch(s)
+	assert.True(t, o.Expire(ctx, s), "an ended session stays ended")
+	_, err = o.Meters(ctx, s)
+	require.ErrorIs(t, err, ErrSessionEnded)
 }
