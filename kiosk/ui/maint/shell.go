@@ -252,9 +252,6 @@ func (sh *Shell) loggedIn(s *kiosk.Session) {
 	sh.session = s
 	sh.notice = ""
 	sh.touch()
-	c := sh.win.Canvas()
-	c.SetOnTypedRune(nil)
-	c.SetOnTypedKey(nil)
 	sh.showView("")
 }
 
@@ -291,6 +288,10 @@ func (sh *Shell) showView(id string) {
 	s := sh.session
 	tr := sh.tr
 	sh.current = id
+	// A view may take the keyboard (a scanner); the one left gives it back.
+	c := sh.win.Canvas()
+	c.SetOnTypedRune(nil)
+	c.SetOnTypedKey(nil)
 	var body fyne.CanvasObject
 	if v, ok := shFind(s.Role, id); ok && id != "" {
 		env := &Env{Ctx: sh.ctx, Office: sh.cfg.Office, Session: s, Tr: tr, Win: sh.win, Now: sh.cfg.Now, Loc: sh.cfg.Loc,

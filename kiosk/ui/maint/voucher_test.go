@@ -116,3 +116,23 @@ func TestReprintLastVoucherAsDuplicate(t *testing.T) {
 	assert.Contains(t, f.text(), "Aucun ticket à réimprimer\u00a0: le dernier est payé, expiré ou annulé.")
 	assert.Equal(t, printed+1, f.printer.count())
 }
+
+// A scanner's digits typed once staff left the voucher view pay nothing:
+// the view gives the keyboard back.
+func TestVoucherScannerOnlyInItsView(t *testing.T) {
+	f := newShFix(t, true)
+	number := f.cashOut(10 * game.Euro)
+	f.open(ui.French)
+	f.pin(shStaffPIN)
+	f.tap("Payer un ticket")
+	f.tap("Billets en attente")
+	if r := f.w.Canvas().OnTypedRune(); r != nil {
+		test.TypeOnCanvas(f.w.Canvas(), number)
+	}
+	if k := f.w.Canvas().OnTypedKey(); k != nil {
+		k(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	}
+	v, err := f.st.LastVoucher(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, store.VoucherPrinted, v.State, "not paid")
+}
