@@ -64,6 +64,9 @@ const (
 	SettingMaxCredit       = "cash.max_credit"       // an amount: "200", "150,00"
 	SettingPayoutLimit     = "voucher.payout_limit"  // an amount
 	SettingVoucherValidity = "voucher.validity_days" // whole days
+	// SettingKioskID is the kiosk's name on its vouchers, set at the first
+	// start's setup (Machine.SetKioskID); it overrides Config.KioskID.
+	SettingKioskID = "kiosk.id"
 )
 
 // CashConfig is the money flow's settings and devices. Zero fields take
@@ -394,6 +397,11 @@ func (m *Machine) readCashSettings(ctx context.Context) {
 		}
 		*dst = a
 	}
+	if v, ok, err := m.st.Setting(ctx, SettingKioskID); err == nil && ok && validKioskID(v) {
+		m.mu.Lock()
+		m.kioskID = v
+		m.mu.Unlock()
+	}
 	money(SettingMaxCredit, &m.cash.maxCredit, MaxCreditBound)
 	money(SettingPayoutLimit, &m.cash.payoutLimit, PayoutLimitBound)
 	if v, ok, err := m.st.Setting(ctx, SettingVoucherValidity); err == nil && ok {
@@ -424,7 +432,7 @@ func (m *Machine) expireVouchers(ctx context.Context) error {
 // voucher prints, not out of service, and not when the smallest note would
 // take the credit over the maximum.
 func (m *Machine) acceptPolicyLocked() bool {
-	return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() &&
+	return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() && !m.maintenance &&
 		!m.cash.cashingOut && m.credit+m.cash.minNote <= m.cash.maxCredit && !m.payoutDownLocked() &&
 		!m.handPayLockedLocked()
 }
@@ -446,6 +454,8 @@ func (m *Machine) cashInOffLocked() Message {
 		return Message{}
 	case !c.vStatus.OK:
 		return Message{Code: MsgCashInValidatorDown}
+	case m.maintenance:
+		return Message{Code: MsgCashInMaintenance}
 	case m.payoutDownLocked():
 		return Message{Code: MsgCashInPrinterDown}
 	case m.handPayLockedLocked():
@@ -464,7 +474,7 @@ func (m *Machine) cashSnapshotLocked() CashSnapshot {
 	c := &m.cash
 	in := c.validator != nil && c.vStatus.OK && m.acceptPolicyLocked()
 	out := c.printer != nil && c.pStatus.OK && m.credit > 0 && (m.state == Home || m.state == Result) &&
-		!m.starting && !m.gameOnLocked() && !c.cashingOut && !c.noteInPath && !m.handPayLockedLocked()
+		!m.starting && !m.gameOnLocked() && !c.cashingOut && !c.noteInPath && !m.handPayLockedLocked() && !m.maintenance
 	v := c.vStatus
 	if c.held > 0 && v.Warning == (Message{}) {
 		v.Warning = c.heldMsg

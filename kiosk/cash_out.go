@@ -141,8 +141,11 @@ func (m *Machine) issueVoucher(ctx context.Context) (store.Voucher, error) {
 func (m *Machine) printVoucher(ctx context.Context, v store.Voucher, duplicate bool) error {
 	loc := m.cfg.Location
 	now := m.clk.Now().In(loc)
+	m.mu.Lock()
+	kioskID := m.kioskID
+	m.mu.Unlock()
 	doc := voucherDoc(voucherText{
-		KioskID: m.cfg.KioskID, Venue: m.cfg.Venue, Number: v.ID, Issued: v.Issued.In(loc), Amount: v.Amount,
+		KioskID: kioskID, Venue: m.cfg.Venue, Number: v.ID, Issued: v.Issued.In(loc), Amount: v.Amount,
 		Validation: v.Validation, Expires: v.Expires.In(loc), AtCounter: v.Amount <= m.cash.payoutLimit,
 		Duplicate: duplicate, PrintedAt: now,
 	})
@@ -235,6 +238,8 @@ func (m *Machine) printRefusalLocked(cashOut bool) error {
 		return ErrCashOutUnavailable
 	case cashOut && m.state == OutOfService:
 		return ErrOutOfService
+	case cashOut && m.maintenance:
+		return ErrMaintenance
 	case m.starting || m.gameOnLocked() || m.cash.cashingOut:
 		return ErrBusy
 	case cashOut && m.cash.noteInPath:

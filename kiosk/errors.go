@@ -14,6 +14,10 @@ var (
 	ErrBusy = errors.New("a game is in progress")
 	// ErrOutOfService: the kiosk is out of service (Snapshot.Fault says why).
 	ErrOutOfService = errors.New("kiosk out of service")
+	// ErrMaintenance: staff or a technician are at the maintenance screen
+	// (Machine.SetMaintenance): no play, no notes, no cash-out until they
+	// leave it.
+	ErrMaintenance = errors.New("kiosk in maintenance")
 	// ErrBadStake: not a stake of the game.
 	ErrBadStake = errors.New("not a stake of the game")
 )

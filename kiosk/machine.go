@@ -60,7 +60,10 @@ type Snapshot struct {
 	Available map[game.Stake]bool // a stake without an open block is unavailable
 	Fault     Fault               // set when State is OutOfService
 	Dev       bool                // a development build: the dev panel may show
-	Cash      CashSnapshot        // notes in, vouchers out, their devices (cash.go)
+	// Maintenance: the maintenance screen is open (SetMaintenance); the
+	// player can neither play nor put a note in nor cash out.
+	Maintenance bool
+	Cash        CashSnapshot // notes in, vouchers out, their devices (cash.go)
 	// HandPay is the pending hand-pay: while it is, the kiosk is locked
 	// for staff (handpay.go).
 	HandPay HandPay
@@ -165,6 +168,11 @@ type Machine struct {
 	fault     Fault
 	game      *Game
 	starting  bool // a Play is between its checks and its commit
+	// maintenance: the maintenance screen is open (SetMaintenance).
+	maintenance bool
+	// kioskID is the kiosk's name on its vouchers (Config.KioskID, or
+	// SettingKioskID).
+	kioskID   string
 	lastTouch time.Time
 	listeners []func(Snapshot)
 	cash      cashState
@@ -184,7 +192,8 @@ func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
 		return nil, fmt.Errorf("kiosk config: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{}}
+	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{},
+		kioskID: cfg.KioskID}
 	m.w = newWriter(st)
 	m.hp.limit = cfg.Cash.HandPayLimit
 	m.initCash()
@@ -281,7 +290,7 @@ func (m *Machine) snapshotLocked() Snapshot {
 		av[k] = v
 	}
 	return Snapshot{State: m.state, Credit: m.credit, Available: av, Fault: m.fault, Dev: m.cfg.Dev,
-		Cash: m.cashSnapshotLocked(), HandPay: m.hp.pending, Game: m.gameSnapshotLocked()}
+		Maintenance: m.maintenance, Cash: m.cashSnapshotLocked(), HandPay: m.hp.pending, Game: m.gameSnapshotLocked()}
 }
 
 // OnChange registers f to be called after every change of the snapshot,
@@ -448,6 +457,9 @@ func (m *Machine) RequestPlay(s game.Stake, mode breakout.Mode, done func(*Game,
 	case m.handPayLockedLocked():
 		m.mu.Unlock()
 		done(nil, fmt.Errorf("play: %w", ErrHandPay))
+	case m.maintenance:
+		m.mu.Unlock()
+		done(nil, fmt.Errorf("play: %w", ErrMaintenance))
 		return
 	case m.cashBusyLocked():
 		// A note on its way to the cash box, or a voucher printing: the
@@ -510,6 +522,66 @@ func (m *Machine) playStarted(s game.Stake, p store.Play, mode breakout.Mode, er
 		m.available[s] = openErr == nil
 	})
 	return g, nil
+}
+
+// SetMaintenance locks the player out while the maintenance screen is open
+// (on), and lets them back when it closes: no play is sold (ErrMaintenance),
+// the bill validator is inhibited, no cash-out starts. A game in progress is
+// not interrupted: the screens open maintenance only after its result. The
+// reprint of a voucher, which staff ask for from the maintenance screen,
+// still prints. Each change is in the event log.
+func (m *Machine) SetMaintenance(on bool) {
+	m.mu.Lock()
+	was := m.maintenance
+	m.mu.Unlock()
+	if was == on {
+		return
+	}
+	m.update(func() { m.maintenance = on })
+	if on {
+		m.logf(store.LevelInfo, "maintenance_on", "maintenance screen open: play and cash-in locked")
+	} else {
+		m.logf(store.LevelInfo, "maintenance_off", "maintenance screen closed: play and cash-in open again")
+	}
+}
+
+// ErrKioskID: a kiosk id that cannot be printed on a voucher.
+var ErrKioskID = errors.New("kiosk id must be 1 to 20 letters, digits or dashes")
+
+// validKioskID: 1 to 20 ASCII letters, digits, dashes or dots.
+func validKioskID(id string) bool {
+	if len(id) == 0 || len(id) > 20 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// KioskID is the kiosk's name printed on its vouchers.
+func (m *Machine) KioskID() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.kioskID
+}
+
+// SetKioskID names the kiosk on its vouchers from now on, kept in the store
+// (SettingKioskID; the store logs the change with source, "setup" at the
+// first start).
+func (m *Machine) SetKioskID(ctx context.Context, source, id string) error {
+	if !validKioskID(id) {
+		return fmt.Errorf("kiosk id %q: %w", id, ErrKioskID)
+	}
+	if err := m.st.SetSetting(ctx, source, SettingKioskID, id); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.kioskID = id
+	m.mu.Unlock()
+	return nil
 }
 
 // Touch records a player's interaction: the result screen stays while the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"pharaon/store"
@@ -24,8 +25,22 @@ const DefaultOfficeIdle = 2 * time.Minute
 type Session struct {
 	Role  Role
 	Since time.Time
+	// mu guards last and ended: the screen touches the session on its
+	// goroutine while an action runs on another.
+	mu    sync.Mutex
 	last  time.Time
 	ended bool
+}
+
+// Touch tells the office someone is at the maintenance screen: its idle
+// time starts again (a session is also touched by each action).
+func (o *Office) Touch(s *Session) {
+	now := o.m.clk.Now()
+	s.mu.Lock()
+	if !s.ended {
+		s.last = now
+	}
+	s.mu.Unlock()
 }
 
 // ErrSessionEnded: the session logged out or timed out; log in again.
@@ -62,19 +77,27 @@ func (o *Office) Login(ctx context.Context, pin string) (*Session, error) {
 
 // Logout ends s (why: "done", "idle").
 func (o *Office) Logout(ctx context.Context, s *Session, why string) error {
-	if s.ended {
+	s.mu.Lock()
+	ended := s.ended
+	s.ended = true
+	s.mu.Unlock()
+	if ended {
 		return nil
 	}
-	s.ended = true
 	return o.a.Logout(ctx, s.Role, why)
 }
 
 // Expire ends s and logs it if it has been idle too long; it reports
 // whether s has ended. The screen calls it from its clock.
 func (o *Office) Expire(ctx context.Context, s *Session) bool {
-	if !s.ended && o.m.clk.Now().Sub(s.last) >= o.idle {
+	s.mu.Lock()
+	idle := !s.ended && o.m.clk.Now().Sub(s.last) >= o.idle
+	s.mu.Unlock()
+	if idle {
 		_ = o.Logout(ctx, s, "idle")
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.ended
 }
 
@@ -84,7 +107,7 @@ func (o *Office) begin(ctx context.Context, s *Session, need Role, action string
 	if o.Expire(ctx, s) {
 		return fmt.Errorf("%s: %w", action, ErrSessionEnded)
 	}
-	s.last = o.m.clk.Now()
+	o.Touch(s)
 	if !s.Role.Can(need) {
 		o.audit(store.LevelWarning, "refused", "%s refused to %s (needs %s)", action, s.Role, need)
 		return fmt.Errorf("%s as %s: %w", action, s.Role, ErrNotAllowed)

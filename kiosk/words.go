@@ -58,6 +58,7 @@ const (
 	MsgCashInNearMax       MessageCode = "cash_in.near_max"       // Amount: the credit, Limit: the maximum
 	MsgCashInOff           MessageCode = "cash_in.off"
 	MsgCashInHandPay       MessageCode = "cash_in.hand_pay"
+	MsgCashInMaintenance   MessageCode = "cash_in.maintenance"
 
 	// Why a note came back (CashInEvent.Reason).
 	MsgNoteOverMax    MessageCode = "note.over_max"    // Amount: the credit, Limit: the maximum

@@ -310,6 +310,11 @@ func TestVoucherLifecycle(t *testing.T) {
 	_, err = s.PayVoucher(ctx, val1, "technician")
 	require.ErrorIs(t, err, ErrVoucherPaid, "paid once")
 	assert.ErrorContains(t, err, "paid at "+paid.Paid.Format(time.RFC3339)+" by staff", "the refusal says when and by whom")
+	var refusal *VoucherRefusal
+	require.ErrorAs(t, err, &refusal, "the refusal gives the voucher as it stands")
+	assert.Equal(t, paid.Paid, refusal.Voucher.Paid)
+	assert.Equal(t, "staff", refusal.Voucher.PaidBy)
+	assert.Empty(t, refusal.Voucher.Validation, "never the number that pays it")
 	_, err = s.RecordReprint(ctx, v.ID)
 	require.ErrorIs(t, err, ErrVoucherState, "a paid voucher is not reprinted")
 

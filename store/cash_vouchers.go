@@ -318,6 +318,18 @@ func (s *Store) RecordReprint(ctx context.Context, id int64) (Voucher, error) {
 	return out, nil
 }
 
+// VoucherRefusal is a payment PayVoucher refused for the voucher's state
+// (ErrVoucherPaid, ErrVoucherExpired, ErrVoucherState): errors.As gives the
+// voucher as it stands, without its validation number, so that a screen
+// says when and by whom it was paid, when it expired, or why it is void.
+type VoucherRefusal struct {
+	Voucher Voucher
+	err     error
+}
+
+func (e *VoucherRefusal) Error() string { return e.err.Error() }
+func (e *VoucherRefusal) Unwrap() error { return e.err }
+
 // PayVoucher records that staff (by: who paid, the role at the maintenance
 // screen) paid the voucher with this validation number, at the store's
 // now. Refused: unknown number (ErrNotFound), already paid (ErrVoucherPaid,
@@ -339,15 +351,19 @@ func (s *Store) PayVoucher(ctx context.Context, validation, by string) (Voucher,
 		if err != nil {
 			return err
 		}
+		refused := func(err error) error {
+			v.Validation = "" // the refusal is shown and logged: never the number that pays it
+			return &VoucherRefusal{Voucher: v, err: err}
+		}
 		switch {
 		case v.State == VoucherPaid:
-			return fmt.Errorf("voucher %d paid at %s by %s: %w", v.ID, v.Paid.Format(time.RFC3339), v.PaidBy, ErrVoucherPaid)
+			return refused(fmt.Errorf("voucher %d paid at %s by %s: %w", v.ID, v.Paid.Format(time.RFC3339), v.PaidBy, ErrVoucherPaid))
 		case v.State == VoucherExpired || (v.State == VoucherPrinted && t.now >= v.Expires.UnixNano()):
-			return fmt.Errorf("voucher %d expired at %s: %w", v.ID, v.Expires.Format(time.RFC3339), ErrVoucherExpired)
+			return refused(fmt.Errorf("voucher %d expired at %s: %w", v.ID, v.Expires.Format(time.RFC3339), ErrVoucherExpired))
 		case v.State == VoucherVoid:
-			return fmt.Errorf("voucher %d is void (%s): %w", v.ID, v.VoidReason, ErrVoucherState)
+			return refused(fmt.Errorf("voucher %d is void (%s): %w", v.ID, v.VoidReason, ErrVoucherState))
 		case v.State != VoucherPrinted:
-			return fmt.Errorf("voucher %d is %s: %w", v.ID, v.State, ErrVoucherState)
+			return refused(fmt.Errorf("voucher %d is %s: %w", v.ID, v.State, ErrVoucherState))
 		}
 		if _, err := t.execQ(`UPDATE vouchers SET state = 'paid', paid_at = ?, updated_at = ? WHERE id = ?`, t.now, t.now, v.ID); err != nil {
 			return err

@@ -20,6 +20,7 @@ import (
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/ui/art"
 	"pharaon/kiosk/ui/play"
+	"pharaon/kiosk/ui/maint"
 	"pharaon/store"
 )
 
@@ -32,6 +33,61 @@ type parts struct {
 	st   *store.Store
 	m    *kiosk.Machine
 	devs *devsim.Devices // -dev only
+	bo   *backOffice
+}
+
+// backOffice is the maintenance screen's part of a running kiosk: its PINs,
+// its actions, and whether the first start's setup must run.
+type backOffice struct {
+	m      *kiosk.Machine
+	clk    kiosk.Clock
+	access *kiosk.Access
+	office *kiosk.Office
+	// setup: a production kiosk without PINs yet; the setup screen shows
+	// before the player's screens.
+	setup bool
+	// demoPINs are the development run's PINs (staff, technician), shown
+	// on the development panel.
+	demoPINs [2]string
+	// onSetup is called when the setup screen shows (the kiosk is up).
+	onSetup func()
+}
+
+// The development run's PINs, seeded in a development database that has
+// none and shown on the development panel.
+const (
+	devStaffPIN      = "1111"
+	devTechnicianPIN = "2222"
+)
+
+// newBackOffice makes the maintenance screen's checker and actions on a
+// started machine. A development database without PINs gets the demo
+// PINs; a production one without PINs asks for the setup.
+func newBackOffice(ctx context.Context, st *store.Store, m *kiosk.Machine, clk kiosk.Clock, dev bool, logger *log.Logger) (*backOffice, error) {
+	a := kiosk.NewAccess(st, clk, kiosk.AccessConfig{})
+	bo := &backOffice{m: m, clk: clk, access: a, office: kiosk.NewOffice(m, a, kiosk.DefaultOfficeIdle)}
+	need, err := a.NeedsSetup(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the maintenance PINs: %w", err)
+	}
+	switch {
+	case dev && need:
+		t0 := time.Now()
+		if err := a.SetPIN(ctx, "", kiosk.RoleStaff, devStaffPIN); err != nil {
+			return nil, fmt.Errorf("demo PINs: %w", err)
+		}
+		if err := a.SetPIN(ctx, "", kiosk.RoleTechnician, devTechnicianPIN); err != nil {
+			return nil, fmt.Errorf("demo PINs: %w", err)
+		}
+		logger.Printf("development kiosk: demo maintenance PINs set in %d ms", time.Since(t0).Milliseconds())
+		fallthrough
+	case dev:
+		bo.demoPINs = [2]string{devStaffPIN, devTechnicianPIN}
+	case need:
+		bo.setup = true
+		logger.Printf("no maintenance PINs yet: the first start's setup shows before the player's screens")
+	}
+	return bo, nil
 }
 
 // Close stops the machine (after a voucher being printed), then the
@@ -126,6 +182,10 @@ func openKiosk(ctx context.Context, cfg Config, clk kiosk.Clock, logger *log.Log
 		p.Close()
 		return nil, storeFailure(fmt.Errorf("start kiosk: %w", err))
 	}
+	if p.bo, err = newBackOffice(ctx, st, p.m, clk, cfg.Dev, logger); err != nil {
+		p.Close()
+		return nil, storeFailure(err)
+	}
 	if err := markInstalled(cfg); err != nil {
 		// The kiosk runs; without the marker a lost database is still
 		// refused (no -first-install), only with a vaguer reason.
@@ -172,7 +232,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		opt := ui.Options{Lang: cfg.Lang, OnOutOfService: func() {
 			once.Do(func() { nextFrame(func() { sd.readyStatus("out of service: " + fault.Code) }) })
 		}}
-		display(ctx, cfg, downMachine{fault}, opt, logger)
+		display(ctx, cfg, downMachine{fault}, opt, nil, logger)
 		sd.stop()
 		return err
 	}
@@ -187,12 +247,9 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 	sd := newSystemd(ctx, osEnv{}, logger, fyne.Do)
 	defer sd.stop()
 	var once sync.Once
-	opt := ui.Options{
-		Lang: cfg.Lang,
-		OnHome: func() {
-			once.Do(func() { firstFrame(stdout, logger, started); nextFrame(sd.ready) })
-		},
-	}
+	up := func() { once.Do(func() { firstFrame(stdout, logger, started); nextFrame(sd.ready) }) }
+	opt := ui.Options{Lang: cfg.Lang, OnHome: up}
+	p.bo.onSetup = up
 	if cfg.FPS {
 		opt.OnFrameStats = func(s play.FrameStats) { logger.Print(s) }
 	}
@@ -200,7 +257,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		opt.Dev = devPanel{p.devs}
 		opt.OnNoteShown = noteTimer(p.m, logger)
 	}
-	display(ctx, cfg, ui.Kiosk(p.m), opt, logger)
+	display(ctx, cfg, ui.Kiosk(p.m), opt, p.bo, logger)
 	return nil
 }
 
@@ -209,19 +266,52 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 var display = showWindow
 
 // showWindow is display on a real screen: the Fyne app and its window.
-func showWindow(ctx context.Context, cfg Config, m ui.Machine, opt ui.Options, logger *log.Logger) {
+// With a back office (bo), the hidden corner opens the maintenance screen,
+// and a kiosk without PINs shows the first start's setup before the
+// player's screens.
+func showWindow(ctx context.Context, cfg Config, m ui.Machine, opt ui.Options, bo *backOffice, logger *log.Logger) {
 	a := app.NewWithID(appID)
 	a.Settings().SetTheme(art.Theme())
 	w := a.NewWindow("Pharaon")
 	w.SetPadded(false)
-	screens := ui.New(m, opt)
-	w.SetContent(screens.Content())
+	var screens *ui.Screens
+	if bo != nil {
+		opt.DevPINs = bo.demoPINs
+		opt.OnMaintenance = func() {
+			logger.Print("maintenance screen open")
+			maint.Open(w, maint.Config{Office: bo.office, Lock: bo.m.SetMaintenance, Lang: screens.Lang(),
+				Now: bo.clk.Now, Loc: bo.m.Location(), OnClose: func() { logger.Print("maintenance screen closed") }})
+		}
+	}
+	screens = ui.New(m, opt)
+	inSetup := bo != nil && bo.setup
+	start := func() {
+		if !inSetup {
+			screens.Start()
+		}
+	}
+	if inSetup {
+		bo.m.SetMaintenance(true) // no player until the PINs are set
+		maint.NewSetup(w, maint.SetupConfig{Access: bo.access, KioskID: bo.m.KioskID(), SetKioskID: bo.m.SetKioskID, Lang: cfg.Lang,
+			Done: func() {
+				logger.Printf("first start's setup done: maintenance PINs set, kiosk %s", bo.m.KioskID())
+				inSetup = false
+				bo.m.SetMaintenance(false)
+				w.SetContent(screens.Content())
+				screens.Start()
+			}})
+		if bo.onSetup != nil {
+			bo.onSetup()
+		}
+	} else {
+		w.SetContent(screens.Content())
+	}
 	if cfg.Fullscreen {
 		w.SetFullScreen(true)
 	} else {
 		w.Resize(fyne.NewSize(1280, 800))
 	}
-	a.Lifecycle().SetOnStarted(screens.Start)
+	a.Lifecycle().SetOnStarted(start)
 	a.Lifecycle().SetOnStopped(screens.Stop)
 	go func() {
 		<-ctx.Done()

@@ -109,6 +109,40 @@ func TestOpenKioskProduction(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(dir, "vouchers"))
 }
 
+// The back office at start: a production kiosk without PINs asks for the
+// first start's setup and shows no demo PIN; a development database gets
+// the demo PINs, which open their roles, once (the next start keeps them).
+func TestOpenKioskBackOffice(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	prod, err := openKiosk(ctx, Config{DB: filepath.Join(dir, "prod", "pharaon.db"), FirstInstall: true,
+		Installed: filepath.Join(dir, "prod", installedMarker)}, testNow, log.New(&bytes.Buffer{}, "", 0))
+	require.NoError(t, err)
+	defer prod.Close()
+	assert.True(t, prod.bo.setup, "no PINs: the setup comes first")
+	assert.Equal(t, [2]string{}, prod.bo.demoPINs)
+
+	cfg := Config{DB: filepath.Join(dir, "dev", "pharaon.db"), Dev: true, KioskID: "PH-DEV"}
+	var logs bytes.Buffer
+	p, err := openKiosk(ctx, cfg, testNow, log.New(&logs, "", 0))
+	require.NoError(t, err)
+	assert.False(t, p.bo.setup)
+	assert.Equal(t, [2]string{devStaffPIN, devTechnicianPIN}, p.bo.demoPINs)
+	for pin, want := range map[string]kiosk.Role{devStaffPIN: kiosk.RoleStaff, devTechnicianPIN: kiosk.RoleTechnician} {
+		role, err := p.bo.access.Login(ctx, pin)
+		require.NoError(t, err)
+		assert.Equal(t, want, role)
+	}
+	require.NoError(t, p.Close())
+	assert.Contains(t, logs.String(), "demo maintenance PINs set")
+	logs.Reset()
+	p, err = openKiosk(ctx, cfg, testNow, log.New(&logs, "", 0))
+	require.NoError(t, err)
+	defer p.Close()
+	assert.NotContains(t, logs.String(), "demo maintenance PINs set", "set once")
+	assert.Equal(t, [2]string{devStaffPIN, devTechnicianPIN}, p.bo.demoPINs)
+}
+
 // A production kiosk opens its devices at the paths of its configuration
 // (here two simulators the test runs, as a real unit would sit there) and
 // takes its cash limits from it.

@@ -26,7 +26,7 @@ const binaryEnv = "PHARAON_TEST_BINARY"
 func TestMain(m *testing.M) {
 	if os.Getenv(binaryEnv) == "1" {
 		// No screen here: what would be shown is printed instead.
-		display = func(_ context.Context, _ Config, m ui.Machine, _ ui.Options, _ *log.Logger) {
+		display = func(_ context.Context, _ Config, m ui.Machine, _ ui.Options, _ *backOffice, _ *log.Logger) {
 			s := m.OnChange(func(kiosk.Snapshot) {})
 			fmt.Printf("SCREEN %s %s credit=%d\n", s.State, s.Fault.Code, s.Credit)
 		}

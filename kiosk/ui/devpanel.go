@@ -148,6 +148,9 @@ func (s *Screens) buildDevPanel(v view) []fyne.CanvasObject {
 	plate := canvas.NewRectangle(devBlack)
 	v.place(plate, x+4, devY+6, w-8, 24)
 	line := s.tr.T(msgDevBadge) + "  ·  " + s.tr.T(msgDevHint)
+	if pins := s.devPINsLine(); pins != "" {
+		line = s.tr.T(msgDevBadge) + "  ·  " + pins
+	}
 	colour := color.Color(devYellow)
 	if st := s.dev.status(s.tr); st != "" {
 		line = s.tr.T(msgDevBadge) + "  ·  " + st

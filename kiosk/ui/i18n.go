@@ -219,6 +219,9 @@ const (
 	msgGameAutoIn     msg = "game.auto_in"
 	msgGameFinishAuto msg = "game.finish_auto"
 	msgGameResumed    msg = "game.resumed"
+
+	// The development panel's way to maintenance and its demo PINs.
+	msgDevPINs msg = "dev.pins"
 )
 
 // text is one entry of the catalogue: French first.
@@ -426,6 +429,8 @@ var catalogue = map[msg]text{
 	msgGameAutoIn:     {"Auto dans %d\u00a0s — touchez pour continuer", "Auto in %d\u00a0s — touch to keep playing"},
 	msgGameFinishAuto: {"Finir en Auto", "Finish in Auto"},
 	msgGameResumed:    {"Partie reprise", "Game resumed"},
+	msgDevPINs: {"Maintenance\u00a0: coin haut-gauche 3\u00a0s, codes %s (personnel) et %s (technicien)",
+		"Maintenance: top-left corner 3 s, PINs %s (staff) and %s (technician)"},
 }
 
 // symbolNames are the keys of each symbol's name, singular and plural.

@@ -61,6 +61,16 @@ type Options struct {
 	// OnNoteShown is called when the screens show that a note was
 	// credited (the -dev log times "credit shown" with it).
 	OnNoteShown func(kiosk.CashInEvent)
+	// OnMaintenance opens the maintenance screen, asked for by a long
+	// press in the top-left corner (maintenance.go) once no game is on;
+	// nil: the corner does nothing.
+	OnMaintenance func()
+	// MaintenanceHold is how long the corner is held
+	// (DefaultMaintenanceHold if 0).
+	MaintenanceHold time.Duration
+	// DevPINs, in a development run, are the demo PINs of the maintenance
+	// screen (staff, technician), shown on the development panel.
+	DevPINs [2]string
 	// Dev are the simulated cash devices of a development run, which the
 	// development panel drives; nil: no panel. The panel shows only when
 	// the machine also says it is a development build (Snapshot.Dev).
@@ -173,6 +183,8 @@ type Screens struct {
 	awaitEnd bool
 
 	attract      *attractLoop
+	corner       *cornerPress // the hidden corner to maintenance (maintenance.go)
+	maintWanted  bool         // maintenance asked for, waiting for the game's end
 	lastActivity time.Time
 	started      bool
 }
@@ -184,7 +196,8 @@ func New(m Machine, opt Options) *Screens {
 	s.scrBox = container.NewStack()
 	s.ovBox = container.NewStack()
 	s.toastBox = container.NewStack()
-	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox)
+	s.corner = newCornerPress(s)
+	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox, container.New(cornerLayout{}, s.corner))
 	s.gs = play.NewScreen(s.now)
 	s.gs.BonusDelay = opt.BonusDelay
 	s.gs.OnActivity = s.activity
@@ -271,6 +284,8 @@ func (s *Screens) apply(snap kiosk.Snapshot) {
 	old := s.snap
 	s.snap = snap
 	s.noteActivity(snap)
+	s.maintenanceChanged(old, snap)
+	defer s.maintenanceDue()
 	if s.handPayApply(snap) {
 		return
 	}
@@ -440,6 +455,9 @@ func (s *Screens) rebuild() {
 // screens call it at every snapshot the kiosk pushes, which its clock does
 // every second; tests call it with their clock.
 func (s *Screens) Poll(now time.Time) {
+	if s.pollCorner(now) {
+		return
+	}
 	idle := now.Sub(s.lastActivity)
 	s.expireToast(now)
 	switch {

@@ -1,0 +1,243 @@
+package maint
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"pharaon/kiosk"
+	"pharaon/kiosk/ui"
+	"pharaon/kiosk/ui/art"
+)
+
+// The first start of a production kiosk (kiosk.Access.NeedsSetup): before
+// the player's screens, a technician sets the technician's and the staff's
+// PINs, each typed twice, and confirms the kiosk's id printed on its
+// vouchers. The PINs are typed on the screen's keypad into the field chosen;
+// the kiosk id, filled with the configured one, is changed with a keyboard.
+
+// SetupConfig is what the setup screen needs.
+type SetupConfig struct {
+	Access *kiosk.Access
+	// KioskID is the id the kiosk has now; SetKioskID keeps the one
+	// confirmed (kiosk.Machine.SetKioskID).
+	KioskID    string
+	SetKioskID func(ctx context.Context, source, id string) error
+	Lang       ui.Lang
+	// Go and Do run work off the Fyne goroutine and back on it (a
+	// goroutine and fyne.Do if nil).
+	Go, Do func(func())
+	// Done is called once the PINs are set (the player's screens then
+	// show).
+	Done func()
+}
+
+// Setup is the setup screen.
+type Setup struct {
+	cfg    SetupConfig
+	tr     Tr
+	win    fyne.Window
+	fields [4][]rune // technician, again, staff, again
+	active int
+	rows   [4]*widget.Button
+	id     *widget.Entry
+	msg    *widget.Label
+	save   *widget.Button
+	busy   bool
+	done   bool
+}
+
+var setupLabels = [4]word{"setup.tech", "setup.tech.again", "setup.staff", "setup.staff.again"}
+
+// NewSetup shows the setup screen in win.
+func NewSetup(win fyne.Window, cfg SetupConfig) *Setup {
+	if cfg.Go == nil {
+		cfg.Go = func(f func()) { go f() }
+	}
+	if cfg.Do == nil {
+		cfg.Do = fyne.Do
+	}
+	s := &Setup{cfg: cfg, tr: Tr{Lang: cfg.Lang}, win: win}
+	s.show()
+	return s
+}
+
+// Done reports whether the PINs are set.
+func (s *Setup) Done() bool { return s.done }
+
+func (s *Setup) show() {
+	tr := s.tr
+	for i := range s.rows {
+		i := i
+		s.rows[i] = widget.NewButton("", func() { s.activate(i) })
+		s.rows[i].Alignment = widget.ButtonAlignLeading
+	}
+	s.drawRows()
+	s.id = widget.NewEntry()
+	s.id.SetText(s.cfg.KioskID)
+	s.msg = widget.NewLabel("")
+	s.msg.Wrapping = fyne.TextWrapWord
+	keys, _ := shKeypad(tr, s.digit, s.erase, tr.T("setup.next"), s.next)
+	s.save = widget.NewButton(tr.T("setup.save"), s.submit)
+	s.save.Importance = widget.HighImportance
+	help := shPara(tr.T("setup.help"), 4)
+	var rows []fyne.CanvasObject
+	for _, r := range s.rows {
+		rows = append(rows, shSized(fyne.NewSize(520, 56), r))
+	}
+	form := container.NewVBox(append([]fyne.CanvasObject{shTitle(tr.T("setup.title")), help}, rows...)...)
+	form.Add(widget.NewLabel(tr.T("setup.id")))
+	form.Add(shSized(fyne.NewSize(520, 0), s.id))
+	form.Add(shSized(fyne.NewSize(520, 64), s.msg))
+	form.Add(container.NewHBox(shSized(fyne.NewSize(320, 64), s.save)))
+	c := s.win.Canvas()
+	c.SetOnTypedRune(func(r rune) {
+		if r >= '0' && r <= '9' {
+			s.digit(r)
+		}
+	})
+	s.win.SetContent(shBackdrop(container.NewPadded(container.NewBorder(nil, nil, nil,
+		container.NewVBox(shText(tr.T("setup.keypad"), 16, art.Sand, false), keys), form))))
+}
+
+func (s *Setup) drawRows() {
+	for i, r := range s.rows {
+		dots := strings.TrimSpace(strings.Repeat("● ", len(s.fields[i])))
+		r.SetText(s.tr.T(setupLabels[i]) + "  " + dots)
+		r.Importance = widget.MediumImportance
+		if i == s.active {
+			r.Importance = widget.HighImportance
+		}
+		r.Refresh()
+	}
+}
+
+func (s *Setup) activate(i int) {
+	s.active = i
+	s.drawRows()
+}
+
+func (s *Setup) digit(r rune) {
+	if s.busy || len(s.fields[s.active]) >= pinMax {
+		return
+	}
+	s.fields[s.active] = append(s.fields[s.active], r)
+	s.drawRows()
+}
+
+func (s *Setup) erase() {
+	if f := s.fields[s.active]; len(f) > 0 && !s.busy {
+		s.fields[s.active] = f[:len(f)-1]
+		s.drawRows()
+	}
+}
+
+// next moves to the next PIN field.
+func (s *Setup) next() { s.activate((s.active + 1) % len(s.fields)) }
+
+func (s *Setup) fail(k word, args ...any) {
+	s.msg.Importance = widget.DangerImportance
+	s.msg.SetText(s.tr.F(k, args...))
+}
+
+// submit checks what was typed, then sets the kiosk id and the PINs (the
+// staff's first: while no technician PIN is set, the setup may set both).
+func (s *Setup) submit() {
+	if s.busy || s.done {
+		return
+	}
+	tech, staff := string(s.fields[0]), string(s.fields[2])
+	id := strings.TrimSpace(s.id.Text)
+	switch {
+	case !setupPIN(tech):
+		s.fail("setup.err.format", s.tr.T("setup.tech"))
+		return
+	case tech != string(s.fields[1]):
+		s.fail("setup.err.mismatch", s.tr.T("setup.tech"))
+		return
+	case !setupPIN(staff):
+		s.fail("setup.err.format", s.tr.T("setup.staff"))
+		return
+	case staff != string(s.fields[3]):
+		s.fail("setup.err.mismatch", s.tr.T("setup.staff"))
+		return
+	case staff == tech:
+		s.fail("setup.err.same")
+		return
+	case id == "":
+		s.fail("setup.err.id")
+		return
+	}
+	s.busy = true
+	s.save.Disable()
+	s.msg.Importance = widget.MediumImportance
+	s.msg.SetText(s.tr.T("setup.saving"))
+	ctx := context.Background()
+	s.cfg.Go(func() {
+		var err error
+		if s.cfg.SetKioskID != nil {
+			err = s.cfg.SetKioskID(ctx, "setup", id)
+		}
+		if err == nil {
+			err = s.cfg.Access.SetPIN(ctx, "", kiosk.RoleStaff, staff)
+		}
+		if err == nil {
+			err = s.cfg.Access.SetPIN(ctx, "", kiosk.RoleTechnician, tech)
+		}
+		s.cfg.Do(func() {
+			s.busy = false
+			s.save.Enable()
+			switch {
+			case errors.Is(err, kiosk.ErrKioskID):
+				s.fail("setup.err.id")
+			case errors.Is(err, kiosk.ErrPINFormat):
+				s.fail("setup.err.same")
+			case err != nil:
+				shErr(&Env{Tr: s.tr}, err)
+				s.fail("setup.err.other")
+			default:
+				s.done = true
+				s.win.Canvas().SetOnTypedRune(nil)
+				if s.cfg.Done != nil {
+					s.cfg.Done()
+				}
+			}
+		})
+	})
+}
+
+// setupPIN: 4 to 8 digits (kiosk.Access's rule, said before it is asked).
+func setupPIN(p string) bool {
+	if len(p) < 4 || len(p) > pinMax {
+		return false
+	}
+	for _, r := range p {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+var _ = words(map[word]text{
+	"setup.title":        {"Première mise en service", "First start"},
+	"setup.help":         {"Choisissez le code du technicien et celui du personnel (4 à 8 chiffres, différents), chacun deux fois, et vérifiez l’identifiant de la borne imprimé sur ses tickets. Touchez une ligne pour y taper.", "Choose the technician’s PIN and the staff’s (4 to 8 digits, different), each twice, and check the kiosk id printed on its vouchers. Touch a line to type into it."},
+	"setup.tech":         {"Code technicien", "Technician PIN"},
+	"setup.tech.again":   {"Code technicien (encore)", "Technician PIN (again)"},
+	"setup.staff":        {"Code personnel", "Staff PIN"},
+	"setup.staff.again":  {"Code personnel (encore)", "Staff PIN (again)"},
+	"setup.id":           {"Identifiant de la borne (modifiable au clavier)", "Kiosk id (a keyboard changes it)"},
+	"setup.keypad":       {"Clavier du champ choisi", "Keypad of the line chosen"},
+	"setup.next":         {"Suivant", "Next"},
+	"setup.save":         {"Enregistrer", "Save"},
+	"setup.saving":       {"Enregistrement…", "Saving…"},
+	"setup.err.format":   {"%s\u00a0: de 4 à 8 chiffres.", "%s: 4 to 8 digits."},
+	"setup.err.mismatch": {"%s\u00a0: les deux saisies diffèrent.", "%s: the two entries differ."},
+	"setup.err.same":     {"Les deux codes doivent être différents.", "The two PINs must differ."},
+	"setup.err.id":       {"Identifiant de la borne\u00a0: de 1 à 20 lettres, chiffres, tirets ou points.", "Kiosk id: 1 to 20 letters, digits, dashes or dots."},
+	"setup.err.other":    {"L’enregistrement a échoué\u00a0: voyez le journal.", "Saving failed: see the log."},
+})

@@ -1,0 +1,81 @@
+package maint
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/kiosk"
+	"pharaon/kiosk/ui"
+)
+
+// The first start: the setup refuses PINs typed differently twice and the
+// same PIN for both roles, saying so; once right, both PINs open their
+// role's session and the kiosk id names the kiosk.
+func TestSetupSetsThePINsAndTheKioskID(t *testing.T) {
+	f := newShFix(t, false)
+	ctx := context.Background()
+	need, err := f.a.NeedsSetup(ctx)
+	require.NoError(t, err)
+	require.True(t, need)
+	done := 0
+	s := NewSetup(f.w, SetupConfig{Access: f.a, KioskID: f.m.KioskID(), SetKioskID: f.m.SetKioskID, Lang: ui.French,
+		Go: func(g func()) { g() }, Do: func(g func()) { g() }, Done: func() { done++ }})
+	f.golden("maint-setup.png")
+
+	typeIn := func(row int, pin string) {
+		f.tap(f.sh0row(s, row))
+		for _, r := range pin {
+			f.tap(string(r))
+		}
+	}
+	typeIn(0, shTechPIN)
+	typeIn(1, "24681")
+	typeIn(2, shStaffPIN)
+	typeIn(3, shStaffPIN)
+	f.tap("Enregistrer")
+	assert.Contains(t, f.text(), "Code technicien\u00a0: les deux saisies diffèrent.")
+	f.tap(f.sh0row(s, 1))
+	f.tap("Effacer")
+	f.tap("0")
+	typeIn(2, "")
+	for range shStaffPIN {
+		f.tap("Effacer")
+	}
+	for _, r := range shTechPIN {
+		f.tap(string(r))
+	}
+	typeIn(3, "")
+	for range shStaffPIN {
+		f.tap("Effacer")
+	}
+	for _, r := range shTechPIN {
+		f.tap(string(r))
+	}
+	f.tap("Enregistrer")
+	assert.Contains(t, f.text(), "Les deux codes doivent être différents.")
+	need, err = f.a.NeedsSetup(ctx)
+	require.NoError(t, err)
+	assert.True(t, need, "nothing set yet")
+
+	s.fields[2], s.fields[3] = []rune(shStaffPIN), []rune(shStaffPIN)
+	s.id.SetText("PH-0777")
+	f.tap("Enregistrer")
+	require.Equal(t, 1, done)
+	assert.True(t, s.Done())
+	need, err = f.a.NeedsSetup(ctx)
+	require.NoError(t, err)
+	assert.False(t, need)
+	assert.Equal(t, "PH-0777", f.m.KioskID())
+	role, err := f.a.Login(ctx, shTechPIN)
+	require.NoError(t, err)
+	assert.Equal(t, kiosk.RoleTechnician, role)
+	role, err = f.a.Login(ctx, shStaffPIN)
+	require.NoError(t, err)
+	assert.Equal(t, kiosk.RoleStaff, role)
+}
+
+// sh0row is the label of the setup's PIN row i as shown now.
+func (f *shFix) sh0row(s *Setup, i int) string { return s.rows[i].Text }

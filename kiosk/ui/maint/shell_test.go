@@ -1,0 +1,124 @@
+package maint
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/widget"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/game/breakout"
+	"pharaon/kiosk"
+	"pharaon/kiosk/ui"
+)
+
+// The PIN pad: a wrong PIN says the tries left, the fifth locks the pad
+// with the time left, and the lock is in the store: a fresh Access and
+// Office on the same store (a restart) show the pad locked at once and
+// refuse even the right PIN; at the lock's end the right PIN opens the
+// staff's menu.
+func TestShellPINRightWrongAndLockoutSurvivingRestart(t *testing.T) {
+	f := newShFix(t, true)
+	f.open(ui.French)
+	assert.True(t, f.m.Snapshot().Maintenance, "the player is locked out from the PIN pad on")
+	assert.Contains(t, f.text(), "Tapez votre code personnel")
+	f.golden("maint-pin.png")
+
+	f.pin("9999")
+	assert.Contains(t, f.text(), "Code incorrect\u00a0: encore 4 essais avant le blocage.")
+	assert.Nil(t, f.sh.Session())
+	for i := 0; i < 3; i++ {
+		f.pin("9999")
+	}
+	assert.Contains(t, f.text(), "dernier essai")
+	f.pin("9999")
+	assert.Contains(t, f.text(), "clavier bloqué, réessayez dans 1\u00a0min\u00a000\u00a0s.")
+	assert.True(t, f.button("Valider").Disabled())
+	f.golden("maint-pin-locked.png")
+	f.sh.Quit()
+
+	// A restart: the lock is read back from the store.
+	f.a = kiosk.NewAccess(f.st, f.clock, shAccessConfig)
+	f.o = kiosk.NewOffice(f.m, f.a, kiosk.DefaultOfficeIdle)
+	f.clock.Advance(20 * time.Second)
+	f.open(ui.French)
+	assert.Contains(t, f.text(), "réessayez dans 40\u00a0s.")
+	_, err := f.o.Login(context.Background(), shStaffPIN)
+	require.ErrorIs(t, err, kiosk.ErrPINLocked, "the right PIN is refused while locked")
+	assert.NotEmpty(t, f.events("pin_refused"), "a PIN typed while locked is logged")
+
+	f.clock.Advance(41 * time.Second)
+	f.sh.Poll(f.clock.Now())
+	assert.Contains(t, f.text(), "Le clavier est débloqué.")
+	f.pin(shStaffPIN)
+	require.NotNil(t, f.sh.Session())
+	assert.Equal(t, kiosk.RoleStaff, f.sh.Session().Role)
+	assert.Contains(t, f.text(), "Maintenance · personnel")
+	f.golden("maint-menu.png")
+}
+
+// Staff see and open only staff views; a technician's view is neither in
+// their menu nor opened by its ID. The technician sees both.
+func TestShellStaffCannotReachTechnicianViews(t *testing.T) {
+	saved := views
+	t.Cleanup(func() { views = saved })
+	views = append(append([]View(nil), views...), View{ID: "tech.test", Title: "shell.role.technician", Need: kiosk.RoleTechnician, Order: 99,
+		Build: func(*Env) fyne.CanvasObject { return widget.NewLabel("vue technicien") }})
+
+	f := newShFix(t, true)
+	f.open(ui.French)
+	f.pin(shStaffPIN)
+	assert.Nil(t, f.button("technicien"), "not in the staff's menu")
+	assert.NotNil(t, f.button("Payer un ticket"))
+	assert.False(t, f.sh.Show("tech.test"), "nor opened by its ID")
+	assert.NotContains(t, f.text(), "vue technicien")
+	f.tap("Quitter")
+
+	f.open(ui.French)
+	f.pin(shTechPIN)
+	assert.Equal(t, kiosk.RoleTechnician, f.sh.Session().Role)
+	assert.NotNil(t, f.button("Payer un ticket"), "a technician does what staff do")
+	f.tap("technicien")
+	assert.Equal(t, "tech.test", f.sh.Current())
+	assert.Contains(t, f.text(), "vue technicien")
+}
+
+// Quitter ends the session, gives the window back to the player's screens
+// as they were and lets the player play again; an idle session ends by
+// itself (back to the PIN pad), and an idle PIN pad gives the window back.
+func TestShellQuitAndIdleLogout(t *testing.T) {
+	f := newShFix(t, true)
+	f.open(ui.French)
+	f.pin(shStaffPIN)
+	_, err := f.m.Play(context.Background(), game.Stake050, breakout.Auto)
+	require.ErrorIs(t, err, kiosk.ErrMaintenance, "no play during maintenance")
+	f.tap("Quitter")
+	assert.Same(t, f.player, f.w.Content(), "the player's screens are back as they were")
+	assert.False(t, f.m.Snapshot().Maintenance)
+	assert.Equal(t, 1, f.closed)
+	require.Len(t, f.events("logout"), 1)
+	assert.Contains(t, f.events("logout")[0].Detail, "(done)")
+
+	f.open(ui.French)
+	f.pin(shStaffPIN)
+	f.tap("Payer un ticket")
+	f.clock.Advance(kiosk.DefaultOfficeIdle - time.Second)
+	f.sh.Poll(f.clock.Now())
+	require.NotNil(t, f.sh.Session(), "not idle yet")
+	f.clock.Advance(time.Second)
+	f.sh.Poll(f.clock.Now())
+	assert.Nil(t, f.sh.Session(), "idle: logged out")
+	assert.Contains(t, f.text(), "Session fermée après inactivité.")
+	assert.True(t, f.m.Snapshot().Maintenance, "the PIN pad still keeps the player out")
+	require.Len(t, f.events("logout"), 2)
+	assert.Contains(t, f.events("logout")[1].Detail, "(idle)")
+	f.clock.Advance(kiosk.DefaultOfficeIdle)
+	f.sh.Poll(f.clock.Now())
+	assert.True(t, f.sh.Closed(), "an idle PIN pad gives the window back")
+	assert.Same(t, f.player, f.w.Content())
+	assert.False(t, f.m.Snapshot().Maintenance)
+}

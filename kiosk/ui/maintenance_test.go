@@ -1,0 +1,52 @@
+package ui
+
+import (
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/kiosk"
+)
+
+// The hidden corner: a short press does nothing, a long one opens the
+// maintenance screen at home; during a game the request waits until the
+// game and its result are over, and only then opens it.
+func TestMaintenanceCornerWaitsForTheGame(t *testing.T) {
+	opened := 0
+	f := newScrFixture(t, func(f *scrFixture, _ *kiosk.Config) { f.opt.OnMaintenance = func() { opened++ } })
+	press := func(hold time.Duration) {
+		f.runUI(func() { f.s.corner.MouseDown(&desktop.MouseEvent{}) })
+		f.clock.Advance(hold)
+		f.runUI(func() { f.s.Poll(f.clock.Now()) })
+		f.runUI(func() { f.s.corner.MouseUp(&desktop.MouseEvent{}) })
+	}
+	pos, size := f.s.corner.Position(), f.s.corner.Size()
+	assert.Equal(t, fyne.NewPos(0, 0), pos, "the corner is the top-left one")
+	assert.InDelta(t, windowSize.Height*cornerSide, size.Width, 0.5)
+
+	press(time.Second)
+	assert.Zero(t, opened, "a short press opens nothing")
+	press(DefaultMaintenanceHold)
+	assert.Equal(t, 1, opened, "a long press at home opens maintenance at once")
+
+	f.credit(5 * game.Euro)
+	f.tap(fr(game.Stake050.Money()))
+	f.tap("Auto")
+	require.Equal(t, scrGame, f.s.screen)
+	press(DefaultMaintenanceHold)
+	assert.Equal(t, 1, opened, "a game in progress is not interrupted")
+	assert.True(t, f.s.MaintenancePending())
+	f.playToEnd(false)
+	f.flush()
+	f.runUI(func() { f.s.Poll(f.clock.Now()) })
+	assert.Equal(t, 1, opened, "the result is the player's")
+	f.tap("Accueil")
+	f.flush()
+	assert.Equal(t, 2, opened, "maintenance opens once the result is over")
+	assert.False(t, f.s.MaintenancePending())
+}
