@@ -457,6 +457,7 @@ func (m *Machine) RequestPlay(s game.Stake, mode breakout.Mode, done func(*Game,
 	case m.handPayLockedLocked():
 		m.mu.Unlock()
 		done(nil, fmt.Errorf("play: %w", ErrHandPay))
+		return
 	case m.maintenance:
 		m.mu.Unlock()
 		done(nil, fmt.Errorf("play: %w", ErrMaintenance))

@@ -657,8 +657,9 @@ var coreWords = map[kiosk.MessageCode]text{
 		"Bank notes refused for now: no payment voucher can be printed"},
 	kiosk.MsgCashInNearMax: {"Crédit maximum\u00a0: %[2]s. Votre crédit de %[1]s ne laisse plus de place pour un billet.",
 		"Maximum credit: %[2]s. Your credit of %[1]s leaves no room for another note."},
-	kiosk.MsgCashInHandPay: {"Billets refusés pour le moment\u00a0: un paiement manuel attend le personnel", "Bank notes refused for now: a hand-pay awaits the staff"},
-	kiosk.MsgCashInOff:     {"La borne ne prend pas de billet pour le moment", "The kiosk is not taking notes now"},
+	kiosk.MsgCashInHandPay:     {"Billets refusés pour le moment\u00a0: un paiement manuel attend le personnel", "Bank notes refused for now: a hand-pay awaits the staff"},
+	kiosk.MsgCashInMaintenance: {"Billets refusés pour le moment\u00a0: borne en maintenance", "Bank notes refused for now: kiosk in maintenance"},
+	kiosk.MsgCashInOff:         {"La borne ne prend pas de billet pour le moment", "The kiosk is not taking notes now"},
 
 	kiosk.MsgNoteOverMax: {"Il porterait votre crédit de %[1]s au-delà du maximum de %[2]s.",
 		"It would take your credit of %[1]s over the %[2]s maximum."},
