@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/game/breakout"
 	"pharaon/kiosk/devsim"
 	"pharaon/store"
 )
@@ -126,3 +127,95 @@ func TestCollectionReportPrinted(t *testing.T) {
 	assert.Contains(t, printed[1].Detail, "collection report 1 (4 notes, 55 EUR) printed for staff")
 }
 
+// The daily report, read back from the printer: the day's games, notes
+// and payouts in the kiosk's zone, the day before left out, and the
+// meters since the start.
+func TestDailyReportPrinted(t *testing.T) {
+	f, d, o := newCashOffice(t)
+	insertAll(t, f, d, 10*game.Euro) // 30/11
+	f.clock.Advance(24 * time.Hour)
+	insertAll(t, f, d, 20*game.Euro, 5*game.Euro) // 1/12
+	g, err := f.m.Play(ctx, game.Stake100, breakout.Auto)
+	require.NoError(t, err)
+	runToEnd(t, g)
+	g.Wait()
+	f.m.EndResult()
+	credit := f.m.Snapshot().Credit
+	waitFor(t, func() bool { return f.m.Snapshot().Cash.CanCashOut }, "cash-out possible")
+	v, err := f.m.CashOut(ctx)
+	require.NoError(t, err)
+	require.Equal(t, credit, v.Amount)
+
+	staff, err := o.Login(ctx, "1357")
+	require.NoError(t, err)
+	tot, err := o.DailyTotals(ctx, staff, f.clock.Now())
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), tot.Count[store.KindBillIn], "the note of the day before is left out")
+	assert.Equal(t, int64(1), tot.Plays[game.Stake100])
+	require.NoError(t, o.PrintDaily(ctx, staff, f.clock.Now()))
+	r, err := d.Printer.WaitReceipt(ctx, 2) // the voucher was the first
+	require.NoError(t, err)
+	plain := r.Plain()
+	assert.Contains(t, plain, "RAPPORT JOURNALIER")
+	assert.Contains(t, plain, "Journée du 01/12/2026")
+	n, amount := noteLine(t, plain, 20*game.Euro)
+	assert.Equal(t, "1", n)
+	assert.Equal(t, "20\u00a0€", amount)
+	assert.NotContains(t, plain, "\n10\u00a0€ ", "not the note of the day before")
+	won := tot.Won[game.Stake100]
+	assert.Regexp(t, `(?m)^1\x{a0}€\s+1\s+1\x{a0}€\s+`+regexp.QuoteMeta(won.French())+`$`, plain)
+	assert.Regexp(t, `(?m)^Bons de paiement\s+1\s+`+regexp.QuoteMeta(v.Amount.French())+`$`, plain)
+	assert.Regexp(t, `(?m)^Billets moins paiements\s+`+regexp.QuoteMeta((25*game.Euro-v.Amount).French())+`$`, plain)
+	assert.Contains(t, plain, "Billets acceptés                0000000003", "the meters count since the start")
+	keepSample(t, "daily.txt", r.Text)
+}
+
+// The test page prints every character the vouchers use; a printer out of
+// paper refuses it with the reason, logged.
+func TestTestPrint(t *testing.T) {
+	f, d, o := newCashOffice(t)
+	staff, err := o.Login(ctx, "1357")
+	require.NoError(t, err)
+	require.NoError(t, o.TestPrint(ctx, staff))
+	r, err := d.Printer.WaitReceipt(ctx, 1)
+	require.NoError(t, err)
+	assert.Contains(t, r.Plain(), "Accents : é è ê à À ç ô ù û ï « » ° €")
+	assert.Contains(t, r.Plain(), "123456789012345678901234567890123456789012\n")
+	require.Len(t, officeEvents(t, f, "test_print"), 1)
+
+	require.NoError(t, d.Cause(devsim.PrinterPaperOut))
+	waitFor(t, func() bool { return f.m.Snapshot().Cash.Printer.Code == "paper_out" }, "paper out seen")
+	err = o.TestPrint(ctx, staff)
+	require.ErrorIs(t, err, ErrCashOutUnavailable)
+	require.Len(t, officeEvents(t, f, "test_print_failed"), 1)
+}
+
+// Paper refilled: the acknowledgement is refused while the printer still
+// says it has none (or little), and accepted once it confirms; both are
+// logged with the role, and the printer's state clears.
+func TestPaperRefilled(t *testing.T) {
+	f, d, o := newCashOffice(t)
+	staff, err := o.Login(ctx, "1357")
+	require.NoError(t, err)
+	require.NoError(t, d.Cause(devsim.PrinterPaperOut))
+	waitFor(t, func() bool { return f.m.Snapshot().Cash.Printer.Code == "paper_out" }, "paper out seen")
+	st, err := o.PaperRefilled(ctx, staff)
+	require.ErrorIs(t, err, ErrPaperNotConfirmed)
+	assert.Equal(t, "paper_out", st.Code)
+	require.Len(t, officeEvents(t, f, "paper_not_confirmed"), 1)
+
+	require.NoError(t, d.Repair())
+	require.NoError(t, d.Cause(devsim.PrinterPaperLow))
+	_, err = o.PaperRefilled(ctx, staff)
+	require.ErrorIs(t, err, ErrPaperNotConfirmed, "a roll near its end is not a new roll")
+
+	require.NoError(t, d.Repair())
+	st, err = o.PaperRefilled(ctx, staff)
+	require.NoError(t, err)
+	assert.True(t, st.OK)
+	assert.True(t, st.Warning.IsZero())
+	assert.True(t, f.m.Snapshot().Cash.Printer.OK, "the paper-out state is cleared")
+	ok := officeEvents(t, f, "paper_refilled")
+	require.Len(t, ok, 1)
+	assert.Contains(t, ok[0].Detail, "by staff")
+}
