@@ -32,6 +32,8 @@ type MeterLine struct {
 	Label Message
 	Money bool // an amount in cents; otherwise a count
 	Value int64
+	// Stake is the stake of a per-stake meter, 0 for a total.
+	Stake game.Stake
 }
 
 // meterLabels are the meters shown, in order; the per-stake ones follow
@@ -74,7 +76,7 @@ func MeterLines(m store.Meters) []MeterLine {
 		for _, s := range game.Stakes {
 			n := store.ByStake(l.name, s)
 			sm := s.Money()
-			out = append(out, MeterLine{Name: n, Money: l.money, Value: m.Get(n),
+			out = append(out, MeterLine{Name: n, Money: l.money, Value: m.Get(n), Stake: s,
 				Label: Message{FR: "  mise de " + sm.French(), EN: "  stake of " + sm.English()}})
 		}
 	}
@@ -368,4 +370,21 @@ func (o *Office) PaperRefilled(ctx context.Context, s *Session) (DeviceStatus, e
 	}
 	o.audit(store.LevelInfo, "paper_refilled", "paper refilled by %s; printer: %s", s.Role, p.Message.EN)
 	return p, nil
+}
+
+// PrinterStatus is the voucher printer's state as the cash loop last read
+// it (Configured false: the kiosk has no printer).
+func (o *Office) PrinterStatus(ctx context.Context, s *Session) (DeviceStatus, error) {
+	if err := o.begin(ctx, s, RoleStaff, "read the printer's state"); err != nil {
+		return DeviceStatus{}, err
+	}
+	return o.m.Snapshot().Cash.Printer, nil
+}
+
+// EventSources lists the sources the event log holds, for its filter.
+func (o *Office) EventSources(ctx context.Context, s *Session) ([]string, error) {
+	if err := o.begin(ctx, s, RoleStaff, "read the event log"); err != nil {
+		return nil, err
+	}
+	return o.m.st.EventSources(ctx)
 }
