@@ -34,7 +34,7 @@ var _ = words(map[word]text{
 	"rpt.level.warning":  {"Avertissement", "Warning"},
 	"rpt.level.error":    {"Erreur", "Error"},
 	"rpt.level.critical": {"Critique", "Critical"},
-	"rpt.events.count":   {"%d évènements affichés", "%d events shown"},
+	"rpt.events.count":   {"Évènements affichés\u00a0: %d", "Events shown: %d"},
 })
 
 // eventsPage is how many events a page shows.

@@ -129,16 +129,20 @@ type rptNote struct{ *widget.Label }
 func newRptNote() rptNote {
 	l := widget.NewLabel("")
 	l.Wrapping = fyne.TextWrapWord
+	l.Hide()
 	return rptNote{l}
 }
 
-func (n rptNote) ok(s string) { n.Importance = widget.SuccessImportance; n.SetText(s) }
-func (n rptNote) fail(tr Tr, err error) {
-	n.Importance = widget.DangerImportance
-	n.SetText(rptErr(tr, err))
+func (n rptNote) say(imp widget.Importance, s string) {
+	n.Importance = imp
+	n.SetText(s)
+	n.Show()
 }
-func (n rptNote) failText(s string)         { n.Importance = widget.DangerImportance; n.SetText(s) }
-func (n rptNote) clear()                    { n.SetText("") }
+
+func (n rptNote) ok(s string)               { n.say(widget.SuccessImportance, s) }
+func (n rptNote) fail(tr Tr, err error)     { n.say(widget.DangerImportance, rptErr(tr, err)) }
+func (n rptNote) failText(s string)         { n.say(widget.DangerImportance, s) }
+func (n rptNote) clear()                    { n.SetText(""); n.Hide() }
 func (n rptNote) object() fyne.CanvasObject { return n.Label }
 
 var _ = words(map[word]text{
