@@ -118,7 +118,7 @@ func buildCashBox(env *Env) fyne.CanvasObject {
 	}
 	showBox()
 	top := container.NewVBox(rptTitle(tr.T("rpt.cash.title")), note.object())
-	return container.NewBorder(top, actions, nil, nil, container.NewVScroll(body))
+	return note.in(container.NewBorder(top, actions, nil, nil, container.NewVScroll(body)))
 }
 
 // cashBoxRows shows what the box should hold.

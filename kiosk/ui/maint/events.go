@@ -146,7 +146,7 @@ func buildEvents(env *Env) fyne.CanvasObject {
 		rptButton(env, tr.T("rpt.events.filter"), func() { load(0) }))
 	top := container.NewVBox(rptTitle(tr.T("rpt.events.title")), filters, note.object())
 	bottom := container.NewHBox(rptSized(rptButton(env, tr.T("rpt.events.newest"), func() { load(0) })), rptSized(older), count)
-	return container.NewBorder(top, bottom, nil, nil, container.NewVScroll(list))
+	return note.in(container.NewBorder(top, bottom, nil, nil, container.NewVScroll(list)))
 }
 
 // eventRow is one event: when, level, source and code, then its detail.

@@ -78,6 +78,6 @@ func buildMeters(env *Env) fyne.CanvasObject {
 	}
 	load()
 	top := container.NewVBox(rptTitle(tr.T("rpt.meters.title")), widget.NewLabel(tr.T("rpt.meters.note")), note.object())
-	return container.NewBorder(top, container.NewHBox(rptSized(rptButton(env, tr.T("rpt.refresh"), load))), nil, nil,
-		container.NewVScroll(list))
+	return note.in(container.NewBorder(top, container.NewHBox(rptSized(rptButton(env, tr.T("rpt.refresh"), load))), nil, nil,
+		container.NewVScroll(list)))
 }

@@ -56,7 +56,14 @@ func rptRow(label, value string, mono bool) fyne.CanvasObject {
 	v := widget.NewLabel(value)
 	v.TextStyle = fyne.TextStyle{Monospace: mono}
 	v.Alignment = fyne.TextAlignTrailing
-	return container.NewBorder(nil, nil, widget.NewLabel(label), nil, v)
+	l := widget.NewLabel(label)
+	return container.New(layout.NewBorderLayout(nil, nil, l, nil), l, v)
+}
+
+// rptLabelled puts a label before o, which takes the rest of the line.
+func rptLabelled(label string, o fyne.CanvasObject) fyne.CanvasObject {
+	l := widget.NewLabel(label)
+	return container.New(layout.NewBorderLayout(nil, nil, l, nil), l, o)
 }
 
 // rptGrid lays rows out in n columns.
@@ -123,27 +130,52 @@ func rptRun(env *Env, f func() error, done func(error)) {
 	})
 }
 
-// rptNote is a line that says what an action did (or why it did not).
-type rptNote struct{ *widget.Label }
+// rptNote is a line that says what an action did (or why it did not);
+// hidden while it says nothing. in gives it the view it sits in, laid out
+// again when the line shows or hides.
+type rptNote struct {
+	*widget.Label
+	root fyne.CanvasObject
+}
 
-func newRptNote() rptNote {
+func newRptNote() *rptNote {
 	l := widget.NewLabel("")
 	l.Wrapping = fyne.TextWrapWord
 	l.Hide()
-	return rptNote{l}
+	return &rptNote{Label: l}
 }
 
-func (n rptNote) say(imp widget.Importance, s string) {
+// in returns root, the view the note sits in.
+func (n *rptNote) in(root fyne.CanvasObject) fyne.CanvasObject {
+	n.root = root
+	return root
+}
+
+func (n *rptNote) say(imp widget.Importance, s string) {
 	n.Importance = imp
 	n.SetText(s)
 	n.Show()
+	n.relayout()
 }
 
-func (n rptNote) ok(s string)               { n.say(widget.SuccessImportance, s) }
-func (n rptNote) fail(tr Tr, err error)     { n.say(widget.DangerImportance, rptErr(tr, err)) }
-func (n rptNote) failText(s string)         { n.say(widget.DangerImportance, s) }
-func (n rptNote) clear()                    { n.SetText(""); n.Hide() }
-func (n rptNote) object() fyne.CanvasObject { return n.Label }
+func (n *rptNote) relayout() {
+	if n.root != nil {
+		n.root.Refresh()
+	}
+}
+
+func (n *rptNote) ok(s string)               { n.say(widget.SuccessImportance, s) }
+func (n *rptNote) fail(tr Tr, err error)     { n.say(widget.DangerImportance, rptErr(tr, err)) }
+func (n *rptNote) failText(s string)         { n.say(widget.DangerImportance, s) }
+func (n *rptNote) object() fyne.CanvasObject { return n.Label }
+
+func (n *rptNote) clear() {
+	if n.Visible() {
+		n.SetText("")
+		n.Hide()
+		n.relayout()
+	}
+}
 
 var _ = words(map[word]text{
 	"rpt.device.none":  {"Aucun appareil configuré", "No device configured"},
