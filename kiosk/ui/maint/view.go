@@ -37,7 +37,7 @@ type Office interface {
 
 	// Reports, printer, devices, settings, identity (meters.go, events.go,
 	// cashbox.go, printer.go, daily.go, devices.go, settings.go,
-	// identity.go).
+	// identity.go, testmode.go).
 	EventSources(ctx context.Context, s *kiosk.Session) ([]string, error)
 	PrintCollection(ctx context.Context, s *kiosk.Session, c store.Collection) error
 	DailyTotals(ctx context.Context, s *kiosk.Session, day time.Time) (store.Totals, error)
@@ -49,6 +49,8 @@ type Office interface {
 	Devices(ctx context.Context, s *kiosk.Session) (kiosk.Devices, error)
 	TestValidator(ctx context.Context, s *kiosk.Session) (kiosk.Devices, error)
 	Identity(ctx context.Context, s *kiosk.Session) (kiosk.Identity, error)
+	SetTestMode(ctx context.Context, s *kiosk.Session, on bool) error
+	TestMode(ctx context.Context, s *kiosk.Session) (bool, []kiosk.TestNote, error)
 }
 
 var _ Office = (*kiosk.Office)(nil)
