@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -241,4 +242,56 @@ func (o *Office) SetSetting(ctx context.Context, s *Session, key, value string) 
 		return err
 	}
 	return o.m.st.SetSetting(ctx, string(s.Role), key, v)
+}
+
+// applySettings puts the settings the store keeps over cfg (the
+// maintenance screen's changes apply at the next start): the kiosk's id
+// and venue, the result's idle return home, the Auto hand-over, the notes
+// taken. A value that no longer passes its check is logged and ignored.
+// The cash limits are read later by readCashSettings; the language and the
+// hand-pay limit by those who use them.
+func applySettings(st *store.Store, cfg *Config) {
+	ctx := context.Background()
+	kept, err := st.Settings(ctx)
+	if err != nil {
+		return // the boot check says what is wrong with the store
+	}
+	get := func(key string) (string, bool) {
+		v, ok := kept[key]
+		if !ok {
+			return "", false
+		}
+		c, err := CheckSetting(key, v)
+		if err != nil {
+			_, _ = st.Log(ctx, store.Event{Level: store.LevelWarning, Source: "kiosk", Code: "bad_setting",
+				Detail: fmt.Sprintf("%v: ignored", err)})
+			return "", false
+		}
+		return c, true
+	}
+	if v, ok := get(SettingKioskID); ok {
+		cfg.KioskID = v
+	}
+	if v, ok := get(SettingVenue); ok {
+		cfg.Venue = v
+	}
+	if v, ok := get(SettingIdleSeconds); ok {
+		n, _ := strconv.Atoi(v)
+		cfg.ResultTimeout = time.Duration(n) * time.Second
+	}
+	if v, ok := get(SettingAutoSeconds); ok {
+		n, _ := strconv.Atoi(v)
+		if cfg.Engine == (breakout.Settings{}) {
+			cfg.Engine = breakout.DefaultSettings()
+		}
+		cfg.Engine.IdleTicks = n * breakout.TicksPerSecond
+	}
+	if v, ok := get(SettingAcceptedNotes); ok {
+		var acc []int64
+		for _, e := range strings.Split(v, ",") {
+			n, _ := strconv.ParseInt(e, 10, 64)
+			acc = append(acc, n*100)
+		}
+		cfg.Cash.Validator.Accept = acc
+	}
 }

@@ -2,10 +2,12 @@ package kiosk
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pharaon/game/breakout"
 	"pharaon/store"
 )
 
@@ -89,4 +91,27 @@ func TestOfficeSettings(t *testing.T) {
 	require.ErrorIs(t, o.SetSetting(ctx, staff, SettingVenue, "x"), ErrNotAllowed)
 	_, err = o.Settings(ctx, staff)
 	require.ErrorIs(t, err, ErrNotAllowed)
+}
+
+// The settings changed apply at the next start; one edited behind the
+// screen's back into a bad value is ignored and logged.
+func TestSettingsApplyAtNextStart(t *testing.T) {
+	f, o := newOffice(t)
+	tech, err := o.Login(ctx, "24680")
+	require.NoError(t, err)
+	for k, v := range map[string]string{SettingKioskID: "PH-0099", SettingVenue: "Tabac du Port, Sète",
+		SettingIdleSeconds: "40", SettingAutoSeconds: "20", SettingAcceptedNotes: "10,20"} {
+		require.NoError(t, o.SetSetting(ctx, tech, k, v))
+	}
+	require.NoError(t, f.st.SetSetting(ctx, "test", SettingVenue, "")) // not through the screen
+	f.restart()
+	assert.Equal(t, "PH-0099", f.m.cfg.KioskID)
+	assert.Equal(t, "", f.m.cfg.Venue, "the configuration's venue: the bad value is ignored")
+	assert.Equal(t, 40*time.Second, f.m.cfg.ResultTimeout)
+	assert.Equal(t, 20*breakout.TicksPerSecond, f.m.cfg.Engine.IdleTicks)
+	assert.Equal(t, []int64{1000, 2000}, f.m.cfg.Cash.Validator.Accept)
+	ev, err := f.st.EventsWhere(ctx, store.EventQuery{Source: "kiosk"})
+	require.NoError(t, err)
+	require.NotEmpty(t, ev)
+	assert.Equal(t, "bad_setting", ev[0].Code)
 }
