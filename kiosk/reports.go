@@ -105,8 +105,8 @@ func FormatMeter(l MeterLine) string {
 // reportColumns is the width of a report's line (font A, 80 mm roll).
 const reportColumns = voucherColumns
 
-// cols writes left and right on one line of reportColumns, right-aligned.
-func cols(left, right string) string {
+// reportCols writes left and right on one line of reportColumns, right-aligned.
+func reportCols(left, right string) string {
 	gap := reportColumns - utf8.RuneCountInString(left) - utf8.RuneCountInString(right)
 	if gap < 1 {
 		gap = 1
@@ -114,7 +114,7 @@ func cols(left, right string) string {
 	return left + strings.Repeat(" ", gap) + right
 }
 
-var rule = strings.Repeat("-", reportColumns)
+var reportRule = strings.Repeat("-", reportColumns)
 
 // reportHead starts a report: its title, the kiosk, the venue and when it
 // was printed.
@@ -136,9 +136,9 @@ func (m *Machine) reportHead(title string, now time.Time) *escpos.Doc {
 
 // meterBlock prints the meters.
 func meterBlock(d *escpos.Doc, mt store.Meters) {
-	d.Line(rule).Bold(true).Line("Compteurs (jamais remis à zéro)").Bold(false)
+	d.Line(reportRule).Bold(true).Line("Compteurs (jamais remis à zéro)").Bold(false)
 	for _, l := range MeterLines(mt) {
-		d.Line(cols(l.Label.FR, FormatMeter(l)))
+		d.Line(reportCols(l.Label.FR, FormatMeter(l)))
 	}
 }
 
@@ -149,16 +149,16 @@ func notesBlock(d *escpos.Doc, notes map[game.Money]int64) (int64, game.Money) {
 		denoms = append(denoms, n)
 	}
 	sort.Slice(denoms, func(i, j int) bool { return denoms[i] < denoms[j] })
-	d.Line(cols("Billet       Nombre", "Montant"))
+	d.Line(reportCols("Billet       Nombre", "Montant"))
 	var count int64
 	var sum game.Money
 	for _, n := range denoms {
 		c := notes[n]
 		count += c
 		sum += n * game.Money(c)
-		d.Line(cols(fmt.Sprintf("%-12s %6d", n.French(), c), (n * game.Money(c)).French()))
+		d.Line(reportCols(fmt.Sprintf("%-12s %6d", n.French(), c), (n * game.Money(c)).French()))
 	}
-	d.Bold(true).Line(cols(fmt.Sprintf("%-12s %6d", "Total", count), sum.French())).Bold(false)
+	d.Bold(true).Line(reportCols(fmt.Sprintf("%-12s %6d", "Total", count), sum.French())).Bold(false)
 	return count, sum
 }
 
@@ -174,7 +174,7 @@ func (m *Machine) collectionDoc(c store.Collection, mt store.Meters, now time.Ti
 	} else {
 		d.Line("Depuis le " + c.Since.In(loc).Format(frDateTimeSec))
 	}
-	d.Line(rule)
+	d.Line(reportRule)
 	notesBlock(d, c.Notes)
 	d.Feed(1).Align(escpos.Center).Line("Montant attendu").Bold(true).Size(2, 2).Line(c.Amount.French()).Size(1, 1).Bold(false)
 	d.Align(escpos.Left)
@@ -213,32 +213,32 @@ func (m *Machine) dailyDoc(tot store.Totals, mt store.Meters, now time.Time) *es
 	d := m.reportHead("RAPPORT JOURNALIER", now)
 	d.Line("Journée du " + tot.From.In(loc).Format("02/01/2006"))
 	d.Line(fmt.Sprintf("(%s, de 00:00 à 24:00)", loc))
-	d.Line(rule).Bold(true).Line("Parties").Bold(false)
-	d.Line(cols("Mise      Parties   Misé", "Gagné"))
+	d.Line(reportRule).Bold(true).Line("Parties").Bold(false)
+	d.Line(reportCols("Mise      Parties   Misé", "Gagné"))
 	var plays int64
 	var staked, won game.Money
 	for _, s := range game.Stakes {
 		plays += tot.Plays[s]
 		staked += tot.Staked[s]
 		won += tot.Won[s]
-		d.Line(cols(fmt.Sprintf("%-9s %7d   %s", s.Money().French(), tot.Plays[s], tot.Staked[s].French()), tot.Won[s].French()))
+		d.Line(reportCols(fmt.Sprintf("%-9s %7d   %s", s.Money().French(), tot.Plays[s], tot.Staked[s].French()), tot.Won[s].French()))
 	}
-	d.Bold(true).Line(cols(fmt.Sprintf("%-9s %7d   %s", "Total", plays, staked.French()), won.French())).Bold(false)
-	d.Line(cols("Parties gagnantes", fmt.Sprint(tot.Count[store.KindWin])))
-	d.Line(rule).Bold(true).Line("Billets acceptés").Bold(false)
+	d.Bold(true).Line(reportCols(fmt.Sprintf("%-9s %7d   %s", "Total", plays, staked.French()), won.French())).Bold(false)
+	d.Line(reportCols("Parties gagnantes", fmt.Sprint(tot.Count[store.KindWin])))
+	d.Line(reportRule).Bold(true).Line("Billets acceptés").Bold(false)
 	notesBlock(d, tot.Notes)
-	d.Line(rule).Bold(true).Line("Sorties").Bold(false)
+	d.Line(reportRule).Bold(true).Line("Sorties").Bold(false)
 	out := func(label string, k store.Kind) {
-		d.Line(cols(fmt.Sprintf("%-24s %5d", label, tot.Count[k]), tot.Amount[k].French()))
+		d.Line(reportCols(fmt.Sprintf("%-24s %5d", label, tot.Count[k]), tot.Amount[k].French()))
 	}
 	out("Bons de paiement", store.KindVoucherOut)
 	out("Paiements manuels", store.KindHandPay)
 	out("Corrections", store.KindAdjustment)
 	net := tot.Amount[store.KindBillIn] - tot.Amount[store.KindVoucherOut] - tot.Amount[store.KindHandPay]
-	d.Bold(true).Line(cols("Billets moins paiements", net.French())).Bold(false)
-	d.Line(cols(fmt.Sprintf("%-24s %5d", "Relevés de caisse", tot.Collections), tot.CollectedCash.French()))
+	d.Bold(true).Line(reportCols("Billets moins paiements", net.French())).Bold(false)
+	d.Line(reportCols(fmt.Sprintf("%-24s %5d", "Relevés de caisse", tot.Collections), tot.CollectedCash.French()))
 	if tot.Count[store.KindTest] > 0 {
-		d.Line(cols(fmt.Sprintf("%-24s %5d", "Test (hors comptes)", tot.Count[store.KindTest]), tot.Amount[store.KindTest].French()))
+		d.Line(reportCols(fmt.Sprintf("%-24s %5d", "Test (hors comptes)", tot.Count[store.KindTest]), tot.Amount[store.KindTest].French()))
 	}
 	meterBlock(d, mt)
 	return d.Feed(2).Cut()
@@ -248,7 +248,7 @@ func (m *Machine) dailyDoc(tot store.Totals, mt store.Meters, now time.Time) *es
 // use, the width of a line, a bar code.
 func (m *Machine) testPrintDoc(now time.Time) *escpos.Doc {
 	d := m.reportHead("TEST D'IMPRESSION", now)
-	d.Line(rule)
+	d.Line(reportRule)
 	d.Line("Accents : é è ê à À ç ô ù û ï « » ° €")
 	d.Line("Montant : " + game.Money(375000).French())
 	ruler := strings.Repeat("1234567890", reportColumns/10+1)[:reportColumns]
