@@ -251,6 +251,9 @@ func (o *Office) SetSetting(ctx context.Context, s *Session, key, value string) 
 // The cash limits are read later by readCashSettings; the language and the
 // hand-pay limit by those who use them.
 func applySettings(st *store.Store, cfg *Config) {
+	if st == nil {
+		return
+	}
 	ctx := context.Background()
 	kept, err := st.Settings(ctx)
 	if err != nil {
