@@ -48,8 +48,7 @@ func buildDaily(env *Env) fyne.CanvasObject {
 	title.TextStyle = fyne.TextStyle{Bold: true}
 	body := container.NewVBox()
 	note := newRptNote()
-	var load func()
-	load = func() {
+	load := func() {
 		title.SetText(tr.F("rpt.daily.day", day.Format("02/01/2006")))
 		var tot store.Totals
 		rptRun(env, func() (err error) {

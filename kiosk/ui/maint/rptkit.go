@@ -66,11 +66,6 @@ func rptLabelled(label string, o fyne.CanvasObject) fyne.CanvasObject {
 	return container.New(layout.NewBorderLayout(nil, nil, l, nil), l, o)
 }
 
-// rptGrid lays rows out in n columns.
-func rptGrid(n int, rows ...fyne.CanvasObject) fyne.CanvasObject {
-	return container.NewGridWithColumns(n, rows...)
-}
-
 // rptMsg picks a core message's text in the language shown.
 func rptMsg(tr Tr, m kiosk.Message) string {
 	if tr.Lang == ui.English {

@@ -35,8 +35,7 @@ func buildTestMode(env *Env) fyne.CanvasObject {
 	list := container.NewVBox()
 	toggle := rptButton(env, "", nil)
 	var on bool
-	var load func()
-	load = func() {
+	load := func() {
 		var notes []kiosk.TestNote
 		rptRun(env, func() (err error) {
 			on, notes, err = env.Office.TestMode(env.Ctx, env.Session)
