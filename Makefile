@@ -104,7 +104,7 @@ DIST := $(BIN)/dist
 .PHONY: deb
 deb: deps
 	@mkdir -p $(BIN)/deb
-	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN)/deb/pharaon ./cmd/pharaon
+	$(GO) build -trimpath -ldflags "-s -w -X pharaon/kiosk.Version=$(DEB_VERSION)" -o $(BIN)/deb/pharaon ./cmd/pharaon
 	packaging/deb.sh $(BIN)/deb/pharaon $(DEB_VERSION) $(DIST)
 
 # make update-bundle UPDATE_KEY=FILE.key: the package of make deb as a signed

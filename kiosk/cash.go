@@ -247,6 +247,8 @@ type cashState struct {
 	// this run; heldMsg describes the one held last.
 	held    int
 	heldMsg Message
+	// test is the technician's test mode (testmode.go).
+	test testMode
 
 	// hook, in tests only, is called at each step of a note's and a
 	// voucher's path (cashPoint…), from the goroutine taking that step.

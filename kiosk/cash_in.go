@@ -45,6 +45,9 @@ func (w wallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) 
 		m.logCash(store.LevelError, "validator", "intent_failed", "%s returned: %v", n, err)
 		return false, "", err
 	}
+	if m.testNote(denom) {
+		return false, "", nil // test mode: recognised, given back, never credited
+	}
 	m.mu.Lock()
 	allowed := m.acceptPolicyLocked()
 	if allowed {

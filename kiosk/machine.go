@@ -188,6 +188,7 @@ type Machine struct {
 
 // New makes a machine on an open store. Start it before use.
 func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
+	applySettings(st, &cfg)
 	if err := cfg.fill(); err != nil {
 		return nil, fmt.Errorf("kiosk config: %w", err)
 	}

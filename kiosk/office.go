@@ -246,15 +246,6 @@ func (o *Office) WithdrawBlock(ctx context.Context, s *Session, id int64, reason
 	return b, o.m.refresh(ctx)
 }
 
-// SetSetting changes a setting; the store logs the old and new value with
-// the role.
-func (o *Office) SetSetting(ctx context.Context, s *Session, key, value string) error {
-	if err := o.begin(ctx, s, RoleTechnician, "change "+key); err != nil {
-		return err
-	}
-	return o.m.st.SetSetting(ctx, string(s.Role), key, value)
-}
-
 // HeldNotes lists the notes held for staff: each may be in the cash box
 // without a credit (a power cut after STACK); staff count the box, then
 // credit or close each one.

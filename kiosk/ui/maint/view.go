@@ -38,6 +38,23 @@ type Office interface {
 	HeldNotes(ctx context.Context, s *kiosk.Session) ([]store.BillIntent, error)
 	CreditHeldNote(ctx context.Context, s *kiosk.Session, id int64, reason string) (store.Entry, error)
 	CloseHeldNote(ctx context.Context, s *kiosk.Session, id int64, reason string) error
+
+	// Reports, printer, devices, settings, identity (meters.go, events.go,
+	// cashbox.go, printer.go, daily.go, devices.go, settings.go,
+	// identity.go, testmode.go).
+	EventSources(ctx context.Context, s *kiosk.Session) ([]string, error)
+	PrintCollection(ctx context.Context, s *kiosk.Session, c store.Collection) error
+	DailyTotals(ctx context.Context, s *kiosk.Session, day time.Time) (store.Totals, error)
+	PrintDaily(ctx context.Context, s *kiosk.Session, day time.Time) error
+	TestPrint(ctx context.Context, s *kiosk.Session) error
+	PaperRefilled(ctx context.Context, s *kiosk.Session) (kiosk.DeviceStatus, error)
+	PrinterStatus(ctx context.Context, s *kiosk.Session) (kiosk.DeviceStatus, error)
+	Settings(ctx context.Context, s *kiosk.Session) ([]kiosk.Setting, error)
+	Devices(ctx context.Context, s *kiosk.Session) (kiosk.Devices, error)
+	TestValidator(ctx context.Context, s *kiosk.Session) (kiosk.Devices, error)
+	Identity(ctx context.Context, s *kiosk.Session) (kiosk.Identity, error)
+	SetTestMode(ctx context.Context, s *kiosk.Session, on bool) error
+	TestMode(ctx context.Context, s *kiosk.Session) (bool, []kiosk.TestNote, error)
 }
 
 var _ Office = (*kiosk.Office)(nil)

@@ -1,0 +1,155 @@
+package kiosk
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"slices"
+
+	"pharaon/game"
+	"pharaon/store"
+)
+
+// Version is the kiosk's version, set at build time (make deb:
+// -ldflags "-X pharaon/kiosk.Version=…"); "dev" otherwise.
+var Version = "dev"
+
+// Identity is what the software is, for the technician and the regulator:
+// its version, the build it came from and the SHA-256 of the binary that
+// runs, read from the file itself.
+type Identity struct {
+	Version   string
+	Revision  string // the commit it was built from ("" unknown)
+	BuildTime string // the commit's time
+	Modified  bool   // built from a tree with uncommitted changes
+	GoVersion string
+	Path      string // the running binary
+	SHA256    string // hex
+}
+
+// SoftwareIdentity reads the running binary (os.Executable) and hashes it.
+func SoftwareIdentity() (Identity, error) {
+	id := Identity{Version: Version}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		id.GoVersion = bi.GoVersion
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				id.Revision = s.Value
+			case "vcs.time":
+				id.BuildTime = s.Value
+			case "vcs.modified":
+				id.Modified = s.Value == "true"
+			}
+		}
+	}
+	path, err := os.Executable()
+	if err != nil {
+		return id, fmt.Errorf("software identity: %w", err)
+	}
+	id.Path = path
+	sum, err := fileSHA256(path)
+	if err != nil {
+		return id, fmt.Errorf("software identity: %w", err)
+	}
+	id.SHA256 = sum
+	return id, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Identity is the software's identity; reading it is logged (a regulator's
+// check).
+func (o *Office) Identity(ctx context.Context, s *Session) (Identity, error) {
+	if err := o.begin(ctx, s, RoleTechnician, "read the software identity"); err != nil {
+		return Identity{}, err
+	}
+	id, err := SoftwareIdentity()
+	if err != nil {
+		return id, err
+	}
+	o.audit(store.LevelInfo, "identity", "software identity read by %s: %s %s sha256 %s", s.Role, id.Version, id.Revision, id.SHA256)
+	return id, nil
+}
+
+// Devices is what the technician sees of the cash devices.
+type Devices struct {
+	Validator, Printer         DeviceStatus
+	ValidatorPath, PrinterPath string // "" : no such device
+	// Accepted are the notes the validator takes, smallest first.
+	Accepted []game.Money
+	// ValidatorVersion is what the unit says it is ("" until it answered);
+	// Polls counts the status requests it answered.
+	ValidatorVersion string
+	Polls            uint64
+}
+
+// Devices reads the devices' state and configuration.
+func (o *Office) Devices(ctx context.Context, s *Session) (Devices, error) {
+	if err := o.begin(ctx, s, RoleTechnician, "read the devices"); err != nil {
+		return Devices{}, err
+	}
+	return o.m.devices(), nil
+}
+
+func (m *Machine) devices() Devices {
+	snap := m.Snapshot().Cash
+	d := Devices{Validator: snap.Validator, Printer: snap.Printer,
+		ValidatorPath: m.cfg.Cash.ValidatorPath, PrinterPath: m.cfg.Cash.PrinterPath}
+	acc := m.cfg.Cash.Validator.Accept
+	if len(acc) == 0 {
+		acc = []int64{500, 1000, 2000, 5000}
+	}
+	for _, c := range acc {
+		d.Accepted = append(d.Accepted, game.Money(c))
+	}
+	slices.Sort(d.Accepted)
+	if m.cash.validator != nil {
+		v := m.cash.validator.Snapshot()
+		d.ValidatorVersion, d.Polls = v.Version, v.Polls
+	}
+	return d
+}
+
+// TestValidator checks that the bill validator answers: its state as the
+// host last read it, its version, the polls it answered. The outcome is
+// logged with the role.
+func (o *Office) TestValidator(ctx context.Context, s *Session) (Devices, error) {
+	if err := o.begin(ctx, s, RoleTechnician, "test the bill validator"); err != nil {
+		return Devices{}, err
+	}
+	d := o.m.devices()
+	if o.m.cash.validator == nil {
+		o.audit(store.LevelWarning, "validator_test", "validator test by %s: no validator configured", s.Role)
+		return d, fmt.Errorf("validator test: no validator: %w", ErrNotConfigured)
+	}
+	if !d.Validator.Connected {
+		o.audit(store.LevelWarning, "validator_test", "validator test by %s: %s", s.Role, d.Validator.Message.EN)
+		return d, fmt.Errorf("validator test: %s: %w", d.Validator.Message.EN, ErrDeviceDown)
+	}
+	o.audit(store.LevelInfo, "validator_test", "validator test by %s: %s, version %q, %d polls answered",
+		s.Role, d.Validator.Message.EN, d.ValidatorVersion, d.Polls)
+	return d, nil
+}
+
+// Errors of the device tests.
+var (
+	ErrNotConfigured = errors.New("device not configured")
+	ErrDeviceDown    = errors.New("device does not answer")
+)

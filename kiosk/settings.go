@@ -1,0 +1,300 @@
+package kiosk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"pharaon/game"
+	"pharaon/game/breakout"
+	"pharaon/store"
+)
+
+// The settings a technician changes on the maintenance screen (DESIGN.md
+// §7). Each is checked before it is written: a bad value is refused with a
+// message in both languages, logged, and nothing changes; a good one is
+// written in its canonical form and logged with its old and new value
+// (store.SetSetting). They apply at the next start, as the cash settings.
+
+// More settings kept in the store.
+const (
+	SettingKioskID       = "kiosk.id"            // the kiosk's name, printed on vouchers and reports
+	SettingVenue         = "venue"               // the shop's name and address
+	SettingLanguage      = "screen.language"     // "fr" or "en": the language the screens start in
+	SettingHandPayLimit  = "handpay.limit"       // an amount: above it, a win or cash-out waits for staff
+	SettingIdleSeconds   = "screen.idle_seconds" // the result screen's idle return home, in seconds
+	SettingAutoSeconds   = "game.auto_seconds"   // idle time before a Jouer game goes on in Auto, in seconds
+	SettingAcceptedNotes = "cash.accepted_notes" // the notes taken, in euros: "5,10,20,50"
+	defaultAcceptedNotes = "5,10,20,50"          // id003.DefaultEnabled
+	defaultHandPayLimit  = 1500 * game.Euro      // the retail payout limit
+	handPayLimitBound    = 15_000 * game.Euro    // the top prize of the 2 € table
+	maxSettingRunes      = 120                   // a venue's name and address fit on three printed lines
+	kioskIDChars         = "-_."                 // besides letters and digits
+	secondsLow, idleHigh = 5, 600                // the idle return home: 5 s to 10 min
+	autoHigh             = 120                   // the Auto hand-over: up to 2 min
+)
+
+// Setting describes one setting for the screen.
+type Setting struct {
+	Key   string
+	Label Message
+	// Hint says what a value must be.
+	Hint Message
+	// Value is the current value (the configuration's when the store has
+	// none: Set is false).
+	Value string
+	Set   bool
+	check func(string) (string, error)
+	def   func(m *Machine) string
+}
+
+// SettingError is a value refused: Message says why, for the screen.
+type SettingError struct {
+	Key, Value string
+	Message    Message
+}
+
+func (e *SettingError) Error() string {
+	return fmt.Sprintf("setting %s = %q refused: %s", e.Key, e.Value, e.Message.EN)
+}
+
+func (e *SettingError) Unwrap() error { return ErrBadSetting }
+
+func amountCheck(low, high game.Money) func(string) (string, error) {
+	return func(v string) (string, error) {
+		a, err := game.ParseMoney(v)
+		if err != nil || a < low || a > high {
+			return "", fmt.Errorf("%s|%s", "un montant de "+low.French()+" à "+high.French(), "an amount from "+low.English()+" to "+high.English())
+		}
+		return money(a), nil
+	}
+}
+
+func secondsCheck(low, high int) func(string) (string, error) {
+	return func(v string) (string, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < low || n > high {
+			return "", fmt.Errorf("un nombre de secondes de %d à %d|a number of seconds from %d to %d", low, high, low, high)
+		}
+		return strconv.Itoa(n), nil
+	}
+}
+
+// settings are the settings, in the screen's order.
+var settings = []Setting{
+	{Key: SettingKioskID, Label: Message{FR: "Identifiant de la borne", EN: "Kiosk id"},
+		Hint: Message{FR: "1 à 32 lettres, chiffres, - _ .", EN: "1 to 32 letters, digits, - _ ."},
+		check: func(v string) (string, error) {
+			v = strings.TrimSpace(v)
+			ok := v != "" && utf8.RuneCountInString(v) <= 32
+			for _, r := range v {
+				ok = ok && (r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) || strings.ContainsRune(kioskIDChars, r))
+			}
+			if !ok {
+				return "", errors.New("de 1 à 32 lettres, chiffres, - _ . sans espace|1 to 32 letters, digits, - _ . without spaces")
+			}
+			return v, nil
+		},
+		def: func(m *Machine) string { return m.cfg.KioskID }},
+	{Key: SettingVenue, Label: Message{FR: "Lieu", EN: "Venue"},
+		Hint: Message{FR: "nom et adresse du commerce", EN: "the shop’s name and address"},
+		check: func(v string) (string, error) {
+			v = strings.Join(strings.Fields(v), " ")
+			if v == "" || utf8.RuneCountInString(v) > maxSettingRunes {
+				return "", fmt.Errorf("de 1 à %d caractères|1 to %d characters", maxSettingRunes, maxSettingRunes)
+			}
+			return v, nil
+		},
+		def: func(m *Machine) string { return m.cfg.Venue }},
+	{Key: SettingLanguage, Label: Message{FR: "Langue", EN: "Language"},
+		Hint: Message{FR: "fr ou en", EN: "fr or en"},
+		check: func(v string) (string, error) {
+			v = strings.ToLower(strings.TrimSpace(v))
+			if v != "fr" && v != "en" {
+				return "", errors.New("fr ou en|fr or en")
+			}
+			return v, nil
+		},
+		def: func(*Machine) string { return "fr" }},
+	{Key: SettingMaxCredit, Label: Message{FR: "Crédit maximum", EN: "Maximum credit"},
+		Hint:  Message{FR: game.Money(1).French() + " à " + MaxCreditBound.French(), EN: game.Money(1).English() + " to " + MaxCreditBound.English()},
+		check: amountCheck(game.Money(1), MaxCreditBound), def: func(m *Machine) string { return money(m.cfg.Cash.MaxCredit) }},
+	{Key: SettingPayoutLimit, Label: Message{FR: "Plafond de paiement au comptoir", EN: "Counter payout limit"},
+		Hint:  Message{FR: game.Money(1).French() + " à " + PayoutLimitBound.French(), EN: game.Money(1).English() + " to " + PayoutLimitBound.English()},
+		check: amountCheck(game.Money(1), PayoutLimitBound), def: func(m *Machine) string { return money(m.cfg.Cash.PayoutLimit) }},
+	{Key: SettingHandPayLimit, Label: Message{FR: "Plafond avant paiement manuel", EN: "Hand-pay limit"},
+		Hint:  Message{FR: game.Money(1).French() + " à " + handPayLimitBound.French(), EN: game.Money(1).English() + " to " + handPayLimitBound.English()},
+		check: amountCheck(game.Money(1), handPayLimitBound), def: func(*Machine) string { return money(defaultHandPayLimit) }},
+	{Key: SettingIdleSeconds, Label: Message{FR: "Retour à l’accueil après (s)", EN: "Back home after (s)"},
+		Hint:  Message{FR: fmt.Sprintf("%d à %d secondes", secondsLow, idleHigh), EN: fmt.Sprintf("%d to %d seconds", secondsLow, idleHigh)},
+		check: secondsCheck(secondsLow, idleHigh), def: func(m *Machine) string { return strconv.Itoa(int(m.cfg.ResultTimeout.Seconds())) }},
+	{Key: SettingAutoSeconds, Label: Message{FR: "Passage en Auto après (s)", EN: "Auto after (s)"},
+		Hint:  Message{FR: fmt.Sprintf("%d à %d secondes", secondsLow, autoHigh), EN: fmt.Sprintf("%d to %d seconds", secondsLow, autoHigh)},
+		check: secondsCheck(secondsLow, autoHigh), def: func(m *Machine) string { return strconv.Itoa(int(m.cfg.Engine.IdleTicks) / breakout.TicksPerSecond) }},
+	{Key: SettingAcceptedNotes, Label: Message{FR: "Billets acceptés (€)", EN: "Notes accepted (€)"},
+		Hint:  Message{FR: "parmi 5, 10, 20, 50, 100, 200, 500", EN: "among 5, 10, 20, 50, 100, 200, 500"},
+		check: notesCheck, def: func(m *Machine) string { return acceptedNotes(m) }},
+	{Key: SettingVoucherValidity, Label: Message{FR: "Validité des bons (jours)", EN: "Voucher validity (days)"},
+		Hint: Message{FR: "1 à 3660 jours", EN: "1 to 3660 days"},
+		check: func(v string) (string, error) {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 1 || n > 3660 {
+				return "", errors.New("un nombre de jours de 1 à 3660|a number of days from 1 to 3660")
+			}
+			return strconv.Itoa(n), nil
+		},
+		def: func(m *Machine) string { return strconv.Itoa(int(m.cfg.Cash.VoucherValidity.Hours() / 24)) }},
+}
+
+// money writes an amount as a setting holds it: "1500,00".
+func money(a game.Money) string { return fmt.Sprintf("%d,%02d", a/100, a%100) }
+
+// notesCheck reads a list of euro notes: "5, 10,20 50".
+func notesCheck(v string) (string, error) {
+	bad := errors.New("des billets parmi 5, 10, 20, 50, 100, 200, 500, séparés par des virgules|notes among 5, 10, 20, 50, 100, 200, 500, separated by commas")
+	var notes []int
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) }) {
+		n, err := strconv.Atoi(strings.TrimSuffix(f, "€"))
+		if err != nil || !slices.Contains(store.Banknotes(), game.Money(n)*game.Euro) {
+			return "", bad
+		}
+		if !slices.Contains(notes, n) {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) == 0 {
+		return "", bad
+	}
+	slices.Sort(notes)
+	parts := make([]string, len(notes))
+	for i, n := range notes {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ","), nil
+}
+
+func acceptedNotes(m *Machine) string {
+	acc := m.cfg.Cash.Validator.Accept
+	if len(acc) == 0 {
+		return defaultAcceptedNotes
+	}
+	parts := make([]string, len(acc))
+	for i, c := range acc {
+		parts[i] = strconv.FormatInt(c/100, 10)
+	}
+	return strings.Join(parts, ",")
+}
+
+// CheckSetting checks value for key and returns it as it is kept; a
+// *SettingError (ErrBadSetting) says why it is refused.
+func CheckSetting(key, value string) (string, error) {
+	for _, s := range settings {
+		if s.Key != key {
+			continue
+		}
+		v, err := s.check(value)
+		if err != nil {
+			fr, en, _ := strings.Cut(err.Error(), "|")
+			return "", &SettingError{Key: key, Value: value, Message: Message{FR: "Refusé\u00a0: " + fr, EN: "Refused: " + en}}
+		}
+		return v, nil
+	}
+	return "", &SettingError{Key: key, Value: value, Message: Message{FR: "Réglage inconnu", EN: "Unknown setting"}}
+}
+
+// Settings lists the settings with their current values.
+func (o *Office) Settings(ctx context.Context, s *Session) ([]Setting, error) {
+	if err := o.begin(ctx, s, RoleTechnician, "read the settings"); err != nil {
+		return nil, err
+	}
+	kept, err := o.m.st.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Setting, len(settings))
+	for i, st := range settings {
+		st.Value, st.Set = kept[st.Key]
+		if !st.Set {
+			st.Value = st.def(o.m)
+		}
+		st.check, st.def = nil, nil
+		out[i] = st
+	}
+	return out, nil
+}
+
+// SetSetting changes a setting after checking its value (CheckSetting): a
+// refusal is logged with the role and changes nothing; a change is logged
+// by the store with the old and new value and the role.
+func (o *Office) SetSetting(ctx context.Context, s *Session, key, value string) error {
+	if err := o.begin(ctx, s, RoleTechnician, "change "+key); err != nil {
+		return err
+	}
+	v, err := CheckSetting(key, value)
+	if err != nil {
+		o.audit(store.LevelWarning, "setting_refused", "%v (by %s)", err, s.Role)
+		return err
+	}
+	return o.m.st.SetSetting(ctx, string(s.Role), key, v)
+}
+
+// applySettings puts the settings the store keeps over cfg (the
+// maintenance screen's changes apply at the next start): the kiosk's id
+// and venue, the result's idle return home, the Auto hand-over, the notes
+// taken. A value that no longer passes its check is logged and ignored.
+// The cash limits are read later by readCashSettings; the language and the
+// hand-pay limit by those who use them.
+func applySettings(st *store.Store, cfg *Config) {
+	if st == nil {
+		return
+	}
+	ctx := context.Background()
+	kept, err := st.Settings(ctx)
+	if err != nil {
+		return // the boot check says what is wrong with the store
+	}
+	get := func(key string) (string, bool) {
+		v, ok := kept[key]
+		if !ok {
+			return "", false
+		}
+		c, err := CheckSetting(key, v)
+		if err != nil {
+			_, _ = st.Log(ctx, store.Event{Level: store.LevelWarning, Source: "kiosk", Code: "bad_setting",
+				Detail: fmt.Sprintf("%v: ignored", err)})
+			return "", false
+		}
+		return c, true
+	}
+	if v, ok := get(SettingKioskID); ok {
+		cfg.KioskID = v
+	}
+	if v, ok := get(SettingVenue); ok {
+		cfg.Venue = v
+	}
+	if v, ok := get(SettingIdleSeconds); ok {
+		n, _ := strconv.Atoi(v)
+		cfg.ResultTimeout = time.Duration(n) * time.Second
+	}
+	if v, ok := get(SettingAutoSeconds); ok {
+		n, _ := strconv.Atoi(v)
+		if cfg.Engine == (breakout.Settings{}) {
+			cfg.Engine = breakout.DefaultSettings()
+		}
+		cfg.Engine.IdleTicks = n * breakout.TicksPerSecond
+	}
+	if v, ok := get(SettingAcceptedNotes); ok {
+		var acc []int64
+		for _, e := range strings.Split(v, ",") {
+			n, _ := strconv.ParseInt(e, 10, 64)
+			acc = append(acc, n*100)
+		}
+		cfg.Cash.Validator.Accept = acc
+	}
+}

@@ -1,0 +1,94 @@
+package maint
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/kiosk"
+	"pharaon/kiosk/devsim"
+)
+
+// steady is the real back office with what changes from run to run (the
+// simulators' paths, the poll count, the test binary) fixed, for the
+// golden images.
+type steady struct{ Office }
+
+func (s steady) Devices(ctx context.Context, se *kiosk.Session) (kiosk.Devices, error) {
+	d, err := s.Office.Devices(ctx, se)
+	d.ValidatorPath, d.PrinterPath, d.Polls = "/dev/serial/by-id/usb-JCM_ID-003", "/dev/serial/by-id/usb-Printer_ESC-POS", 1234
+	return d, err
+}
+
+func (s steady) Identity(ctx context.Context, se *kiosk.Session) (kiosk.Identity, error) {
+	id, err := s.Office.Identity(ctx, se)
+	id.Revision, id.BuildTime, id.GoVersion, id.Path = "76df652c0ffee", "2026-11-30T09:00:00Z", "go1.25", "/usr/bin/pharaon"
+	id.SHA256 = strings.Repeat("0123456789abcdef", 4)
+	return id, err
+}
+
+// showSteady shows view id on the steady back office.
+func (f *rptFix) showSteady(id string, s *kiosk.Session) {
+	f.t.Helper()
+	for _, v := range views {
+		if v.ID == id {
+			e := f.env(s)
+			e.Office = steady{f.o}
+			f.w.SetContent(v.Build(e))
+			return
+		}
+	}
+	f.t.Fatalf("no view %q", id)
+}
+
+// The devices: paths, notes, state; the validator's test, passed and
+// failed; the printer's test page read back.
+func TestDevicesView(t *testing.T) {
+	f := newRptFix(t)
+	require.Eventually(t, func() bool { return f.m.Snapshot().Cash.Validator.OK }, 15*time.Second, 5*time.Millisecond)
+	f.show("devices", f.tech)
+	txt := f.text()
+	assert.Contains(t, txt, "Port\n"+f.dev.ValidatorPath+"\n")
+	assert.Contains(t, txt, "Port\n"+f.dev.PrinterPath+"\n")
+	assert.Contains(t, txt, "Billets acceptés\n5\u00a0€, 10\u00a0€, 20\u00a0€, 50\u00a0€\n")
+	f.tap("Tester le lecteur")
+	assert.Contains(t, f.text(), "Le lecteur répond (")
+	f.tap("Tester l’imprimante")
+	assert.Contains(t, f.text(), "Page de test imprimée.")
+	_, err := f.dev.Printer.WaitReceipt(context.Background(), 1)
+	require.NoError(t, err)
+
+	require.NoError(t, f.dev.Cause(devsim.ValidatorUnplugged))
+	require.Eventually(t, func() bool { return !f.m.Snapshot().Cash.Validator.Connected }, 15*time.Second, 5*time.Millisecond)
+	f.tap("Tester le lecteur")
+	assert.Contains(t, f.text(), "L’appareil ne répond pas.")
+	require.Len(t, f.events("validator_test"), 2)
+	f.showSteady("devices", f.tech)
+	f.golden("maint-devices.png")
+
+	f.show("devices", f.staff)
+	assert.Contains(t, f.text(), "Réservé au technicien.")
+}
+
+// The identity: the SHA-256 of the running binary, as its file gives it.
+func TestIdentityView(t *testing.T) {
+	f := newRptFix(t)
+	f.show("identity", f.tech)
+	self, err := os.Executable()
+	require.NoError(t, err)
+	b, err := os.ReadFile(self)
+	require.NoError(t, err)
+	sum := sha256.Sum256(b)
+	assert.Contains(t, f.text(), groupHex(hex.EncodeToString(sum[:])))
+	assert.Contains(t, f.text(), "Version\ndev\n")
+	f.showSteady("identity", f.tech)
+	f.golden("maint-identity.png")
+	assert.Equal(t, "01234567 89abcdef 01234567 89abcdef\n01234567 89abcdef 01234567 89abcdef", groupHex(strings.Repeat("0123456789abcdef", 4)))
+}

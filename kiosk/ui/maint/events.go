@@ -1,0 +1,165 @@
+package maint
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"pharaon/kiosk"
+	"pharaon/store"
+)
+
+// The event log (staff): newest first, filtered by the lowest level, the
+// source and a day (in the kiosk's zone); older pages on demand.
+
+var _ = register(View{ID: "events", Title: "rpt.events.title", Need: kiosk.RoleStaff, Order: 41, Build: buildEvents})
+
+var _ = words(map[word]text{
+	"rpt.events.title":   {"Journal des évènements", "Event log"},
+	"rpt.events.level":   {"Niveau", "Level"},
+	"rpt.events.source":  {"Source", "Source"},
+	"rpt.events.day":     {"Jour (JJ/MM/AAAA)", "Day (DD/MM/YYYY)"},
+	"rpt.events.all":     {"Tous", "All"},
+	"rpt.events.filter":  {"Filtrer", "Filter"},
+	"rpt.events.older":   {"Plus anciens", "Older"},
+	"rpt.events.newest":  {"Plus récents", "Newest"},
+	"rpt.events.none":    {"Aucun évènement pour ce filtre.", "No event for this filter."},
+	"rpt.events.badday":  {"Jour incompréhensible\u00a0: écrivez-le JJ/MM/AAAA (par exemple 30/11/2026).", "Day not understood: write it DD/MM/YYYY (for example 30/11/2026)."},
+	"rpt.level.info":     {"Information", "Information"},
+	"rpt.level.warning":  {"Avertissement", "Warning"},
+	"rpt.level.error":    {"Erreur", "Error"},
+	"rpt.level.critical": {"Critique", "Critical"},
+	"rpt.events.count":   {"Évènements affichés\u00a0: %d", "Events shown: %d"},
+})
+
+// eventsPage is how many events a page shows.
+const eventsPage = 30
+
+var eventLevels = []store.Level{store.LevelInfo, store.LevelWarning, store.LevelError, store.LevelCritical}
+
+// parseDay reads a day as staff type it: DD/MM/YYYY in both languages.
+func parseDay(s string, loc *time.Location) (time.Time, error) {
+	return time.ParseInLocation("02/01/2006", strings.TrimSpace(s), loc)
+}
+
+func buildEvents(env *Env) fyne.CanvasObject {
+	tr := env.Tr
+	loc := env.Loc
+	if loc == nil {
+		loc = time.Local
+	}
+	all := tr.T("rpt.events.all")
+	levelNames := []string{all}
+	for _, l := range eventLevels {
+		levelNames = append(levelNames, tr.T(word("rpt.level."+string(l))))
+	}
+	level := widget.NewSelect(levelNames, nil)
+	level.SetSelected(all)
+	source := widget.NewSelect([]string{all}, nil)
+	source.SetSelected(all)
+	day := widget.NewEntry()
+	day.SetPlaceHolder(tr.T("rpt.events.day"))
+	note := newRptNote()
+	list := container.NewVBox()
+	count := widget.NewLabel("")
+	var oldest int64
+	var older *widget.Button
+
+	query := func(before int64) (store.EventQuery, bool) {
+		q := store.EventQuery{N: eventsPage, BeforeID: before}
+		for i, n := range levelNames {
+			if i > 0 && n == level.Selected {
+				q.MinLevel = eventLevels[i-1]
+			}
+		}
+		if source.Selected != all {
+			q.Source = source.Selected
+		}
+		if strings.TrimSpace(day.Text) != "" {
+			d, err := parseDay(day.Text, loc)
+			if err != nil {
+				note.failText(tr.T("rpt.events.badday"))
+				fmt.Fprintf(os.Stderr, "maintenance: event log: day %q: %v\n", day.Text, err)
+				return q, false
+			}
+			q.From, q.To = kiosk.DayBounds(d, loc)
+		}
+		return q, true
+	}
+	load := func(before int64) {
+		note.clear()
+		q, ok := query(before)
+		if !ok {
+			return
+		}
+		var evs []store.Event
+		rptRun(env, func() (err error) {
+			evs, err = env.Office.Events(env.Ctx, env.Session, q)
+			return err
+		}, func(err error) {
+			if err != nil {
+				note.fail(tr, err)
+				return
+			}
+			rows := make([]fyne.CanvasObject, 0, len(evs))
+			for _, e := range evs {
+				rows = append(rows, eventRow(tr, e, loc))
+			}
+			if len(evs) == 0 {
+				rows = append(rows, widget.NewLabel(tr.T("rpt.events.none")))
+			}
+			list.Objects = rows
+			list.Refresh()
+			count.SetText(tr.F("rpt.events.count", len(evs)))
+			oldest = 0
+			if len(evs) == eventsPage {
+				oldest = evs[len(evs)-1].ID
+			}
+			if oldest == 0 {
+				older.Disable()
+			} else {
+				older.Enable()
+			}
+		})
+	}
+	older = rptButton(env, tr.T("rpt.events.older"), func() { load(oldest) })
+	var sources []string
+	rptRun(env, func() (err error) {
+		sources, err = env.Office.EventSources(env.Ctx, env.Session)
+		return err
+	}, func(err error) {
+		if err == nil {
+			source.Options = append([]string{all}, sources...)
+			source.Refresh()
+		}
+	})
+	load(0)
+	filters := container.NewGridWithColumns(4,
+		container.NewBorder(nil, nil, widget.NewLabel(tr.T("rpt.events.level")), nil, level),
+		container.NewBorder(nil, nil, widget.NewLabel(tr.T("rpt.events.source")), nil, source),
+		day,
+		rptButton(env, tr.T("rpt.events.filter"), func() { load(0) }))
+	top := container.NewVBox(rptTitle(tr.T("rpt.events.title")), filters, note.object())
+	bottom := container.NewHBox(rptSized(rptButton(env, tr.T("rpt.events.newest"), func() { load(0) })), rptSized(older), count)
+	return note.in(container.NewBorder(top, bottom, nil, nil, container.NewVScroll(list)))
+}
+
+// eventRow is one event: when, level, source and code, then its detail.
+func eventRow(tr Tr, e store.Event, loc *time.Location) fyne.CanvasObject {
+	head := widget.NewLabel(fmt.Sprintf("%s   %s   %s · %s", tr.Time(e.At, loc), tr.T(word("rpt.level."+string(e.Level))), e.Source, e.Code))
+	head.TextStyle = fyne.TextStyle{Bold: true}
+	switch e.Level {
+	case store.LevelWarning:
+		head.Importance = widget.WarningImportance
+	case store.LevelError, store.LevelCritical:
+		head.Importance = widget.DangerImportance
+	}
+	detail := widget.NewLabel(e.Detail)
+	detail.Wrapping = fyne.TextWrapWord
+	return container.NewVBox(head, detail)
+}

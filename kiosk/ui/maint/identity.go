@@ -1,0 +1,85 @@
+package maint
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"pharaon/kiosk"
+)
+
+// The software identity (technician): version, the build it came from,
+// and the SHA-256 of the running binary, read from its file, which a
+// regulator compares with the approved one.
+
+var _ = register(View{ID: "identity", Title: "rpt.id.title", Need: kiosk.RoleTechnician, Order: 62, Build: buildIdentity})
+
+var _ = words(map[word]text{
+	"rpt.id.title":    {"Identité du logiciel", "Software identity"},
+	"rpt.id.version":  {"Version", "Version"},
+	"rpt.id.revision": {"Révision", "Revision"},
+	"rpt.id.built":    {"Date de la révision", "Revision date"},
+	"rpt.id.modified": {"(modifiée)", "(modified)"},
+	"rpt.id.go":       {"Compilateur", "Compiler"},
+	"rpt.id.path":     {"Programme", "Program"},
+	"rpt.id.sha":      {"SHA-256 du programme", "SHA-256 of the program"},
+	"rpt.id.unknown":  {"inconnue", "unknown"},
+})
+
+func buildIdentity(env *Env) fyne.CanvasObject {
+	tr := env.Tr
+	note := newRptNote()
+	body := container.NewVBox()
+	var id kiosk.Identity
+	rptRun(env, func() (err error) {
+		id, err = env.Office.Identity(env.Ctx, env.Session)
+		return err
+	}, func(err error) {
+		if err != nil {
+			note.fail(tr, err)
+			if id.Version == "" {
+				return
+			}
+		}
+		or := func(s string) string {
+			if s == "" {
+				return tr.T("rpt.id.unknown")
+			}
+			return s
+		}
+		rev := or(id.Revision)
+		if id.Modified {
+			rev += " " + tr.T("rpt.id.modified")
+		}
+		sha := widget.NewLabel(groupHex(or(id.SHA256)))
+		sha.TextStyle = fyne.TextStyle{Monospace: true, Bold: true}
+		body.Objects = []fyne.CanvasObject{
+			rptRow(tr.T("rpt.id.version"), id.Version, true),
+			rptRow(tr.T("rpt.id.revision"), rev, true),
+			rptRow(tr.T("rpt.id.built"), or(id.BuildTime), true),
+			rptRow(tr.T("rpt.id.go"), or(id.GoVersion), true),
+			rptRow(tr.T("rpt.id.path"), or(id.Path), true),
+			widget.NewLabel(tr.T("rpt.id.sha")),
+			sha,
+		}
+		body.Refresh()
+	})
+	return note.in(container.NewBorder(container.NewVBox(rptTitle(tr.T("rpt.id.title")), note.object()), nil, nil, nil, body))
+}
+
+// groupHex writes a hash in groups of eight, four groups a line, as a
+// person reads it aloud or compares it.
+func groupHex(h string) string {
+	var out []byte
+	for i := 0; i < len(h); i++ {
+		if i > 0 && i%8 == 0 {
+			if i%32 == 0 {
+				out = append(out, '\n')
+			} else {
+				out = append(out, ' ')
+			}
+		}
+		out = append(out, h[i])
+	}
+	return string(out)
+}
