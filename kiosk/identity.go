@@ -140,11 +140,11 @@ func (o *Office) TestValidator(ctx context.Context, s *Session) (Devices, error)
 		return d, fmt.Errorf("validator test: no validator: %w", ErrNotConfigured)
 	}
 	if !d.Validator.Connected {
-		o.audit(store.LevelWarning, "validator_test", "validator test by %s: %s", s.Role, d.Validator.Message.EN)
-		return d, fmt.Errorf("validator test: %s: %w", d.Validator.Message.EN, ErrDeviceDown)
+		o.audit(store.LevelWarning, "validator_test", "validator test by %s: %s", s.Role, d.Validator.Message)
+		return d, fmt.Errorf("validator test: %s: %w", d.Validator.Message, ErrDeviceDown)
 	}
 	o.audit(store.LevelInfo, "validator_test", "validator test by %s: %s, version %q, %d polls answered",
-		s.Role, d.Validator.Message.EN, d.ValidatorVersion, d.Polls)
+		s.Role, d.Validator.Message, d.ValidatorVersion, d.Polls)
 	return d, nil
 }
 

@@ -28,56 +28,68 @@ var ErrReportNotPrinted = errors.New("report not printed")
 
 // MeterLine is one meter as the reports and the meters screen show it.
 type MeterLine struct {
-	Name  string // the store's meter name
-	Label Message
-	Money bool // an amount in cents; otherwise a count
+	Name  string // the store's meter name (store.Meter…; store.ByStake for a stake's)
+	Money bool   // an amount in cents; otherwise a count
 	Value int64
 	// Stake is the stake of a per-stake meter, 0 for a total.
 	Stake game.Stake
 }
 
-// meterLabels are the meters shown, in order; the per-stake ones follow
-// each of their totals.
-var meterLabels = []struct {
+// meterOrder are the meters shown, in order, with their printed labels
+// (the reports are printed in French, as the vouchers; the screens hold
+// their own words for each meter name); the per-stake ones follow each of
+// their totals.
+var meterOrder = []struct {
 	name     string
-	label    Message
+	printed  string
 	money    bool
 	perStake bool
 }{
-	{store.MeterPlays, Message{FR: "Parties jouées", EN: "Games played"}, false, true},
-	{store.MeterStaked, Message{FR: "Montant misé", EN: "Amount staked"}, true, true},
-	{store.MeterWins, Message{FR: "Parties gagnantes", EN: "Games won"}, false, true},
-	{store.MeterWon, Message{FR: "Montant gagné", EN: "Amount won"}, true, true},
-	{store.MeterBillsInCount, Message{FR: "Billets acceptés", EN: "Bank notes accepted"}, false, false},
-	{store.MeterBillsIn, Message{FR: "Montant des billets", EN: "Amount of bank notes"}, true, false},
-	{store.MeterVouchersOutCount, Message{FR: "Bons imprimés", EN: "Vouchers printed"}, false, false},
-	{store.MeterVouchersOut, Message{FR: "Montant des bons", EN: "Amount of vouchers"}, true, false},
-	{store.MeterVouchersPaidCount, Message{FR: "Bons payés", EN: "Vouchers paid"}, false, false},
-	{store.MeterVouchersPaid, Message{FR: "Montant des bons payés", EN: "Amount of vouchers paid"}, true, false},
-	{store.MeterVouchersExpiredCount, Message{FR: "Bons expirés", EN: "Vouchers expired"}, false, false},
-	{store.MeterVouchersExpired, Message{FR: "Montant des bons expirés", EN: "Amount of vouchers expired"}, true, false},
-	{store.MeterVoucherReprints, Message{FR: "Duplicatas", EN: "Duplicates"}, false, false},
-	{store.MeterHandPaysCount, Message{FR: "Paiements manuels", EN: "Hand-pays"}, false, false},
-	{store.MeterHandPays, Message{FR: "Montant payé à la main", EN: "Amount paid by hand"}, true, false},
-	{store.MeterAdjustIn, Message{FR: "Corrections en plus", EN: "Adjustments in"}, true, false},
-	{store.MeterAdjustOut, Message{FR: "Corrections en moins", EN: "Adjustments out"}, true, false},
-	{store.MeterTestCount, Message{FR: "Mouvements de test", EN: "Test movements"}, false, false},
+	{store.MeterPlays, "Parties jouées", false, true},
+	{store.MeterStaked, "Montant misé", true, true},
+	{store.MeterWins, "Parties gagnantes", false, true},
+	{store.MeterWon, "Montant gagné", true, true},
+	{store.MeterBillsInCount, "Billets acceptés", false, false},
+	{store.MeterBillsIn, "Montant des billets", true, false},
+	{store.MeterVouchersOutCount, "Bons imprimés", false, false},
+	{store.MeterVouchersOut, "Montant des bons", true, false},
+	{store.MeterVouchersPaidCount, "Bons payés", false, false},
+	{store.MeterVouchersPaid, "Montant des bons payés", true, false},
+	{store.MeterVouchersExpiredCount, "Bons expirés", false, false},
+	{store.MeterVouchersExpired, "Montant des bons expirés", true, false},
+	{store.MeterVoucherReprints, "Duplicatas", false, false},
+	{store.MeterHandPaysCount, "Paiements manuels", false, false},
+	{store.MeterHandPays, "Montant payé à la main", true, false},
+	{store.MeterAdjustIn, "Corrections en plus", true, false},
+	{store.MeterAdjustOut, "Corrections en moins", true, false},
+	{store.MeterTestCount, "Mouvements de test", false, false},
+}
+
+// printedMeterLabel is a meter line's label on the printed reports.
+func printedMeterLabel(l MeterLine) string {
+	if l.Stake != 0 {
+		return "  mise de " + l.Stake.Money().French()
+	}
+	for _, o := range meterOrder {
+		if o.name == l.Name {
+			return o.printed
+		}
+	}
+	return l.Name
 }
 
 // MeterLines lays m out as the screens and reports show it: totals, each
 // followed by its value for every stake.
 func MeterLines(m store.Meters) []MeterLine {
 	var out []MeterLine
-	for _, l := range meterLabels {
-		out = append(out, MeterLine{Name: l.name, Label: l.label, Money: l.money, Value: m.Get(l.name)})
+	for _, l := range meterOrder {
+		out = append(out, MeterLine{Name: l.name, Money: l.money, Value: m.Get(l.name)})
 		if !l.perStake {
 			continue
 		}
 		for _, s := range game.Stakes {
 			n := store.ByStake(l.name, s)
-			sm := s.Money()
-			out = append(out, MeterLine{Name: n, Money: l.money, Value: m.Get(n), Stake: s,
-				Label: Message{FR: "  mise de " + sm.French(), EN: "  stake of " + sm.English()}})
+			out = append(out, MeterLine{Name: n, Money: l.money, Value: m.Get(n), Stake: s})
 		}
 	}
 	return out
@@ -138,7 +150,7 @@ func (m *Machine) reportHead(title string, now time.Time) *escpos.Doc {
 func meterBlock(d *escpos.Doc, mt store.Meters) {
 	d.Line(reportRule).Bold(true).Line("Compteurs (jamais remis à zéro)").Bold(false)
 	for _, l := range MeterLines(mt) {
-		d.Line(reportCols(l.Label.FR, FormatMeter(l)))
+		d.Line(reportCols(printedMeterLabel(l), FormatMeter(l)))
 	}
 }
 
@@ -361,14 +373,14 @@ func (o *Office) PaperRefilled(ctx context.Context, s *Session) (DeviceStatus, e
 	o.m.CheckPrinter(ctx)
 	p := o.m.Snapshot().Cash.Printer
 	if p.Code == "paper_out" || !p.Warning.IsZero() || !p.Connected {
-		why := p.Message.EN
+		why := p.Message.String()
 		if !p.Warning.IsZero() {
-			why = p.Warning.EN
+			why = p.Warning.String()
 		}
 		o.audit(store.LevelWarning, "paper_not_confirmed", "paper refill by %s not confirmed by the printer: %s", s.Role, why)
 		return p, fmt.Errorf("paper refill: %s: %w", why, ErrPaperNotConfirmed)
 	}
-	o.audit(store.LevelInfo, "paper_refilled", "paper refilled by %s; printer: %s", s.Role, p.Message.EN)
+	o.audit(store.LevelInfo, "paper_refilled", "paper refilled by %s; printer: %s", s.Role, p.Message)
 	return p, nil
 }
 

@@ -17,14 +17,14 @@ import (
 )
 
 // The settings a technician changes on the maintenance screen (DESIGN.md
-// §7). Each is checked before it is written: a bad value is refused with a
-// message in both languages, logged, and nothing changes; a good one is
+// §7). Each is checked before it is written: a bad value is refused (a
+// SettingError: its key, its value and why, which the maintenance screen
+// says in words from its own catalogue), logged, and nothing changes; a good one is
 // written in its canonical form and logged with its old and new value
 // (store.SetSetting). They apply at the next start, as the cash settings.
 
 // More settings kept in the store.
 const (
-	SettingKioskID       = "kiosk.id"            // the kiosk's name, printed on vouchers and reports
 	SettingVenue         = "venue"               // the shop's name and address
 	SettingLanguage      = "screen.language"     // "fr" or "en": the language the screens start in
 	SettingHandPayLimit  = "handpay.limit"       // an amount: above it, a win or cash-out waits for staff
@@ -38,14 +38,19 @@ const (
 	kioskIDChars         = "-_."                 // besides letters and digits
 	secondsLow, idleHigh = 5, 600                // the idle return home: 5 s to 10 min
 	autoHigh             = 120                   // the Auto hand-over: up to 2 min
+	kioskIDRunes         = 32                    // the longest kiosk id
+	validityHigh         = 3660                  // the longest voucher validity, in days
 )
 
-// Setting describes one setting for the screen.
+// Setting describes one setting for the screen: the screen holds the
+// words of each Key (its name, what a value must be, why one is refused).
 type Setting struct {
-	Key   string
-	Label Message
-	// Hint says what a value must be.
-	Hint Message
+	Key string
+	// Low and High are the bounds a value must keep, for the screen's
+	// words: cents for an amount (SettingMaxCredit, SettingPayoutLimit,
+	// SettingHandPayLimit), seconds, days, or characters for the kiosk id
+	// and the venue; both 0 for a setting without bounds.
+	Low, High int64
 	// Value is the current value (the configuration's when the store has
 	// none: Set is false).
 	Value string
@@ -54,14 +59,31 @@ type Setting struct {
 	def   func(m *Machine) string
 }
 
-// SettingError is a value refused: Message says why, for the screen.
+// SettingReason is why a setting's value is refused.
+type SettingReason uint8
+
+const (
+	// SettingOutOfBounds: the value is not one the setting takes (the
+	// screen says what it must be).
+	SettingOutOfBounds SettingReason = iota + 1
+	// SettingUnknown: no setting has the key.
+	SettingUnknown
+)
+
+// SettingError is a value refused: Reason says why, for the screen's
+// words; Err says it for the log.
 type SettingError struct {
 	Key, Value string
-	Message    Message
+	Reason     SettingReason
+	Err        error
 }
 
 func (e *SettingError) Error() string {
-	return fmt.Sprintf("setting %s = %q refused: %s", e.Key, e.Value, e.Message.EN)
+	why := "unknown setting"
+	if e.Err != nil {
+		why = e.Err.Error()
+	}
+	return fmt.Sprintf("setting %s = %q refused: %s", e.Key, e.Value, why)
 }
 
 func (e *SettingError) Unwrap() error { return ErrBadSetting }
@@ -70,7 +92,7 @@ func amountCheck(low, high game.Money) func(string) (string, error) {
 	return func(v string) (string, error) {
 		a, err := game.ParseMoney(v)
 		if err != nil || a < low || a > high {
-			return "", fmt.Errorf("%s|%s", "un montant de "+low.French()+" à "+high.French(), "an amount from "+low.English()+" to "+high.English())
+			return "", fmt.Errorf("not an amount from %s to %s", low.Plain(), high.Plain())
 		}
 		return money(a), nil
 	}
@@ -80,7 +102,7 @@ func secondsCheck(low, high int) func(string) (string, error) {
 	return func(v string) (string, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < low || n > high {
-			return "", fmt.Errorf("un nombre de secondes de %d à %d|a number of seconds from %d to %d", low, high, low, high)
+			return "", fmt.Errorf("not a number of seconds from %d to %d", low, high)
 		}
 		return strconv.Itoa(n), nil
 	}
@@ -88,64 +110,54 @@ func secondsCheck(low, high int) func(string) (string, error) {
 
 // settings are the settings, in the screen's order.
 var settings = []Setting{
-	{Key: SettingKioskID, Label: Message{FR: "Identifiant de la borne", EN: "Kiosk id"},
-		Hint: Message{FR: "1 à 32 lettres, chiffres, - _ .", EN: "1 to 32 letters, digits, - _ ."},
+	{Key: SettingKioskID, Low: 1, High: kioskIDRunes,
 		check: func(v string) (string, error) {
 			v = strings.TrimSpace(v)
-			ok := v != "" && utf8.RuneCountInString(v) <= 32
+			ok := v != "" && utf8.RuneCountInString(v) <= kioskIDRunes
 			for _, r := range v {
 				ok = ok && (r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) || strings.ContainsRune(kioskIDChars, r))
 			}
 			if !ok {
-				return "", errors.New("de 1 à 32 lettres, chiffres, - _ . sans espace|1 to 32 letters, digits, - _ . without spaces")
+				return "", fmt.Errorf("not 1 to %d letters, digits, %s without spaces", kioskIDRunes, kioskIDChars)
 			}
 			return v, nil
 		},
 		def: func(m *Machine) string { return m.cfg.KioskID }},
-	{Key: SettingVenue, Label: Message{FR: "Lieu", EN: "Venue"},
-		Hint: Message{FR: "nom et adresse du commerce", EN: "the shop’s name and address"},
+	{Key: SettingVenue, Low: 1, High: maxSettingRunes,
 		check: func(v string) (string, error) {
 			v = strings.Join(strings.Fields(v), " ")
 			if v == "" || utf8.RuneCountInString(v) > maxSettingRunes {
-				return "", fmt.Errorf("de 1 à %d caractères|1 to %d characters", maxSettingRunes, maxSettingRunes)
+				return "", fmt.Errorf("not 1 to %d characters", maxSettingRunes)
 			}
 			return v, nil
 		},
 		def: func(m *Machine) string { return m.cfg.Venue }},
-	{Key: SettingLanguage, Label: Message{FR: "Langue", EN: "Language"},
-		Hint: Message{FR: "fr ou en", EN: "fr or en"},
+	{Key: SettingLanguage,
 		check: func(v string) (string, error) {
 			v = strings.ToLower(strings.TrimSpace(v))
 			if v != "fr" && v != "en" {
-				return "", errors.New("fr ou en|fr or en")
+				return "", errors.New("neither fr nor en")
 			}
 			return v, nil
 		},
 		def: func(*Machine) string { return "fr" }},
-	{Key: SettingMaxCredit, Label: Message{FR: "Crédit maximum", EN: "Maximum credit"},
-		Hint:  Message{FR: game.Money(1).French() + " à " + MaxCreditBound.French(), EN: game.Money(1).English() + " to " + MaxCreditBound.English()},
+	{Key: SettingMaxCredit, Low: 1, High: int64(MaxCreditBound),
 		check: amountCheck(game.Money(1), MaxCreditBound), def: func(m *Machine) string { return money(m.cfg.Cash.MaxCredit) }},
-	{Key: SettingPayoutLimit, Label: Message{FR: "Plafond de paiement au comptoir", EN: "Counter payout limit"},
-		Hint:  Message{FR: game.Money(1).French() + " à " + PayoutLimitBound.French(), EN: game.Money(1).English() + " to " + PayoutLimitBound.English()},
+	{Key: SettingPayoutLimit, Low: 1, High: int64(PayoutLimitBound),
 		check: amountCheck(game.Money(1), PayoutLimitBound), def: func(m *Machine) string { return money(m.cfg.Cash.PayoutLimit) }},
-	{Key: SettingHandPayLimit, Label: Message{FR: "Plafond avant paiement manuel", EN: "Hand-pay limit"},
-		Hint:  Message{FR: game.Money(1).French() + " à " + handPayLimitBound.French(), EN: game.Money(1).English() + " to " + handPayLimitBound.English()},
+	{Key: SettingHandPayLimit, Low: 1, High: int64(handPayLimitBound),
 		check: amountCheck(game.Money(1), handPayLimitBound), def: func(*Machine) string { return money(defaultHandPayLimit) }},
-	{Key: SettingIdleSeconds, Label: Message{FR: "Retour à l’accueil après (s)", EN: "Back home after (s)"},
-		Hint:  Message{FR: fmt.Sprintf("%d à %d secondes", secondsLow, idleHigh), EN: fmt.Sprintf("%d to %d seconds", secondsLow, idleHigh)},
+	{Key: SettingIdleSeconds, Low: secondsLow, High: idleHigh,
 		check: secondsCheck(secondsLow, idleHigh), def: func(m *Machine) string { return strconv.Itoa(int(m.cfg.ResultTimeout.Seconds())) }},
-	{Key: SettingAutoSeconds, Label: Message{FR: "Passage en Auto après (s)", EN: "Auto after (s)"},
-		Hint:  Message{FR: fmt.Sprintf("%d à %d secondes", secondsLow, autoHigh), EN: fmt.Sprintf("%d to %d seconds", secondsLow, autoHigh)},
+	{Key: SettingAutoSeconds, Low: secondsLow, High: autoHigh,
 		check: secondsCheck(secondsLow, autoHigh), def: func(m *Machine) string { return strconv.Itoa(int(m.cfg.Engine.IdleTicks) / breakout.TicksPerSecond) }},
-	{Key: SettingAcceptedNotes, Label: Message{FR: "Billets acceptés (€)", EN: "Notes accepted (€)"},
-		Hint:  Message{FR: "parmi 5, 10, 20, 50, 100, 200, 500", EN: "among 5, 10, 20, 50, 100, 200, 500"},
+	{Key: SettingAcceptedNotes,
 		check: notesCheck, def: func(m *Machine) string { return acceptedNotes(m) }},
-	{Key: SettingVoucherValidity, Label: Message{FR: "Validité des bons (jours)", EN: "Voucher validity (days)"},
-		Hint: Message{FR: "1 à 3660 jours", EN: "1 to 3660 days"},
+	{Key: SettingVoucherValidity, Low: 1, High: validityHigh,
 		check: func(v string) (string, error) {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n < 1 || n > 3660 {
-				return "", errors.New("un nombre de jours de 1 à 3660|a number of days from 1 to 3660")
+			if err != nil || n < 1 || n > validityHigh {
+				return "", fmt.Errorf("not a number of days from 1 to %d", validityHigh)
 			}
 			return strconv.Itoa(n), nil
 		},
@@ -157,7 +169,7 @@ func money(a game.Money) string { return fmt.Sprintf("%d,%02d", a/100, a%100) }
 
 // notesCheck reads a list of euro notes: "5, 10,20 50".
 func notesCheck(v string) (string, error) {
-	bad := errors.New("des billets parmi 5, 10, 20, 50, 100, 200, 500, séparés par des virgules|notes among 5, 10, 20, 50, 100, 200, 500, separated by commas")
+	bad := errors.New("not notes among 5, 10, 20, 50, 100, 200, 500, separated by commas")
 	var notes []int
 	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) }) {
 		n, err := strconv.Atoi(strings.TrimSuffix(f, "€"))
@@ -200,12 +212,31 @@ func CheckSetting(key, value string) (string, error) {
 		}
 		v, err := s.check(value)
 		if err != nil {
-			fr, en, _ := strings.Cut(err.Error(), "|")
-			return "", &SettingError{Key: key, Value: value, Message: Message{FR: "Refusé\u00a0: " + fr, EN: "Refused: " + en}}
+			return "", &SettingError{Key: key, Value: value, Reason: SettingOutOfBounds, Err: err}
 		}
 		return v, nil
 	}
-	return "", &SettingError{Key: key, Value: value, Message: Message{FR: "Réglage inconnu", EN: "Unknown setting"}}
+	return "", &SettingError{Key: key, Value: value, Reason: SettingUnknown}
+}
+
+// SettingKeys are the settings' keys, in the screen's order.
+func SettingKeys() []string {
+	keys := make([]string, len(settings))
+	for i, s := range settings {
+		keys[i] = s.Key
+	}
+	return keys
+}
+
+// SettingBounds are the bounds of key's values (Setting.Low, High); 0, 0
+// for a setting without bounds or no setting.
+func SettingBounds(key string) (low, high int64) {
+	for _, s := range settings {
+		if s.Key == key {
+			return s.Low, s.High
+		}
+	}
+	return 0, 0
 }
 
 // Settings lists the settings with their current values.

@@ -46,8 +46,13 @@ func TestCheckSetting(t *testing.T) {
 		require.ErrorIs(t, err, ErrBadSetting, "%s = %q", b.key, b.in)
 		var se *SettingError
 		require.ErrorAs(t, err, &se)
-		assert.NotEmpty(t, se.Message.FR)
-		assert.NotEmpty(t, se.Message.EN)
+		want := SettingOutOfBounds
+		if b.key == "no.such.key" {
+			want = SettingUnknown
+		}
+		assert.Equal(t, want, se.Reason, "%s = %q", b.key, b.in)
+		assert.Equal(t, b.key, se.Key)
+		assert.Equal(t, b.in, se.Value)
 	}
 }
 
@@ -78,7 +83,8 @@ func TestOfficeSettings(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadSetting)
 	var se *SettingError
 	require.ErrorAs(t, err, &se)
-	assert.Equal(t, "Refusé\u00a0: un montant de 0,01\u00a0€ à 1\u00a0500\u00a0€", se.Message.FR)
+	assert.Equal(t, SettingOutOfBounds, se.Reason)
+	assert.Equal(t, `setting cash.max_credit = "25000" refused: not an amount from 0,01 EUR to 1 500 EUR`, se.Error())
 	v, _, err := f.st.Setting(ctx, SettingMaxCredit)
 	require.NoError(t, err)
 	assert.Equal(t, "250,00", v, "nothing changed")

@@ -42,10 +42,7 @@ func (m *Machine) testNote(denom game.Money) bool {
 		return false
 	}
 	m.logCash(store.LevelInfo, "validator", "test_note", "test mode: note of %s recognised and given back", denom.Plain())
-	m.noteRefused(denom, "test_mode", Message{
-		FR: "Mode test\u00a0: billet de " + denom.French() + " reconnu, rendu",
-		EN: "Test mode: note of " + denom.English() + " recognised, given back",
-	})
+	m.noteRefused(denom, "test_mode", Message{Code: MsgNoteTestMode, Amount: denom})
 	return true
 }
 

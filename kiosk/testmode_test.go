@@ -34,7 +34,7 @@ func TestTestModeTouchesNoMeter(t *testing.T) {
 	assert.Equal(t, 20*game.Euro, notes[0].Denom)
 	assert.Equal(t, 5*game.Euro, notes[1].Denom)
 	waitFor(t, func() bool { return f.m.Snapshot().Cash.CashIn.Code == "test_mode" && !f.m.Snapshot().Cash.NoteInPath }, "note given back")
-	assert.Equal(t, "Mode test\u00a0: billet de 5\u00a0€ reconnu, rendu", f.m.Snapshot().Cash.CashIn.Reason.FR)
+	assert.Equal(t, Message{Code: MsgNoteTestMode, Amount: 5 * game.Euro}, f.m.Snapshot().Cash.CashIn.Reason)
 
 	after, err := f.st.Meters(ctx)
 	require.NoError(t, err)

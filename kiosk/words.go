@@ -24,6 +24,23 @@ type Message struct {
 // IsZero reports an empty message.
 func (m Message) IsZero() bool { return m.Code == "" }
 
+// String is the message for the event log and errors: its code and its
+// values ("validator.state(stacker_open)", "note.held 10 EUR"); the screens
+// write it in words.
+func (m Message) String() string {
+	s := string(m.Code)
+	if m.Detail != "" {
+		s += "(" + m.Detail + ")"
+	}
+	if m.Amount != 0 {
+		s += " " + m.Amount.Plain()
+	}
+	if m.Limit != 0 {
+		s += " / " + m.Limit.Plain()
+	}
+	return s
+}
+
 // The codes of the devices' conditions, the notes' fate and the voucher's
 // place of payment.
 const (
@@ -51,6 +68,7 @@ const (
 	MsgNoteForStaff          MessageCode = "validator.note_for_staff"
 	MsgNoteHeld              MessageCode = "validator.note_held" // Amount: the note
 	MsgNotesHeld             MessageCode = "validator.notes_held"
+	MsgNoteTestMode          MessageCode = "validator.test_mode" // Amount: the note, recognised and given back
 
 	// Why notes are not taken, before one goes in (CashSnapshot.CashInOff).
 	MsgCashInValidatorDown MessageCode = "cash_in.validator_down" // with the validator's Message

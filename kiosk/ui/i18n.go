@@ -651,6 +651,7 @@ var coreWords = map[kiosk.MessageCode]text{
 	kiosk.MsgNoteForStaff:          {"Billet à vérifier par le personnel", "A note needs staff"},
 	kiosk.MsgNoteHeld:              {"Billet de %[1]s à vérifier par le personnel", "A %[1]s note needs staff"},
 	kiosk.MsgNotesHeld:             {"Billets à vérifier par le personnel", "Notes need staff"},
+	kiosk.MsgNoteTestMode:          {"Mode test\u00a0: billet de %[1]s reconnu, rendu", "Test mode: note of %[1]s recognised, given back"},
 
 	kiosk.MsgCashInValidatorDown: {"Billets refusés pour le moment", "Bank notes refused for now"},
 	kiosk.MsgCashInPrinterDown: {"Billets refusés pour le moment\u00a0: aucun bon de paiement ne peut être imprimé",

@@ -8,6 +8,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/kiosk"
+	"pharaon/store"
 )
 
 // The meters (staff): every counter on at least ten digits, per stake and
@@ -19,7 +20,62 @@ var _ = words(map[word]text{
 	"rpt.meters.title": {"Compteurs", "Meters"},
 	"rpt.meters.total": {"Total", "Total"},
 	"rpt.meters.note":  {"Les compteurs ne sont jamais remis à zéro. Montants en euros.", "The meters are never reset. Amounts in euros."},
+	"rpt.meters.stake": {"mise de %s", "stake of %s"},
+
+	"rpt.meter.plays":                  {"Parties jouées", "Games played"},
+	"rpt.meter.staked":                 {"Montant misé", "Amount staked"},
+	"rpt.meter.wins":                   {"Parties gagnantes", "Games won"},
+	"rpt.meter.won":                    {"Montant gagné", "Amount won"},
+	"rpt.meter.bills_in_count":         {"Billets acceptés", "Bank notes accepted"},
+	"rpt.meter.bills_in":               {"Montant des billets", "Amount of bank notes"},
+	"rpt.meter.vouchers_out_count":     {"Bons imprimés", "Vouchers printed"},
+	"rpt.meter.vouchers_out":           {"Montant des bons", "Amount of vouchers"},
+	"rpt.meter.vouchers_paid_count":    {"Bons payés", "Vouchers paid"},
+	"rpt.meter.vouchers_paid":          {"Montant des bons payés", "Amount of vouchers paid"},
+	"rpt.meter.vouchers_expired_count": {"Bons expirés", "Vouchers expired"},
+	"rpt.meter.vouchers_expired":       {"Montant des bons expirés", "Amount of vouchers expired"},
+	"rpt.meter.voucher_reprints":       {"Duplicatas", "Duplicates"},
+	"rpt.meter.hand_pays_count":        {"Paiements manuels", "Hand-pays"},
+	"rpt.meter.hand_pays":              {"Montant payé à la main", "Amount paid by hand"},
+	"rpt.meter.adjust_in":              {"Corrections en plus", "Adjustments in"},
+	"rpt.meter.adjust_out":             {"Corrections en moins", "Adjustments out"},
+	"rpt.meter.test_count":             {"Mouvements de test", "Test movements"},
 })
+
+// meterWords are the words of each meter (kiosk.MeterLine.Name, a
+// store.Meter… total); the test checks every meter shown has its own.
+var meterWords = map[string]word{
+	store.MeterPlays:                word("rpt.meter.plays"),
+	store.MeterStaked:               word("rpt.meter.staked"),
+	store.MeterWins:                 word("rpt.meter.wins"),
+	store.MeterWon:                  word("rpt.meter.won"),
+	store.MeterBillsInCount:         word("rpt.meter.bills_in_count"),
+	store.MeterBillsIn:              word("rpt.meter.bills_in"),
+	store.MeterVouchersOutCount:     word("rpt.meter.vouchers_out_count"),
+	store.MeterVouchersOut:          word("rpt.meter.vouchers_out"),
+	store.MeterVouchersPaidCount:    word("rpt.meter.vouchers_paid_count"),
+	store.MeterVouchersPaid:         word("rpt.meter.vouchers_paid"),
+	store.MeterVouchersExpiredCount: word("rpt.meter.vouchers_expired_count"),
+	store.MeterVouchersExpired:      word("rpt.meter.vouchers_expired"),
+	store.MeterVoucherReprints:      word("rpt.meter.voucher_reprints"),
+	store.MeterHandPaysCount:        word("rpt.meter.hand_pays_count"),
+	store.MeterHandPays:             word("rpt.meter.hand_pays"),
+	store.MeterAdjustIn:             word("rpt.meter.adjust_in"),
+	store.MeterAdjustOut:            word("rpt.meter.adjust_out"),
+	store.MeterTestCount:            word("rpt.meter.test_count"),
+}
+
+// meterLabel is a meter line's label: its meter's words, or the stake's
+// line under its total; a meter without words shows its store name.
+func meterLabel(tr Tr, l kiosk.MeterLine) string {
+	if l.Stake != 0 {
+		return tr.F("rpt.meters.stake", tr.Money(l.Stake.Money()))
+	}
+	if k, ok := meterWords[l.Name]; ok {
+		return tr.T(k)
+	}
+	return l.Name
+}
 
 // meterTable lays the meters out with a column per stake after the total.
 func meterTable(tr Tr, lines []kiosk.MeterLine) fyne.CanvasObject {
@@ -46,7 +102,7 @@ func meterTable(tr Tr, lines []kiosk.MeterLine) fyne.CanvasObject {
 	var values []fyne.CanvasObject
 	for i, l := range lines {
 		if l.Stake == 0 {
-			label, values = rptMsg(tr, l.Label), nil
+			label, values = meterLabel(tr, l), nil
 		}
 		values = append(values, cell(kiosk.FormatMeter(l), false))
 		if i+1 == len(lines) || lines[i+1].Stake == 0 {

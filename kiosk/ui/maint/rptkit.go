@@ -66,12 +66,10 @@ func rptLabelled(label string, o fyne.CanvasObject) fyne.CanvasObject {
 	return container.New(layout.NewBorderLayout(nil, nil, l, nil), l, o)
 }
 
-// rptMsg picks a core message's text in the language shown.
+// rptMsg is a core message's text in the language shown, in the words of
+// the player's screens' catalogue (kiosk/ui/i18n.go).
 func rptMsg(tr Tr, m kiosk.Message) string {
-	if tr.Lang == ui.English {
-		return m.EN
-	}
-	return m.FR
+	return ui.Tr{Lang: tr.Lang}.Message(m)
 }
 
 // rptStatus says a device's state: its message, and its warning if any.
@@ -93,7 +91,7 @@ func rptErr(tr Tr, err error) string {
 	var msg string
 	switch {
 	case errors.As(err, &se):
-		msg = rptMsg(tr, se.Message)
+		msg = settingRefusal(tr, se)
 	case errors.Is(err, kiosk.ErrSessionEnded):
 		msg = tr.T("rpt.err.session")
 	case errors.Is(err, kiosk.ErrNotAllowed):

@@ -1,11 +1,15 @@
 package maint
 
 import (
+	"fmt"
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"pharaon/game"
 	"pharaon/kiosk"
 )
 
@@ -22,7 +26,104 @@ var _ = words(map[word]text{
 	"rpt.settings.saved":   {"«\u00a0%s\u00a0» enregistré\u00a0: %s. Appliqué au prochain démarrage.", "“%s” saved: %s. Applied at the next start."},
 	"rpt.settings.refused": {"%s\u00a0: %s", "%s: %s"},
 	"rpt.settings.next":    {"Les réglages s’appliquent au prochain démarrage de la borne.", "Settings apply at the kiosk’s next start."},
+	"rpt.settings.bad":     {"Refusé\u00a0: %s", "Refused: %s"},
+	"rpt.settings.unknown": {"Réglage inconnu", "Unknown setting"},
+
+	// Each setting's name, what a value must be (hint) and why one is
+	// refused; %[1]v and %[2]v are its bounds (kiosk.Setting.Low, High).
+	"rpt.set.kiosk_id":                 {"Identifiant de la borne", "Kiosk id"},
+	"rpt.set.kiosk_id.hint":            {"%[1]v à %[2]v lettres, chiffres, - _ .", "%[1]v to %[2]v letters, digits, - _ ."},
+	"rpt.set.kiosk_id.refused":         {"de %[1]v à %[2]v lettres, chiffres, - _ . sans espace", "%[1]v to %[2]v letters, digits, - _ . without spaces"},
+	"rpt.set.venue":                    {"Lieu", "Venue"},
+	"rpt.set.venue.hint":               {"nom et adresse du commerce", "the shop’s name and address"},
+	"rpt.set.venue.refused":            {"de %[1]v à %[2]v caractères", "%[1]v to %[2]v characters"},
+	"rpt.set.language":                 {"Langue", "Language"},
+	"rpt.set.language.hint":            {"fr ou en", "fr or en"},
+	"rpt.set.language.refused":         {"fr ou en", "fr or en"},
+	"rpt.set.max_credit":               {"Crédit maximum", "Maximum credit"},
+	"rpt.set.payout_limit":             {"Plafond de paiement au comptoir", "Counter payout limit"},
+	"rpt.set.hand_pay_limit":           {"Plafond avant paiement manuel", "Hand-pay limit"},
+	"rpt.set.amount.hint":              {"%[1]v à %[2]v", "%[1]v to %[2]v"},
+	"rpt.set.amount.refused":           {"un montant de %[1]v à %[2]v", "an amount from %[1]v to %[2]v"},
+	"rpt.set.idle_seconds":             {"Retour à l’accueil après (s)", "Back home after (s)"},
+	"rpt.set.auto_seconds":             {"Passage en Auto après (s)", "Auto after (s)"},
+	"rpt.set.seconds.hint":             {"%[1]v à %[2]v secondes", "%[1]v to %[2]v seconds"},
+	"rpt.set.seconds.refused":          {"un nombre de secondes de %[1]v à %[2]v", "a number of seconds from %[1]v to %[2]v"},
+	"rpt.set.accepted_notes":           {"Billets acceptés (€)", "Notes accepted (€)"},
+	"rpt.set.accepted_notes.hint":      {"parmi 5, 10, 20, 50, 100, 200, 500", "among 5, 10, 20, 50, 100, 200, 500"},
+	"rpt.set.accepted_notes.refused":   {"des billets parmi 5, 10, 20, 50, 100, 200, 500, séparés par des virgules", "notes among 5, 10, 20, 50, 100, 200, 500, separated by commas"},
+	"rpt.set.voucher_validity":         {"Validité des bons (jours)", "Voucher validity (days)"},
+	"rpt.set.voucher_validity.hint":    {"%[1]v à %[2]v jours", "%[1]v to %[2]v days"},
+	"rpt.set.voucher_validity.refused": {"un nombre de jours de %[1]v à %[2]v", "a number of days from %[1]v to %[2]v"},
 })
+
+// settingWords are the words of each setting's key: its name, its hint,
+// why a value is refused; money says its bounds are amounts in cents.
+type settingWords struct {
+	name, hint, refused word
+	money               bool
+}
+
+// settingsWords holds the words of every setting (kiosk.SettingKeys; the
+// test checks each has its own).
+var settingsWords = map[string]settingWords{
+	kiosk.SettingKioskID:         {word("rpt.set.kiosk_id"), word("rpt.set.kiosk_id.hint"), word("rpt.set.kiosk_id.refused"), false},
+	kiosk.SettingVenue:           {word("rpt.set.venue"), word("rpt.set.venue.hint"), word("rpt.set.venue.refused"), false},
+	kiosk.SettingLanguage:        {word("rpt.set.language"), word("rpt.set.language.hint"), word("rpt.set.language.refused"), false},
+	kiosk.SettingMaxCredit:       {word("rpt.set.max_credit"), word("rpt.set.amount.hint"), word("rpt.set.amount.refused"), true},
+	kiosk.SettingPayoutLimit:     {word("rpt.set.payout_limit"), word("rpt.set.amount.hint"), word("rpt.set.amount.refused"), true},
+	kiosk.SettingHandPayLimit:    {word("rpt.set.hand_pay_limit"), word("rpt.set.amount.hint"), word("rpt.set.amount.refused"), true},
+	kiosk.SettingIdleSeconds:     {word("rpt.set.idle_seconds"), word("rpt.set.seconds.hint"), word("rpt.set.seconds.refused"), false},
+	kiosk.SettingAutoSeconds:     {word("rpt.set.auto_seconds"), word("rpt.set.seconds.hint"), word("rpt.set.seconds.refused"), false},
+	kiosk.SettingAcceptedNotes:   {word("rpt.set.accepted_notes"), word("rpt.set.accepted_notes.hint"), word("rpt.set.accepted_notes.refused"), false},
+	kiosk.SettingVoucherValidity: {word("rpt.set.voucher_validity"), word("rpt.set.voucher_validity.hint"), word("rpt.set.voucher_validity.refused"), false},
+}
+
+// settingBounds are a setting's bounds as its words place them: amounts
+// as the screens write them, other bounds as numbers.
+func settingBounds(tr Tr, key string, low, high int64) []any {
+	if settingsWords[key].money {
+		return []any{tr.Money(game.Money(low)), tr.Money(game.Money(high))}
+	}
+	return []any{low, high}
+}
+
+// settingText is the text of k with the setting's bounds placed, when it
+// places any.
+func settingText(tr Tr, k word, args []any) string {
+	s := tr.T(k)
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	return fmt.Sprintf(s, args...)
+}
+
+// settingName is a setting's name; one without words shows its key.
+func settingName(tr Tr, key string) string {
+	if w, ok := settingsWords[key]; ok {
+		return tr.T(w.name)
+	}
+	return key
+}
+
+// settingHint says what a value of s must be.
+func settingHint(tr Tr, s kiosk.Setting) string {
+	w, ok := settingsWords[s.Key]
+	if !ok {
+		return ""
+	}
+	return settingText(tr, w.hint, settingBounds(tr, s.Key, s.Low, s.High))
+}
+
+// settingRefusal says why a value was refused.
+func settingRefusal(tr Tr, e *kiosk.SettingError) string {
+	w, ok := settingsWords[e.Key]
+	if !ok || e.Reason == kiosk.SettingUnknown {
+		return tr.T("rpt.settings.unknown")
+	}
+	low, high := kiosk.SettingBounds(e.Key)
+	return tr.F("rpt.settings.bad", settingText(tr, w.refused, settingBounds(tr, e.Key, low, high)))
+}
 
 func buildSettings(env *Env) fyne.CanvasObject {
 	tr := env.Tr
@@ -59,7 +160,7 @@ func settingRow(env *Env, s kiosk.Setting, note *rptNote, reload func()) fyne.Ca
 	tr := env.Tr
 	entry := widget.NewEntry()
 	entry.SetText(s.Value)
-	label := rptMsg(tr, s.Label)
+	label := settingName(tr, s.Key)
 	save := rptButton(env, tr.T("rpt.settings.save"), func() {
 		note.clear()
 		value := entry.Text
@@ -74,7 +175,7 @@ func settingRow(env *Env, s kiosk.Setting, note *rptNote, reload func()) fyne.Ca
 		})
 	})
 	save.Importance = widget.HighImportance
-	hint := widget.NewLabel(rptMsg(tr, s.Hint))
+	hint := widget.NewLabel(settingHint(tr, s))
 	hint.Importance = widget.LowImportance
 	name := container.NewGridWrap(fyne.NewSize(360, 60), widget.NewLabel(label))
 	button := rptSized(save)

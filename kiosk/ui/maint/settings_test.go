@@ -64,3 +64,35 @@ func TestSettingsView(t *testing.T) {
 	f.show("settings", f.staff)
 	assert.Contains(t, f.text(), "For the technician only.")
 }
+
+// Every setting the core lists has its name, hint and refusal in the
+// maintenance catalogue, in both languages, with its bounds placed; an
+// unknown setting has its own words.
+func TestEverySettingHasWords(t *testing.T) {
+	fr, en := Tr{Lang: ui.French}, Tr{Lang: ui.English}
+	for _, key := range kiosk.SettingKeys() {
+		w, ok := settingsWords[key]
+		if !assert.True(t, ok, "setting %s has no words", key) {
+			continue
+		}
+		for _, k := range []word{w.name, w.hint, w.refused} {
+			_, ok := catalogue[k]
+			assert.True(t, ok, "%s: word %s missing", key, k)
+		}
+		low, high := kiosk.SettingBounds(key)
+		for _, tr := range []Tr{fr, en} {
+			hint := settingHint(tr, kiosk.Setting{Key: key, Low: low, High: high})
+			assert.NotContains(t, hint, "%", "%s: %q", key, hint)
+			why := settingRefusal(tr, &kiosk.SettingError{Key: key, Reason: kiosk.SettingOutOfBounds})
+			assert.NotContains(t, why, "%", "%s: %q", key, why)
+		}
+	}
+	assert.Equal(t, "1 à 32 lettres, chiffres, - _ .", settingHint(fr, kiosk.Setting{Key: kiosk.SettingKioskID, Low: 1, High: 32}))
+	assert.Equal(t, "Refused: an amount from €0.01 to €1,500", settingRefusal(en,
+		&kiosk.SettingError{Key: kiosk.SettingMaxCredit, Value: "3 000", Reason: kiosk.SettingOutOfBounds}))
+	assert.Equal(t, "Refusé\u00a0: un nombre de jours de 1 à 3660", settingRefusal(fr,
+		&kiosk.SettingError{Key: kiosk.SettingVoucherValidity, Value: "0", Reason: kiosk.SettingOutOfBounds}))
+	_, err := kiosk.CheckSetting("no.such.key", "1")
+	assert.Equal(t, "Réglage inconnu", rptErr(fr, err))
+	assert.Equal(t, "Unknown setting", rptErr(en, err))
+}
