@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"pharaon/kiosk"
@@ -362,7 +363,10 @@ func shText(s string, size float32, c color.Color, bold bool) *canvas.Text {
 func shPara(s string, lines int) fyne.CanvasObject {
 	l := widget.NewLabel(s)
 	l.Wrapping = fyne.TextWrapWord
-	return shSized(fyne.NewSize(0, float32(lines)*24+16), l)
+	// A line of the label's text as the theme draws it (a fixed guess let
+	// the third line of the voucher view's help run under its entry).
+	line := fyne.MeasureText("Ég", theme.TextSize(), fyne.TextStyle{}).Height + theme.LineSpacing()
+	return shSized(fyne.NewSize(0, float32(lines)*line+2*theme.InnerPadding()), l)
 }
 
 // shSizedLayout gives its objects at least a size: a finger's target.
