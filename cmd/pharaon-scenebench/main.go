@@ -6,9 +6,9 @@
 // an idle kiosk, which fall into the attract loop after a second.
 // It prints "FIRST_FRAME <unix_ns>" once, at its first frame, and, once a
 // second, a line starting "fps <n>" followed by the time spent per frame
-// (ui.FrameStats).
+// (play.FrameStats).
 //
-// It plays demo walls (ui.DemoGame): no stake, no ticket, no record. It
+// It plays demo walls (play.DemoGame): no stake, no ticket, no record. It
 // never touches the kiosk's database or devices.
 //
 // Exit status: 0 when the window is closed, 1 on failure, 2 on misuse.
@@ -85,8 +85,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	credit := fs.String("credit", "20", "credit shown")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.DurationVar(&c.pause, "pause", 1500*time.Millisecond, "pause between the end of a game and the next (0: none, the screen always busy)")
-	fs.DurationVar(&c.bonusDelay, "bonusdelay", 0, "how long the cleared main wall stays before the bonus wall (0: the kiosk's, ui.DefaultBonusDelay)")
-	fs.BoolVar(&c.fullBackdrop, "fullbackdrop", false, "draw the playfield's whole backdrop (ui.GameScreen.SetFullBackdrop)")
+	fs.DurationVar(&c.bonusDelay, "bonusdelay", 0, "how long the cleared main wall stays before the bonus wall (0: the kiosk's, play.DefaultBonusDelay)")
+	fs.BoolVar(&c.fullBackdrop, "fullbackdrop", false, "draw the playfield's whole backdrop (play.Screen.SetFullBackdrop)")
 	fs.StringVar(&c.scene, "scene", sceneGame, "game (the game screen playing the playlist) or attract (the idle kiosk's attract loop)")
 	fs.DurationVar(&c.duration, "for", 0, "quit after this long (0: when the window is closed or on SIGINT/SIGTERM)")
 	if err := fs.Parse(args); err != nil {

@@ -6,7 +6,7 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/game/reveal"
-	"pharaon/kiosk/ui"
+	"pharaon/kiosk/ui/play"
 )
 
 // playlistTiers is the outcome of each game in turn: losers and winners of
@@ -31,7 +31,7 @@ type playlist struct {
 }
 
 // next lays out and starts the next game.
-func (p *playlist) next() (*ui.DemoGame, error) {
+func (p *playlist) next() (*play.DemoGame, error) {
 	t := playlistTiers[p.n%len(playlistTiers)]
 	seed := p.seed + uint64(p.n)
 	p.n++
@@ -39,5 +39,5 @@ func (p *playlist) next() (*ui.DemoGame, error) {
 	if err != nil {
 		return nil, fmt.Errorf("game %d: %w", p.n, err)
 	}
-	return ui.NewDemoGame(l, p.mode, breakout.DefaultSettings())
+	return play.NewDemoGame(l, p.mode, breakout.DefaultSettings())
 }

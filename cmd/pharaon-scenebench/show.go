@@ -14,6 +14,7 @@ import (
 
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/play"
 )
 
 // show opens the window and plays games until it is closed.
@@ -27,12 +28,13 @@ func show(c config, stdout io.Writer) error {
 	a := app.NewWithID("fr.pharaon.scenebench")
 	a.Settings().SetTheme(art.Theme())
 	w := a.NewWindow("Pharaon scene bench")
-	g := ui.NewGameScreen(time.Now)
+	g := play.NewScreen(time.Now)
+	g.SetWords(ui.PlayWords(ui.French))
 	g.SetCredit(c.credit)
 	g.BonusDelay = c.bonusDelay
 	g.SetFullBackdrop(c.fullBackdrop)
 	if c.fps {
-		g.OnFrameStats = func(s ui.FrameStats) { fmt.Fprintln(stdout, s) }
+		g.OnFrameStats = func(s play.FrameStats) { fmt.Fprintln(stdout, s) }
 	}
 	g.OnEnd = func() {
 		// the next game starts from a timer's goroutine: through fyne.Do
@@ -53,7 +55,7 @@ func show(c config, stdout io.Writer) error {
 	if c.scene == sceneAttract {
 		opt := ui.Options{AttractAfter: time.Second}
 		if c.fps {
-			opt.OnFrameStats = func(s ui.FrameStats) { fmt.Fprintln(stdout, s) }
+			opt.OnFrameStats = func(s play.FrameStats) { fmt.Fprintln(stdout, s) }
 		}
 		screens = ui.New(idleMachine{}, opt)
 		w.SetContent(screens.Content())

@@ -19,6 +19,7 @@ import (
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/play"
 	"pharaon/store"
 )
 
@@ -193,7 +194,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		},
 	}
 	if cfg.FPS {
-		opt.OnFrameStats = func(s ui.FrameStats) { logger.Print(s) }
+		opt.OnFrameStats = func(s play.FrameStats) { logger.Print(s) }
 	}
 	if p.devs != nil {
 		opt.Dev = devPanel{p.devs}

@@ -14,12 +14,13 @@ import (
 	"pharaon/game/breakout"
 	"pharaon/game/reveal"
 	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/play"
 )
 
 // attractWalls are the demonstration walls the attract loop breaks in turn:
 // losing walls and small wins, never the big prizes, so the loop does not
 // promise what a unit rarely holds. They are layouts without a ticket: no
-// stake is taken and nothing is credited (DemoGame).
+// stake is taken and nothing is credited (play.DemoGame).
 var attractWalls = [...]struct {
 	stake game.Stake
 	tier  game.Tier
@@ -51,14 +52,14 @@ const attractFrame = time.Second / 30
 // the screen. It runs while it is shown and only then.
 type attractLoop struct {
 	s      *Screens
-	field  *Playfield
-	pump   *Pump
-	demo   *DemoGame
+	field  *play.Playfield
+	pump   *play.Pump
+	demo   *play.DemoGame
 	next   int
 	doneAt time.Time
 	drawAt time.Time // the last frame drawn
 	anim   *fyne.Animation
-	meter  FrameMeter // the -fps log's frame statistics (Options.OnFrameStats)
+	meter  play.FrameMeter // the -fps log's frame statistics (Options.OnFrameStats)
 
 	invite  *canvas.Text
 	symbols [game.NumSymbols]*canvas.Image
@@ -70,10 +71,10 @@ func (s *Screens) showAttract() {
 	// The next player finds the kiosk in its own language.
 	if s.tr.Lang != s.opt.Lang {
 		s.tr = Tr{s.opt.Lang}
-		s.gs.SetLang(s.tr.Lang)
+		s.gs.SetWords(PlayWords(s.tr.Lang))
 	}
-	a := &attractLoop{s: s, field: NewPlayfield(), pump: NewPump(DefaultMaxCatchUp)}
-	a.field.setLang(s.tr.Lang)
+	a := &attractLoop{s: s, field: play.NewPlayfield(), pump: play.NewPump(play.DefaultMaxCatchUp)}
+	a.field.SetWords(PlayWords(s.tr.Lang))
 	a.nextWall()
 	s.attract = a
 	s.setScreen(scrAttract, a.build)
@@ -96,7 +97,7 @@ func (a *attractLoop) nextWall() {
 	a.next++
 	walls, err := reveal.Layout(w.stake, w.tier, false, seed, reveal.Latest)
 	if err == nil {
-		a.demo, err = NewDemoGame(walls, breakout.Auto, breakout.DefaultSettings())
+		a.demo, err = play.NewDemoGame(walls, breakout.Auto, breakout.DefaultSettings())
 	}
 	if err != nil {
 		fyne.LogError("attract wall", err)
@@ -202,8 +203,8 @@ func (a *attractLoop) build(v view) fyne.CanvasObject {
 // loop's CPU (docs/performance.md). The home screen, which is still, keeps
 // it whole.
 func attractBackdrop(v view) []fyne.CanvasObject {
-	w, h := pixels(v.size, 1)
-	full := rasters.get(art.HomeBackdropResource(), w, h, canvas.ImageFillCover)
+	w, h := play.Pixels(v.size, 1)
+	full := play.Raster(art.HomeBackdropResource(), w, h, canvas.ImageFillCover)
 	if full == nil || w < 1 || h < 1 {
 		return nil
 	}

@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2/canvas"
 
 	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/play"
+	"pharaon/kiosk/ui/touch"
 )
 
 // The screens are drawn on a virtual landscape screen of designW × designH
@@ -31,9 +33,9 @@ const (
 	sizeHeading  float32 = 30
 	sizeTitle    float32 = 40
 	sizeAmount   float32 = art.AmountSize
-	minTouch     float32 = 60 // the smallest touch target, DESIGN.md §8
+	minTouch     float32 = touch.MinTouch
 	panelRadius  float32 = 14
-	buttonRadius float32 = 12
+	buttonRadius float32 = touch.DefaultRadius
 )
 
 // view maps design units onto the canvas: scale k, offset (ox, oy).
@@ -174,8 +176,8 @@ func (v view) dim(x, y, w, h float32) *canvas.Rectangle {
 // cover is a drawing covering the whole canvas at its aspect (cropped),
 // drawn from the raster cache.
 func (v view) cover(res fyne.Resource) fyne.CanvasObject {
-	w, h := pixels(v.size, 1)
-	img := rasters.get(res, w, h, canvas.ImageFillCover)
+	w, h := play.Pixels(v.size, 1)
+	img := play.Raster(res, w, h, canvas.ImageFillCover)
 	var o *canvas.Image
 	if img == nil {
 		o = canvas.NewImageFromResource(res)
@@ -190,8 +192,8 @@ func (v view) cover(res fyne.Resource) fyne.CanvasObject {
 // framed is a drawing at pixel size fitting the design box (x, y, w, h),
 // drawn from the raster cache.
 func (v view) framed(res fyne.Resource, x, y, w, h float32) fyne.CanvasObject {
-	pw, ph := pixels(v.sz(w, h), 1)
-	img := rasters.get(res, pw, ph, canvas.ImageFillStretch)
+	pw, ph := play.Pixels(v.sz(w, h), 1)
+	img := play.Raster(res, pw, ph, canvas.ImageFillStretch)
 	var o *canvas.Image
 	if img == nil {
 		o = canvas.NewImageFromResource(res)

@@ -11,6 +11,7 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/kiosk"
+	"pharaon/kiosk/ui/play"
 )
 
 // Machine is what the screens need of the kiosk: *kiosk.Machine.
@@ -78,9 +79,9 @@ type Options struct {
 	// PollEvery is how often the idle timers are checked; negative: never
 	// (tests call Poll).
 	PollEvery time.Duration
-	// OnFrameStats receives the game screen's frame statistics about once a
-	// second (the -fps log); nil for none.
-	OnFrameStats func(FrameStats)
+	// OnFrameStats receives the frame statistics of the game screen and of
+	// the attract loop about once a second (the -fps log); nil for none.
+	OnFrameStats func(play.FrameStats)
 	// OnHome is called each time the home screen is shown (start-up timing).
 	OnHome func()
 	// OnOutOfService is called each time the out-of-service screen is
@@ -190,7 +191,7 @@ type Screens struct {
 	dev   devPanel    // the development panel's state (devpanel.go)
 
 	// game
-	gs   *GameScreen
+	gs   *play.Screen
 	game *kiosk.Game
 	mode breakout.Mode
 	// requesting: a unit is asked for and the kiosk has not answered
@@ -213,7 +214,7 @@ func New(m Machine, opt Options) *Screens {
 	s.ovBox = container.NewStack()
 	s.toastBox = container.NewStack()
 	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox)
-	s.gs = NewGameScreen(s.now)
+	s.gs = play.NewScreen(s.now)
 	s.gs.BonusDelay = opt.BonusDelay
 	s.gs.OnActivity = s.activity
 	s.gs.OnCartoucheTapped = func() { s.showPrizeTable(s.gs.Stake()) }
@@ -221,7 +222,7 @@ func New(m Machine, opt Options) *Screens {
 	s.gs.OnBonusWall = s.onBonusWall
 	s.gs.OnEnd = s.onGameEnd
 	s.gs.OnFrameStats = opt.OnFrameStats
-	s.gs.SetLang(s.tr.Lang)
+	s.gs.SetWords(PlayWords(s.tr.Lang))
 	return s
 }
 
@@ -301,12 +302,12 @@ func (s *Screens) SetLang(l Lang) {
 		return
 	}
 	s.tr = Tr{l}
-	s.gs.SetLang(s.tr.Lang)
+	s.gs.SetWords(PlayWords(s.tr.Lang))
 	s.rebuild()
 }
 
 // GameScreen is the game screen (for the frame log and the tests).
-func (s *Screens) GameScreen() *GameScreen { return s.gs }
+func (s *Screens) GameScreen() *play.Screen { return s.gs }
 
 // activity is any touch of the player: the idle timers start again and the
 // kiosk is told (its result timeout, Art. 4.8).

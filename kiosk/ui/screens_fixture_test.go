@@ -25,6 +25,7 @@ import (
 	"pharaon/kiosk/kiosktest"
 	"pharaon/kiosk/ui/art"
 	"pharaon/kiosk/ui/golden"
+	"pharaon/kiosk/ui/play"
 	"pharaon/store"
 )
 
@@ -442,19 +443,19 @@ const scrFrame = 16_666_667 * time.Nanosecond
 func (f *scrFixture) frame() { f.frameAfter(scrFrame) }
 
 // slowFrame is a frame that comes late: the most the pump catches up in one
-// frame (DefaultMaxCatchUp ticks). Games run to their end with these, four
+// frame (play.DefaultMaxCatchUp ticks). Games run to their end with these, four
 // times fewer frames for the same engine steps.
-const slowFrame = time.Duration(DefaultMaxCatchUp) * time.Second / breakout.TicksPerSecond
+const slowFrame = time.Duration(play.DefaultMaxCatchUp) * time.Second / breakout.TicksPerSecond
 
 func (f *scrFixture) frameAfter(d time.Duration) {
 	f.flush()
 	f.settle()
 	f.clock.Advance(d)
-	if !f.s.gs.running {
+	if !f.s.gs.Running() {
 		return
 	}
 	f.runUI(func() { f.s.gs.Frame(f.clock.Now()) })
-	if f.s.gs.stage == gsLanding && f.s.gs.inFlight == 0 && !f.s.gs.src.Settled() {
+	if f.s.gs.Landed() && f.s.game != nil && !f.s.game.Settled() {
 		// The wall cleared in this frame and the kiosk's commit of its end
 		// is under way, which takes a few milliseconds on the kiosk: the
 		// next frame, at the same time, finds it made.

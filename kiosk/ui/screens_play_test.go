@@ -61,11 +61,11 @@ func TestScreensResultWaitsForTheFinish(t *testing.T) {
 		}
 	}()
 	frames := 0
-	for ; frames < 15*240 && !(f.s.gs.stage == gsLanding && f.s.gs.inFlight == 0); frames++ {
+	for ; frames < 15*240 && !f.s.gs.Landed(); frames++ {
 		f.clock.Advance(slowFrame)
 		f.runUI(func() { f.s.gs.Frame(f.clock.Now()) })
 	}
-	require.Equal(t, gsLanding, f.s.gs.stage, "the wall is cleared and its symbols landed")
+	require.True(t, f.s.gs.Landed(), "the wall is cleared and its symbols landed")
 	for i := 0; i < 120; i++ { // two seconds of frames while the disk is stalled
 		f.clock.Advance(scrFrame)
 		f.runUI(func() { f.s.gs.Frame(f.clock.Now()) })
@@ -74,7 +74,7 @@ func TestScreensResultWaitsForTheFinish(t *testing.T) {
 	assert.False(t, f.s.gs.Over(), "no result before the finish is committed")
 	assert.NotEqual(t, ovWin, f.s.overlay)
 	assert.NotEqual(t, kiosk.StageDone, g.Stage())
-	assert.Equal(t, 9*game.Euro, f.s.gs.credit, "the credit shown is the one the stake left")
+	assert.Equal(t, 9*game.Euro, f.s.gs.Credit(), "the credit shown is the one the stake left")
 
 	release()
 	released = true

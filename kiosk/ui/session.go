@@ -16,7 +16,7 @@ func (s *Screens) showGame(g *kiosk.Game) {
 	}
 	s.game = g
 	s.result = kiosk.GameResult{}
-	s.gs.SetLang(s.tr.Lang)
+	s.gs.SetWords(PlayWords(s.tr.Lang))
 	s.gs.SetCredit(s.snap.Credit)
 	s.setScreen(scrGame, func(view) fyne.CanvasObject { return s.gs })
 	s.gs.Play(g)

@@ -8,6 +8,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/play"
 )
 
 // The windows over the game screen are drawn on the playfield only, so the
@@ -31,7 +32,7 @@ func (s *Screens) fieldView() view {
 	pos, size := s.gs.Playfield().Position(), s.gs.Playfield().Size()
 	if size.Width <= 0 || size.Height <= 0 {
 		// not laid out yet: where the game screen will put it
-		fw := min(s.v.size.Height*fieldDesignW/fieldDesignH, s.v.size.Width-gsMinPanel)
+		fw := min(s.v.size.Height*fieldDesignW/fieldDesignH, s.v.size.Width-play.MinPanel)
 		pos, size = fyne.NewPos(0, (s.v.size.Height-fw*fieldDesignH/fieldDesignW)/2), fyne.NewSize(fw, fw*fieldDesignH/fieldDesignW)
 	}
 	k := min(size.Width/fieldDesignW, size.Height/fieldDesignH)

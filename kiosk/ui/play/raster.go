@@ -1,4 +1,4 @@
-package ui
+package play
 
 import (
 	"image"
@@ -17,7 +17,7 @@ import (
 // minute); its SVG cache also holds one size per drawing, so a symbol shown
 // at two sizes (the wall, the cartouche) would be rasterised again and
 // again, and a full-screen backdrop takes a second or more each time (see
-// art.Rasterize). Pixels are never rasterised again: at worst Fyne uploads
+// art.Rasterize). pixels are never rasterised again: at worst Fyne uploads
 // them to the GPU anew. So a frame never rasterises, and a layout only once
 // per drawing and size.
 
@@ -67,7 +67,7 @@ func (c *rasterCache) get(res fyne.Resource, w, h int, fill canvas.ImageFill) *i
 // warm rasterises res at size (canvas units; pixels are size × scale)
 // ahead of its use, so that the frame that first shows it does not.
 func (c *rasterCache) warm(res fyne.Resource, size fyne.Size, scale float32) {
-	if w, h := pixels(size, scale); w > 0 && h > 0 {
+	if w, h := Pixels(size, scale); w > 0 && h > 0 {
 		c.get(res, w, h, canvas.ImageFillStretch)
 	}
 }
@@ -121,14 +121,21 @@ func (c *rasterCache) put(k rasterKey, img *image.RGBA) {
 	c.bytes += len(img.Pix)
 }
 
-// pixels is size in pixels at scale, rounded.
-func pixels(size fyne.Size, scale float32) (w, h int) {
+// Raster is res rasterised at w×h pixels from the cache the game widget
+// shares with the screens, meeting them as fill says (art.Rasterize); nil if
+// the drawing cannot be rasterised.
+func Raster(res fyne.Resource, w, h int, fill canvas.ImageFill) *image.RGBA {
+	return rasters.get(res, w, h, fill)
+}
+
+// Pixels is size in pixels at scale, rounded.
+func Pixels(size fyne.Size, scale float32) (w, h int) {
 	return int(size.Width*scale + 0.5), int(size.Height*scale + 0.5)
 }
 
-// gsSetPixels shows ras on img at size, refreshing img only when its pixels
+// setPixels shows ras on img at size, refreshing img only when its pixels
 // change (the rasters of the cache).
-func gsSetPixels(img *canvas.Image, ras *image.RGBA, size fyne.Size) {
+func setPixels(img *canvas.Image, ras *image.RGBA, size fyne.Size) {
 	if ras == nil {
 		return
 	}
@@ -146,21 +153,21 @@ func gsSetPixels(img *canvas.Image, ras *image.RGBA, size fyne.Size) {
 	img.Resize(size)
 }
 
-// gsSetArt shows res on img at size (in canvas units; pixels are size ×
+// setArt shows res on img at size (in canvas units; pixels are size ×
 // scale), stretched to it: the raster is made once, and img is refreshed
 // only when its pixels or its size change. If the drawing cannot be
 // rasterised, img shows the resource the Fyne way.
-func gsSetArt(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32) {
-	gsSetArtFill(img, res, size, scale, canvas.ImageFillStretch)
+func setArt(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32) {
+	setArtFill(img, res, size, scale, canvas.ImageFillStretch)
 }
 
-// gsSetArtFill is gsSetArt with the drawing meeting the size as fill says
+// setArtFill is setArt with the drawing meeting the size as fill says
 // (canvas.ImageFillCover for a backdrop).
-func gsSetArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32, fill canvas.ImageFill) {
+func setArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32, fill canvas.ImageFill) {
 	if res == nil {
 		return
 	}
-	w, h := pixels(size, scale)
+	w, h := Pixels(size, scale)
 	if w < 1 || h < 1 {
 		return
 	}
@@ -174,12 +181,12 @@ func gsSetArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale fl
 		img.Resize(size)
 		return
 	}
-	gsSetPixels(img, ras, size)
+	setPixels(img, ras, size)
 }
 
-// gsCanvasScale is the scale of the canvas o is drawn on (1 before it is on
+// canvasScale is the scale of the canvas o is drawn on (1 before it is on
 // one): canvas units to pixels.
-func gsCanvasScale(o fyne.CanvasObject) float32 {
+func canvasScale(o fyne.CanvasObject) float32 {
 	if a := fyne.CurrentApp(); a != nil {
 		if c := a.Driver().CanvasForObject(o); c != nil && c.Scale() > 0 {
 			return c.Scale()

@@ -1,4 +1,4 @@
-package ui
+package play
 
 import (
 	"testing"
@@ -30,7 +30,7 @@ func TestGameGoldenMidGame(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rig := newGameRig(t, tc.size)
 			rig.g.SetCredit(1250)
-			d := newGSDemo(t, gsWalls(t, game.Stake200, 3, false, 7), breakout.Auto)
+			d := newTestDemo(t, testWalls(t, game.Stake200, 3, false, 7), breakout.Auto)
 			rig.g.Play(d)
 			w := d.World()
 			// a few symbols counted, one on its way, a stone in effect
@@ -39,7 +39,7 @@ func TestGameGoldenMidGame(t *testing.T) {
 				for _, c := range rig.g.Cartouche().Counts() {
 					n += c
 				}
-				return n >= 1 && gsFlightJustStarted(rig) && w.Effect(game.Green)+w.Effect(game.Pink)+w.Effect(game.Blue) > 0
+				return n >= 1 && flightJustStarted(rig) && w.Effect(game.Green)+w.Effect(game.Pink)+w.Effect(game.Blue) > 0
 			})
 			rig.frames(15)
 			require.Positive(t, rig.g.inFlight)
@@ -49,11 +49,11 @@ func TestGameGoldenMidGame(t *testing.T) {
 	}
 }
 
-// gsFlightJustStarted reports whether a symbol took off on the last frame.
-func gsFlightJustStarted(rig *gsRig) bool {
+// flightJustStarted reports whether a symbol took off on the last frame.
+func flightJustStarted(rig *gameRig) bool {
 	for s := range rig.g.flights {
 		for _, f := range rig.g.flights[s] {
-			if f.on && rig.clock.t.Sub(f.at) < gsTestFrame {
+			if f.on && rig.clock.t.Sub(f.at) < testFrame {
 				return true
 			}
 		}
@@ -66,7 +66,7 @@ func gsFlightJustStarted(rig *gsRig) bool {
 func TestGameGoldenGhost(t *testing.T) {
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
 	rig.g.SetCredit(800)
-	d := newGSDemo(t, gsWalls(t, game.Stake050, 0, false, 21), breakout.Play)
+	d := newTestDemo(t, testWalls(t, game.Stake050, 0, false, 21), breakout.Play)
 	rig.g.Play(d)
 	rig.frame()
 	w := d.World()
@@ -88,7 +88,7 @@ func TestGameGoldenBonusOneHit(t *testing.T) {
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
 	rig.g.SetCredit(2500)
 	rig.g.BonusDelay = time.Second
-	d := newGSDemo(t, gsWalls(t, game.Stake100, 2, true, 5), breakout.Auto)
+	d := newTestDemo(t, testWalls(t, game.Stake100, 2, true, 5), breakout.Auto)
 	rig.g.Play(d)
 	rig.until(30*60, "the first hit of the red brick", func() bool {
 		w := rig.g.Playfield().World()
@@ -109,9 +109,9 @@ func TestGameGoldenBonusOneHit(t *testing.T) {
 func TestGameGoldenWinBlinks(t *testing.T) {
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
 	rig.g.SetCredit(1750)
-	var h gsHooks
+	var h testHooks
 	h.attach(rig.g)
-	d := newGSDemo(t, gsWalls(t, game.Stake100, 3, false, 42), breakout.Auto)
+	d := newTestDemo(t, testWalls(t, game.Stake100, 3, false, 42), breakout.Auto)
 	rig.g.Play(d)
 	rig.until(30*60, "the end", func() bool { return h.ends > 0 })
 	require.Len(t, h.combos, 1)

@@ -1,4 +1,4 @@
-package ui
+package play
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"pharaon/kiosk"
 )
 
-// GameSource is the game the game screen plays and draws. In the kiosk it is
+// Source is the game the game screen plays and draws. In the kiosk it is
 // the *kiosk.Game of the play in progress, which steps the wall in play (the
 // main wall, then the bonus wall of Art. 4.7) and records the inputs; in the
 // scene bench, the attract loop and the tests it is a DemoGame.
@@ -17,7 +17,7 @@ import (
 // The screen only reads the source's state and events: it never decides what
 // a wall reveals, and the amount a congratulation window shows comes from the
 // kiosk's result, not from the screen (DESIGN.md invariant 3).
-type GameSource interface {
+type Source interface {
 	// Step runs one 1/120 s tick of the wall in play and returns what
 	// happened (the slice is reused by the next Step).
 	Step(breakout.Input) []breakout.Event
@@ -36,7 +36,7 @@ type GameSource interface {
 	Settled() bool
 }
 
-// resumable is a GameSource that may be a game resumed after a restart
+// resumable is a Source that may be a game resumed after a restart
 // (*kiosk.Game): the game screen says so before it goes on.
 type resumable interface {
 	Resumed() bool
@@ -44,7 +44,7 @@ type resumable interface {
 
 var _ resumable = (*kiosk.Game)(nil)
 
-// DemoGame is a GameSource that plays the walls of a unit without a stake, a
+// DemoGame is a Source that plays the walls of a unit without a stake, a
 // ticket or a record: the main wall, then the bonus wall if the layout has
 // one, as *kiosk.Game does. It serves the scene bench, an attract loop and
 // the tests; it must never stand for a paid play.

@@ -1,4 +1,4 @@
-package ui
+package play
 
 import (
 	"math"
@@ -12,20 +12,20 @@ import (
 
 // Layout of the game screen.
 const (
-	// gsMinPanel is the narrowest the right panel gets (cartouche, stake,
+	// MinPanel is the narrowest the right panel gets (cartouche, stake,
 	// credit); a screen narrower than 6:5 + this shrinks the playfield.
-	gsMinPanel = 280
-	// gsRefHeight is the screen height the text sizes below are for.
-	gsRefHeight   = 800
-	gsCaptionSize = 18
-	gsValueSize   = 40
-	// gsArc is how high a flying symbol's path bows, as a share of its
+	MinPanel = 280
+	// refHeight is the screen height the text sizes below are for.
+	refHeight   = 800
+	captionSize = 18
+	valueSize   = 40
+	// arc is how high a flying symbol's path bows, as a share of its
 	// length.
-	gsArc = 0.18
+	arc = 0.18
 )
 
-type gameScreenRenderer struct {
-	g       *GameScreen
+type screenRenderer struct {
+	g       *Screen
 	objects []fyne.CanvasObject
 	size    fyne.Size
 
@@ -40,8 +40,8 @@ type gameScreenRenderer struct {
 	panelW    float32
 }
 
-func newGameScreenRenderer(g *GameScreen) *gameScreenRenderer {
-	r := &gameScreenRenderer{g: g}
+func newScreenRenderer(g *Screen) *screenRenderer {
+	r := &screenRenderer{g: g}
 	r.rule = canvas.NewRectangle(art.GoldDark)
 	r.stakeCap = canvas.NewText("", art.Sand)
 	r.stakeVal = canvas.NewText("", art.GoldLight)
@@ -55,7 +55,7 @@ func newGameScreenRenderer(g *GameScreen) *gameScreenRenderer {
 	r.objects = append(r.objects, g.field, r.rule, r.stakeCap, r.stakeVal, g.cart, r.creditCap, r.creditVal)
 	for s := range r.flyers {
 		for k := range r.flyers[s] {
-			r.flyers[s][k] = gsNewArtImage()
+			r.flyers[s][k] = newArtImage()
 			r.objects = append(r.objects, r.flyers[s][k])
 		}
 	}
@@ -63,53 +63,53 @@ func newGameScreenRenderer(g *GameScreen) *gameScreenRenderer {
 	return r
 }
 
-func (r *gameScreenRenderer) Objects() []fyne.CanvasObject { return r.objects }
+func (r *screenRenderer) Objects() []fyne.CanvasObject { return r.objects }
 
-func (r *gameScreenRenderer) Destroy() {
+func (r *screenRenderer) Destroy() {
 	if r.g.rend == r {
 		r.g.rend = nil
 	}
 }
 
-func (r *gameScreenRenderer) MinSize() fyne.Size {
+func (r *screenRenderer) MinSize() fyne.Size {
 	c := r.g.cart.MinSize()
 	return fyne.NewSize(600+c.Width, 500)
 }
 
-func (r *gameScreenRenderer) Refresh() {
+func (r *screenRenderer) Refresh() {
 	r.applyTexts()
 	r.g.field.Refresh()
 	r.g.cart.Refresh()
 }
 
 // Layout puts the playfield on the left at 6:5, as tall as the screen if
-// the panel keeps gsMinPanel, and the panel on the right: stake, cartouche,
+// the panel keeps MinPanel, and the panel on the right: stake, cartouche,
 // credit (Art. 4.2, DESIGN.md §8).
-func (r *gameScreenRenderer) Layout(size fyne.Size) {
+func (r *screenRenderer) Layout(size fyne.Size) {
 	r.size = size
-	fw := size.Height * pfFieldW / pfFieldH
-	if fw > size.Width-gsMinPanel {
-		fw = size.Width - gsMinPanel
+	fw := size.Height * fieldW / fieldH
+	if fw > size.Width-MinPanel {
+		fw = size.Width - MinPanel
 	}
 	if fw < 0 {
 		fw = 0
 	}
-	fh := fw * pfFieldH / pfFieldW
+	fh := fw * fieldH / fieldW
 	r.g.field.Move(fyne.NewPos(0, (size.Height-fh)/2))
 	r.g.field.Resize(fyne.NewSize(fw, fh))
 
 	r.panelX, r.panelW = fw, size.Width-fw
-	k := size.Height / gsRefHeight
+	k := size.Height / refHeight
 	rw := 3 * k
 	r.rule.Move(fyne.NewPos(fw, 0))
 	r.rule.Resize(fyne.NewSize(rw, size.Height))
 
 	px, pw := fw+rw, size.Width-fw-rw
 	m := 18 * k
-	r.stakeCap.TextSize = gsCaptionSize * k
-	r.stakeVal.TextSize = gsValueSize * k
-	r.creditCap.TextSize = gsCaptionSize * k
-	r.creditVal.TextSize = gsValueSize * k
+	r.stakeCap.TextSize = captionSize * k
+	r.stakeVal.TextSize = valueSize * k
+	r.creditCap.TextSize = captionSize * k
+	r.creditVal.TextSize = valueSize * k
 	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal} {
 		t.Refresh()
 	}
@@ -132,24 +132,24 @@ func (r *gameScreenRenderer) Layout(size fyne.Size) {
 	// flying symbols end the size of the cartouche's symbols
 	_, ss := r.g.cart.SymbolBox(game.Bird)
 	r.flyerSize = ss
-	sc := gsCanvasScale(r.g)
+	sc := canvasScale(r.g)
 	for s := range r.flyers {
 		for k := range r.flyers[s] {
-			gsSetArt(r.flyers[s][k], art.SymbolResource(game.Symbol(s), true), ss, sc)
+			setArt(r.flyers[s][k], art.SymbolResource(game.Symbol(s), true), ss, sc)
 		}
 	}
 }
 
 // applyTexts writes the stake, the credit and the captions.
-func (r *gameScreenRenderer) applyTexts() {
-	tr := r.g.tr
-	r.stakeCap.Text = tr.T(msgGameStake)
-	r.creditCap.Text = tr.T(msgGameCredit)
+func (r *screenRenderer) applyTexts() {
+	w := r.g.words
+	r.stakeCap.Text = w.Stake
+	r.creditCap.Text = w.Credit
 	r.stakeVal.Text = ""
 	if r.g.stake.Valid() {
-		r.stakeVal.Text = tr.Stake(r.g.stake)
+		r.stakeVal.Text = w.money(r.g.stake.Money())
 	}
-	r.creditVal.Text = tr.Money(r.g.credit)
+	r.creditVal.Text = w.money(r.g.credit)
 	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal} {
 		t.Refresh()
 	}
@@ -157,7 +157,7 @@ func (r *gameScreenRenderer) applyTexts() {
 
 // placeFlight draws flight k of symbol s at t (0 to 1) of its way from its
 // brick to the cartouche: an eased path that bows upward.
-func (r *gameScreenRenderer) placeFlight(s, k, brick int, t float32) {
+func (r *screenRenderer) placeFlight(s, k, brick int, t float32) {
 	im := r.flyers[s][k]
 	from, ok := r.g.field.brickCentre(brick)
 	if !ok {
@@ -167,9 +167,9 @@ func (r *gameScreenRenderer) placeFlight(s, k, brick int, t float32) {
 	from = from.Add(fp)
 	cp, cs := r.g.cart.SymbolBox(game.Symbol(s))
 	to := r.g.cart.Position().Add(cp).Add(fyne.NewPos(cs.Width/2, cs.Height/2))
-	e := gsEaseInOut(t)
+	e := easeInOut(t)
 	dx, dy := to.X-from.X, to.Y-from.Y
-	bow := gsArc * float32(math.Sqrt(float64(dx*dx+dy*dy))) * float32(math.Sin(math.Pi*float64(t)))
+	bow := arc * float32(math.Sqrt(float64(dx*dx+dy*dy))) * float32(math.Sin(math.Pi*float64(t)))
 	x := from.X + dx*e
 	y := from.Y + dy*e - bow
 	sz := r.flyerSize
@@ -179,9 +179,9 @@ func (r *gameScreenRenderer) placeFlight(s, k, brick int, t float32) {
 	}
 }
 
-func (r *gameScreenRenderer) flightDone(s, k int) { r.flyers[s][k].Hide() }
+func (r *screenRenderer) flightDone(s, k int) { r.flyers[s][k].Hide() }
 
-func (r *gameScreenRenderer) hideFlights() {
+func (r *screenRenderer) hideFlights() {
 	for s := range r.flyers {
 		for k := range r.flyers[s] {
 			r.flyers[s][k].Hide()
@@ -189,8 +189,8 @@ func (r *gameScreenRenderer) hideFlights() {
 	}
 }
 
-// gsEaseInOut is a cubic ease: slow away, quick across, slow in.
-func gsEaseInOut(t float32) float32 {
+// easeInOut is a cubic ease: slow away, quick across, slow in.
+func easeInOut(t float32) float32 {
 	if t < 0.5 {
 		return 4 * t * t * t
 	}

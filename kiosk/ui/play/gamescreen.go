@@ -1,4 +1,4 @@
-package ui
+package play
 
 import (
 	"time"
@@ -19,21 +19,21 @@ const DefaultBonusDelay = 2500 * time.Millisecond
 // the paddle for the player's launch (kiosk.Game.Resumed).
 const DefaultResumeNotice = 3 * time.Second
 
-// gsFlightTime is how long a revealed symbol takes to fly to the cartouche.
-const gsFlightTime = 600 * time.Millisecond
+// flightTime is how long a revealed symbol takes to fly to the cartouche.
+const flightTime = 600 * time.Millisecond
 
-// gsStage is where the game screen is in a game.
-type gsStage uint8
+// gameStage is where the game screen is in a game.
+type gameStage uint8
 
 const (
-	gsIdle      gsStage = iota // no game
-	gsPlaying                  // the wall in play is stepped every frame
-	gsLanding                  // the wall is cleared; symbols still fly to the cartouche
-	gsInterlude                // the main wall is done, the bonus wall comes next
-	gsOver                     // the game is over; the cartouche may still blink
+	stageIdle      gameStage = iota // no game
+	stagePlaying                    // the wall in play is stepped every frame
+	stageLanding                    // the wall is cleared; symbols still fly to the cartouche
+	stageInterlude                  // the main wall is done, the bonus wall comes next
+	stageOver                       // the game is over; the cartouche may still blink
 )
 
-// GameScreen is the screen of a game in play (Art. 4.2): the Playfield on the
+// Screen is the screen of a game in play (Art. 4.2): the Playfield on the
 // left at the field's 6:5 aspect, the Cartouche on the right with the stake
 // above it and the credit below, always visible. It runs the frame pump: once
 // a frame it runs the engine ticks the Pump says are due, animates what the
@@ -53,7 +53,7 @@ const (
 // any other goroutine must go through fyne.Do to call the screen. The On…
 // hooks are called on the Fyne goroutine during a frame; they may call Play,
 // Stop or show windows.
-type GameScreen struct {
+type Screen struct {
 	widget.BaseWidget
 
 	// OnCartoucheTapped is called when the player taps the cartouche: show
@@ -90,8 +90,8 @@ type GameScreen struct {
 	field *Playfield
 	cart  *Cartouche
 
-	src     GameSource
-	stage   gsStage
+	src     Source
+	stage   gameStage
 	stageAt time.Time
 	// noticeUntil is when the notice of a resumed game goes (zero: none)
 	noticeUntil time.Time
@@ -102,30 +102,30 @@ type GameScreen struct {
 
 	credit game.Money
 	stake  game.Stake
-	tr     Tr // the language of its words and amounts
+	words  Words // its words, and the language of its amounts
 
 	frameNow time.Time
 	launched [game.NumSymbols]int // symbols sent flying on this wall
-	flights  [game.NumSymbols][game.MaxPerSymbol]gsFlight
+	flights  [game.NumSymbols][game.MaxPerSymbol]flight
 	inFlight int
 
-	rend *gameScreenRenderer
+	rend *screenRenderer
 }
 
-// gsFlight is a revealed symbol flying from its brick to the cartouche.
-type gsFlight struct {
+// flight is a revealed symbol flying from its brick to the cartouche.
+type flight struct {
 	on    bool
 	brick int
 	at    time.Time
 }
 
-// NewGameScreen returns a game screen reading time from now (a monotonic
+// NewScreen returns a game screen reading time from now (a monotonic
 // clock: time.Now in the kiosk, a fake in tests).
-func NewGameScreen(now func() time.Time) *GameScreen {
+func NewScreen(now func() time.Time) *Screen {
 	if now == nil {
 		now = time.Now
 	}
-	g := &GameScreen{now: now, pump: NewPump(DefaultMaxCatchUp)}
+	g := &Screen{now: now, pump: NewPump(DefaultMaxCatchUp)}
 	g.field = NewPlayfield()
 	g.field.OnActivity = func() {
 		if g.OnActivity != nil {
@@ -151,21 +151,21 @@ func NewGameScreen(now func() time.Time) *GameScreen {
 }
 
 // Playfield is the screen's playfield (for its TouchRadius, say).
-func (g *GameScreen) Playfield() *Playfield { return g.field }
+func (g *Screen) Playfield() *Playfield { return g.field }
 
 // SetFullBackdrop draws the playfield's whole backdrop (see
 // Playfield.SetFullBackdrop): for a kiosk with a GPU.
-func (g *GameScreen) SetFullBackdrop(on bool) { g.field.SetFullBackdrop(on) }
+func (g *Screen) SetFullBackdrop(on bool) { g.field.SetFullBackdrop(on) }
 
 // Cartouche is the screen's cartouche.
-func (g *GameScreen) Cartouche() *Cartouche { return g.cart }
+func (g *Screen) Cartouche() *Cartouche { return g.cart }
 
 // Play shows src from where it is (a new game, or one recovered after a
 // restart) and starts the frame pump. Play(nil) clears the screen and stops
 // the pump.
-func (g *GameScreen) Play(src GameSource) {
+func (g *Screen) Play(src Source) {
 	if src == nil || src.World() == nil {
-		g.src, g.stage = nil, gsIdle
+		g.src, g.stage = nil, stageIdle
 		g.noticeUntil = time.Time{}
 		g.field.setNotice(false)
 		g.field.SetWorld(nil)
@@ -182,14 +182,14 @@ func (g *GameScreen) Play(src GameSource) {
 	g.cart.SetCounts(src.Revealed())
 	g.cancelFlights()
 	g.launched = src.Revealed()
-	g.stage, g.stageAt = gsPlaying, g.now()
+	g.stage, g.stageAt = stagePlaying, g.now()
 	g.noticeUntil = time.Time{}
 	if r, ok := src.(resumable); ok && r.Resumed() {
 		g.noticeUntil = g.stageAt.Add(g.resumeNotice())
 	}
 	g.field.setNotice(!g.noticeUntil.IsZero())
 	if src.World().Done() {
-		g.stage = gsLanding
+		g.stage = stageLanding
 	}
 	g.pump.Reset()
 	g.meter.Reset()
@@ -201,7 +201,7 @@ func (g *GameScreen) Play(src GameSource) {
 
 // Start runs the frame pump (Play does); Stop stops it. A stopped screen
 // keeps its drawing and its game; Start goes on without catching up.
-func (g *GameScreen) Start() {
+func (g *Screen) Start() {
 	if g.running {
 		return
 	}
@@ -212,7 +212,7 @@ func (g *GameScreen) Start() {
 }
 
 // Stop stops the frame pump: call it when the screen is left.
-func (g *GameScreen) Stop() {
+func (g *Screen) Stop() {
 	if !g.running {
 		return
 	}
@@ -221,10 +221,21 @@ func (g *GameScreen) Stop() {
 }
 
 // Over reports whether the game is over (OnEnd was called).
-func (g *GameScreen) Over() bool { return g.stage == gsOver }
+func (g *Screen) Over() bool { return g.stage == stageOver }
+
+// Running reports whether the frame pump runs (between Start and Stop).
+func (g *Screen) Running() bool { return g.running }
+
+// Landed reports whether the wall in play is cleared and every symbol it
+// revealed has landed in the cartouche: the screen waits for the source to
+// settle before it goes on.
+func (g *Screen) Landed() bool { return g.stage == stageLanding && g.inFlight == 0 }
+
+// Credit is the credit shown.
+func (g *Screen) Credit() game.Money { return g.credit }
 
 // SetCredit shows the player's credit (always visible, DESIGN.md §8).
-func (g *GameScreen) SetCredit(m game.Money) {
+func (g *Screen) SetCredit(m game.Money) {
 	if m == g.credit {
 		return
 	}
@@ -235,7 +246,7 @@ func (g *GameScreen) SetCredit(m game.Money) {
 }
 
 // SetStake shows the stake (Play takes it from the game).
-func (g *GameScreen) SetStake(s game.Stake) {
+func (g *Screen) SetStake(s game.Stake) {
 	if s == g.stake {
 		return
 	}
@@ -247,13 +258,12 @@ func (g *GameScreen) SetStake(s game.Stake) {
 
 // Stake is the stake shown: the prize table to show when the cartouche is
 // tapped (Art. 4.2).
-func (g *GameScreen) Stake() game.Stake { return g.stake }
+func (g *Screen) Stake() game.Stake { return g.stake }
 
-// SetLang shows the screen's words and amounts in language l (French until
-// told otherwise).
-func (g *GameScreen) SetLang(l Lang) {
-	g.tr = Tr{l}
-	g.field.setLang(l)
+// SetWords shows the screen's words, and its amounts in their language.
+func (g *Screen) SetWords(w Words) {
+	g.words = w
+	g.field.SetWords(w)
 	if g.rend != nil {
 		g.rend.applyTexts()
 	}
@@ -262,7 +272,7 @@ func (g *GameScreen) SetLang(l Lang) {
 // Frame is one frame at time now: the engine ticks due, the events, the
 // motion. The frame pump calls it; tests call it with a fake clock. Once the
 // game runs it allocates nothing.
-func (g *GameScreen) Frame(now time.Time) {
+func (g *Screen) Frame(now time.Time) {
 	begin := g.now()
 	g.frameNow = now
 	n := g.pump.Advance(now)
@@ -277,8 +287,8 @@ func (g *GameScreen) Frame(now time.Time) {
 			n = 0
 		}
 	}
-	if g.stage == gsPlaying && g.src != nil {
-		for i := 0; i < n && g.stage == gsPlaying; i++ {
+	if g.stage == stagePlaying && g.src != nil {
+		for i := 0; i < n && g.stage == stagePlaying; i++ {
 			g.field.beforeStep()
 			for _, e := range g.src.Step(g.field.Input()) {
 				g.event(e, now)
@@ -286,19 +296,19 @@ func (g *GameScreen) Frame(now time.Time) {
 		}
 	}
 	switch g.stage {
-	case gsLanding:
+	case stageLanding:
 		// The kiosk commits the wall's end while its symbols fly: the
 		// wall is done once both are.
 		if g.inFlight == 0 && g.src.Settled() {
 			g.wallDone(now)
 		}
-	case gsInterlude:
+	case stageInterlude:
 		if now.Sub(g.stageAt) >= g.bonusDelay() {
 			g.startBonus(now)
 		}
 	}
 	alpha := float32(1) // a wall at rest is drawn as it is
-	if g.stage == gsPlaying {
+	if g.stage == stagePlaying {
 		alpha = g.pump.Alpha()
 	}
 	g.field.frameBetween(now, alpha)
@@ -311,14 +321,14 @@ func (g *GameScreen) Frame(now time.Time) {
 	}
 }
 
-func (g *GameScreen) resumeNotice() time.Duration {
+func (g *Screen) resumeNotice() time.Duration {
 	if g.ResumeNotice > 0 {
 		return g.ResumeNotice
 	}
 	return DefaultResumeNotice
 }
 
-func (g *GameScreen) bonusDelay() time.Duration {
+func (g *Screen) bonusDelay() time.Duration {
 	if g.BonusDelay > 0 {
 		return g.BonusDelay
 	}
@@ -326,18 +336,18 @@ func (g *GameScreen) bonusDelay() time.Duration {
 }
 
 // event handles one engine event at time now.
-func (g *GameScreen) event(e breakout.Event, now time.Time) {
+func (g *Screen) event(e breakout.Event, now time.Time) {
 	switch e.Kind {
 	case breakout.SymbolRevealed:
 		g.fly(e.Symbol, e.Brick, now)
 	case breakout.WallCleared:
-		g.stage, g.stageAt = gsLanding, now
+		g.stage, g.stageAt = stageLanding, now
 	}
 	g.field.Event(e, now)
 }
 
 // fly sends a revealed symbol from its brick to the cartouche (Art. 4.6).
-func (g *GameScreen) fly(s game.Symbol, brick int, now time.Time) {
+func (g *Screen) fly(s game.Symbol, brick int, now time.Time) {
 	if !s.Valid() {
 		return
 	}
@@ -356,13 +366,13 @@ func (g *GameScreen) fly(s game.Symbol, brick int, now time.Time) {
 	g.inFlight++
 }
 
-func (g *GameScreen) land(s game.Symbol, f *gsFlight, now time.Time) {
+func (g *Screen) land(s game.Symbol, f *flight, now time.Time) {
 	f.on = false
 	g.inFlight--
 	g.cart.Land(s, now)
 }
 
-func (g *GameScreen) cancelFlights() {
+func (g *Screen) cancelFlights() {
 	for s := range g.flights {
 		for k := range g.flights[s] {
 			g.flights[s][k].on = false
@@ -375,7 +385,7 @@ func (g *GameScreen) cancelFlights() {
 }
 
 // updateFlights moves the flying symbols and lands those that arrive.
-func (g *GameScreen) updateFlights(now time.Time) {
+func (g *Screen) updateFlights(now time.Time) {
 	if g.inFlight == 0 || g.rend == nil {
 		return
 	}
@@ -385,7 +395,7 @@ func (g *GameScreen) updateFlights(now time.Time) {
 			if !f.on {
 				continue
 			}
-			t := float32(now.Sub(f.at)) / float32(gsFlightTime)
+			t := float32(now.Sub(f.at)) / float32(flightTime)
 			if t >= 1 {
 				g.land(game.Symbol(s), f, now)
 				g.rend.flightDone(s, k)
@@ -397,7 +407,7 @@ func (g *GameScreen) updateFlights(now time.Time) {
 }
 
 // wallDone ends a cleared wall once its symbols have landed.
-func (g *GameScreen) wallDone(now time.Time) {
+func (g *Screen) wallDone(now time.Time) {
 	w := g.field.World()
 	// The cartouche shows exactly the reveal (it does already, symbol by
 	// symbol: this also covers a game recovered at its end).
@@ -415,25 +425,25 @@ func (g *GameScreen) wallDone(now time.Time) {
 		}
 	}
 	if g.src.World() != w {
-		g.stage, g.stageAt = gsInterlude, now
+		g.stage, g.stageAt = stageInterlude, now
 		return
 	}
 	g.over()
 }
 
-func (g *GameScreen) over() {
-	g.stage = gsOver
+func (g *Screen) over() {
+	g.stage = stageOver
 	if g.OnEnd != nil {
 		g.OnEnd()
 	}
 }
 
 // startBonus puts the bonus wall in play (Art. 4.7).
-func (g *GameScreen) startBonus(now time.Time) {
+func (g *Screen) startBonus(now time.Time) {
 	g.cart.StopBlink()
 	g.field.SetWorld(g.src.World())
 	g.launched = g.src.Revealed()
-	g.stage, g.stageAt = gsPlaying, now
+	g.stage, g.stageAt = stagePlaying, now
 	g.pump.Reset()
 	g.pump.Advance(now)
 	if g.OnBonusWall != nil {
@@ -442,8 +452,8 @@ func (g *GameScreen) startBonus(now time.Time) {
 }
 
 // CreateRenderer builds the screen's canvas objects once.
-func (g *GameScreen) CreateRenderer() fyne.WidgetRenderer {
-	r := newGameScreenRenderer(g)
+func (g *Screen) CreateRenderer() fyne.WidgetRenderer {
+	r := newScreenRenderer(g)
 	g.rend = r
 	return r
 }

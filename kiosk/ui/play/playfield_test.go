@@ -1,4 +1,4 @@
-package ui
+package play
 
 import (
 	"testing"
@@ -16,13 +16,14 @@ import (
 	"pharaon/kiosk/ui/art"
 )
 
-// newPFRig shows a lone playfield of 600×500 (half a field unit a pixel)
+// newFieldRig shows a lone playfield of 600×500 (half a field unit a pixel)
 // with world w.
-func newPFRig(t *testing.T, w *breakout.World) *Playfield {
+func newFieldRig(t *testing.T, w *breakout.World) *Playfield {
 	t.Helper()
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(art.Theme())
 	p := NewPlayfield()
+	p.SetWords(frenchWords)
 	win := test.NewWindow(p)
 	win.SetPadded(false)
 	win.Resize(fyne.NewSize(600, 500))
@@ -32,9 +33,9 @@ func newPFRig(t *testing.T, w *breakout.World) *Playfield {
 	return p
 }
 
-func newPFWorld(t *testing.T, mode breakout.Mode, s breakout.Settings) (*breakout.World, reveal.Walls) {
+func newFieldWorld(t *testing.T, mode breakout.Mode, s breakout.Settings) (*breakout.World, reveal.Walls) {
 	t.Helper()
-	l := gsWalls(t, game.Stake100, 4, true, 77)
+	l := testWalls(t, game.Stake100, 4, true, 77)
 	w, err := breakout.New(l.Main, mode, s)
 	require.NoError(t, err)
 	return w, l
@@ -43,20 +44,20 @@ func newPFWorld(t *testing.T, mode breakout.Mode, s breakout.Settings) (*breakou
 func TestPlayfieldGeometry(t *testing.T) {
 	tests := []struct {
 		size fyne.Size
-		want pfGeom
+		want fieldGeom
 	}{
-		{fyne.NewSize(600, 500), pfGeom{X: 0, Y: 0, S: 0.5}},
-		{fyne.NewSize(700, 500), pfGeom{X: 50, Y: 0, S: 0.5}},   // wider: centred
-		{fyne.NewSize(600, 700), pfGeom{X: 0, Y: 100, S: 0.5}},  // taller: centred
-		{fyne.NewSize(1296, 1080), pfGeom{X: 0, Y: 0, S: 1.08}}, // 1920×1080's field
+		{fyne.NewSize(600, 500), fieldGeom{X: 0, Y: 0, S: 0.5}},
+		{fyne.NewSize(700, 500), fieldGeom{X: 50, Y: 0, S: 0.5}},   // wider: centred
+		{fyne.NewSize(600, 700), fieldGeom{X: 0, Y: 100, S: 0.5}},  // taller: centred
+		{fyne.NewSize(1296, 1080), fieldGeom{X: 0, Y: 0, S: 1.08}}, // 1920×1080's field
 	}
 	for _, tc := range tests {
-		g := newPFGeom(tc.size)
+		g := newFieldGeom(tc.size)
 		assert.InDelta(t, tc.want.X, g.X, 1e-3)
 		assert.InDelta(t, tc.want.Y, g.Y, 1e-3)
 		assert.InDelta(t, tc.want.S, g.S, 1e-5)
 	}
-	g := newPFGeom(fyne.NewSize(600, 500))
+	g := newFieldGeom(fyne.NewSize(600, 500))
 	assert.Equal(t, int32(0), g.toFieldX(-40), "left of the field: its left side")
 	assert.Equal(t, int32(breakout.FieldWidth), g.toFieldX(900), "right of it: its right side")
 	assert.Equal(t, int32(300*breakout.Unit), g.toFieldX(150))
@@ -68,8 +69,8 @@ func TestPlayfieldGeometry(t *testing.T) {
 // set the paddle's target to the finger; a press on the ball does not move
 // the paddle under it.
 func TestPlayfieldTouch(t *testing.T) {
-	w, _ := newPFWorld(t, breakout.Play, breakout.DefaultSettings())
-	p := newPFRig(t, w)
+	w, _ := newFieldWorld(t, breakout.Play, breakout.DefaultSettings())
+	p := newFieldRig(t, w)
 	touches := 0
 	p.OnActivity = func() { touches++ }
 	b := w.Ball()
@@ -115,7 +116,7 @@ func TestPlayfieldTouch(t *testing.T) {
 
 // Nothing to touch without a wall.
 func TestPlayfieldWithoutWorld(t *testing.T) {
-	p := newPFRig(t, nil)
+	p := newFieldRig(t, nil)
 	test.TapAt(p, fyne.NewPos(300, 400))
 	p.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(100, 100)}})
 	assert.Equal(t, breakout.Input{}, p.Input())
@@ -131,8 +132,8 @@ func TestPlayfieldWithoutWorld(t *testing.T) {
 // AUTO badge, the red brick's hits.
 func TestPlayfieldDrawsTheWorld(t *testing.T) {
 	s := breakout.DefaultSettings()
-	w, l := newPFWorld(t, breakout.Auto, s)
-	p := newPFRig(t, w)
+	w, l := newFieldWorld(t, breakout.Auto, s)
+	p := newFieldRig(t, w)
 	r := p.rend
 	t0 := time.Unix(100, 0)
 	now := t0
@@ -147,7 +148,7 @@ func TestPlayfieldDrawsTheWorld(t *testing.T) {
 	stoneSeen := false
 	for tick := 0; !w.Done(); tick++ {
 		if tick%2 == 0 {
-			now = now.Add(gsTestFrame)
+			now = now.Add(testFrame)
 		}
 		for _, e := range w.Step(breakout.Input{}) {
 			p.Event(e, now)
@@ -161,7 +162,7 @@ func TestPlayfieldDrawsTheWorld(t *testing.T) {
 			assert.True(t, r.slots[fell].content.Visible(), "what it hid shows")
 			assert.Equal(t, 1.0, r.slots[fell].content.Translucency, "fading in from nothing")
 		}
-		if fell >= 0 && now.Sub(fellAt) == 14*gsTestFrame {
+		if fell >= 0 && now.Sub(fellAt) == 14*testFrame {
 			assert.Zero(t, r.slots[fell].content.Translucency, "fully shown after the fade")
 		}
 		for st := range game.Stones {
@@ -172,7 +173,7 @@ func TestPlayfieldDrawsTheWorld(t *testing.T) {
 			if left > 0 {
 				stoneSeen = true
 				secs := (left + breakout.TicksPerSecond - 1) / breakout.TicksPerSecond
-				assert.Equal(t, gsStoneSeconds[secs], h.secs.Text)
+				assert.Equal(t, stoneSeconds[secs], h.secs.Text)
 				pw := r.geom.len(w.Paddle().Width)
 				assert.InDelta(t, pw*float32(left)/float32(s.StoneTicks), r.bars[st].Size().Width, 0.01, "the bar shrinks with the time left")
 			}
@@ -196,13 +197,13 @@ func TestPlayfieldDrawsTheWorld(t *testing.T) {
 	assert.False(t, r.cracked.Visible())
 	hits := 0
 	for !bonus.Done() {
-		now = now.Add(gsTestFrame / 2)
+		now = now.Add(testFrame / 2)
 		for _, e := range bonus.Step(breakout.Input{}) {
 			p.Event(e, now)
 			if e.Kind == breakout.RedBrickHit {
 				hits = e.N
 				p.Frame(now)
-				assert.Equal(t, gsRedHitsText[hits], r.redCount.Text)
+				assert.Equal(t, redHitsText[hits], r.redCount.Text)
 				assert.True(t, r.flash.Visible(), "the red brick flashes when hit")
 				assert.Equal(t, hits == 1, r.cracked.Visible(), "cracked after the first hit")
 				assert.False(t, r.red.Visible())
@@ -213,7 +214,7 @@ func TestPlayfieldDrawsTheWorld(t *testing.T) {
 		p.Frame(now)
 	}
 	assert.Equal(t, 2, hits)
-	p.Frame(now.Add(pfRedFlash))
+	p.Frame(now.Add(redFlash))
 	assert.False(t, r.flash.Visible(), "the flash is over")
 
 	// a main wall again: no bonus count
@@ -224,14 +225,14 @@ func TestPlayfieldDrawsTheWorld(t *testing.T) {
 
 // The ring round a ball waiting for a tap shows in Jouer only.
 func TestPlayfieldLaunchHint(t *testing.T) {
-	w, _ := newPFWorld(t, breakout.Play, breakout.DefaultSettings())
-	p := newPFRig(t, w)
+	w, _ := newFieldWorld(t, breakout.Play, breakout.DefaultSettings())
+	p := newFieldRig(t, w)
 	assert.True(t, p.rend.hint.Visible(), "Jouer, ball on the paddle: tap it")
 	w.Step(breakout.Input{Launch: true})
 	p.Frame(time.Unix(1, 0))
 	assert.False(t, p.rend.hint.Visible(), "in flight")
 
-	a, _ := newPFWorld(t, breakout.Auto, breakout.DefaultSettings())
+	a, _ := newFieldWorld(t, breakout.Auto, breakout.DefaultSettings())
 	p.SetWorld(a)
 	assert.False(t, p.rend.hint.Visible(), "Auto launches by itself")
 }
@@ -239,8 +240,8 @@ func TestPlayfieldLaunchHint(t *testing.T) {
 // Between two ticks the ball and the paddle are drawn where they were at the
 // frame's time (frameBetween); a frame with alpha 1 draws the world as it is.
 func TestPlayfieldDrawsBetweenTicks(t *testing.T) {
-	w, _ := newPFWorld(t, breakout.Play, breakout.DefaultSettings())
-	p := newPFRig(t, w)
+	w, _ := newFieldWorld(t, breakout.Play, breakout.DefaultSettings())
+	p := newFieldRig(t, w)
 	g := p.rend.geom
 	now := time.Unix(7, 0)
 	steer := breakout.Input{Steer: true, PaddleX: 100 * breakout.Unit}
@@ -266,7 +267,7 @@ func TestPlayfieldDrawsBetweenTicks(t *testing.T) {
 	assert.Equal(t, g.pos(after.X-rad, after.Y-rad), p.rend.ball.Position(), "Frame draws the world as it is")
 
 	// a launch is not smoothed: the ball is drawn where it is
-	w2, _ := newPFWorld(t, breakout.Play, breakout.DefaultSettings())
+	w2, _ := newFieldWorld(t, breakout.Play, breakout.DefaultSettings())
 	p.SetWorld(w2)
 	p.beforeStep()
 	w2.Step(breakout.Input{Launch: true})
@@ -279,8 +280,8 @@ func TestPlayfieldDrawsBetweenTicks(t *testing.T) {
 // The backdrop: its frieze and base band over plain lapis by default, the
 // whole sky on demand.
 func TestPlayfieldBackdrop(t *testing.T) {
-	w, _ := newPFWorld(t, breakout.Auto, breakout.DefaultSettings())
-	p := newPFRig(t, w)
+	w, _ := newFieldWorld(t, breakout.Auto, breakout.DefaultSettings())
+	p := newFieldRig(t, w)
 	r := p.rend
 	assert.True(t, r.frieze.Visible())
 	assert.True(t, r.base.Visible())

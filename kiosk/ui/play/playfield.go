@@ -1,4 +1,4 @@
-package ui
+package play
 
 import (
 	"time"
@@ -42,7 +42,7 @@ type Playfield struct {
 	TouchRadius float32
 
 	world        *breakout.World
-	tr           Tr // the language of the badge and the bonus count
+	words        Words // the badge, the red brick, the guide
 	now          time.Time
 	fullBackdrop bool
 
@@ -65,15 +65,15 @@ type Playfield struct {
 	alpha      float32
 
 	// per-brick animation clocks, set from the world's events
-	revealAt [pfMaxBricks]time.Time
+	revealAt [maxBricks]time.Time
 	redHitAt time.Time
 
 	rend *playfieldRenderer
 }
 
-// pfMaxBricks is the most bricks a wall has (reveal.MaxBricks); the renderer
+// maxBricks is the most bricks a wall has (reveal.MaxBricks); the renderer
 // builds that many slots once.
-const pfMaxBricks = 42
+const maxBricks = 42
 
 // NewPlayfield returns an empty playfield; SetWorld gives it a wall.
 func NewPlayfield() *Playfield {
@@ -88,7 +88,7 @@ func (p *Playfield) SetWorld(w *breakout.World) {
 	p.world = w
 	p.steer, p.launch, p.finish, p.touched = false, false, false, false
 	p.havePrev = false
-	p.revealAt = [pfMaxBricks]time.Time{}
+	p.revealAt = [maxBricks]time.Time{}
 	p.redHitAt = time.Time{}
 	if w != nil {
 		p.target = w.Paddle().X
@@ -116,9 +116,10 @@ func (p *Playfield) SetFullBackdrop(on bool) {
 // World is the wall shown.
 func (p *Playfield) World() *breakout.World { return p.world }
 
-// setLang shows the playfield's words in language l.
-func (p *Playfield) setLang(l Lang) {
-	p.tr = Tr{l}
+// SetWords shows the playfield's words: the badge, the red brick's caption,
+// the tip, the countdown, the notice and the finish button.
+func (p *Playfield) SetWords(w Words) {
+	p.words = w
 	if p.rend != nil {
 		p.rend.applyLabels()
 	}
@@ -131,7 +132,7 @@ func (p *Playfield) setLang(l Lang) {
 func (p *Playfield) Event(e breakout.Event, now time.Time) {
 	switch e.Kind {
 	case breakout.BrickDestroyed:
-		if e.Brick >= 0 && e.Brick < pfMaxBricks {
+		if e.Brick >= 0 && e.Brick < maxBricks {
 			p.revealAt[e.Brick] = now
 		}
 	case breakout.RedBrickHit:

@@ -1,4 +1,4 @@
-package ui
+package play
 
 import (
 	"fmt"
@@ -14,8 +14,8 @@ import (
 	"pharaon/game/reveal"
 )
 
-// gsHooks records what the game screen told the screens.
-type gsHooks struct {
+// testHooks records what the game screen told the screens.
+type testHooks struct {
 	combos  []game.Outcome
 	bonus   int
 	ends    int
@@ -23,7 +23,7 @@ type gsHooks struct {
 	touches int
 }
 
-func (h *gsHooks) attach(g *GameScreen) {
+func (h *testHooks) attach(g *Screen) {
 	g.OnCombination = func(o game.Outcome) { h.combos = append(h.combos, o) }
 	g.OnBonusWall = func() { h.bonus++ }
 	g.OnEnd = func() { h.ends++ }
@@ -63,13 +63,13 @@ func TestGameScreenAutoGameToTheEnd(t *testing.T) {
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
 	for _, u := range units {
 		t.Run(fmt.Sprintf("%s-tier%d-bonus%v", u.stake.Money().Plain(), u.tier, u.bonus), func(t *testing.T) {
-			l := gsWalls(t, u.stake, u.tier, u.bonus, u.seed)
+			l := testWalls(t, u.stake, u.tier, u.bonus, u.seed)
 			want, err := l.Outcome()
 			require.NoError(t, err)
 			rig.t = t
-			var h gsHooks
+			var h testHooks
 			h.attach(rig.g)
-			d := newGSDemo(t, l, breakout.Auto)
+			d := newTestDemo(t, l, breakout.Auto)
 			rig.g.Play(d)
 			t0 := rig.clock.t
 			assert.Equal(t, u.stake, rig.g.Stake())
@@ -118,7 +118,7 @@ func TestGameScreenAutoGameToTheEnd(t *testing.T) {
 				s := r.slots[i]
 				assert.Equal(t, b.Alive() && !b.Content.IsRed(), s.brick.Visible(), "brick %d", i)
 				assert.Equal(t, !b.Alive(), s.content.Visible(), "content of brick %d", i)
-				assert.Equal(t, b.Content.IsRed(), s.kind == pfSlotRed)
+				assert.Equal(t, b.Content.IsRed(), s.kind == slotRed)
 				if !u.bonus {
 					assert.False(t, b.Alive())
 				}
@@ -141,9 +141,9 @@ func TestGameScreenAutoGameToTheEnd(t *testing.T) {
 // Auto, which finishes it.
 func TestGameScreenJouer(t *testing.T) {
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
-	var h gsHooks
+	var h testHooks
 	h.attach(rig.g)
-	l := gsWalls(t, game.Stake100, 6, false, 21)
+	l := testWalls(t, game.Stake100, 6, false, 21)
 	s := breakout.DefaultSettings()
 	s.IdleTicks = breakout.MinIdleTicks
 	d, err := NewDemoGame(l, breakout.Play, s)
@@ -212,9 +212,9 @@ func TestGameScreenJouer(t *testing.T) {
 // Tapping the cartouche asks for the prize table of the stake (Art. 4.2).
 func TestGameScreenCartoucheTap(t *testing.T) {
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
-	var h gsHooks
+	var h testHooks
 	h.attach(rig.g)
-	rig.g.Play(newGSDemo(t, gsWalls(t, game.Stake200, 0, false, 3), breakout.Auto))
+	rig.g.Play(newTestDemo(t, testWalls(t, game.Stake200, 0, false, 3), breakout.Auto))
 	cart := rig.g.Cartouche()
 	test.TapCanvas(rig.w.Canvas(), cart.Position().Add(fyne.NewPos(cart.Size().Width/2, cart.Size().Height/2)))
 	assert.Equal(t, 1, h.tapped)
@@ -232,13 +232,13 @@ func TestGameScreenLayout(t *testing.T) {
 	}{
 		{fyne.NewSize(1280, 800), fyne.NewSize(960, 800)},
 		{fyne.NewSize(1920, 1080), fyne.NewSize(1296, 1080)},
-		{fyne.NewSize(1024, 768), fyne.NewSize(1024-gsMinPanel, (1024-gsMinPanel)*5/6.0)},
+		{fyne.NewSize(1024, 768), fyne.NewSize(1024-MinPanel, (1024-MinPanel)*5/6.0)},
 	}
 	for _, sz := range sizes {
 		t.Run(fmt.Sprintf("%vx%v", sz.size.Width, sz.size.Height), func(t *testing.T) {
 			rig := newGameRig(t, sz.size)
 			rig.g.SetCredit(123450)
-			rig.g.Play(newGSDemo(t, gsWalls(t, game.Stake050, 0, false, 1), breakout.Play))
+			rig.g.Play(newTestDemo(t, testWalls(t, game.Stake050, 0, false, 1), breakout.Play))
 			rig.frame()
 			pf := rig.g.Playfield()
 			assert.Equal(t, float32(0), pf.Position().X)
@@ -266,15 +266,15 @@ func TestGameScreenLayout(t *testing.T) {
 // A game recovered after a restart is drawn as it stands, without
 // animation, and ends like any other.
 func TestGameScreenRecoveredGame(t *testing.T) {
-	l := gsWalls(t, game.Stake200, 3, false, 6)
-	d := newGSDemo(t, l, breakout.Auto)
+	l := testWalls(t, game.Stake200, 3, false, 6)
+	d := newTestDemo(t, l, breakout.Auto)
 	for i := 0; i < 300; i++ {
 		d.Step(breakout.Input{})
 	}
 	before := d.Revealed()
 	require.NotEqual(t, game.Counts{}, before, "some symbols are out")
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
-	var h gsHooks
+	var h testHooks
 	h.attach(rig.g)
 	rig.g.Play(d)
 	assert.Equal(t, before, rig.g.Cartouche().Counts(), "the cartouche shows the reveal at once")
@@ -292,7 +292,7 @@ func TestGameScreenRecoveredGame(t *testing.T) {
 // Play(nil) clears the screen: no wall, nothing counted, no pump.
 func TestGameScreenPlayNil(t *testing.T) {
 	rig := newGameRig(t, fyne.NewSize(1280, 800))
-	rig.g.Play(newGSDemo(t, gsWalls(t, game.Stake050, 1, false, 3), breakout.Auto))
+	rig.g.Play(newTestDemo(t, testWalls(t, game.Stake050, 1, false, 3), breakout.Auto))
 	rig.until(20*60, "a symbol counted", func() bool { return rig.g.Cartouche().Counts() != game.Counts{} })
 	rig.g.Play(nil)
 	assert.False(t, rig.g.running)
@@ -306,8 +306,8 @@ func TestGameScreenPlayNil(t *testing.T) {
 // The demo plays the main wall, then the bonus wall, and keeps the main
 // wall's reveal for the cartouche.
 func TestDemoGame(t *testing.T) {
-	l := gsWalls(t, game.Stake100, 4, true, 99)
-	d := newGSDemo(t, l, breakout.Auto)
+	l := testWalls(t, game.Stake100, 4, true, 99)
+	d := newTestDemo(t, l, breakout.Auto)
 	assert.Equal(t, game.Stake100, d.Stake())
 	main := d.World()
 	for !main.Done() {

@@ -1,4 +1,4 @@
-package ui
+package play
 
 import (
 	"fmt"
@@ -16,19 +16,19 @@ import (
 )
 
 // What the game says to do, in both languages: a golden name per language.
-var gsGuideLangs = []struct {
-	lang Lang
-	tag  string
-}{{French, "fr"}, {English, "en"}}
+var guideLangs = []struct {
+	words Words
+	tag   string
+}{{frenchWords, "fr"}, {englishWords, "en"}}
 
 // tapField taps the playfield at field point (x, y), in field units.
-func (r *gsRig) tapField(x, y float32) {
+func (r *gameRig) tapField(x, y float32) {
 	pf := r.g.Playfield()
 	test.TapCanvas(r.w.Canvas(), pf.Position().Add(pf.rend.geom.unitPos(x, y)))
 }
 
 // tapBall taps the ball.
-func (r *gsRig) tapBall() {
+func (r *gameRig) tapBall() {
 	pf := r.g.Playfield()
 	b := pf.World().Ball()
 	test.TapCanvas(r.w.Canvas(), pf.Position().Add(pf.rend.geom.pos(b.X, b.Y)))
@@ -37,21 +37,21 @@ func (r *gsRig) tapBall() {
 // A Jouer wall says to tap the ball while it waits on the paddle: at its
 // first launch and after a lost ball, until the ball is launched (Art. 4.4).
 func TestGameSaysToTapTheBall(t *testing.T) {
-	for _, l := range gsGuideLangs {
+	for _, l := range guideLangs {
 		t.Run(l.tag, func(t *testing.T) {
 			rig := newGameRig(t, fyne.NewSize(1280, 800))
-			rig.g.SetLang(l.lang)
+			rig.g.SetWords(l.words)
 			rig.g.SetCredit(450)
-			d := newGSDemo(t, gsWalls(t, game.Stake100, 0, false, 8), breakout.Play)
+			d := newTestDemo(t, testWalls(t, game.Stake100, 0, false, 8), breakout.Play)
 			rig.g.Play(d)
 			rig.frames(24)
 			r := rig.g.Playfield().rend
 			require.True(t, r.tip.Visible(), "before the first launch")
-			assert.Equal(t, Tr{l.lang}.T(msgGameTapBall), r.tip.Text)
+			assert.Equal(t, l.words.TapBall, r.tip.Text)
 			require.True(t, r.hint.Visible())
 			assert.False(t, r.badge.Visible())
 			name := "game-jouer-waiting.png"
-			if l.lang == English {
+			if l.words.English {
 				name = "game-jouer-waiting-en.png"
 			}
 			golden.Assert(t, name, rig.capture())
@@ -74,12 +74,12 @@ func TestGameSaysToTapTheBall(t *testing.T) {
 // on the field, and a touch anywhere cancels the countdown and keeps the
 // game in Jouer — a touch where the paddle already heads too.
 func TestGameCountsDownToAuto(t *testing.T) {
-	for _, l := range gsGuideLangs {
+	for _, l := range guideLangs {
 		t.Run(l.tag, func(t *testing.T) {
 			rig := newGameRig(t, fyne.NewSize(1280, 800))
-			rig.g.SetLang(l.lang)
+			rig.g.SetWords(l.words)
 			rig.g.SetCredit(300)
-			d := newGSDemo(t, gsWalls(t, game.Stake050, 0, false, 3), breakout.Play)
+			d := newTestDemo(t, testWalls(t, game.Stake050, 0, false, 3), breakout.Play)
 			rig.g.Play(d)
 			w := d.World()
 			r := rig.g.Playfield().rend
@@ -87,11 +87,11 @@ func TestGameCountsDownToAuto(t *testing.T) {
 			rig.until(2*idle, "10 s before Auto", func() bool { return w.Idle() >= idle-10*breakout.TicksPerSecond-2 })
 			assert.False(t, r.countTxt.Visible(), "no countdown before the last 10 s")
 			rig.until(60, "the countdown", func() bool { return r.countTxt.Visible() })
-			assert.Equal(t, Tr{l.lang}.F(msgGameAutoIn, 10), r.countTxt.Text)
+			assert.Equal(t, fmt.Sprintf(l.words.AutoIn, 10), r.countTxt.Text)
 			rig.until(2*idle, "7 s before Auto", func() bool { return w.Idle() >= idle-7*breakout.TicksPerSecond })
 			rig.frame()
-			assert.Equal(t, Tr{l.lang}.F(msgGameAutoIn, 7), r.countTxt.Text)
-			if l.lang == French {
+			assert.Equal(t, fmt.Sprintf(l.words.AutoIn, 7), r.countTxt.Text)
+			if !l.words.English {
 				assert.Equal(t, "Auto dans 7\u00a0s — touchez pour continuer", r.countTxt.Text)
 			}
 			golden.Assert(t, fmt.Sprintf("game-auto-countdown-%s.png", l.tag), rig.capture())
@@ -124,15 +124,15 @@ func TestGameCountsDownToAuto(t *testing.T) {
 // After 30 s of a Jouer wall the player may finish it in Auto: the button
 // hands the wall to Auto (recorded, so the game replays), which ends it.
 func TestGameFinishesInAuto(t *testing.T) {
-	for _, l := range gsGuideLangs {
+	for _, l := range guideLangs {
 		t.Run(l.tag, func(t *testing.T) {
 			rig := newGameRig(t, fyne.NewSize(1280, 800))
-			rig.g.SetLang(l.lang)
+			rig.g.SetWords(l.words)
 			rig.g.SetCredit(1200)
-			var h gsHooks
+			var h testHooks
 			h.attach(rig.g)
-			walls := gsWalls(t, game.Stake200, 4, false, 12)
-			d := newGSDemo(t, walls, breakout.Play)
+			walls := testWalls(t, game.Stake200, 4, false, 12)
+			d := newTestDemo(t, walls, breakout.Play)
 			rig.g.Play(d)
 			w := d.World()
 			r := rig.g.Playfield().rend
@@ -140,11 +140,11 @@ func TestGameFinishesInAuto(t *testing.T) {
 			rig.tapBall()
 			rig.frames(2)
 			assert.False(t, r.finish.Visible(), "not at the start of a wall")
-			rig.until(40*60, "30 s of the wall", func() bool { return w.Tick() >= pfFinishAfter })
+			rig.until(40*60, "30 s of the wall", func() bool { return w.Tick() >= finishAfter })
 			rig.frame()
 			require.Equal(t, breakout.Play, w.Mode())
 			require.True(t, r.finish.Visible(), "after 30 s")
-			assert.Equal(t, Tr{l.lang}.T(msgGameFinishAuto), r.finish.Text)
+			assert.Equal(t, l.words.FinishAuto, r.finish.Text)
 			assert.GreaterOrEqual(t, r.finish.Size().Height, float32(60), "a finger's target")
 			golden.Assert(t, fmt.Sprintf("game-finish-auto-%s.png", l.tag), rig.capture())
 
@@ -162,20 +162,20 @@ func TestGameFinishesInAuto(t *testing.T) {
 	}
 }
 
-// gsResumed is a demo standing for a game resumed after a restart.
-type gsResumed struct{ *DemoGame }
+// resumedDemo is a demo standing for a game resumed after a restart.
+type resumedDemo struct{ *DemoGame }
 
-func (gsResumed) Resumed() bool { return true }
+func (resumedDemo) Resumed() bool { return true }
 
 // A resumed game says so; a Jouer game waits with its ball on the paddle
 // (the kiosk rests it), an Auto game goes on once the notice is gone.
 func TestGameSaysItIsResumed(t *testing.T) {
-	for _, l := range gsGuideLangs {
+	for _, l := range guideLangs {
 		t.Run(l.tag, func(t *testing.T) {
 			rig := newGameRig(t, fyne.NewSize(1280, 800))
-			rig.g.SetLang(l.lang)
+			rig.g.SetWords(l.words)
 			rig.g.SetCredit(650)
-			d := newGSDemo(t, gsWalls(t, game.Stake050, 6, false, 6), breakout.Play)
+			d := newTestDemo(t, testWalls(t, game.Stake050, 6, false, 6), breakout.Play)
 			// bricks fell before the restart
 			d.World().Step(breakout.Input{Launch: true})
 			for i := 0; i < 1500 && d.World().Ball().Phase != breakout.Lost; i++ {
@@ -183,11 +183,11 @@ func TestGameSaysItIsResumed(t *testing.T) {
 				d.World().Step(breakout.Input{Steer: true, PaddleX: b.X})
 			}
 			d.World().Step(breakout.Input{Rest: true})
-			rig.g.Play(gsResumed{d})
+			rig.g.Play(resumedDemo{d})
 			rig.frames(6)
 			r := rig.g.Playfield().rend
 			require.True(t, r.noticeTxt.Visible())
-			assert.Equal(t, Tr{l.lang}.T(msgGameResumed), r.noticeTxt.Text)
+			assert.Equal(t, l.words.Resumed, r.noticeTxt.Text)
 			assert.True(t, r.tip.Visible(), "the ball waits for the player")
 			golden.Assert(t, fmt.Sprintf("game-resumed-%s.png", l.tag), rig.capture())
 			rig.clock.t = rig.clock.t.Add(DefaultResumeNotice)
@@ -199,8 +199,8 @@ func TestGameSaysItIsResumed(t *testing.T) {
 	t.Run("auto", func(t *testing.T) {
 		rig := newGameRig(t, fyne.NewSize(1280, 800))
 		rig.g.ResumeNotice = time.Second
-		d := newGSDemo(t, gsWalls(t, game.Stake050, 6, false, 6), breakout.Auto)
-		rig.g.Play(gsResumed{d})
+		d := newTestDemo(t, testWalls(t, game.Stake050, 6, false, 6), breakout.Auto)
+		rig.g.Play(resumedDemo{d})
 		rig.frames(30)
 		r := rig.g.Playfield().rend
 		assert.True(t, r.noticeTxt.Visible())
@@ -211,7 +211,7 @@ func TestGameSaysItIsResumed(t *testing.T) {
 	})
 	t.Run("new game", func(t *testing.T) {
 		rig := newGameRig(t, fyne.NewSize(1280, 800))
-		rig.g.Play(newGSDemo(t, gsWalls(t, game.Stake050, 6, false, 6), breakout.Auto))
+		rig.g.Play(newTestDemo(t, testWalls(t, game.Stake050, 6, false, 6), breakout.Auto))
 		rig.frame()
 		assert.False(t, rig.g.Playfield().rend.noticeTxt.Visible(), "a game just sold is not resumed")
 	})

@@ -1,6 +1,7 @@
-package ui
+package play
 
 import (
+	"fmt"
 	"image/color"
 	"time"
 
@@ -11,112 +12,113 @@ import (
 	"pharaon/game/breakout"
 	"pharaon/game/reveal"
 	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/touch"
 )
 
 // Sizes of what the playfield draws beyond the engine's own geometry, in
 // field units (the engine's lengths divided by breakout.Unit).
 const (
-	pfFieldW, pfFieldH = float32(breakout.FieldWidth / breakout.Unit), float32(breakout.FieldHeight / breakout.Unit)
+	fieldW, fieldH = float32(breakout.FieldWidth / breakout.Unit), float32(breakout.FieldHeight / breakout.Unit)
 
-	pfPlaqueSide = 58 // the limestone roundel behind a revealed symbol
-	pfSymbolSide = 44 // a revealed symbol on its plaque
-	pfStoneSide  = 50 // a revealed spell stone
+	plaqueSide = 58 // the limestone roundel behind a revealed symbol
+	symbolSide = 44 // a revealed symbol on its plaque
+	stoneSide  = 50 // a revealed spell stone
 
-	pfBarGap    = 6 // between the paddle and its first stone timer bar
-	pfBarHeight = 6
-	pfBarPitch  = 10
+	barGap    = 6 // between the paddle and its first stone timer bar
+	barHeight = 6
+	barPitch  = 10
 
-	pfHudTop     = 66 // the status band, under the backdrop's frieze and above the wall (at 130)
-	pfHudHeight  = 52
-	pfHudMargin  = 24
-	pfHudText    = 28 // text size of the status band
-	pfHudGemSide = 50
-	pfHudPitch   = 190 // from one stone timer to the next
-	pfBadgeW     = 170
+	hudTop     = 66 // the status band, under the backdrop's frieze and above the wall (at 130)
+	hudHeight  = 52
+	hudMargin  = 24
+	hudText    = 28 // text size of the status band
+	hudGemSide = 50
+	hudPitch   = 190 // from one stone timer to the next
+	badgeW     = 170
 
-	pfGhostHeight = 600 // the ghost mask (Art. 4.4)
-	pfGhostCentre = 480
+	ghostHeight = 600 // the ghost mask (Art. 4.4)
+	ghostCentre = 480
 
 	// how long a fallen brick's content takes to appear, and the red
 	// brick's flash when hit
-	pfRevealFade = 220 * time.Millisecond
-	pfRedFlash   = 320 * time.Millisecond
+	revealFade = 220 * time.Millisecond
+	redFlash   = 320 * time.Millisecond
 	// the period of the ring that invites the player to tap the ball
-	pfHintPeriod = 1200 * time.Millisecond
+	hintPeriod = 1200 * time.Millisecond
 
 	// What the playfield says to do (field units): the hint to tap the
 	// ball, above the paddle; the countdown before Auto and the notice of
 	// a resumed game, on plaques across the field; the button that
 	// finishes the wall in Auto, over the status band's right end, as
 	// tall as a finger needs at 800 px (DESIGN.md §8).
-	pfTipY         = 800
-	pfTipText      = 30
-	pfCountY       = 560
-	pfCountW       = 820
-	pfCountH       = 76
-	pfNoticeY      = 560
-	pfNoticeW      = 520
-	pfNoticeH      = 110
-	pfNoticeText   = 48
-	pfFinishW      = 300
-	pfFinishTop    = 46
-	pfFinishH      = 80
-	pfFinishText   = 28
-	pfCountdownMax = 10 // the countdown shows the last seconds before Auto
+	tipY         = 800
+	tipText      = 30
+	countY       = 560
+	countW       = 820
+	countH       = 76
+	noticeY      = 560
+	noticeW      = 520
+	noticeH      = 110
+	noticeText   = 48
+	finishW      = 300
+	finishTop    = 46
+	finishH      = 80
+	finishText   = 28
+	countdownMax = 10 // the countdown shows the last seconds before Auto
 
-	// pfFinishAfter is how long a Jouer wall is played before the player
-	// may finish it in Auto, and pfFinishBricks how few bricks left make
+	// finishAfter is how long a Jouer wall is played before the player
+	// may finish it in Auto, and finishBricks how few bricks left make
 	// it possible at once: the last bricks of a wall can take most of a
 	// game to hit.
-	pfFinishAfter  = 30 * breakout.TicksPerSecond
-	pfFinishBricks = 3
+	finishAfter  = 30 * breakout.TicksPerSecond
+	finishBricks = 3
 	// how long the ghost mask takes to fade in and out, in engine ticks
-	pfGhostFadeTicks = breakout.TicksPerSecond / 5
+	ghostFadeTicks = breakout.TicksPerSecond / 5
 )
 
-// pfGeom maps the field onto the widget: S pixels per field unit, the
+// fieldGeom maps the field onto the widget: S pixels per field unit, the
 // field's top left at (X, Y).
-type pfGeom struct{ X, Y, S float32 }
+type fieldGeom struct{ X, Y, S float32 }
 
-func newPFGeom(size fyne.Size) pfGeom {
-	s := size.Width / pfFieldW
-	if h := size.Height / pfFieldH; h < s {
+func newFieldGeom(size fyne.Size) fieldGeom {
+	s := size.Width / fieldW
+	if h := size.Height / fieldH; h < s {
 		s = h
 	}
 	if s <= 0 {
 		s = 0
 	}
-	return pfGeom{X: (size.Width - pfFieldW*s) / 2, Y: (size.Height - pfFieldH*s) / 2, S: s}
+	return fieldGeom{X: (size.Width - fieldW*s) / 2, Y: (size.Height - fieldH*s) / 2, S: s}
 }
 
 // pos is the pixel position of a point in sub-units.
-func (g pfGeom) pos(x, y int32) fyne.Position {
+func (g fieldGeom) pos(x, y int32) fyne.Position {
 	return fyne.NewPos(g.X+float32(x)*g.S/breakout.Unit, g.Y+float32(y)*g.S/breakout.Unit)
 }
 
 // len is a length in sub-units, in pixels.
-func (g pfGeom) len(v int32) float32 { return float32(v) * g.S / breakout.Unit }
+func (g fieldGeom) len(v int32) float32 { return float32(v) * g.S / breakout.Unit }
 
 // unitPos and unitSize place things given in field units.
-func (g pfGeom) unitPos(x, y float32) fyne.Position {
+func (g fieldGeom) unitPos(x, y float32) fyne.Position {
 	return fyne.NewPos(g.X+x*g.S, g.Y+y*g.S)
 }
-func (g pfGeom) unitSize(w, h float32) fyne.Size { return fyne.NewSize(w*g.S, h*g.S) }
+func (g fieldGeom) unitSize(w, h float32) fyne.Size { return fyne.NewSize(w*g.S, h*g.S) }
 
 // rect places an engine rectangle.
-func (g pfGeom) rect(r breakout.Rect) (fyne.Position, fyne.Size) {
+func (g fieldGeom) rect(r breakout.Rect) (fyne.Position, fyne.Size) {
 	return g.pos(r.X, r.Y), fyne.NewSize(g.len(r.W), g.len(r.H))
 }
 
 // centred places a square of side field units centred on the centre of r.
-func (g pfGeom) centred(r breakout.Rect, side float32) (fyne.Position, fyne.Size) {
+func (g fieldGeom) centred(r breakout.Rect, side float32) (fyne.Position, fyne.Size) {
 	c := g.pos(r.X+r.W/2, r.Y+r.H/2)
 	d := side * g.S
 	return fyne.NewPos(c.X-d/2, c.Y-d/2), fyne.NewSize(d, d)
 }
 
 // toFieldX is the field x, in sub-units, under pixel x, clamped to the field.
-func (g pfGeom) toFieldX(px float32) int32 {
+func (g fieldGeom) toFieldX(px float32) int32 {
 	if g.S <= 0 {
 		return breakout.FieldWidth / 2
 	}
@@ -130,30 +132,30 @@ func (g pfGeom) toFieldX(px float32) int32 {
 	return int32(v)
 }
 
-// pfSlotKind is what a brick slot shows once its brick has fallen.
-type pfSlotKind uint8
+// slotKind is what a brick slot shows once its brick has fallen.
+type slotKind uint8
 
 const (
-	pfSlotUnused pfSlotKind = iota // the wall has fewer bricks
-	pfSlotEmpty                    // nothing under the brick: a recess
-	pfSlotSymbol                   // a symbol on its plaque (Art. 4.2)
-	pfSlotStone                    // a spell stone (Art. 4.5)
-	pfSlotRed                      // the bonus wall's red brick (Art. 4.7)
+	slotUnused slotKind = iota // the wall has fewer bricks
+	slotEmpty                  // nothing under the brick: a recess
+	slotSymbol                 // a symbol on its plaque (Art. 4.2)
+	slotStone                  // a spell stone (Art. 4.5)
+	slotRed                    // the bonus wall's red brick (Art. 4.7)
 )
 
-// pfBrickSlot is one brick of the wall and what lies under it.
-type pfBrickSlot struct {
+// brickSlot is one brick of the wall and what lies under it.
+type brickSlot struct {
 	brick   *canvas.Image // the sandstone brick
 	plaque  *canvas.Image // behind a symbol
 	content *canvas.Image // the symbol, the stone or the recess
-	kind    pfSlotKind
+	kind    slotKind
 	res     fyne.Resource // content's drawing
 	hits    int           // the hits drawn; -1 when the slot must be drawn again
 	fading  bool          // content fading in
 }
 
-// pfHudStone is the status band's timer of one spell stone.
-type pfHudStone struct {
+// hudStone is the status band's timer of one spell stone.
+type hudStone struct {
 	gem       *canvas.Image
 	secs      *canvas.Text
 	shownSecs int // -1 hidden
@@ -162,7 +164,7 @@ type pfHudStone struct {
 type playfieldRenderer struct {
 	p       *Playfield
 	objects []fyne.CanvasObject
-	geom    pfGeom
+	geom    fieldGeom
 	size    fyne.Size
 	scale   float32 // canvas units to pixels, for the rasters
 
@@ -170,7 +172,7 @@ type playfieldRenderer struct {
 	frieze   *canvas.Image     // the backdrop's top band
 	base     *canvas.Image     // the backdrop's bottom band
 	marker   *canvas.Rectangle // moved to have the canvas drawn again
-	slots    [pfMaxBricks]pfBrickSlot
+	slots    [maxBricks]brickSlot
 	red      *canvas.Image // the red brick, intact and cracked
 	cracked  *canvas.Image
 	flash    *canvas.Rectangle
@@ -180,7 +182,7 @@ type playfieldRenderer struct {
 	paddleW  float32          // the paddle width laid out, in pixels
 	ball     *canvas.Image
 	hint     *canvas.Circle // pulses round a ball waiting for the player's tap
-	stones   [game.NumStones]pfHudStone
+	stones   [game.NumStones]hudStone
 	badge    *canvas.Rectangle
 	badgeTxt *canvas.Text
 	redCap   *canvas.Text
@@ -191,28 +193,28 @@ type playfieldRenderer struct {
 	tip       *canvas.Text      // "tap the ball"
 	countBg   *canvas.Rectangle // the countdown before Auto
 	countTxt  *canvas.Text
-	countText [pfCountdownMax + 1]string // per second, made when the language changes
-	countSecs int                        // the second shown, 0 none, -1 not known
-	noticeBg  *canvas.Rectangle          // "game resumed"
+	countText [countdownMax + 1]string // per second, made when the language changes
+	countSecs int                      // the second shown, 0 none, -1 not known
+	noticeBg  *canvas.Rectangle        // "game resumed"
 	noticeTxt *canvas.Text
-	finish    *touchButton // finish the wall in Auto
+	finish    *touch.Button // finish the wall in Auto
 
 	// what is drawn, to skip what did not change
-	autoShown   gsShown
+	autoShown   shownState
 	redHits     int
-	bonus       gsShown
-	flashOn     gsShown
-	ghostOn     gsShown
-	ballShown   gsShown
-	hintShown   gsShown
-	paddleShown gsShown
-	tipShown    gsShown
-	noticeShown gsShown
-	finishShown gsShown
+	bonus       shownState
+	flashOn     shownState
+	ghostOn     shownState
+	ballShown   shownState
+	hintShown   shownState
+	paddleShown shownState
+	tipShown    shownState
+	noticeShown shownState
+	finishShown shownState
 }
 
-// gsNewArtImage is an image that gsSetArt will give its pixels.
-func gsNewArtImage() *canvas.Image {
+// newArtImage is an image that setArt will give its pixels.
+func newArtImage() *canvas.Image {
 	img := canvas.NewImageFromImage(nil)
 	img.FillMode = canvas.ImageFillStretch
 	img.Hide()
@@ -223,23 +225,23 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r := &playfieldRenderer{p: p, redSlot: -1, redHits: -1, scale: 1}
 	add := func(o ...fyne.CanvasObject) { r.objects = append(r.objects, o...) }
 
-	r.sky, r.frieze, r.base = gsNewArtImage(), gsNewArtImage(), gsNewArtImage()
+	r.sky, r.frieze, r.base = newArtImage(), newArtImage(), newArtImage()
 	r.marker = canvas.NewRectangle(color.Transparent)
 	r.marker.Resize(fyne.NewSize(1, 1))
 	add(r.sky, r.frieze, r.base, r.marker)
 
 	for i := range r.slots {
 		s := &r.slots[i]
-		s.plaque = gsNewArtImage()
-		s.content = gsNewArtImage()
+		s.plaque = newArtImage()
+		s.content = newArtImage()
 		add(s.plaque, s.content)
 	}
 	for i := range r.slots {
 		s := &r.slots[i]
-		s.brick = gsNewArtImage()
+		s.brick = newArtImage()
 		add(s.brick)
 	}
-	r.red, r.cracked = gsNewArtImage(), gsNewArtImage()
+	r.red, r.cracked = newArtImage(), newArtImage()
 	r.flash = canvas.NewRectangle(color.Transparent)
 	r.flash.CornerRadius = 4
 	r.flash.Hide()
@@ -253,10 +255,10 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 		add(b)
 	}
 	for i := range r.paddle {
-		r.paddle[i] = gsNewArtImage()
+		r.paddle[i] = newArtImage()
 	}
 	add(r.paddle[1], r.paddle[0], r.paddle[2]) // the caps over the middle's ends
-	r.ball = gsNewArtImage()
+	r.ball = newArtImage()
 	r.hint = canvas.NewCircle(color.Transparent)
 	r.hint.StrokeWidth = 3
 	r.hint.Hide()
@@ -264,7 +266,7 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 
 	for s := range r.stones {
 		h := &r.stones[s]
-		h.gem = gsNewArtImage()
+		h.gem = newArtImage()
 		h.secs = canvas.NewText("", art.GoldLight)
 		h.secs.TextStyle.Bold = true
 		h.shownSecs = -1
@@ -291,13 +293,13 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	add(r.redCap)
 	for i := range r.redPips {
 		for f := range r.redPips[i] {
-			r.redPips[i][f] = gsNewArtImage()
+			r.redPips[i][f] = newArtImage()
 			add(r.redPips[i][f])
 		}
 	}
 	add(r.redCount)
 
-	r.ghost = gsNewArtImage()
+	r.ghost = newArtImage()
 	add(r.ghost)
 
 	r.tip = canvas.NewText("", art.TurquoiseLight)
@@ -315,8 +317,8 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r.noticeTxt = canvas.NewText("", art.GoldLight)
 	r.noticeTxt.TextStyle.Bold = true
 	r.noticeTxt.Alignment = fyne.TextAlignCenter
-	r.finish = newTouchButton("", buttonSecondary, pfFinishText, p.finishInAuto)
-	gsHide(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
+	r.finish = touch.NewButton("", touch.Secondary, finishText, p.finishInAuto)
+	hideAll(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
 	r.countSecs = -1
 	add(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
 
@@ -346,42 +348,42 @@ func (r *playfieldRenderer) Refresh() {
 }
 
 // Layout places everything for a new size: the only time the art is
-// rasterised (once per drawing and size, see gsSetArt).
+// rasterised (once per drawing and size, see setArt).
 func (r *playfieldRenderer) Layout(size fyne.Size) {
 	r.size = size
-	r.geom = newPFGeom(size)
-	r.scale = gsCanvasScale(r.p)
+	r.geom = newFieldGeom(size)
+	r.scale = canvasScale(r.p)
 	g := r.geom
 
 	r.layoutBackdrop()
 
 	r.layoutSlots()
 
-	ts := pfHudText * g.S
+	ts := hudText * g.S
 	for s := range r.stones {
 		h := &r.stones[s]
-		r.art(h.gem, art.StoneResource(game.Stone(s)), g.unitSize(pfHudGemSide, pfHudGemSide))
+		r.art(h.gem, art.StoneResource(game.Stone(s)), g.unitSize(hudGemSide, hudGemSide))
 		h.secs.TextSize = ts
 		h.secs.Refresh()
 	}
-	r.badge.Move(g.unitPos(pfFieldW-pfHudMargin-pfBadgeW, pfHudTop))
-	r.badge.Resize(g.unitSize(pfBadgeW, pfHudHeight))
+	r.badge.Move(g.unitPos(fieldW-hudMargin-badgeW, hudTop))
+	r.badge.Resize(g.unitSize(badgeW, hudHeight))
 	r.badge.CornerRadius = 14 * g.S
 	r.badgeTxt.TextSize = ts
 	r.badgeTxt.Refresh()
 	bt := r.badgeTxt.MinSize()
-	r.badgeTxt.Move(fyne.NewPos(r.badge.Position().X, r.badge.Position().Y+(pfHudHeight*g.S-bt.Height)/2))
-	r.badgeTxt.Resize(fyne.NewSize(pfBadgeW*g.S, bt.Height))
+	r.badgeTxt.Move(fyne.NewPos(r.badge.Position().X, r.badge.Position().Y+(hudHeight*g.S-bt.Height)/2))
+	r.badgeTxt.Resize(fyne.NewSize(badgeW*g.S, bt.Height))
 
 	r.layoutRedHud()
 
 	d := g.len(2 * breakout.BallRadius)
 	r.art(r.ball, art.BallResource(), fyne.NewSize(d, d))
 
-	gh := pfGhostHeight * g.S
+	gh := ghostHeight * g.S
 	gw := gh * art.GhostMaskAspect
 	r.art(r.ghost, art.GhostMaskResource(), fyne.NewSize(gw, gh))
-	r.ghost.Move(fyne.NewPos(g.X+pfFieldW*g.S/2-gw/2, g.Y+pfGhostCentre*g.S-gh/2))
+	r.ghost.Move(fyne.NewPos(g.X+fieldW*g.S/2-gw/2, g.Y+ghostCentre*g.S-gh/2))
 
 	r.layoutGuide()
 
@@ -402,17 +404,17 @@ func (r *playfieldRenderer) Layout(size fyne.Size) {
 // without). A kiosk with a GPU can have it all: SetFullBackdrop.
 func (r *playfieldRenderer) layoutBackdrop() {
 	g := r.geom
-	size := g.unitSize(pfFieldW, pfFieldH)
+	size := g.unitSize(fieldW, fieldH)
 	if r.p.fullBackdrop {
 		r.frieze.Hide()
 		r.base.Hide()
 		r.sky.Move(fyne.NewPos(g.X, g.Y))
-		gsSetArtFill(r.sky, art.PlayfieldBackdropResource(), size, r.scale, canvas.ImageFillCover)
+		setArtFill(r.sky, art.PlayfieldBackdropResource(), size, r.scale, canvas.ImageFillCover)
 		r.sky.Show()
 		return
 	}
 	r.sky.Hide()
-	w, h := pixels(size, r.scale)
+	w, h := Pixels(size, r.scale)
 	// The backdrop covers the 6:5 field by its height (it is 4:3), so
 	// its bands keep their share of the height (art.PlayfieldInner).
 	in := art.PlayfieldInner
@@ -426,16 +428,16 @@ func (r *playfieldRenderer) layoutBackdrop() {
 	}
 	th, bh := float32(top)/r.scale, float32(bottom)/r.scale
 	r.frieze.Move(fyne.NewPos(g.X, g.Y))
-	gsSetPixels(r.frieze, t, fyne.NewSize(size.Width, th))
+	setPixels(r.frieze, t, fyne.NewSize(size.Width, th))
 	r.base.Move(fyne.NewPos(g.X, g.Y+size.Height-bh))
-	gsSetPixels(r.base, b, fyne.NewSize(size.Width, bh))
+	setPixels(r.base, b, fyne.NewSize(size.Width, bh))
 	r.frieze.Show()
 	r.base.Show()
 }
 
-// art shows res on img at size, rasterised once (gsSetArt).
+// art shows res on img at size, rasterised once (setArt).
 func (r *playfieldRenderer) art(img *canvas.Image, res fyne.Resource, size fyne.Size) {
-	gsSetArt(img, res, size, r.scale)
+	setArt(img, res, size, r.scale)
 }
 
 // layoutSlots sizes and places every brick slot for the wall and the size.
@@ -450,12 +452,12 @@ func (r *playfieldRenderer) layoutSlots() {
 	}
 	for i := range r.slots {
 		s := &r.slots[i]
-		if i >= len(bricks) || s.kind == pfSlotUnused {
+		if i >= len(bricks) || s.kind == slotUnused {
 			continue
 		}
 		rc := bricks[i].Rect
 		pos, size := g.rect(rc)
-		if s.kind == pfSlotRed {
+		if s.kind == slotRed {
 			r.red.Move(pos)
 			r.art(r.red, art.BonusBrickResource(false), size)
 			r.cracked.Move(pos)
@@ -467,13 +469,13 @@ func (r *playfieldRenderer) layoutSlots() {
 			r.art(s.brick, art.BrickResource(i), size)
 		}
 		switch s.kind {
-		case pfSlotSymbol:
-			pp, ps := g.centred(rc, pfPlaqueSide)
+		case slotSymbol:
+			pp, ps := g.centred(rc, plaqueSide)
 			s.plaque.Move(pp)
 			r.art(s.plaque, art.SymbolPlaqueResource(), ps)
-			pos, size = g.centred(rc, pfSymbolSide)
-		case pfSlotStone:
-			pos, size = g.centred(rc, pfStoneSide)
+			pos, size = g.centred(rc, symbolSide)
+		case slotStone:
+			pos, size = g.centred(rc, stoneSide)
 		}
 		s.content.Move(pos)
 		r.art(s.content, s.res, size)
@@ -484,18 +486,18 @@ func (r *playfieldRenderer) layoutSlots() {
 // centred in the status band.
 func (r *playfieldRenderer) layoutRedHud() {
 	g := r.geom
-	ts := pfHudText * g.S
+	ts := hudText * g.S
 	r.redCap.TextSize = ts
 	r.redCap.Refresh()
 	r.redCount.TextSize = ts
-	r.redCount.Text = gsRedHitsText[2] // measure the widest
+	r.redCount.Text = redHitsText[2] // measure the widest
 	r.redCount.Refresh()
 	cs, ns := r.redCap.MinSize(), r.redCount.MinSize()
 	pip := 46 * g.S
 	gap := 14 * g.S
 	total := cs.Width + gap + 2*pip + gap/2 + gap + ns.Width
-	x := g.X + pfFieldW*g.S/2 - total/2
-	mid := g.Y + (pfHudTop+pfHudHeight/2)*g.S
+	x := g.X + fieldW*g.S/2 - total/2
+	mid := g.Y + (hudTop+hudHeight/2)*g.S
 	r.redCap.Move(fyne.NewPos(x, mid-cs.Height/2))
 	x += cs.Width + gap
 	for i := range r.redPips {
@@ -512,20 +514,23 @@ func (r *playfieldRenderer) layoutRedHud() {
 
 // applyLabels takes the playfield's words.
 func (r *playfieldRenderer) applyLabels() {
-	tr := r.p.tr
-	r.badgeTxt.Text = tr.T(msgGameAuto)
+	w := r.p.words
+	r.badgeTxt.Text = w.Auto
 	r.badgeTxt.Refresh()
-	r.redCap.Text = tr.T(msgGameRedBrick)
+	r.redCap.Text = w.RedBrick
 	r.redCap.Refresh()
-	r.tip.Text = tr.T(msgGameTapBall)
+	r.tip.Text = w.TapBall
 	r.tip.Refresh()
 	for n := 1; n < len(r.countText); n++ {
-		r.countText[n] = tr.F(msgGameAutoIn, n)
+		r.countText[n] = ""
+		if w.AutoIn != "" {
+			r.countText[n] = fmt.Sprintf(w.AutoIn, n)
+		}
 	}
 	r.countSecs = -1
-	r.noticeTxt.Text = tr.T(msgGameResumed)
+	r.noticeTxt.Text = w.Resumed
 	r.noticeTxt.Refresh()
-	r.finish.Text = tr.T(msgGameFinishAuto)
+	r.finish.Text = w.FinishAuto
 	r.finish.Refresh()
 	if r.size.Width > 0 {
 		r.layoutRedHud()
@@ -534,34 +539,34 @@ func (r *playfieldRenderer) applyLabels() {
 
 // centreLine sizes t to size (field units) and centres its line on the
 // field's width at height y.
-func centreLine(t *canvas.Text, g pfGeom, size, y float32) {
+func centreLine(t *canvas.Text, g fieldGeom, size, y float32) {
 	t.TextSize = size * g.S
 	t.Refresh()
 	h := t.MinSize().Height
 	t.Move(fyne.NewPos(g.X, g.Y+y*g.S-h/2))
-	t.Resize(fyne.NewSize(pfFieldW*g.S, h))
+	t.Resize(fyne.NewSize(fieldW*g.S, h))
 }
 
-// layoutGuide places what the playfield says to do (see pfTipY).
+// layoutGuide places what the playfield says to do (see tipY).
 func (r *playfieldRenderer) layoutGuide() {
 	g := r.geom
-	mid := pfFieldW / 2
-	centreLine(r.tip, g, pfTipText, pfTipY)
+	mid := fieldW / 2
+	centreLine(r.tip, g, tipText, tipY)
 
-	r.countBg.Move(g.unitPos(mid-pfCountW/2, pfCountY-pfCountH/2))
-	r.countBg.Resize(g.unitSize(pfCountW, pfCountH))
+	r.countBg.Move(g.unitPos(mid-countW/2, countY-countH/2))
+	r.countBg.Resize(g.unitSize(countW, countH))
 	r.countBg.CornerRadius = 16 * g.S
-	centreLine(r.countTxt, g, pfTipText, pfCountY)
+	centreLine(r.countTxt, g, tipText, countY)
 
-	r.noticeBg.Move(g.unitPos(mid-pfNoticeW/2, pfNoticeY-pfNoticeH/2))
-	r.noticeBg.Resize(g.unitSize(pfNoticeW, pfNoticeH))
+	r.noticeBg.Move(g.unitPos(mid-noticeW/2, noticeY-noticeH/2))
+	r.noticeBg.Resize(g.unitSize(noticeW, noticeH))
 	r.noticeBg.CornerRadius = 20 * g.S
-	centreLine(r.noticeTxt, g, pfNoticeText, pfNoticeY)
+	centreLine(r.noticeTxt, g, noticeText, noticeY)
 
-	r.finish.TextSize = pfFinishText * g.S
+	r.finish.TextSize = finishText * g.S
 	r.finish.Radius = 14 * g.S
-	r.finish.Move(g.unitPos(pfFieldW-pfHudMargin-pfFinishW, pfFinishTop))
-	r.finish.Resize(g.unitSize(pfFinishW, pfFinishH))
+	r.finish.Move(g.unitPos(fieldW-hudMargin-finishW, finishTop))
+	r.finish.Resize(g.unitSize(finishW, finishH))
 }
 
 // setWorld dresses the slots for the playfield's wall: which drawing lies
@@ -575,12 +580,12 @@ func (r *playfieldRenderer) setWorld() {
 	r.redSlot = -1
 	for i := range r.slots {
 		s := &r.slots[i]
-		s.kind = pfSlotUnused
+		s.kind = slotUnused
 		if i < len(bricks) {
-			s.kind = pfSlotKindOf(bricks[i].Content)
-			s.res = pfSlotResource(s.kind, bricks, i)
+			s.kind = slotKindOf(bricks[i].Content)
+			s.res = slotResource(s.kind, bricks, i)
 		}
-		if s.kind == pfSlotRed {
+		if s.kind == slotRed {
 			r.redSlot = i
 		}
 	}
@@ -590,28 +595,28 @@ func (r *playfieldRenderer) setWorld() {
 	canvas.Refresh(r.marker)
 }
 
-func pfSlotKindOf(c reveal.Content) pfSlotKind {
+func slotKindOf(c reveal.Content) slotKind {
 	if c.IsRed() {
-		return pfSlotRed
+		return slotRed
 	}
 	if _, ok := c.Symbol(); ok {
-		return pfSlotSymbol
+		return slotSymbol
 	}
 	if _, ok := c.Stone(); ok {
-		return pfSlotStone
+		return slotStone
 	}
-	return pfSlotEmpty
+	return slotEmpty
 }
 
-func pfSlotResource(k pfSlotKind, bricks []breakout.Brick, i int) fyne.Resource {
+func slotResource(k slotKind, bricks []breakout.Brick, i int) fyne.Resource {
 	switch k {
-	case pfSlotSymbol:
+	case slotSymbol:
 		s, _ := bricks[i].Content.Symbol()
 		return art.SymbolResource(s, true)
-	case pfSlotStone:
+	case slotStone:
 		s, _ := bricks[i].Content.Stone()
 		return art.StoneResource(s)
-	case pfSlotEmpty, pfSlotRed:
+	case slotEmpty, slotRed:
 		return art.SlotResource()
 	}
 	return nil
@@ -656,7 +661,7 @@ func (r *playfieldRenderer) update() {
 	bricks := w.Bricks()
 	for i := range r.slots {
 		s := &r.slots[i]
-		if s.kind == pfSlotUnused {
+		if s.kind == slotUnused {
 			if s.hits != 0 {
 				s.brick.Hide()
 				s.plaque.Hide()
@@ -670,7 +675,7 @@ func (r *playfieldRenderer) update() {
 			s.hits = hits
 			changed = true
 			standing := hits > 0
-			if s.kind == pfSlotRed {
+			if s.kind == slotRed {
 				s.brick.Hide()
 				r.updateRed(hits)
 			} else if standing {
@@ -683,8 +688,8 @@ func (r *playfieldRenderer) update() {
 				s.content.Hide()
 				s.fading = false
 			} else {
-				s.fading = !r.p.revealAt[i].IsZero() && now.Sub(r.p.revealAt[i]) < pfRevealFade
-				if s.kind == pfSlotSymbol {
+				s.fading = !r.p.revealAt[i].IsZero() && now.Sub(r.p.revealAt[i]) < revealFade
+				if s.kind == slotSymbol {
 					s.plaque.Show()
 				}
 				s.content.Show()
@@ -694,7 +699,7 @@ func (r *playfieldRenderer) update() {
 			}
 		}
 		if s.fading {
-			t := float64(now.Sub(r.p.revealAt[i])) / float64(pfRevealFade)
+			t := float64(now.Sub(r.p.revealAt[i])) / float64(revealFade)
 			if t >= 1 || t < 0 {
 				t, s.fading = 1, false
 			}
@@ -735,7 +740,7 @@ func (r *playfieldRenderer) update() {
 func (r *playfieldRenderer) placePaddle(pd breakout.Paddle) {
 	pos := r.geom.pos(pd.X-pd.Width/2, pd.Y)
 	w, h := r.geom.len(pd.Width), r.geom.len(pd.Height)
-	capW, mid := pfPaddleSlices(w, h)
+	capW, mid := paddleSlices(w, h)
 	if w != r.paddleW {
 		// a new width (a stone, a new layout): its rasters are ready
 		// (warmPaddle), so this changes pixels, it does not rasterise
@@ -750,8 +755,8 @@ func (r *playfieldRenderer) placePaddle(pd breakout.Paddle) {
 	r.paddle[2].Move(fyne.NewPos(pos.X+capW+mid, pos.Y))
 }
 
-// pfPaddleSlices is the width of each cap and of the middle of a paddle w×h.
-func pfPaddleSlices(w, h float32) (capW, mid float32) {
+// paddleSlices is the width of each cap and of the middle of a paddle w×h.
+func paddleSlices(w, h float32) (capW, mid float32) {
 	capW = h * art.PaddleCapAspect
 	if 2*capW > w {
 		capW = w / 2
@@ -766,7 +771,7 @@ func (r *playfieldRenderer) warmPaddle() {
 	h := r.geom.len(breakout.PaddleHeight)
 	l, m, rc := art.PaddleSliceResources()
 	for _, pw := range [...]int32{breakout.PaddleWidth, breakout.PaddleWidthPink, breakout.PaddleWidthGreen} {
-		capW, mid := pfPaddleSlices(r.geom.len(pw), h)
+		capW, mid := paddleSlices(r.geom.len(pw), h)
 		rasters.warm(l, fyne.NewSize(capW, h), r.scale)
 		rasters.warm(m, fyne.NewSize(mid+2, h), r.scale)
 		rasters.warm(rc, fyne.NewSize(capW, h), r.scale)
@@ -780,12 +785,12 @@ func (r *playfieldRenderer) updateHint(w *breakout.World, b breakout.Ball, now t
 	if !on {
 		return r.hintShown.set(false, r.hint)
 	}
-	t := float32(now.Sub(time.Time{})%pfHintPeriod) / float32(pfHintPeriod)
+	t := float32(now.Sub(time.Time{})%hintPeriod) / float32(hintPeriod)
 	d := r.geom.len(2*b.Radius) * (1.6 + 1.2*t)
 	c := r.geom.pos(b.X, b.Y)
 	r.hint.Resize(fyne.NewSize(d, d))
 	r.hint.Move(fyne.NewPos(c.X-d/2, c.Y-d/2))
-	r.hint.StrokeColor = gsFadeOf(gsHintFade[:], 1-t)
+	r.hint.StrokeColor = fadeOf(hintFade[:], 1-t)
 	r.hint.StrokeWidth = 3 * r.geom.S
 	r.hintShown.set(true, r.hint)
 	return true
@@ -801,21 +806,21 @@ func (r *playfieldRenderer) updateGuide(w *breakout.World, b breakout.Ball) bool
 	changed := r.tipShown.set(play && b.Phase == breakout.OnPaddle, r.tip)
 
 	secs := 0
-	if left := w.Settings().IdleTicks - w.Idle(); play && left <= pfCountdownMax*breakout.TicksPerSecond {
+	if left := w.Settings().IdleTicks - w.Idle(); play && left <= countdownMax*breakout.TicksPerSecond {
 		secs = (left + breakout.TicksPerSecond - 1) / breakout.TicksPerSecond
-		secs = max(1, min(secs, pfCountdownMax))
+		secs = max(1, min(secs, countdownMax))
 	}
 	if secs != r.countSecs {
 		if secs > 0 {
 			r.countTxt.Text = r.countText[secs]
 			r.countTxt.Refresh()
 		}
-		gsShow(secs > 0, r.countBg, r.countTxt)
+		showAll(secs > 0, r.countBg, r.countTxt)
 		r.countSecs = secs
 		changed = true
 	}
 
-	finish := play && (w.Tick() >= pfFinishAfter || (!w.IsBonus() && w.Standing() <= pfFinishBricks))
+	finish := play && (w.Tick() >= finishAfter || (!w.IsBonus() && w.Standing() <= finishBricks))
 	changed = r.finishShown.set(finish, r.finish) || changed
 	changed = r.noticeShown.set(r.p.notice, r.noticeBg, r.noticeTxt) || changed
 	return changed
@@ -834,12 +839,12 @@ func (r *playfieldRenderer) warmWall() {
 	warm(art.BonusBrickResource(false), bw, bh)
 	warm(art.BonusBrickResource(true), bw, bh)
 	warm(art.SlotResource(), bw, bh)
-	warm(art.SymbolPlaqueResource(), pfPlaqueSide*g.S, pfPlaqueSide*g.S)
+	warm(art.SymbolPlaqueResource(), plaqueSide*g.S, plaqueSide*g.S)
 	for _, s := range game.Symbols {
-		warm(art.SymbolResource(s, true), pfSymbolSide*g.S, pfSymbolSide*g.S)
+		warm(art.SymbolResource(s, true), symbolSide*g.S, symbolSide*g.S)
 	}
 	for _, s := range game.Stones {
-		warm(art.StoneResource(s), pfStoneSide*g.S, pfStoneSide*g.S)
+		warm(art.StoneResource(s), stoneSide*g.S, stoneSide*g.S)
 	}
 }
 
@@ -861,12 +866,12 @@ func (r *playfieldRenderer) updateRed(hits int) {
 // updateFlash fades the red brick's flash after a hit.
 func (r *playfieldRenderer) updateFlash(now time.Time) bool {
 	at := r.p.redHitAt
-	on := !at.IsZero() && now.Sub(at) >= 0 && now.Sub(at) < pfRedFlash
+	on := !at.IsZero() && now.Sub(at) >= 0 && now.Sub(at) < redFlash
 	if !on {
 		return r.flashOn.set(false, r.flash)
 	}
-	t := float32(now.Sub(at)) / float32(pfRedFlash)
-	r.flash.FillColor = gsFadeOf(gsFlashFade[:], 1-t)
+	t := float32(now.Sub(at)) / float32(redFlash)
+	r.flash.FillColor = fadeOf(flashFade[:], 1-t)
 	r.flashOn.set(true, r.flash)
 	return true
 }
@@ -880,11 +885,11 @@ func (r *playfieldRenderer) updateGhost(w *breakout.World, b breakout.Ball) bool
 	total := w.Settings().GhostTicks
 	in := total - b.Ghost // ticks since the loss
 	a := float64(1)
-	if in < pfGhostFadeTicks {
-		a = float64(in) / pfGhostFadeTicks
+	if in < ghostFadeTicks {
+		a = float64(in) / ghostFadeTicks
 	}
-	if b.Ghost < pfGhostFadeTicks {
-		if o := float64(b.Ghost) / pfGhostFadeTicks; o < a {
+	if b.Ghost < ghostFadeTicks {
+		if o := float64(b.Ghost) / ghostFadeTicks; o < a {
 			a = o
 		}
 	}
@@ -922,16 +927,16 @@ func (r *playfieldRenderer) updateStones(w *breakout.World, pd breakout.Paddle) 
 		row := float32(slot)
 		bw := g.len(pd.Width) * float32(left) / float32(total)
 		bx := g.pos(pd.X, 0).X - bw/2
-		by := g.pos(0, pd.Y+pd.Height).Y + (pfBarGap+row*pfBarPitch)*g.S
-		bar.Resize(fyne.NewSize(bw, pfBarHeight*g.S))
+		by := g.pos(0, pd.Y+pd.Height).Y + (barGap+row*barPitch)*g.S
+		bar.Resize(fyne.NewSize(bw, barHeight*g.S))
 		bar.Move(fyne.NewPos(bx, by))
 
 		// the status band: one timer after the other from the left
-		gp := g.unitPos(pfHudMargin+float32(slot)*pfHudPitch, pfHudTop+(pfHudHeight-pfHudGemSide)/2)
+		gp := g.unitPos(hudMargin+float32(slot)*hudPitch, hudTop+(hudHeight-hudGemSide)/2)
 		h.gem.Move(gp)
 		secs := (left + breakout.TicksPerSecond - 1) / breakout.TicksPerSecond
-		if secs >= len(gsStoneSeconds) {
-			secs = len(gsStoneSeconds) - 1
+		if secs >= len(stoneSeconds) {
+			secs = len(stoneSeconds) - 1
 		}
 		if secs != h.shownSecs {
 			if h.shownSecs < 0 {
@@ -940,12 +945,12 @@ func (r *playfieldRenderer) updateStones(w *breakout.World, pd breakout.Paddle) 
 				bar.Show()
 			}
 			h.shownSecs = secs
-			h.secs.Text = gsStoneSeconds[secs]
+			h.secs.Text = stoneSeconds[secs]
 			h.secs.Refresh()
 			changed = true
 		}
 		th := h.secs.TextSize * 1.2
-		h.secs.Move(fyne.NewPos(gp.X+(pfHudGemSide+10)*g.S, g.Y+(pfHudTop+pfHudHeight/2)*g.S-th/2))
+		h.secs.Move(fyne.NewPos(gp.X+(hudGemSide+10)*g.S, g.Y+(hudTop+hudHeight/2)*g.S-th/2))
 		slot++
 	}
 	return changed
@@ -968,12 +973,12 @@ func (r *playfieldRenderer) updateHud(w *breakout.World) bool {
 		}
 		if n != r.redHits {
 			r.redHits = n
-			r.redCount.Text = gsRedHitsText[n]
+			r.redCount.Text = redHitsText[n]
 			r.redCount.Refresh()
 			for i := range r.redPips {
 				full := i < n
-				gsShow(!full, r.redPips[i][0])
-				gsShow(full, r.redPips[i][1])
+				showAll(!full, r.redPips[i][0])
+				showAll(full, r.redPips[i][1])
 			}
 			changed = true
 		}
@@ -997,14 +1002,14 @@ func (r *playfieldRenderer) hideDynamic() {
 		s.content.Hide()
 		s.hits = -1
 	}
-	gsHide(r.red, r.cracked, r.flash, r.ball, r.hint, r.ghost, r.badge, r.badgeTxt, r.redCap, r.redCount)
-	gsHide(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
-	gsHide(r.paddle[0], r.paddle[1], r.paddle[2])
+	hideAll(r.red, r.cracked, r.flash, r.ball, r.hint, r.ghost, r.badge, r.badgeTxt, r.redCap, r.redCount)
+	hideAll(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
+	hideAll(r.paddle[0], r.paddle[1], r.paddle[2])
 	for s := range r.stones {
-		gsHide(r.stones[s].gem, r.stones[s].secs, r.bars[s])
+		hideAll(r.stones[s].gem, r.stones[s].secs, r.bars[s])
 	}
 	for i := range r.redPips {
-		gsHide(r.redPips[i][0], r.redPips[i][1])
+		hideAll(r.redPips[i][0], r.redPips[i][1])
 	}
 	r.forceAll()
 }
@@ -1026,31 +1031,31 @@ func (r *playfieldRenderer) onBall(pos fyne.Position) bool {
 	return dx*dx+dy*dy <= rad*rad
 }
 
-// gsShown remembers whether objects are drawn, so a frame shows or hides
+// shownState remembers whether objects are drawn, so a frame shows or hides
 // them only when that changes. The zero value is "not known yet".
-type gsShown int8
+type shownState int8
 
 const (
-	gsHidden  gsShown = 1
-	gsVisible gsShown = 2
+	shownHidden  shownState = 1
+	shownVisible shownState = 2
 )
 
 // set shows or hides objs if they are not already so, and reports whether
 // it did.
-func (s *gsShown) set(on bool, objs ...fyne.CanvasObject) bool {
-	want := gsHidden
+func (s *shownState) set(on bool, objs ...fyne.CanvasObject) bool {
+	want := shownHidden
 	if on {
-		want = gsVisible
+		want = shownVisible
 	}
 	if *s == want {
 		return false
 	}
 	*s = want
-	gsShow(on, objs...)
+	showAll(on, objs...)
 	return true
 }
 
-func gsShow(on bool, objs ...fyne.CanvasObject) {
+func showAll(on bool, objs ...fyne.CanvasObject) {
 	for _, o := range objs {
 		if on {
 			o.Show()
@@ -1060,7 +1065,7 @@ func gsShow(on bool, objs ...fyne.CanvasObject) {
 	}
 }
 
-func gsHide(objs ...fyne.CanvasObject) {
+func hideAll(objs ...fyne.CanvasObject) {
 	for _, o := range objs {
 		o.Hide()
 	}

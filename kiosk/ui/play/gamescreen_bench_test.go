@@ -1,4 +1,4 @@
-package ui
+package play
 
 import (
 	"testing"
@@ -14,7 +14,7 @@ import (
 //
 //   - engine: the baseline, the two engine ticks of a frame alone
 //     (DemoGame.Step), no screen;
-//   - frame: GameScreen.Frame, the same two ticks plus the events, the
+//   - frame: Screen.Frame, the same two ticks plus the events, the
 //     flights and the reading of the world into the canvas objects;
 //   - countdown: a Jouer frame in the last seconds before Auto, the ball
 //     waiting on the paddle: the hint to tap it and the countdown shown,
@@ -24,16 +24,16 @@ import (
 // they end, outside the timer. All must show 0 allocs/op: a frame allocates
 // nothing (Fyne's own drawing, after the frame, is not measured here).
 func BenchmarkGameFrame(b *testing.B) {
-	walls := gsWalls(b, game.Stake200, 3, false, 7)
+	walls := testWalls(b, game.Stake200, 3, false, 7)
 
 	b.Run("engine", func(b *testing.B) {
-		d := newGSDemo(b, walls, breakout.Auto)
+		d := newTestDemo(b, walls, breakout.Auto)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if d.Done() {
 				b.StopTimer()
-				d = newGSDemo(b, walls, breakout.Auto)
+				d = newTestDemo(b, walls, breakout.Auto)
 				b.StartTimer()
 			}
 			d.Step(breakout.Input{})
@@ -45,7 +45,7 @@ func BenchmarkGameFrame(b *testing.B) {
 		rig := newGameRig(b, fyne.NewSize(1280, 800))
 		ended := false
 		rig.g.OnEnd = func() { ended = true }
-		rig.g.Play(newGSDemo(b, walls, breakout.Auto))
+		rig.g.Play(newTestDemo(b, walls, breakout.Auto))
 		rig.frames(3)
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -53,7 +53,7 @@ func BenchmarkGameFrame(b *testing.B) {
 			if ended {
 				b.StopTimer()
 				ended = false
-				rig.g.Play(newGSDemo(b, walls, breakout.Auto))
+				rig.g.Play(newTestDemo(b, walls, breakout.Auto))
 				rig.frames(3)
 				b.StartTimer()
 			}
@@ -64,9 +64,9 @@ func BenchmarkGameFrame(b *testing.B) {
 	b.Run("countdown", func(b *testing.B) {
 		rig := newGameRig(b, fyne.NewSize(1280, 800))
 		start := func() {
-			d := newGSDemo(b, walls, breakout.Play)
+			d := newTestDemo(b, walls, breakout.Play)
 			rig.g.Play(d)
-			for d.World().Idle() < d.World().Settings().IdleTicks-pfCountdownMax*breakout.TicksPerSecond {
+			for d.World().Idle() < d.World().Settings().IdleTicks-countdownMax*breakout.TicksPerSecond {
 				rig.frame()
 			}
 		}

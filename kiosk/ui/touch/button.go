@@ -1,4 +1,6 @@
-package ui
+// Package touch is the kiosk's button: sized for a finger, with the kiosk's
+// look. The screens (kiosk/ui) and the game widget (kiosk/ui/play) share it.
+package touch
 
 import (
 	"image/color"
@@ -11,22 +13,22 @@ import (
 	"pharaon/kiosk/ui/art"
 )
 
-// buttonKind is how a button looks: what it does for the player.
-type buttonKind uint8
+// Kind is how a button looks: what it does for the player.
+type Kind uint8
 
 const (
-	buttonPrimary   buttonKind = iota // Jouer, Rejouer: terracotta
-	buttonSecondary                   // Auto, Historique, Accueil: lapis with a gold rim
-	buttonChoice                      // a stake not chosen: lapis with a gold rim
-	buttonChosen                      // the stake chosen: gold, ink text
-	buttonQuiet                       // a small action (language, dev credit)
+	Primary   Kind = iota // Jouer, Rejouer: terracotta
+	Secondary             // Auto, Historique, Accueil: lapis with a gold rim
+	Choice                // a stake not chosen: lapis with a gold rim
+	Chosen                // the stake chosen: gold, ink text
+	Quiet                 // a small action (language, dev credit)
 )
 
-// touchButton is a button sized for a finger (at least 60 px, DESIGN.md §8)
+// Button is a button sized for a finger (at least 60 px, DESIGN.md §8)
 // with the kiosk's look: a rounded tablet, one line of large text and an
 // optional caption below it. Its text size is set by the screen that builds
 // it, in canvas pixels, so it scales with the screen.
-type touchButton struct {
+type Button struct {
 	widget.BaseWidget
 
 	Text     string
@@ -34,7 +36,7 @@ type touchButton struct {
 	TextSize float32
 	// CaptionSize is the caption's text size (0: 0.55 × TextSize).
 	CaptionSize float32
-	Kind        buttonKind
+	Kind        Kind
 	Radius      float32
 	OnTapped    func()
 
@@ -42,14 +44,22 @@ type touchButton struct {
 	pressed  bool
 }
 
-func newTouchButton(text string, kind buttonKind, size float32, tapped func()) *touchButton {
-	b := &touchButton{Text: text, Kind: kind, TextSize: size, OnTapped: tapped, Radius: buttonRadius}
+// MinTouch is the smallest touch target, DESIGN.md §8.
+const MinTouch float32 = 60
+
+// DefaultRadius is a button's corner radius until the screen scales it.
+const DefaultRadius float32 = 12
+
+// NewButton is a button of kind showing text at size (canvas pixels) that
+// runs tapped when touched.
+func NewButton(text string, kind Kind, size float32, tapped func()) *Button {
+	b := &Button{Text: text, Kind: kind, TextSize: size, OnTapped: tapped, Radius: DefaultRadius}
 	b.ExtendBaseWidget(b)
 	return b
 }
 
 // Disable greys the button out; a tap does nothing.
-func (b *touchButton) Disable() {
+func (b *Button) Disable() {
 	if !b.disabled {
 		b.disabled = true
 		b.Refresh()
@@ -57,7 +67,7 @@ func (b *touchButton) Disable() {
 }
 
 // Enable makes it tappable again.
-func (b *touchButton) Enable() {
+func (b *Button) Enable() {
 	if b.disabled {
 		b.disabled = false
 		b.Refresh()
@@ -65,7 +75,7 @@ func (b *touchButton) Enable() {
 }
 
 // SetEnabled enables or disables the button.
-func (b *touchButton) SetEnabled(on bool) {
+func (b *Button) SetEnabled(on bool) {
 	if on {
 		b.Enable()
 	} else {
@@ -74,10 +84,10 @@ func (b *touchButton) SetEnabled(on bool) {
 }
 
 // Disabled reports whether the button is disabled.
-func (b *touchButton) Disabled() bool { return b.disabled }
+func (b *Button) Disabled() bool { return b.disabled }
 
 // Tapped runs OnTapped unless the button is disabled.
-func (b *touchButton) Tapped(*fyne.PointEvent) {
+func (b *Button) Tapped(*fyne.PointEvent) {
 	if b.disabled || b.OnTapped == nil {
 		return
 	}
@@ -85,7 +95,7 @@ func (b *touchButton) Tapped(*fyne.PointEvent) {
 }
 
 // MouseDown shows the press (a touchscreen reports a touch as a mouse press).
-func (b *touchButton) MouseDown(*desktop.MouseEvent) {
+func (b *Button) MouseDown(*desktop.MouseEvent) {
 	if !b.disabled {
 		b.pressed = true
 		b.Refresh()
@@ -93,14 +103,14 @@ func (b *touchButton) MouseDown(*desktop.MouseEvent) {
 }
 
 // MouseUp ends the press.
-func (b *touchButton) MouseUp(*desktop.MouseEvent) {
+func (b *Button) MouseUp(*desktop.MouseEvent) {
 	if b.pressed {
 		b.pressed = false
 		b.Refresh()
 	}
 }
 
-func (b *touchButton) captionSize() float32 {
+func (b *Button) captionSize() float32 {
 	if b.CaptionSize > 0 {
 		return b.CaptionSize
 	}
@@ -109,7 +119,7 @@ func (b *touchButton) captionSize() float32 {
 
 // FitCaption sets the caption and makes its text small enough to fit the
 // button's width (down to 0.4 × TextSize): a device's message can be long.
-func (b *touchButton) FitCaption(caption string) {
+func (b *Button) FitCaption(caption string) {
 	b.Caption = caption
 	size := b.TextSize * 0.55
 	room := b.Size().Width - b.TextSize*0.6
@@ -120,7 +130,7 @@ func (b *touchButton) FitCaption(caption string) {
 	b.Refresh()
 }
 
-func (b *touchButton) CreateRenderer() fyne.WidgetRenderer {
+func (b *Button) CreateRenderer() fyne.WidgetRenderer {
 	r := &buttonRenderer{b: b, bg: canvas.NewRectangle(color.Transparent),
 		label: canvas.NewText("", art.Sand), caption: canvas.NewText("", art.Sand)}
 	r.label.Alignment = fyne.TextAlignCenter
@@ -132,7 +142,7 @@ func (b *touchButton) CreateRenderer() fyne.WidgetRenderer {
 }
 
 type buttonRenderer struct {
-	b       *touchButton
+	b       *Button
 	bg      *canvas.Rectangle
 	label   *canvas.Text
 	caption *canvas.Text
@@ -144,7 +154,7 @@ func (r *buttonRenderer) Destroy()                     {}
 
 func (r *buttonRenderer) MinSize() fyne.Size {
 	ls := fyne.MeasureText(r.b.Text, r.b.TextSize, r.label.TextStyle)
-	return fyne.NewSize(ls.Width+r.b.TextSize, max(ls.Height+r.b.TextSize/2, minTouch))
+	return fyne.NewSize(ls.Width+r.b.TextSize, max(ls.Height+r.b.TextSize/2, MinTouch))
 }
 
 func (r *buttonRenderer) Layout(size fyne.Size) {
@@ -170,14 +180,14 @@ func (r *buttonRenderer) colours() (fill, rim, fg color.Color) {
 	case b.disabled:
 		return color.NRGBA{R: 0x1A, G: 0x27, B: 0x55, A: 0xE0}, color.NRGBA{R: 0x4A, G: 0x4E, B: 0x66, A: 0xFF},
 			color.NRGBA{R: 0x8A, G: 0x8F, B: 0xA6, A: 0xFF}
-	case b.Kind == buttonPrimary:
+	case b.Kind == Primary:
 		if b.pressed {
 			return art.TerracottaDark, art.Gold, art.Limestone
 		}
 		return art.Terracotta, art.Gold, art.Limestone
-	case b.Kind == buttonChosen:
+	case b.Kind == Chosen:
 		return art.Gold, art.GoldLight, art.Ink
-	case b.Kind == buttonQuiet:
+	case b.Kind == Quiet:
 		if b.pressed {
 			return art.LapisGlow, art.GoldDark, art.Sand
 		}
@@ -205,6 +215,6 @@ func (r *buttonRenderer) Refresh() {
 }
 
 var (
-	_ fyne.Tappable     = (*touchButton)(nil)
-	_ desktop.Mouseable = (*touchButton)(nil)
+	_ fyne.Tappable     = (*Button)(nil)
+	_ desktop.Mouseable = (*Button)(nil)
 )

@@ -1,4 +1,4 @@
-package ui
+package play
 
 import (
 	"image/color"
@@ -176,7 +176,7 @@ type cartoucheRenderer struct {
 
 func newCartoucheRenderer(c *Cartouche) *cartoucheRenderer {
 	r := &cartoucheRenderer{c: c}
-	r.tablet = gsNewArtImage()
+	r.tablet = newArtImage()
 	r.marker = canvas.NewRectangle(color.Transparent)
 	r.marker.Resize(fyne.NewSize(1, 1))
 	r.objects = append(r.objects, r.tablet, r.marker)
@@ -187,15 +187,15 @@ func newCartoucheRenderer(c *Cartouche) *cartoucheRenderer {
 		row.glow.StrokeColor = art.Turquoise
 		row.glow.Hide()
 		row.sym = sym
-		row.black = gsNewArtImage()
-		row.colour = gsNewArtImage()
+		row.black = newArtImage()
+		row.colour = newArtImage()
 		row.ring = canvas.NewCircle(color.Transparent)
 		row.ring.StrokeColor = art.GoldLight
 		row.ring.Hide()
 		r.objects = append(r.objects, row.glow, row.black, row.colour)
 		for k := range row.pips {
 			for f := range row.pips[k] {
-				row.pips[k][f] = gsNewArtImage()
+				row.pips[k][f] = newArtImage()
 				r.objects = append(r.objects, row.pips[k][f])
 			}
 		}
@@ -235,17 +235,17 @@ func (r *cartoucheRenderer) Layout(size fyne.Size) {
 	tw := th * art.CartoucheAspect
 	r.tabPos = fyne.NewPos((size.Width-tw)/2, (size.Height-th)/2)
 	r.tabSize = fyne.NewSize(tw, th)
-	sc := gsCanvasScale(r.c)
+	sc := canvasScale(r.c)
 	r.tablet.Move(r.tabPos)
-	gsSetArt(r.tablet, art.CartoucheResource(), r.tabSize, sc)
+	setArt(r.tablet, art.CartoucheResource(), r.tabSize, sc)
 	r.tablet.Show()
 	for i := range r.rows {
 		row := &r.rows[i]
 		sp, ss := r.symbolBox(i)
 		row.black.Move(sp)
-		gsSetArt(row.black, art.SymbolResource(row.sym, false), ss, sc)
+		setArt(row.black, art.SymbolResource(row.sym, false), ss, sc)
 		row.colour.Move(sp)
-		gsSetArt(row.colour, art.SymbolResource(row.sym, true), ss, sc)
+		setArt(row.colour, art.SymbolResource(row.sym, true), ss, sc)
 		cp, cs := art.CartoucheCountBox(i).In(r.tabPos, r.tabSize)
 		// the glow covers the symbol and its pips
 		pad := ss.Height * 0.06
@@ -263,7 +263,7 @@ func (r *cartoucheRenderer) Layout(size fyne.Size) {
 			y := cp.Y + (cs.Height-side)/2
 			for f := range row.pips[k] {
 				row.pips[k][f].Move(fyne.NewPos(x, y))
-				gsSetArt(row.pips[k][f], art.CountPipResource(f == 1), fyne.NewSize(side, side), sc)
+				setArt(row.pips[k][f], art.CountPipResource(f == 1), fyne.NewSize(side, side), sc)
 			}
 		}
 		row.ring.StrokeWidth = ss.Height * 0.05
@@ -307,11 +307,11 @@ func (r *cartoucheRenderer) update() {
 		n := c.counts[i]
 		if n != row.count {
 			row.count = n
-			gsShow(n == 0, row.black)
-			gsShow(n > 0, row.colour)
+			showAll(n == 0, row.black)
+			showAll(n > 0, row.colour)
 			for k := range row.pips {
-				gsShow(k >= n, row.pips[k][0])
-				gsShow(k < n, row.pips[k][1])
+				showAll(k >= n, row.pips[k][0])
+				showAll(k < n, row.pips[k][1])
 			}
 			changed = true
 		}
@@ -324,7 +324,7 @@ func (r *cartoucheRenderer) update() {
 		}
 		if want != row.lit {
 			row.lit = want
-			gsShow(want == 1, row.glow)
+			showAll(want == 1, row.glow)
 			var tr float64
 			if want == 0 {
 				tr = cartBlinkDim
@@ -360,7 +360,7 @@ func (r *cartoucheRenderer) updateRing(row *cartoucheRow, i int) bool {
 	cx, cy := sp.X+ss.Width/2, sp.Y+ss.Height/2
 	row.ring.Move(fyne.NewPos(cx-grow/2, cy-grow/2))
 	row.ring.Resize(fyne.NewSize(grow, grow))
-	row.ring.StrokeColor = gsFadeOf(gsRingFade[:], 1-t)
+	row.ring.StrokeColor = fadeOf(ringFade[:], 1-t)
 	if !row.ringOn {
 		row.ring.Show()
 		row.ringOn = true
@@ -368,34 +368,34 @@ func (r *cartoucheRenderer) updateRing(row *cartoucheRow, i int) bool {
 	return true
 }
 
-// gsFadeSteps is how many levels of opacity a fading colour goes through: a
+// fadeSteps is how many levels of opacity a fading colour goes through: a
 // frame picks one of these colours made in advance, so it allocates nothing
 // (a color.NRGBA stored in a color.Color field would).
-const gsFadeSteps = 32
+const fadeSteps = 32
 
 var (
-	gsRingFade  = gsFadeRamp(art.GoldLight, 255)
-	gsFlashFade = gsFadeRamp(art.GhostWhite, 200)
-	gsHintFade  = gsFadeRamp(art.TurquoiseLight, 230)
+	ringFade  = fadeRamp(art.GoldLight, 255)
+	flashFade = fadeRamp(art.GhostWhite, 200)
+	hintFade  = fadeRamp(art.TurquoiseLight, 230)
 )
 
-// gsFadeRamp is c at gsFadeSteps+1 opacities from 0 to top.
-func gsFadeRamp(c color.NRGBA, top uint8) [gsFadeSteps + 1]color.Color {
-	var out [gsFadeSteps + 1]color.Color
+// fadeRamp is c at fadeSteps+1 opacities from 0 to top.
+func fadeRamp(c color.NRGBA, top uint8) [fadeSteps + 1]color.Color {
+	var out [fadeSteps + 1]color.Color
 	for i := range out {
-		c.A = uint8(int(top) * i / gsFadeSteps)
+		c.A = uint8(int(top) * i / fadeSteps)
 		out[i] = c
 	}
 	return out
 }
 
-// gsFadeOf picks the colour of ramp at opacity a (0 to 1).
-func gsFadeOf(ramp []color.Color, a float32) color.Color {
-	i := int(a*gsFadeSteps + 0.5)
+// fadeOf picks the colour of ramp at opacity a (0 to 1).
+func fadeOf(ramp []color.Color, a float32) color.Color {
+	i := int(a*fadeSteps + 0.5)
 	if i < 0 {
 		i = 0
-	} else if i > gsFadeSteps {
-		i = gsFadeSteps
+	} else if i > fadeSteps {
+		i = fadeSteps
 	}
 	return ramp[i]
 }
