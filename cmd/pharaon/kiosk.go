@@ -258,6 +258,7 @@ func showWindow(ctx context.Context, cfg Config, boot bootFunc, firstFrame func(
 		// wait for it.
 		nextFrame(func() {
 			firstFrame()
+			go ui.WarmHome(w.Canvas().Size())
 			booting.Add(1)
 			go func() {
 				defer booting.Done()

@@ -9,6 +9,7 @@ import (
 
 	"pharaon/kiosk"
 	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/play"
 )
 
 // Startup is the window's first screen, shown while the kiosk starts: its
@@ -127,3 +128,13 @@ func (l *startupLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 }
 
 func (l *startupLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSize(640, 400) }
+
+// WarmHome rasterises the home screen's backdrop for a window of size
+// (canvas units, at scale 1 as the screens draw it) into the raster cache,
+// so that the home screen, built once the kiosk has started, does not: run
+// it beside the start, from any goroutine.
+func WarmHome(size fyne.Size) {
+	if w, h := play.Pixels(size, 1); w > 0 && h > 0 {
+		play.Raster(art.HomeBackdropResource(), w, h, canvas.ImageFillCover)
+	}
+}
