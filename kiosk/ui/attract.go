@@ -75,6 +75,9 @@ func (s *Screens) showAttract() {
 	}
 	a := &attractLoop{s: s, field: play.NewPlayfield(), pump: play.NewPump(play.DefaultMaxCatchUp)}
 	a.field.SetWords(PlayWords(s.tr.Lang))
+	// The demonstration's field keeps the plain backdrop (the playfield's
+	// default) whatever the game's: the loop runs all day (attractBackdrop).
+	a.field.SetFullBackdrop(false)
 	a.nextWall()
 	s.attract = a
 	s.setScreen(scrAttract, a.build)

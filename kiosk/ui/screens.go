@@ -82,6 +82,13 @@ type Options struct {
 	// OnFrameStats receives the frame statistics of the game screen and of
 	// the attract loop about once a second (the -fps log); nil for none.
 	OnFrameStats func(play.FrameStats)
+	// PlainPlayfield draws only the frieze and the base band of the game's
+	// playfield backdrop, over the theme's lapis (play.Playfield's
+	// SetFullBackdrop off): for a screen whose GL cannot afford the whole
+	// backdrop at 60 fps. The kiosk draws it whole by default: with it the
+	// game screen costs less CPU than the bare peer scene of
+	// docs/performance.md.
+	PlainPlayfield bool
 	// OnHome is called each time the home screen is shown (start-up timing).
 	OnHome func()
 	// OnOutOfService is called each time the out-of-service screen is
@@ -215,6 +222,7 @@ func New(m Machine, opt Options) *Screens {
 	s.toastBox = container.NewStack()
 	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox)
 	s.gs = play.NewScreen(s.now)
+	s.gs.SetFullBackdrop(!opt.PlainPlayfield)
 	s.gs.BonusDelay = opt.BonusDelay
 	s.gs.OnActivity = s.activity
 	s.gs.OnCartoucheTapped = func() { s.showPrizeTable(s.gs.Stake()) }
