@@ -18,7 +18,7 @@
 #               (its start-up screen), home, memory at home
 #   kiosk_play  the same, a 20 € note inserted and a 2 € Auto game played
 #               (xdotool taps): frame gaps and memory of the real kiosk in play
-#   kiosk_play_1080  the same at 1920×1080 (not in the default list)
+#   kiosk_play_1080  the same at 1920×1080
 #
 # Per run: first_ms (process start to its FIRST_FRAME line), home_ms (the
 # kiosk's home screen), CPU of the scene and of Xvfb in % of one core over
@@ -31,15 +31,15 @@
 # table ends with each scene's medians over the rounds, and the load
 # average. The kiosk's runs measure once its home screen is shown.
 #
-# Environment: PEER, ROUNDS (3), WARM (2 s), WIN (8 s), SCENES (the list
-# above but kiosk_play_1080), BIN (bin, where this tree's pharaon and
+# Environment: PEER, ROUNDS (3), WARM (2 s), WIN (8 s), SCENES (all the
+# scenes above), BIN (bin, where this tree's pharaon and
 # pharaon-scenebench are built first; another directory: its binaries as
 # they are, to compare builds), OUT (a directory for the logs and
 # results.csv; a new temporary one).
 set -u
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3} WARM=${WARM:-2} WIN=${WIN:-8}
-SCENES=${SCENES:-peer game game_plain attract game_1080 kiosk kiosk_play}
+SCENES=${SCENES:-peer game game_plain attract game_1080 kiosk kiosk_play kiosk_play_1080}
 BIN=${BIN:-bin}
 OUT=${OUT:-$(mktemp -d /tmp/pharaon-bench.XXXXXX)}
 PEER=${PEER:-}
