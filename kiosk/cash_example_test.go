@@ -45,17 +45,25 @@ func Example_cash() {
 		return
 	}
 	defer m.Close()
+	// The screens' way: follow what the kiosk pushes.
+	canCashOut := make(chan struct{}, 1)
+	m.OnChange(func(s kiosk.Snapshot) {
+		if s.Cash.CanCashOut {
+			select {
+			case canCashOut <- struct{}{}:
+			default:
+			}
+		}
+	})
 	if err := m.Start(context.Background()); err != nil {
 		fmt.Println(err)
 		return
 	}
 
 	for devs.InsertNote(20_00) != nil { // the panel's button: wait until the kiosk takes notes
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // the simulator tells no one when it takes notes
 	}
-	for !m.Snapshot().Cash.CanCashOut {
-		time.Sleep(10 * time.Millisecond)
-	}
+	<-canCashOut // the note credited, the printer ready
 	fmt.Println("credit", m.Snapshot().Credit.Plain())
 
 	v, err := m.CashOut(context.Background())

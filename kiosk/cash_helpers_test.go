@@ -58,10 +58,39 @@ func newCashFixture(t *testing.T, mod func(*Config)) (*fixture, *devsim.Devices,
 	return f, d, receipts
 }
 
-// waitFor polls cond (the devices run on their own goroutines).
+// waitFor waits until cond holds (the devices run on their own goroutines).
+//
+// It looks again when a machine of the tests tells its listeners (watch),
+// and every 20 ms for what only the simulators know (their counts and
+// settings tell no one).
 func waitFor(t testing.TB, cond func() bool, msg string, args ...any) {
 	t.Helper()
-	require.Eventually(t, cond, 15*time.Second, 2*time.Millisecond, append([]any{msg}, args...)...)
+	deadline := time.NewTimer(15 * time.Second)
+	defer deadline.Stop()
+	look := time.NewTicker(20 * time.Millisecond)
+	defer look.Stop()
+	for !cond() {
+		select {
+		case <-changed:
+		case <-look.C:
+		case <-deadline.C:
+			t.Fatalf("timed out waiting: "+msg, args...)
+		}
+	}
+}
+
+// changed has a value once a machine watched by the tests told its
+// listeners since waitFor last looked.
+var changed = make(chan struct{}, 1)
+
+// watch makes every change of m wake waitFor.
+func watch(m *Machine) {
+	m.OnChange(func(Snapshot) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	})
 }
 
 // cashReady waits until the validator takes notes and the printer works.

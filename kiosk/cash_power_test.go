@@ -132,10 +132,11 @@ func TestJamClearedAfterStackHoldsTheIntent(t *testing.T) {
 	d.Validator.Clear()
 	f.m.ResetValidator()
 	var held []store.BillIntent
+	// The store holds the intent, then the kiosk shows it: wait for both.
 	waitFor(t, func() bool {
 		var err error
 		held, err = f.st.HeldIntents(ctx)
-		return err == nil && len(held) == 1
+		return err == nil && len(held) == 1 && f.m.Snapshot().Cash.Validator.Warning.FR == "Billet de 50\u00a0€ à vérifier par le personnel"
 	}, "intent held")
 	assert.Equal(t, 50*game.Euro, held[0].Denom)
 	assert.Zero(t, f.m.Snapshot().Credit)

@@ -47,6 +47,35 @@ type GameResult struct {
 	Mismatch bool
 }
 
+// GameSnapshot is what the screens show of a play: the one in progress, or
+// the last one played since the machine started.
+type GameSnapshot struct {
+	ID    int64      // the play's id in the store; 0: no play since the start
+	Stake game.Stake // the unit's stake
+	Stage Stage      // how far its reveal is
+	// Settled: no write the game waits for is under way (Game.Settled).
+	Settled bool
+	// Stopped: an error stopped the game (Game.Err); the kiosk is out of
+	// service and resumes the play at its next start.
+	Stopped bool
+	// Result is how the game ended, valid once Stage is StageDone: what the
+	// congratulation windows show, the amount the kiosk credited (Art.
+	// 4.8, invariant 3).
+	Result GameResult
+	// BonusAmount is the prize the bonus wall reveals (reveal.Walls): the
+	// bonus game's window (Art. 4.7).
+	BonusAmount game.Money
+}
+
+func (m *Machine) gameSnapshotLocked() GameSnapshot {
+	g := m.game
+	if g == nil {
+		return GameSnapshot{}
+	}
+	return GameSnapshot{ID: g.play.ID, Stake: g.play.Stake, Stage: g.stage, Settled: g.pending == 0,
+		Stopped: g.err != nil, Result: g.result, BonusAmount: g.walls.BonusAmount}
+}
+
 // Game is the reveal of one unit: its main wall and, for a unit won through
 // the bonus, its bonus wall. The UI's loop owns it and steps it; its
 // durable writes go to the machine's play writer, whose answers change the

@@ -61,6 +61,10 @@ type Snapshot struct {
 	Fault     Fault               // set when State is OutOfService
 	Dev       bool                // a development build: the dev panel may show
 	Cash      CashSnapshot        // notes in, vouchers out, their devices (cash.go)
+	// Game is the play in progress, or the last one played since the
+	// machine started: its end, and the result the kiosk credited, reach
+	// the screens here.
+	Game GameSnapshot
 }
 
 // Config tunes a machine. The zero value is a production kiosk with the
@@ -91,6 +95,10 @@ type Config struct {
 	Location *time.Location
 	// Cash are the money flow's settings and devices (cash.go).
 	Cash CashConfig
+	// PollEvery is the machine's clock: how often it does what time alone
+	// does (Poll) and tells the listeners, whose own timers run on it
+	// (default 1 s; negative: never, the tests call Poll).
+	PollEvery time.Duration
 	// OnBootStep, if set, is told of the steps of Start as they begin
 	// (done false) and end (done true), from Start's goroutine and the
 	// boot check's: the start-up screen shows them. It must not call the
@@ -133,6 +141,9 @@ func (c *Config) fill() error {
 	}
 	if c.ResultTimeout <= 0 {
 		c.ResultTimeout = 30 * time.Second
+	}
+	if c.PollEvery == 0 {
+		c.PollEvery = time.Second
 	}
 	if c.SaveTicks <= 0 {
 		c.SaveTicks = breakout.TicksPerSecond / 2
@@ -212,8 +223,10 @@ func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
 // is shown). Errors are for a store that cannot be read; a Start that fails
 // leaves nothing running (it closes the machine).
 func (m *Machine) Start(ctx context.Context) (err error) {
-	m.wg.Add(1)
-	go func() { defer m.wg.Done(); m.pollLoop() }()
+	if m.cfg.PollEvery > 0 {
+		m.wg.Add(1)
+		go func() { defer m.wg.Done(); m.pollLoop(m.cfg.PollEvery) }()
+	}
 	defer func() {
 		if err != nil {
 			_ = m.Close()
@@ -301,19 +314,26 @@ func (m *Machine) snapshotLocked() Snapshot {
 		av[k] = v
 	}
 	return Snapshot{State: m.state, Credit: m.credit, Available: av, Fault: m.fault, Dev: m.cfg.Dev,
-		Cash: m.cashSnapshotLocked()}
+		Cash: m.cashSnapshotLocked(), Game: m.gameSnapshotLocked()}
 }
 
-// OnChange registers f to be called after every change of the snapshot.
-// It is called from whichever goroutine made the change, never with the
-// machine's lock held: a UI hands it over to its own thread. Calls are one
-// at a time and never go back in time: each is given a snapshot at least as
-// new as the one before, so the last call always shows the machine as it is.
-// f must not wait on a change of the machine (it would wait for itself).
-func (m *Machine) OnChange(f func(Snapshot)) {
+// OnChange registers f to be called after every change of the snapshot,
+// and at every tick of the machine's clock (Config.PollEvery), and returns
+// the snapshot as it is now: f hears of every change after it, so a screen
+// that starts from the returned snapshot and follows f never needs to ask
+// again. f is called from whichever goroutine made the change, never with
+// the machine's lock held: a UI hands it over to its own thread. Calls are
+// one at a time and never go back in time: each is given a snapshot at
+// least as new as the one before, so the last call always shows the
+// machine as it is. f must not wait on a change of the machine (it would
+// wait for itself).
+func (m *Machine) OnChange(f func(Snapshot)) Snapshot {
+	m.notifyMu.Lock() // no delivery between the snapshot returned and f's first
+	defer m.notifyMu.Unlock()
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.listeners = append(m.listeners, f)
-	m.mu.Unlock()
+	return m.snapshotLocked()
 }
 
 // update changes the state under the lock, then tells the listeners.
@@ -545,8 +565,10 @@ func (m *Machine) EndResult() {
 	})
 }
 
-// Poll does what time alone does: a result left untouched returns home.
-// The machine calls it every second; tests call it after moving the clock.
+// Poll does what time alone does: a result left untouched returns home;
+// and it tells the listeners, whose timers run on the machine's clock. The
+// machine calls it every Config.PollEvery; tests call it after moving the
+// clock.
 func (m *Machine) Poll() {
 	now := m.clk.Now()
 	m.mu.Lock()
@@ -555,10 +577,11 @@ func (m *Machine) Poll() {
 	if idle {
 		m.EndResult()
 	}
+	m.notify()
 }
 
-func (m *Machine) pollLoop() {
-	t := time.NewTicker(time.Second)
+func (m *Machine) pollLoop(every time.Duration) {
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {

@@ -260,6 +260,9 @@ func TestMismatchIsCaught(t *testing.T) {
 		{"bonus unit shows direct win", 9, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && tc.unit > 1 {
+				t.Skip("-short: the first units only")
+			}
 			f := newFixture(t)
 			f.boot()
 			skipTo(t, f, game.Stake050, tc.unit)

@@ -101,6 +101,7 @@ func (f *fixture) start() {
 	if err != nil {
 		f.t.Fatalf("new machine: %v", err)
 	}
+	watch(m)
 	f.st, f.m = st, m
 }
 

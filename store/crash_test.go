@@ -42,6 +42,9 @@ const (
 
 func TestCrash(t *testing.T) {
 	kills := crashKills
+	if testing.Short() {
+		kills = crashKills / 10 // -short: a taste of it; make test kills them all
+	}
 	if os.Getenv("PHARAON_SOAK") != "" {
 		kills = soakKills
 		if n, err := strconv.Atoi(os.Getenv("PHARAON_SOAK_KILLS")); err == nil && n > 0 {

@@ -80,6 +80,9 @@ func playBatch(t testing.TB, s *Store, stake game.Stake, n, perCommit int) {
 // under -race too (about a minute on two busy cores), so `make test`
 // checks it.
 func TestFullBlock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a full block takes about a minute; make test plays it")
+	}
 	ctx := context.Background()
 	stake := game.Stake050
 	s := openTest(t)

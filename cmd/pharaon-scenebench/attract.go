@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"pharaon/game"
 	"pharaon/game/breakout"
@@ -10,21 +11,33 @@ import (
 )
 
 // idleMachine is a kiosk at rest for the attract scene: home, no credit,
-// every stake open, and nothing else. It sells nothing (a touch that leaves
-// the attract loop finds a kiosk that says it is busy).
+// every stake open, and nothing else. Like the kiosk it pushes its snapshot
+// at every tick of its clock (the screens' idle timers run on it). It sells
+// nothing (a touch that leaves the attract loop finds a kiosk that says it
+// is busy).
 type idleMachine struct{}
 
 var _ ui.Machine = idleMachine{}
 
-func (idleMachine) Snapshot() kiosk.Snapshot {
+func (idleMachine) snapshot() kiosk.Snapshot {
 	return kiosk.Snapshot{State: kiosk.Home, Available: map[game.Stake]bool{
 		game.Stake050: true, game.Stake100: true, game.Stake200: true}}
 }
-func (idleMachine) OnChange(func(kiosk.Snapshot)) {}
-func (idleMachine) RequestPlay(_ game.Stake, _ breakout.Mode, done func(*kiosk.Game, error)) {
+
+// OnChange calls f with the snapshot every half second, from its own
+// goroutine, for the life of the process.
+func (m idleMachine) OnChange(f func(kiosk.Snapshot)) kiosk.Snapshot {
+	go func() {
+		for range time.Tick(500 * time.Millisecond) {
+			f(m.snapshot())
+		}
+	}()
+	return m.snapshot()
+}
+func (idleMachine) RequestPlay(_ game.Stake, _ breakout.Mode, done func(ui.Game, error)) {
 	done(nil, kiosk.ErrBusy)
 }
-func (idleMachine) Current() *kiosk.Game { return nil }
+func (idleMachine) Current() ui.Game { return nil }
 func (idleMachine) History(context.Context, int) ([]kiosk.HistoryEntry, error) {
 	return nil, nil
 }

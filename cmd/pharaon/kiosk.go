@@ -209,7 +209,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 			opt.Dev = devPanel{p.devs}
 			opt.OnNoteShown = noteTimer(p.m, logger)
 		}
-		return p.m, opt
+		return ui.Kiosk(p.m), opt
 	}
 	display(ctx, cfg, boot, func() {
 		now := time.Now()

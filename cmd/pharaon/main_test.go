@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		// No screen here: what would be shown is printed instead.
 		display = func(_ context.Context, _ Config, boot bootFunc, _ func(), _ *log.Logger) {
 			m, _ := boot(func(kiosk.BootStep, bool) {})
-			s := m.Snapshot()
+			s := m.OnChange(func(kiosk.Snapshot) {})
 			fmt.Printf("SCREEN %s %s credit=%d\n", s.State, s.Fault.Code, s.Credit)
 		}
 		main()

@@ -116,11 +116,11 @@ var _ ui.Machine = downMachine{}
 func (d downMachine) Snapshot() kiosk.Snapshot {
 	return kiosk.Snapshot{State: kiosk.OutOfService, Fault: d.fault, Available: map[game.Stake]bool{}}
 }
-func (downMachine) OnChange(func(kiosk.Snapshot)) {}
-func (downMachine) RequestPlay(_ game.Stake, _ breakout.Mode, done func(*kiosk.Game, error)) {
+func (d downMachine) OnChange(func(kiosk.Snapshot)) kiosk.Snapshot { return d.Snapshot() }
+func (downMachine) RequestPlay(_ game.Stake, _ breakout.Mode, done func(ui.Game, error)) {
 	done(nil, kiosk.ErrOutOfService)
 }
-func (downMachine) Current() *kiosk.Game { return nil }
+func (downMachine) Current() ui.Game { return nil }
 func (downMachine) History(context.Context, int) ([]kiosk.HistoryEntry, error) {
 	return nil, kiosk.ErrOutOfService
 }

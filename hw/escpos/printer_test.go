@@ -344,8 +344,9 @@ func TestUnplugMidPrintIsNotConfirmed(t *testing.T) {
 		_, err := r.printer.Print(ctx(t), voucher())
 		done <- err
 	}()
-	require.Eventually(t, func() bool { return len(r.sim.Receipts()) == 1 }, 5*time.Second, 5*time.Millisecond)
-	err := <-done
+	_, err := r.sim.WaitReceipt(ctx(t), 1) // the print under way
+	require.NoError(t, err)
+	err = <-done
 	require.ErrorIs(t, err, escpos.ErrOffline)
 
 	// ... and a stalled print whose cable is pulled while waiting fails with an i/o error.
@@ -360,7 +361,8 @@ func TestUnplugMidPrintIsNotConfirmed(t *testing.T) {
 		_, err := r.printer.Print(ctx(t), voucher())
 		done <- err
 	}()
-	require.Eventually(t, func() bool { return len(r.sim.Receipts()) == 2 }, 5*time.Second, 5*time.Millisecond)
+	_, err = r.sim.WaitReceipt(ctx(t), 2)
+	require.NoError(t, err)
 	require.NoError(t, r.sim.Unplug())
 	err = <-done
 	var pe *escpos.PrintError

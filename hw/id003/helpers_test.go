@@ -40,7 +40,15 @@ func (r *recorder) on(e id003.Event) {
 	r.mu.Lock()
 	r.events = append(r.events, e)
 	r.mu.Unlock()
+	select {
+	case heard <- struct{}{}:
+	default:
+	}
 }
+
+// heard has a value once a recorder heard an event since eventually last
+// looked.
+var heard = make(chan struct{}, 1)
 
 func (r *recorder) all() []id003.Event {
 	r.mu.Lock()
@@ -75,9 +83,23 @@ func (r *recorder) sawState(s id003.State) bool { return slices.Contains(r.state
 
 const waitFor = 10 * time.Second
 
+// eventually waits until cond holds: it looks again when a recorder hears
+// the host's event, and every 20 ms for what only the simulator knows (its
+// counts and state tell no one).
 func eventually(t *testing.T, cond func() bool, msg string, args ...any) {
 	t.Helper()
-	require.Eventually(t, cond, waitFor, 2*time.Millisecond, append([]any{msg}, args...)...)
+	deadline := time.NewTimer(waitFor)
+	defer deadline.Stop()
+	look := time.NewTicker(20 * time.Millisecond)
+	defer look.Stop()
+	for !cond() {
+		select {
+		case <-heard:
+		case <-look.C:
+		case <-deadline.C:
+			t.Fatalf("timed out waiting: "+msg, args...)
+		}
+	}
 }
 
 type rig struct {

@@ -71,7 +71,8 @@ func (s *Screens) cashOutDone(v kiosk.VoucherInfo, err error) {
 		return
 	}
 	s.activity()
-	s.snap = s.m.Snapshot()
+	// The kiosk pushed what the cash-out changed before it returned: s.snap
+	// has it.
 	if s.snap.State == kiosk.OutOfService {
 		if err != nil {
 			fyne.LogError("cash out", err)

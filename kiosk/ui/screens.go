@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -14,31 +13,6 @@ import (
 	"pharaon/kiosk/ui/play"
 )
 
-// Machine is what the screens need of the kiosk: *kiosk.Machine.
-type Machine interface {
-	Snapshot() kiosk.Snapshot
-	OnChange(func(kiosk.Snapshot))
-	// RequestPlay sells a unit without waiting for its commit: done comes
-	// later from another goroutine (the screens hand it over with s.do).
-	RequestPlay(s game.Stake, mode breakout.Mode, done func(*kiosk.Game, error))
-	Current() *kiosk.Game
-	History(ctx context.Context, n int) ([]kiosk.HistoryEntry, error)
-	Touch()
-	EndResult()
-	// CashOut prints the whole credit on a voucher; it blocks during the
-	// print (up to about 15 s), so the screens call it off their goroutine.
-	CashOut(ctx context.Context) (kiosk.VoucherInfo, error)
-	// ResetValidator asks the bill validator for a reset once its fault is
-	// cleared (the development panel's Réparer).
-	ResetValidator()
-	// CheckPrinter reads the printer's status now (it blocks for the read,
-	// so the screens call it off their goroutine): the development panel's
-	// faults show at once, not at the kiosk's next routine read.
-	CheckPrinter(ctx context.Context)
-}
-
-var _ Machine = (*kiosk.Machine)(nil)
-
 // Defaults of Options.
 const (
 	DefaultAttractAfter   = 60 * time.Second
@@ -46,7 +20,6 @@ const (
 	DefaultHistoryTimeout = 60 * time.Second
 	DefaultHistorySize    = 20
 	DefaultWindowDelay    = 1200 * time.Millisecond
-	defaultPollEvery      = 500 * time.Millisecond
 	windowRise            = 350 * time.Millisecond
 )
 
@@ -76,9 +49,6 @@ type Options struct {
 	// BonusDelay is the game screen's pause between the main wall and the
 	// bonus wall, under the "Jeu Bonus !" window (DefaultBonusDelay if 0).
 	BonusDelay time.Duration
-	// PollEvery is how often the idle timers are checked; negative: never
-	// (tests call Poll).
-	PollEvery time.Duration
 	// OnFrameStats receives the frame statistics of the game screen and of
 	// the attract loop about once a second (the -fps log); nil for none.
 	OnFrameStats func(play.FrameStats)
@@ -123,9 +93,6 @@ func (o *Options) fill() {
 	if o.WindowDelay <= 0 {
 		o.WindowDelay = DefaultWindowDelay
 	}
-	if o.PollEvery == 0 {
-		o.PollEvery = defaultPollEvery
-	}
 }
 
 // screen is what fills the window.
@@ -159,7 +126,7 @@ const (
 )
 
 // Screens are the player's screens of the kiosk and the way between them:
-// home (Art. 4.1), the game (the GameScreen, Art. 4.2–4.7) with the prize
+// home (Art. 4.1), the game (play.Screen, Art. 4.2–4.7) with the prize
 // table, the congratulation windows and the result (Art. 4.6–4.8), the
 // history, the out-of-service screen and the attract loop. They follow the
 // machine's snapshot: they show what the kiosk says and ask it to act; they
@@ -199,7 +166,7 @@ type Screens struct {
 
 	// game
 	gs   *play.Screen
-	game *kiosk.Game
+	game Game
 	mode breakout.Mode
 	// requesting: a unit is asked for and the kiosk has not answered
 	// (requestPlay); Jouer, Auto and Rejouer wait.
@@ -207,10 +174,13 @@ type Screens struct {
 	result     kiosk.GameResult
 	riseAnim   *fyne.Animation
 
+	// awaitEnd: the game screen's game is over and its end shows once the
+	// kiosk's snapshot has it (showEnd).
+	awaitEnd bool
+
 	attract      *attractLoop
 	lastActivity time.Time
 	started      bool
-	stop         chan struct{}
 }
 
 // New makes the screens of machine m. Put Content in the window, then Start.
@@ -245,28 +215,28 @@ func (s *Screens) Start() {
 	}
 	s.started = true
 	s.lastActivity = s.now()
-	s.m.OnChange(func(snap kiosk.Snapshot) {
+	// The kiosk pushes every change, and a snapshot at every tick of its
+	// clock: the idle timers run then (Poll), with no clock of the
+	// screens' own.
+	snap := s.m.OnChange(func(snap kiosk.Snapshot) {
 		s.do(func() {
 			if s.started {
 				s.apply(snap)
+				s.Poll(s.now())
 			}
 		})
 	})
 	// A note's feedback is shown for what happens from now on, not for
 	// the last thing a note did before the screens started.
-	s.toast.seq = s.m.Snapshot().Cash.CashIn.Seq
+	s.toast.seq = snap.Cash.CashIn.Seq
 	if g := s.m.Current(); g != nil {
 		// A game resumed after a restart: Rejouer plays again in the
 		// mode it was started in.
-		s.snap = s.m.Snapshot()
+		s.snap = snap
 		s.mode = g.World().Mode()
 		s.showGame(g)
 	} else {
-		s.apply(s.m.Snapshot())
-	}
-	if s.opt.PollEvery > 0 {
-		s.stop = make(chan struct{})
-		go s.pollLoop(s.stop, s.opt.PollEvery)
+		s.apply(snap)
 	}
 }
 
@@ -276,29 +246,8 @@ func (s *Screens) Stop() {
 		return
 	}
 	s.started = false
-	if s.stop != nil {
-		close(s.stop)
-		s.stop = nil
-	}
 	s.gs.Stop()
 	s.stopAttract()
-}
-
-func (s *Screens) pollLoop(stop chan struct{}, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			s.do(func() {
-				if s.started {
-					s.Poll(s.now())
-				}
-			})
-		}
-	}
 }
 
 // Lang is the language shown.
@@ -331,6 +280,7 @@ func (s *Screens) apply(snap kiosk.Snapshot) {
 	s.noteActivity(snap)
 	switch snap.State {
 	case kiosk.OutOfService:
+		s.awaitEnd = false
 		s.showOutOfService()
 		return
 	case kiosk.Playing, kiosk.Bonus:
@@ -343,6 +293,10 @@ func (s *Screens) apply(snap kiosk.Snapshot) {
 		s.gs.SetCredit(snap.Credit)
 		return
 	case kiosk.Result:
+		if s.screen == scrGame && s.awaitEnd {
+			s.showEnd()
+			return
+		}
 		if s.screen == scrGame {
 			s.resultChanged(old, snap)
 			return
@@ -487,7 +441,8 @@ func (s *Screens) rebuild() {
 
 // Poll does what time alone does: the attract loop on an idle home screen
 // without credit, the prize table or the history left open closed. The
-// screens call it twice a second; tests call it with their clock.
+// screens call it at every snapshot the kiosk pushes, which its clock does
+// every second; tests call it with their clock.
 func (s *Screens) Poll(now time.Time) {
 	idle := now.Sub(s.lastActivity)
 	s.expireToast(now)
@@ -523,8 +478,7 @@ func (l *rootLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSiz
 
 // playError tells the player why a game did not start, on the home screen.
 func (s *Screens) playError(stake game.Stake, err error) {
-	snap := s.m.Snapshot()
-	s.snap = snap
+	snap := s.snap // the kiosk pushed the change that refused the play before its answer
 	switch {
 	case errors.Is(err, kiosk.ErrInsufficientCredit):
 		s.message = func(tr Tr) string { return tr.F(msgErrInsuff, tr.Stake(stake)) }

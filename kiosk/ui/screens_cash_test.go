@@ -170,7 +170,7 @@ func TestScreensCashInMaxCredit(t *testing.T) {
 	assert.NotContains(t, f.screenText(), "Insérez un billet")
 	// The slot is shut once the kiosk inhibited the unit (at its next
 	// command): the simulator refuses the note at once.
-	f.waitFor(func() bool { _, _, inhibit := f.devs.Validator.Settings(); return inhibit != 0 }, "the validator inhibited")
+	f.waitDevice(func() bool { _, _, inhibit := f.devs.Validator.Settings(); return inhibit != 0 }, "the validator inhibited")
 	f.tap(fr(5 * game.Euro))
 	assert.True(t, f.s.dev.failed)
 	assert.Contains(t, f.s.dev.status(Tr{French}), "refusé\u00a0: ")
@@ -352,7 +352,7 @@ func TestScreensCashInOnResult(t *testing.T) {
 
 	// The panel is on the home screen: the note goes into the simulator
 	// directly.
-	f.waitFor(func() bool { return f.devs.InsertNote(5*game.Euro) == nil }, "the validator takes the note")
+	f.waitDevice(func() bool { return f.devs.InsertNote(5*game.Euro) == nil }, "the validator takes the note")
 	f.waitFor(func() bool { return f.s.snap.Credit == 5*game.Euro }, "the note credited")
 	assert.Equal(t, scrGame, f.s.screen, "the result stays")
 	assert.Equal(t, "Billet de 5\u00a0€ accepté Crédit\u00a0: 5\u00a0€", f.toastText())
@@ -366,7 +366,7 @@ func TestScreensCashInOnResult(t *testing.T) {
 func (f *scrFixture) receipt(n int) string {
 	f.t.Helper()
 	var b []byte
-	f.waitFor(func() bool {
+	f.waitDevice(func() bool {
 		var err error
 		b, err = os.ReadFile(filepath.Join(f.receipts, fmt.Sprintf("%04d.txt", n)))
 		return err == nil
@@ -406,7 +406,7 @@ func TestScreensNoteEndsAttract(t *testing.T) {
 	f.clock.Advance(time.Minute)
 	f.s.Poll(f.clock.Now())
 	require.Equal(t, scrAttract, f.s.screen)
-	f.waitFor(func() bool { return f.devs.InsertNote(10*game.Euro) == nil }, "the validator takes the note")
+	f.waitDevice(func() bool { return f.devs.InsertNote(10*game.Euro) == nil }, "the validator takes the note")
 	f.waitFor(func() bool { return f.s.screen == scrHome }, "home at the note's first step")
 	f.waitFor(func() bool { return f.s.snap.Credit == 10*game.Euro }, "the note credited")
 	assert.Equal(t, "Billet de 10\u00a0€ accepté Crédit\u00a0: 10\u00a0€", f.toastText())

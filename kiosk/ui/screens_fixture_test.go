@@ -131,12 +131,33 @@ func (m gatedMachine) CashOut(ctx context.Context) (kiosk.VoucherInfo, error) {
 type uiQueue struct {
 	mu sync.Mutex
 	fs []func()
+	// queued has a value when something was queued since it was last
+	// read: a test waits on it for what the machine hands the screens.
+	queued chan struct{}
 }
 
 func (q *uiQueue) do(f func()) {
 	q.mu.Lock()
 	q.fs = append(q.fs, f)
+	if q.queued == nil {
+		q.queued = make(chan struct{}, 1)
+	}
+	ch := q.queued
 	q.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// wait returns the channel that has a value once something is queued.
+func (q *uiQueue) wait() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.queued == nil {
+		q.queued = make(chan struct{}, 1)
+	}
+	return q.queued
 }
 
 func (q *uiQueue) next() func() {
@@ -161,11 +182,34 @@ func (f *scrFixture) flush() {
 	}
 }
 
-// waitFor flushes the queue until cond holds (the devices run on their own
-// goroutines).
+// waitFor runs what the machine hands the screens until cond holds (the
+// devices and the cash-out run on their own goroutines): it wakes when
+// something is queued (Screens.do), never on a timer.
 func (f *scrFixture) waitFor(cond func() bool, msg string, args ...any) {
 	f.t.Helper()
+	timeout := time.NewTimer(15 * time.Second)
+	defer timeout.Stop()
+	for {
+		f.flush()
+		if cond() {
+			return
+		}
+		select {
+		case <-f.ui.wait():
+		case <-timeout.C:
+			f.t.Fatalf("timed out waiting: "+msg+"; texts: %q", append(args, f.texts())...)
+		}
+	}
+}
+
+// waitDevice waits until cond, about a simulated device, holds: the
+// simulators on their pseudo-terminals tell no one, so it looks again every
+// few milliseconds, running what the machine handed the screens meanwhile.
+func (f *scrFixture) waitDevice(cond func() bool, msg string, args ...any) {
+	f.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		f.flush()
 		if cond() {
@@ -174,7 +218,7 @@ func (f *scrFixture) waitFor(cond func() bool, msg string, args ...any) {
 		if time.Now().After(deadline) {
 			f.t.Fatalf("timed out waiting: "+msg+"; texts: %q", append(args, f.texts())...)
 		}
-		time.Sleep(2 * time.Millisecond)
+		<-tick.C
 	}
 }
 
@@ -195,18 +239,16 @@ type fixtureOption func(*scrFixture, *kiosk.Config)
 // playErr is set, its Play refused: for the states a test cannot reach
 // through the store (a fault, a stake without a block).
 type stubbedMachine struct {
-	*kiosk.Machine
+	Machine
 	rewrite func(kiosk.Snapshot) kiosk.Snapshot
 	playErr error
 }
 
-func (m *stubbedMachine) Snapshot() kiosk.Snapshot { return m.rewrite(m.Machine.Snapshot()) }
-
-func (m *stubbedMachine) OnChange(f func(kiosk.Snapshot)) {
-	m.Machine.OnChange(func(s kiosk.Snapshot) { f(m.rewrite(s)) })
+func (m *stubbedMachine) OnChange(f func(kiosk.Snapshot)) kiosk.Snapshot {
+	return m.rewrite(m.Machine.OnChange(func(s kiosk.Snapshot) { f(m.rewrite(s)) }))
 }
 
-func (m *stubbedMachine) RequestPlay(s game.Stake, mode breakout.Mode, done func(*kiosk.Game, error)) {
+func (m *stubbedMachine) RequestPlay(s game.Stake, mode breakout.Mode, done func(Game, error)) {
 	if m.playErr != nil {
 		go done(nil, m.playErr) // the kiosk answers from its writer's goroutine
 		return
@@ -222,9 +264,9 @@ type trackedMachine struct {
 	inFlight *sync.WaitGroup
 }
 
-func (m trackedMachine) RequestPlay(s game.Stake, mode breakout.Mode, done func(*kiosk.Game, error)) {
+func (m trackedMachine) RequestPlay(s game.Stake, mode breakout.Mode, done func(Game, error)) {
 	m.inFlight.Add(1)
-	m.Machine.RequestPlay(s, mode, func(g *kiosk.Game, err error) {
+	m.Machine.RequestPlay(s, mode, func(g Game, err error) {
 		done(g, err)
 		m.inFlight.Done()
 	})
@@ -384,13 +426,12 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(art.Theme())
 	f := &scrFixture{t: t, path: path, clock: &scrClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}}
-	// ResultTimeout is long: the machine's own poller must not move it
-	// home behind the test's back (its goroutine would run the screens).
-	// PrinterCheck is short: the machine's cash loop reads the credit back
-	// from the ledger that often (credit).
-	cfg := kiosk.Config{Dev: true, Keys: scrTestKeys, ResultTimeout: time.Hour,
+	// The machine's clock does not tick: the tests call Poll (the
+	// machine's, or the screens'). PrinterCheck is short: the machine's
+	// cash loop reads the credit back from the ledger that often (credit).
+	cfg := kiosk.Config{Dev: true, Keys: scrTestKeys, PollEvery: -1, ResultTimeout: time.Hour,
 		Cash: kiosk.CashConfig{PrinterCheck: 20 * time.Millisecond}}
-	f.opt = Options{Now: f.clock.Now, PollEvery: -1, AttractAfter: 45 * time.Second}
+	f.opt = Options{Now: f.clock.Now, AttractAfter: 45 * time.Second}
 	for _, o := range opts {
 		o(f, &cfg)
 	}
@@ -411,9 +452,9 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 			t.Errorf("a durable write on the screens' goroutine:\n%s", stack)
 		}
 	})
-	var sm Machine = m
+	var sm Machine = Kiosk(m)
 	if f.stub != nil {
-		f.stub.Machine = m
+		f.stub.Machine = sm
 		sm = f.stub
 	}
 	if f.gate != nil {
@@ -455,7 +496,7 @@ func (f *scrFixture) frameAfter(d time.Duration) {
 		return
 	}
 	f.runUI(func() { f.s.gs.Frame(f.clock.Now()) })
-	if f.s.gs.Landed() && f.s.game != nil && !f.s.game.Settled() {
+	if g := f.game(); f.s.gs.Landed() && g != nil && !g.Settled() {
 		// The wall cleared in this frame and the kiosk's commit of its end
 		// is under way, which takes a few milliseconds on the kiosk: the
 		// next frame, at the same time, finds it made.
@@ -468,19 +509,29 @@ func (f *scrFixture) frameAfter(d time.Duration) {
 // asked for (its bonus, its finish), as time passing between two frames
 // would: the tests' frames come faster than a commit.
 func (f *scrFixture) settle() {
-	if g := f.s.game; g != nil {
+	if g := f.game(); g != nil {
 		g.Wait()
 	}
 }
 
+// game is the kiosk's game on the game screen, or nil.
+func (f *scrFixture) game() *kiosk.Game {
+	g, _ := f.s.game.(*kiosk.Game)
+	return g
+}
+
 // playToEnd runs frames until the game screen's game is over, steering the
 // paddle under the ball and tapping the ball to launch it when play is
-// true, as a player would (Art. 4.4).
+// true, as a player would (Art. 4.4); on the kiosk, until its end is on
+// screen too (endShown).
 func (f *scrFixture) playToEnd(play bool) int {
 	f.t.Helper()
 	const maxFrames = 15 * 240 // four minutes of play: Auto needs at most 12 s a wall
 	for i := 0; i < maxFrames; i++ {
 		if f.s.gs.Over() {
+			if f.m != nil {
+				f.endShown()
+			}
 			return i
 		}
 		if play {
@@ -488,14 +539,22 @@ func (f *scrFixture) playToEnd(play bool) int {
 		}
 		f.frameAfter(slowFrame)
 	}
-	f.t.Fatalf("the game did not end within %d frames (stage %s)", maxFrames, f.s.game.Stage())
+	f.t.Fatalf("the game did not end within %d frames (stage %s)", maxFrames, f.game().Stage())
 	return 0
+}
+
+// endShown waits until the end of the game over on the game screen is
+// shown: the kiosk pushes it once the finish is committed, shortly after
+// the game is settled (the screens wait for both, showEnd).
+func (f *scrFixture) endShown() {
+	f.t.Helper()
+	f.waitFor(func() bool { return !f.s.awaitEnd }, "the kiosk's push of the game's end")
 }
 
 // steer is the test's player: the finger follows the ball, and taps it when
 // it rests on the paddle.
 func (f *scrFixture) steer() {
-	g := f.s.game
+	g := f.game()
 	if g == nil || g.Stage() == kiosk.StageDone {
 		return
 	}

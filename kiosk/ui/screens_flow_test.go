@@ -36,7 +36,7 @@ func TestScreensJouerWinFlow(t *testing.T) {
 	f.tap("Jouer")
 
 	require.Equal(t, scrGame, f.s.screen)
-	g := f.s.game
+	g := f.game()
 	require.NotNil(t, g)
 	assert.Equal(t, game.Stake100, g.Stake())
 	assert.Equal(t, breakout.Play, g.World().Mode(), "Jouer plays by hand (Art. 4.4)")
@@ -82,7 +82,7 @@ func TestScreensAutoFlowLoseThenWin(t *testing.T) {
 	f.tap(fr(game.Stake050.Money()))
 	f.tap("Auto")
 	require.Equal(t, scrGame, f.s.screen)
-	first := f.s.game
+	first := f.game()
 	assert.Equal(t, breakout.Auto, first.World().Mode())
 
 	f.playToEnd(false)
@@ -93,7 +93,7 @@ func TestScreensAutoFlowLoseThenWin(t *testing.T) {
 
 	// Rejouer: the same stake, in Auto again; the next unit wins two crosses.
 	f.tap("Rejouer " + fr(game.Stake050.Money()))
-	second := f.s.game
+	second := f.game()
 	require.NotSame(t, first, second)
 	assert.Equal(t, breakout.Auto, second.World().Mode())
 	assert.Equal(t, ovNone, f.s.overlay)
@@ -126,8 +126,9 @@ func TestScreensLosingUnitShowsNoWindow(t *testing.T) {
 		require.NotContains(t, []overlay{ovWin, ovBonusWin, ovResult, ovBonusIntro}, f.s.overlay)
 	}
 	require.True(t, f.s.gs.Over())
-	assert.Equal(t, game.Lose, f.s.game.Result().Outcome.Kind)
-	assert.Equal(t, game.Money(0), f.s.game.Result().Won)
+	f.endShown()
+	assert.Equal(t, game.Lose, f.game().Result().Outcome.Kind)
+	assert.Equal(t, game.Money(0), f.game().Result().Won)
 	assert.Equal(t, ovLose, f.s.overlay)
 	assert.False(t, f.hasFrameDrawing(), "no congratulation frame on screen")
 	_, blinking := f.s.gs.Cartouche().Blinking()
@@ -140,7 +141,7 @@ func TestScreensBonusFlow(t *testing.T) {
 	f.credit(5 * game.Euro)
 	f.tap(fr(game.Stake200.Money()))
 	f.tap("Jouer")
-	g := f.s.game
+	g := f.game()
 	require.True(t, g.Walls().ViaBonus, "the scenario's first 2 € unit is won through the bonus game")
 
 	// The main wall: three snakes, the bonus intro, then the bonus wall.
@@ -182,8 +183,8 @@ func TestScreensBonusFlow(t *testing.T) {
 	f.golden("screen-result.png")
 
 	f.tap("Rejouer " + fr(game.Stake200.Money()))
-	require.NotSame(t, g, f.s.game)
-	assert.Equal(t, game.Stake200, f.s.game.Stake())
+	require.NotSame(t, g, f.game())
+	assert.Equal(t, game.Stake200, f.game().Stake())
 }
 
 // frames runs n frames of the game screen.
@@ -204,7 +205,7 @@ func TestScreensPrizeTable(t *testing.T) {
 	f.tap(fr(game.Stake100.Money()))
 	f.tap("Auto")
 	f.frames(90)
-	tick := f.s.game.World().Tick()
+	tick := f.game().World().Tick()
 	f.s.gs.Cartouche().Tapped(nil)
 	require.Equal(t, ovPrizeTable, f.s.overlay, "tapping the cartouche shows the prize table (Art. 4.2)")
 	texts := f.texts()
@@ -217,11 +218,11 @@ func TestScreensPrizeTable(t *testing.T) {
 
 	// The game waits while the table is open.
 	f.frames(30)
-	assert.Equal(t, tick, f.s.game.World().Tick(), "no tick while the prize table is open")
+	assert.Equal(t, tick, f.game().World().Tick(), "no tick while the prize table is open")
 	f.tap("Fermer")
 	assert.Equal(t, ovNone, f.s.overlay)
 	f.frames(30)
-	assert.Greater(t, f.s.game.World().Tick(), tick, "the game goes on")
+	assert.Greater(t, f.game().World().Tick(), tick, "the game goes on")
 
 	// Left open, it closes by itself.
 	f.s.gs.Cartouche().Tapped(nil)
@@ -331,7 +332,7 @@ func TestScreensResumeGameAfterRestart(t *testing.T) {
 	f.tap(fr(game.Stake100.Money()))
 	f.tap("Auto")
 	f.frames(120)
-	id := f.s.game.ID()
+	id := f.game().ID()
 	// The kiosk stops mid-game (its saver keeps the recording) and starts
 	// again on the same database.
 	f.s.Stop()
@@ -340,13 +341,13 @@ func TestScreensResumeGameAfterRestart(t *testing.T) {
 
 	st, err := storeOpen(f)
 	require.NoError(t, err)
-	m, err := kiosk.New(st, f.clock, kiosk.Config{Dev: true, Keys: scrTestKeys, ResultTimeout: time.Hour})
+	m, err := kiosk.New(st, f.clock, kiosk.Config{Dev: true, Keys: scrTestKeys, PollEvery: -1, ResultTimeout: time.Hour})
 	require.NoError(t, err)
 	require.NoError(t, m.Start(context.Background()))
 	t.Cleanup(func() { _ = m.Close(); _ = st.Close() })
 	require.NotNil(t, m.Current(), "the play is resumed")
 
-	s := New(m, f.opt)
+	s := New(Kiosk(m), f.opt)
 	s.do = f.ui.do
 	f.s, f.m, f.st = s, m, st
 	f.w.SetContent(s.Content())

@@ -51,7 +51,7 @@ func TestScreensResultWaitsForTheFinish(t *testing.T) {
 	f.credit(10 * game.Euro)
 	f.tap(fr(game.Stake100.Money()))
 	f.tap("Auto") // three birds (the 1 € scenario's first unit)
-	g := f.s.game
+	g := f.game()
 	require.NotNil(t, g)
 	release := f.holdWrites()
 	released := false
@@ -81,6 +81,7 @@ func TestScreensResultWaitsForTheFinish(t *testing.T) {
 	g.Wait()
 	f.frame()
 	require.True(t, f.s.gs.Over())
+	f.endShown()
 	res := g.Result()
 	require.Equal(t, game.Win, res.Outcome.Kind)
 	assert.Equal(t, prize(game.Stake100, 1), res.Won)

@@ -91,6 +91,9 @@ func assertTouchTargets(t *testing.T, f *scrFixture, where string) {
 func TestScreensTouchTargets(t *testing.T) {
 	for _, size := range []fyne.Size{{Width: 1280, Height: 800}, {Width: 1920, Height: 1080}} {
 		t.Run(fmt.Sprintf("%vx%v", size.Width, size.Height), func(t *testing.T) {
+			if testing.Short() && size.Width > designW {
+				t.Skip("-short: the design size only")
+			}
 			f := newScrFixtureSized(t, size)
 			assert.InDelta(t, min(size.Width/designW, size.Height/designH), f.s.v.k, 1e-6)
 			assertTouchTargets(t, f, "home")

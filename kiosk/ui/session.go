@@ -10,11 +10,12 @@ import (
 
 // showGame shows g on the game screen: a game just sold, or one resumed
 // after a restart, where it is.
-func (s *Screens) showGame(g *kiosk.Game) {
+func (s *Screens) showGame(g Game) {
 	if s.screen == scrGame && s.game == g {
 		return
 	}
 	s.game = g
+	s.awaitEnd = false
 	s.result = kiosk.GameResult{}
 	s.gs.SetWords(PlayWords(s.tr.Lang))
 	s.gs.SetCredit(s.snap.Credit)
@@ -39,27 +40,42 @@ func (s *Screens) onBonusWall() {
 	}
 }
 
-// onGameEnd: the last wall is cleared and its symbols have landed. The
-// kiosk has credited the unit's prize; the windows show that, and only that
-// (Art. 4.8, DESIGN.md invariant 3).
+// onGameEnd: the last wall is cleared and its symbols have landed. Its
+// end shows once the kiosk's snapshot has it (showEnd).
 func (s *Screens) onGameEnd() {
-	g := s.game
-	if g == nil {
+	if s.game == nil {
 		return
 	}
-	snap := s.m.Snapshot()
-	s.snap = snap
+	s.awaitEnd = true
+	s.showEnd()
+}
+
+// showEnd shows the end of the game once both are there: the game screen's
+// (onGameEnd: the symbols landed) and the kiosk's (the snapshot it pushed
+// with the play done, whichever comes last). The kiosk has credited the
+// unit's prize; the windows show that, from the snapshot, and only that
+// (Art. 4.8, DESIGN.md invariant 3).
+func (s *Screens) showEnd() {
+	snap := s.snap
+	if !s.awaitEnd || s.game == nil {
+		return
+	}
+	if snap.State == kiosk.OutOfService {
+		// The game stopped on an error of the store (the kiosk resumes the
+		// play at the next start), or its walls did not reveal its unit.
+		s.awaitEnd = false
+		s.gs.SetCredit(snap.Credit)
+		s.showOutOfService()
+		return
+	}
+	p := snap.Game
+	if p.ID != s.game.ID() || p.Stage != kiosk.StageDone {
+		return // the kiosk's push of the end is on its way
+	}
+	s.awaitEnd = false
 	s.gs.SetCredit(snap.Credit)
-	if g.Stage() != kiosk.StageDone {
-		// The game stopped on an error of the store: the kiosk is out of
-		// service and resumes the play at the next start.
-		if snap.State == kiosk.OutOfService {
-			s.showOutOfService()
-		}
-		return
-	}
-	s.result = g.Result()
-	if s.result.Mismatch || snap.State == kiosk.OutOfService {
+	s.result = p.Result
+	if s.result.Mismatch {
 		s.showOutOfService()
 		return
 	}
@@ -67,7 +83,7 @@ func (s *Screens) onGameEnd() {
 	case game.Win:
 		s.showWinWindow(s.result.Outcome.Combination, s.result.Won)
 	case game.Bonus:
-		s.showBonusWindow(g.Walls().BonusAmount)
+		s.showBonusWindow(p.BonusAmount)
 	default:
 		// Art. 4.8: no congratulation window for a losing unit.
 		s.showLoseBanner()
@@ -111,13 +127,14 @@ func (s *Screens) requestPlay(st game.Stake, mode breakout.Mode) {
 	} else {
 		s.rebuild() // Rejouer shows it waits
 	}
-	s.m.RequestPlay(st, mode, func(g *kiosk.Game, err error) {
+	s.m.RequestPlay(st, mode, func(g Game, err error) {
 		s.do(func() { s.playAnswered(st, g, err) })
 	})
 }
 
 // playAnswered shows the game the kiosk sold, or why it sold none.
-func (s *Screens) playAnswered(st game.Stake, g *kiosk.Game, err error) {
+// The kiosk pushed the game's start (the stake debited) before it answered.
+func (s *Screens) playAnswered(st game.Stake, g Game, err error) {
 	s.requesting = false
 	if !s.started {
 		return
@@ -126,15 +143,13 @@ func (s *Screens) playAnswered(st game.Stake, g *kiosk.Game, err error) {
 		s.playError(st, err)
 		return
 	}
-	s.snap = s.m.Snapshot()
 	s.showGame(g)
 }
 
 // goHome leaves the result for the home screen.
 func (s *Screens) goHome() {
 	s.activity()
-	s.m.EndResult()
-	s.snap = s.m.Snapshot()
+	s.m.EndResult() // its push follows
 	if s.snap.State == kiosk.OutOfService {
 		s.showOutOfService()
 		return

@@ -6,7 +6,6 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/game/reveal"
-	"pharaon/kiosk"
 )
 
 // Source is the game the game screen plays and draws. In the kiosk it is
@@ -41,8 +40,6 @@ type Source interface {
 type resumable interface {
 	Resumed() bool
 }
-
-var _ resumable = (*kiosk.Game)(nil)
 
 // DemoGame is a Source that plays the walls of a unit without a stake, a
 // ticket or a record: the main wall, then the bonus wall if the layout has
