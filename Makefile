@@ -17,7 +17,7 @@ DEB_DEPS := libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-
 # make test: -race everywhere; CI gets a longer timeout as it runs on 2 cores.
 TEST_FLAGS ?= -race -count=1 -timeout $(if $(CI),80m,40m)
 
-.PHONY: all deps build test check bench run fuzz soak clean
+.PHONY: all deps build test check bench bench-scene run fuzz soak clean
 
 all: build
 
@@ -56,6 +56,12 @@ check: deps
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# make bench-scene PEER=/path/to/fynescene: the screens' CPU, frame gaps,
+# first frame and memory beside a peer Fyne scene, three rounds alternated,
+# about 5 minutes (cmd/pharaon-scenebench/bench.sh, docs/performance.md).
+bench-scene: build
+	PEER="$(PEER)" cmd/pharaon-scenebench/bench.sh
 
 # make fuzz: every fuzz test of the project in turn, FUZZTIME each (make test
 # runs their committed seed corpora; this searches for new inputs).

@@ -2,6 +2,7 @@ package kiosk
 
 import (
 	"database/sql"
+	"sync"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
@@ -68,4 +69,40 @@ func TestBootCheckShowsNothingOfRejectedData(t *testing.T) {
 	for _, s := range game.Stakes {
 		assert.False(t, snap.Available[s], "%s not shown on sale", s)
 	}
+}
+
+// Start tells the start-up screen of each step as it begins and ends: the
+// two checks of the store first (side by side), then the recovery, the
+// credit and the cash, each ended before the next begins and all ended
+// before Start returns.
+func TestStartReportsBootSteps(t *testing.T) {
+	f := newFixture(t)
+	f.stop()
+	type ev struct {
+		step BootStep
+		done bool
+	}
+	var mu sync.Mutex
+	var evs []ev
+	f.cfg.OnBootStep = func(s BootStep, done bool) {
+		mu.Lock()
+		evs = append(evs, ev{s, done})
+		mu.Unlock()
+	}
+	f.start()
+	f.boot()
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, evs, 2*(NumBootSteps-1), "every step of Start begins and ends once (BootOpen is the caller's)")
+	pos := map[ev]int{}
+	for i, e := range evs {
+		pos[e] = i
+	}
+	for s := BootStore; s <= BootCash; s++ {
+		assert.Less(t, pos[ev{s, false}], pos[ev{s, true}], "%d begins before it ends", s)
+	}
+	assert.Less(t, pos[ev{BootStore, true}], pos[ev{BootRecovery, false}], "the store is checked before anything of it is used")
+	assert.Less(t, pos[ev{BootBlocks, true}], pos[ev{BootRecovery, false}], "the blocks are checked before anything of them is used")
+	assert.Equal(t, []ev{{BootRecovery, false}, {BootRecovery, true}, {BootCredit, false}, {BootCredit, true}, {BootCash, false}, {BootCash, true}},
+		evs[4:], "then one step after the other")
 }

@@ -105,6 +105,34 @@ type Config struct {
 	// does (Poll) and tells the listeners, whose own timers run on it
 	// (default 1 s; negative: never, the tests call Poll).
 	PollEvery time.Duration
+	// OnBootStep, if set, is told of the steps of Start as they begin
+	// (done false) and end (done true), from Start's goroutine and the
+	// boot check's: the start-up screen shows them. It must not call the
+	// machine.
+	OnBootStep func(step BootStep, done bool)
+}
+
+// BootStep is a step of a kiosk's start (Config.OnBootStep).
+type BootStep uint8
+
+const (
+	// BootOpen is the store opened and the devices found, before Start:
+	// the caller that opens them reports it.
+	BootOpen     BootStep = iota
+	BootStore             // the store's integrity, ledger, chains, plays and meters (store.Verify)
+	BootBlocks            // the units to sell against their issuers' signatures (store.VerifyBlocks)
+	BootRecovery          // an interrupted play resumed
+	BootCredit            // the credit and the open blocks read
+	BootCash              // the cash left by a crash settled, the cash devices started
+	// NumBootSteps is how many steps there are.
+	NumBootSteps = int(BootCash) + 1
+)
+
+// bootStep reports a step of Start (Config.OnBootStep).
+func (m *Machine) bootStep(step BootStep, done bool) {
+	if f := m.cfg.OnBootStep; f != nil {
+		f(step, done)
+	}
 }
 
 func (c *Config) fill() error {
@@ -235,16 +263,22 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 	if err := m.loadHandPay(ctx); err != nil {
 		return fmt.Errorf("read the hand-pay lock: %w", err)
 	}
+	m.bootStep(BootRecovery, false)
 	if err := m.recover(ctx); err != nil {
 		m.outOfService(Fault{FaultRecovery, err.Error()})
 		m.logf(store.LevelCritical, FaultRecovery, "%v", err)
 	}
+	m.bootStep(BootRecovery, true)
+	m.bootStep(BootCredit, false)
 	if err := m.refresh(ctx); err != nil {
 		return err
 	}
+	m.bootStep(BootCredit, true)
+	m.bootStep(BootCash, false)
 	if err := m.startCash(ctx); err != nil {
 		return err
 	}
+	m.bootStep(BootCash, true)
 	m.update(func() {})
 	return nil
 }
@@ -260,9 +294,16 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 func (m *Machine) bootCheck(ctx context.Context) error {
 	// Side by side: both read the whole database, each on its own reader
 	// connection, and nothing writes until they are done.
+	m.bootStep(BootStore, false)
+	m.bootStep(BootBlocks, false)
 	blocks := make(chan error, 1)
-	go func() { blocks <- m.st.VerifyBlocks(ctx, m.cfg.Keys) }()
+	go func() {
+		err := m.st.VerifyBlocks(ctx, m.cfg.Keys)
+		m.bootStep(BootBlocks, true)
+		blocks <- err
+	}()
 	err := m.st.Verify(ctx)
+	m.bootStep(BootStore, true)
 	return errors.Join(err, <-blocks)
 }
 

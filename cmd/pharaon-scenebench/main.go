@@ -1,7 +1,9 @@
 // Command pharaon-scenebench shows the kiosk's game screen playing Auto
 // games one after the other, fullscreen at 1280×800, so that its cost can be
 // measured beside a bare Fyne brick-breaker scene, the peer kept outside this
-// repository, by the same measuring script.
+// repository, by the same measuring script (bench.sh beside this file,
+// docs/performance.md). With -scene attract it shows instead the screens of
+// an idle kiosk, which fall into the attract loop after a second.
 // It prints "FIRST_FRAME <unix_ns>" once, at its first frame, and, once a
 // second, a line starting "fps <n>" followed by the time spent per frame
 // (play.FrameStats).
@@ -59,7 +61,14 @@ type config struct {
 	pause         time.Duration
 	bonusDelay    time.Duration
 	fullBackdrop  bool
+	scene         string // sceneGame or sceneAttract
 }
+
+// The scenes the bench can show.
+const (
+	sceneGame    = "game"    // the game screen playing the playlist
+	sceneAttract = "attract" // the screens of an idle kiosk: home, then the attract loop
+)
 
 // parse reads the command line.
 func parse(args []string, stderr io.Writer) (config, error) {
@@ -77,7 +86,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.DurationVar(&c.pause, "pause", 1500*time.Millisecond, "pause between the end of a game and the next (0: none, the screen always busy)")
 	fs.DurationVar(&c.bonusDelay, "bonusdelay", 0, "how long the cleared main wall stays before the bonus wall (0: the kiosk's, play.DefaultBonusDelay)")
-	fs.BoolVar(&c.fullBackdrop, "fullbackdrop", false, "draw the playfield's whole backdrop (play.Screen.SetFullBackdrop)")
+	fs.BoolVar(&c.fullBackdrop, "fullbackdrop", true, "draw the playfield's whole backdrop, as the kiosk does (play.Screen.SetFullBackdrop; false: ui.Options.PlainPlayfield)")
+	fs.StringVar(&c.scene, "scene", sceneGame, "game (the game screen playing the playlist) or attract (the idle kiosk's attract loop)")
 	fs.DurationVar(&c.duration, "for", 0, "quit after this long (0: when the window is closed or on SIGINT/SIGTERM)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -93,6 +103,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.width < 320 || c.height < 240 || c.width > 8192 || c.height > 8192 {
 		return c, &usageError{fmt.Sprintf("window %d×%d out of range", c.width, c.height)}
+	}
+	if c.scene != sceneGame && c.scene != sceneAttract {
+		return c, &usageError{fmt.Sprintf("scene %q: want game or attract", c.scene)}
 	}
 	s, err := game.ParseStake(*stake)
 	if err != nil {

@@ -17,12 +17,12 @@ import (
 func TestParse(t *testing.T) {
 	c, err := parse(nil, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, config{width: 1280, height: 800, fullscreen: true, fps: true, stake: game.Stake200, seed: 1, mode: breakout.Auto, credit: 20 * game.Euro, pause: 1500 * time.Millisecond}, c,
-		"the defaults are the bench's: 1280×800 fullscreen, 2 € walls in Auto, fps logged")
+	assert.Equal(t, config{width: 1280, height: 800, fullscreen: true, fps: true, stake: game.Stake200, seed: 1, mode: breakout.Auto, credit: 20 * game.Euro, pause: 1500 * time.Millisecond, scene: sceneGame, fullBackdrop: true}, c,
+		"the defaults are the bench's: 1280×800 fullscreen, 2 € walls in Auto, the full backdrop as in the kiosk, fps logged")
 
-	c, err = parse([]string{"-w", "1920", "-h", "1080", "-fs=false", "-fps=false", "-stake", "0,50", "-seed", "9", "-mode", "play", "-credit", "12,50", "-pause", "0", "-bonusdelay", "1ms", "-for", "1m", "-fullbackdrop"}, io.Discard)
+	c, err = parse([]string{"-w", "1920", "-h", "1080", "-fs=false", "-fps=false", "-stake", "0,50", "-seed", "9", "-mode", "play", "-credit", "12,50", "-pause", "0", "-bonusdelay", "1ms", "-for", "1m", "-fullbackdrop=false", "-scene", "attract"}, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, config{width: 1920, height: 1080, stake: game.Stake050, seed: 9, mode: breakout.Play, credit: 1250, bonusDelay: time.Millisecond, duration: time.Minute, fullBackdrop: true}, c)
+	assert.Equal(t, config{width: 1920, height: 1080, stake: game.Stake050, seed: 9, mode: breakout.Play, credit: 1250, bonusDelay: time.Millisecond, duration: time.Minute, scene: sceneAttract}, c)
 
 	for _, args := range [][]string{
 		{"-stake", "3"},
@@ -34,6 +34,7 @@ func TestParse(t *testing.T) {
 		{"-nope"},
 		{"-pause", "-1s"},
 		{"-for", "-3s"},
+		{"-scene", "menu"},
 	} {
 		_, err := parse(args, io.Discard)
 		var u *usageError

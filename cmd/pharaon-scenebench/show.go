@@ -51,7 +51,17 @@ func show(c config, stdout io.Writer) error {
 		})
 	}
 
-	w.SetContent(g)
+	var screens *ui.Screens
+	if c.scene == sceneAttract {
+		opt := ui.Options{AttractAfter: time.Second}
+		if c.fps {
+			opt.OnFrameStats = func(s play.FrameStats) { fmt.Fprintln(stdout, s) }
+		}
+		screens = ui.New(idleMachine{}, opt)
+		w.SetContent(screens.Content())
+	} else {
+		w.SetContent(g)
+	}
 	w.SetPadded(false)
 	w.Resize(fyne.NewSize(float32(c.width), float32(c.height)))
 	w.SetFixedSize(true)
@@ -73,6 +83,10 @@ func show(c config, stdout io.Writer) error {
 	}
 	a.Lifecycle().SetOnStarted(func() {
 		mark.Start()
+		if screens != nil {
+			screens.Start()
+			return
+		}
 		g.Play(first)
 	})
 	w.SetOnClosed(a.Quit)

@@ -135,6 +135,19 @@ func startDevSim(cfg *Config, logger *log.Logger) (*devsim.Devices, error) {
 // and of the cash, DESIGN.md §7). A failure is a *startError; nothing is
 // left running or created by it.
 func openKiosk(ctx context.Context, cfg Config, clk kiosk.Clock, logger *log.Logger) (*parts, error) {
+	return openKioskReporting(ctx, cfg, clk, logger, nil)
+}
+
+// openKioskReporting is openKiosk telling report (if not nil) of the steps
+// of the start as they begin and end, for the start-up screen: opening
+// (kiosk.BootOpen), then the steps of kiosk.Machine.Start. It is called from
+// the goroutine that opens and from the machine's boot check.
+func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger *log.Logger,
+	report func(kiosk.BootStep, bool)) (*parts, error) {
+	if report == nil {
+		report = func(kiosk.BootStep, bool) {}
+	}
+	report(kiosk.BootOpen, false)
 	// The keys first: a bad key file is a configuration to fix, and must
 	// not leave a new database behind.
 	keys, err := trustedKeys(cfg.Keys)
@@ -170,7 +183,8 @@ func openKiosk(ctx context.Context, cfg Config, clk kiosk.Clock, logger *log.Log
 	p := &parts{st: st, devs: devs}
 	p.m, err = kiosk.New(st, clk, kiosk.Config{Dev: cfg.Dev, Keys: keys, KioskID: cfg.KioskID, Venue: cfg.Venue,
 		Cash: kiosk.CashConfig{ValidatorPath: cfg.Validator, PrinterPath: cfg.Printer,
-			MaxCredit: cfg.MaxCredit, PayoutLimit: cfg.PayoutLimit, VoucherValidity: cfg.VoucherValidity}})
+			MaxCredit: cfg.MaxCredit, PayoutLimit: cfg.PayoutLimit, VoucherValidity: cfg.VoucherValidity},
+		OnBootStep: report})
 	if err != nil {
 		if devs != nil {
 			devs.Close()
@@ -178,6 +192,7 @@ func openKiosk(ctx context.Context, cfg Config, clk kiosk.Clock, logger *log.Log
 		st.Close()
 		return nil, err
 	}
+	report(kiosk.BootOpen, true)
 	if err := p.m.Start(ctx); err != nil {
 		p.Close()
 		return nil, storeFailure(fmt.Errorf("start kiosk: %w", err))
@@ -211,69 +226,127 @@ func trustedKeys(paths []string) (block.KeySet, error) {
 	return keys, nil
 }
 
-// runKiosk runs the kiosk until its window closes or ctx ends. A failure
-// to start is said on stderr at once, then shown on the out-of-service
-// screen until the kiosk is stopped; it is returned for the exit status.
+// runKiosk runs the kiosk until its window closes or ctx ends. The window
+// opens first, on the start-up screen (ui.Startup); the kiosk starts once
+// that screen is drawn, and its screens follow. A failure to start is said
+// on stderr at once, then shown on the out-of-service screen until the
+// kiosk is stopped; it is returned for the exit status.
 func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started time.Time) error {
 	logger := newLogger(stderr, osEnv{})
 	logger.Printf("database %s, kiosk %q, language %s, development %v", cfg.DB, cfg.KioskID, cfg.Lang, cfg.Dev)
-	p, err := openKiosk(ctx, cfg, kiosk.SystemClock{}, logger)
-	if err != nil {
-		fmt.Fprintf(stderr, "pharaon: cannot start: %v\n", err)
-		fault := kiosk.Fault{Code: kiosk.FaultStore, Detail: err.Error()}
-		var se *startError
-		if errors.As(err, &se) {
-			fault = se.fault
+	sd := newSystemd(ctx, osEnv{}, logger, fyne.Do)
+	var p *parts
+	var startErr error
+	boot := func(report func(kiosk.BootStep, bool)) (ui.Machine, ui.Options, *backOffice) {
+		p, startErr = openKioskReporting(ctx, cfg, kiosk.SystemClock{}, logger, report)
+		if startErr != nil {
+			fmt.Fprintf(stderr, "pharaon: cannot start: %v\n", startErr)
+			fault := kiosk.Fault{Code: kiosk.FaultStore, Detail: startErr.Error()}
+			var se *startError
+			if errors.As(startErr, &se) {
+				fault = se.fault
+			}
+			// Up, out of service, and saying why: systemd keeps the session (and
+			// its screen) instead of restarting it in a loop.
+			var once sync.Once
+			return downMachine{fault}, ui.Options{Lang: cfg.Lang, OnOutOfService: func() {
+				once.Do(func() { nextFrame(func() { sd.readyStatus("out of service: " + fault.Code) }) })
+			}}, nil
 		}
-		// Up, out of service, and saying why: systemd keeps the session (and
-		// its screen) instead of restarting it in a loop.
-		sd := newSystemd(ctx, osEnv{}, logger, fyne.Do)
+		snap := p.m.Snapshot()
+		logger.Printf("kiosk %s, credit %s, stakes open %v", snap.State, snap.Credit.Plain(), snap.Available)
 		var once sync.Once
-		opt := ui.Options{Lang: cfg.Lang, OnOutOfService: func() {
-			once.Do(func() { nextFrame(func() { sd.readyStatus("out of service: " + fault.Code) }) })
-		}}
-		display(ctx, cfg, downMachine{fault}, opt, nil, logger)
-		sd.stop()
-		return err
+		up := func() { once.Do(func() { homeShown(logger, started); nextFrame(sd.ready) }) }
+		opt := ui.Options{Lang: cfg.Lang, OnHome: up}
+		p.bo.onSetup = up
+		if cfg.FPS {
+			opt.OnFrameStats = func(s play.FrameStats) { logger.Print(s) }
+		}
+		if p.devs != nil {
+			opt.Dev = devPanel{p.devs}
+			opt.OnNoteShown = noteTimer(p.m, logger)
+		}
+		return ui.Kiosk(p.m), opt, p.bo
 	}
-	defer func() {
+	display(ctx, cfg, boot, func() {
+		now := time.Now()
+		fmt.Fprintf(stdout, "FIRST_FRAME %d\n", now.UnixNano())
+		logger.Printf("first frame (the start-up screen) after %d ms", now.Sub(started).Milliseconds())
+	}, logger)
+	sd.stop()
+	if p != nil {
 		if err := p.Close(); err != nil {
 			logger.Printf("close: %v", err)
 		}
-	}()
-	snap := p.m.Snapshot()
-	logger.Printf("kiosk %s, credit %s, stakes open %v", snap.State, snap.Credit.Plain(), snap.Available)
-
-	sd := newSystemd(ctx, osEnv{}, logger, fyne.Do)
-	defer sd.stop()
-	var once sync.Once
-	up := func() { once.Do(func() { firstFrame(stdout, logger, started); nextFrame(sd.ready) }) }
-	opt := ui.Options{Lang: cfg.Lang, OnHome: up}
-	p.bo.onSetup = up
-	if cfg.FPS {
-		opt.OnFrameStats = func(s play.FrameStats) { logger.Print(s) }
 	}
-	if p.devs != nil {
-		opt.Dev = devPanel{p.devs}
-		opt.OnNoteShown = noteTimer(p.m, logger)
-	}
-	display(ctx, cfg, ui.Kiosk(p.m), opt, p.bo, logger)
-	return nil
+	return startErr
 }
 
-// display shows the screens of m until the window closes or ctx ends. The
-// tests of the binary replace it (main_test.go): they have no screen.
+// bootFunc starts the kiosk, telling report of its steps, and returns the
+// machine the screens show (a downMachine if it could not start) and the
+// screens' options.
+type bootFunc func(report func(step kiosk.BootStep, done bool)) (ui.Machine, ui.Options, *backOffice)
+
+// display shows the start-up screen, calls firstFrame once it is drawn,
+// runs boot (off the Fyne goroutine), then shows the screens of the machine
+// boot returns, until the window closes or ctx ends; it returns once boot
+// has returned. The tests of the binary replace it (main_test.go): they
+// have no screen.
 var display = showWindow
 
 // showWindow is display on a real screen: the Fyne app and its window.
-// With a back office (bo), the hidden corner opens the maintenance screen,
-// and a kiosk without PINs shows the first start's setup before the
-// player's screens.
-func showWindow(ctx context.Context, cfg Config, m ui.Machine, opt ui.Options, bo *backOffice, logger *log.Logger) {
+// With a back office (bo, nil when the kiosk could not start), the hidden
+// corner opens the maintenance screen, and a kiosk without PINs shows the
+// first start's setup before the player's screens.
+func showWindow(ctx context.Context, cfg Config, boot bootFunc, firstFrame func(), logger *log.Logger) {
 	a := app.NewWithID(appID)
 	a.Settings().SetTheme(art.Theme())
 	w := a.NewWindow("Pharaon")
 	w.SetPadded(false)
+	startup := ui.NewStartup(cfg.Lang)
+	w.SetContent(startup.Content())
+	if cfg.Fullscreen {
+		w.SetFullScreen(true)
+	} else {
+		w.Resize(fyne.NewSize(1280, 800))
+	}
+	var screens *ui.Screens
+	var booting sync.WaitGroup
+	a.Lifecycle().SetOnStarted(func() {
+		// The start begins once the start-up screen is drawn: the boot
+		// check reads the whole database, and the first frame must not
+		// wait for it.
+		nextFrame(func() {
+			firstFrame()
+			go ui.WarmHome(w.Canvas().Size())
+			booting.Add(1)
+			go func() {
+				defer booting.Done()
+				m, opt, bo := boot(func(step kiosk.BootStep, done bool) {
+					fyne.Do(func() { startup.Step(step, done) })
+				})
+				fyne.Do(func() { screens = showScreens(w, cfg, m, opt, bo, logger) })
+			}()
+		})
+	})
+	a.Lifecycle().SetOnStopped(func() {
+		if screens != nil {
+			screens.Stop()
+		}
+	})
+	go func() {
+		<-ctx.Done()
+		logger.Print("stopping")
+		fyne.Do(a.Quit)
+	}()
+	w.ShowAndRun()
+	booting.Wait()
+}
+
+// showScreens shows the screens of m in w, once the kiosk has started: the
+// first start's setup first when a production kiosk has no PINs yet, and
+// the hidden corner to the maintenance screen (bo nil: neither).
+func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *backOffice, logger *log.Logger) *ui.Screens {
 	var screens *ui.Screens
 	if bo != nil {
 		opt.DevPINs = bo.demoPINs
@@ -284,41 +357,23 @@ func showWindow(ctx context.Context, cfg Config, m ui.Machine, opt ui.Options, b
 		}
 	}
 	screens = ui.New(m, opt)
-	inSetup := bo != nil && bo.setup
-	start := func() {
-		if !inSetup {
-			screens.Start()
-		}
-	}
-	if inSetup {
-		bo.m.SetMaintenance(true) // no player until the PINs are set
-		maint.NewSetup(w, maint.SetupConfig{Access: bo.access, KioskID: bo.m.KioskID(), SetKioskID: bo.m.SetKioskID, Lang: cfg.Lang,
-			Done: func() {
-				logger.Printf("first start's setup done: maintenance PINs set, kiosk %s", bo.m.KioskID())
-				inSetup = false
-				bo.m.SetMaintenance(false)
-				w.SetContent(screens.Content())
-				screens.Start()
-			}})
-		if bo.onSetup != nil {
-			bo.onSetup()
-		}
-	} else {
+	if bo == nil || !bo.setup {
 		w.SetContent(screens.Content())
+		screens.Start()
+		return screens
 	}
-	if cfg.Fullscreen {
-		w.SetFullScreen(true)
-	} else {
-		w.Resize(fyne.NewSize(1280, 800))
+	bo.m.SetMaintenance(true) // no player until the PINs are set
+	maint.NewSetup(w, maint.SetupConfig{Access: bo.access, KioskID: bo.m.KioskID(), SetKioskID: bo.m.SetKioskID, Lang: cfg.Lang,
+		Done: func() {
+			logger.Printf("first start's setup done: maintenance PINs set, kiosk %s", bo.m.KioskID())
+			bo.m.SetMaintenance(false)
+			w.SetContent(screens.Content())
+			screens.Start()
+		}})
+	if bo.onSetup != nil {
+		bo.onSetup()
 	}
-	a.Lifecycle().SetOnStarted(start)
-	a.Lifecycle().SetOnStopped(screens.Stop)
-	go func() {
-		<-ctx.Done()
-		logger.Print("stopping")
-		fyne.Do(a.Quit)
-	}()
-	w.ShowAndRun()
+	return screens
 }
 
 // noteTimer logs, for each note credited in a development run, how long
@@ -357,19 +412,11 @@ func noteTimer(m *kiosk.Machine, logger *log.Logger) func(kiosk.CashInEvent) {
 	}
 }
 
-// firstFrame reports the start-up time once the home screen is on screen:
-// the home is built when it is first shown; the next animation tick runs in
-// the frame that draws it.
-func firstFrame(stdout io.Writer, logger *log.Logger, started time.Time) {
-	done := false
-	a := fyne.NewAnimation(time.Millisecond, func(float32) {
-		if done {
-			return
-		}
-		done = true
-		now := time.Now()
-		fmt.Fprintf(stdout, "FIRST_FRAME %d\n", now.UnixNano())
-		logger.Printf("home shown after %d ms", now.Sub(started).Milliseconds())
+// homeShown logs the start-up time once the home screen is on screen: the
+// home is built when it is first shown; the next animation tick runs in the
+// frame that draws it.
+func homeShown(logger *log.Logger, started time.Time) {
+	nextFrame(func() {
+		logger.Printf("home shown after %d ms", time.Since(started).Milliseconds())
 	})
-	a.Start()
 }

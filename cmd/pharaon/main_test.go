@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/kiosk"
-	"pharaon/kiosk/ui"
 )
 
 // binaryEnv makes the test binary run the command itself (main, os.Exit
@@ -26,7 +25,8 @@ const binaryEnv = "PHARAON_TEST_BINARY"
 func TestMain(m *testing.M) {
 	if os.Getenv(binaryEnv) == "1" {
 		// No screen here: what would be shown is printed instead.
-		display = func(_ context.Context, _ Config, m ui.Machine, _ ui.Options, _ *backOffice, _ *log.Logger) {
+		display = func(_ context.Context, _ Config, boot bootFunc, _ func(), _ *log.Logger) {
+			m, _, _ := boot(func(kiosk.BootStep, bool) {})
 			s := m.OnChange(func(kiosk.Snapshot) {})
 			fmt.Printf("SCREEN %s %s credit=%d\n", s.State, s.Fault.Code, s.Credit)
 		}

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"image"
 	"math"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -34,6 +36,10 @@ var attractWalls = [...]struct {
 // attractPause is how long a cleared demonstration wall stays before the next.
 const attractPause = 2 * time.Second
 
+// attractPulseSteps is how many brightness steps the invitation's pulse
+// has from dark to bright.
+const attractPulseSteps = 8
+
 // attractFrame is the attract loop's frame interval: 30 frames a second. An
 // idle kiosk spends most of its day here; drawing the demonstration at half
 // the game's rate halves what the screen redraws, and a demonstration does
@@ -53,6 +59,7 @@ type attractLoop struct {
 	doneAt time.Time
 	drawAt time.Time // the last frame drawn
 	anim   *fyne.Animation
+	meter  play.FrameMeter // the -fps log's frame statistics (Options.OnFrameStats)
 
 	invite  *canvas.Text
 	symbols [game.NumSymbols]*canvas.Image
@@ -68,6 +75,9 @@ func (s *Screens) showAttract() {
 	}
 	a := &attractLoop{s: s, field: play.NewPlayfield(), pump: play.NewPump(play.DefaultMaxCatchUp)}
 	a.field.SetWords(PlayWords(s.tr.Lang))
+	// The demonstration's field keeps the plain backdrop (the playfield's
+	// default) whatever the game's: the loop runs all day (attractBackdrop).
+	a.field.SetFullBackdrop(false)
 	a.nextWall()
 	s.attract = a
 	s.setScreen(scrAttract, a.build)
@@ -126,6 +136,11 @@ func (a *attractLoop) frame(now time.Time) {
 	}
 	a.field.Frame(now)
 	a.animateInvite(now)
+	if f := a.s.opt.OnFrameStats; f != nil {
+		if st, ok := a.meter.Frame(now, a.s.now(), n, a.pump.Dropped()); ok {
+			f(st)
+		}
+	}
 }
 
 // animateInvite pulses the invitation and lights the symbols in turn.
@@ -135,6 +150,9 @@ func (a *attractLoop) animateInvite(now time.Time) {
 	}
 	ms := now.UnixMilli()
 	alpha := 0.6 + 0.4*math.Sin(float64(ms%2000)/2000*2*math.Pi)
+	// In attractPulseSteps steps: each colour is a text texture Fyne draws
+	// again, and a few of them pulse as well as one a frame.
+	alpha = math.Round(alpha*attractPulseSteps) / attractPulseSteps
 	c := art.GoldLight
 	c.A = uint8(255 * alpha)
 	if a.invite.Color != c {
@@ -155,17 +173,14 @@ func (a *attractLoop) build(v view) fyne.CanvasObject {
 	tr := a.s.tr
 	fx, fy, fw := float32(104), float32(120), float32(640)
 	fh := fw * 5 / 6
-	rim := canvas.NewRectangle(art.GoldDark)
-	rim.CornerRadius = 6 * v.k
-	v.place(rim, fx-4, fy-4, fw+8, fh+8)
 	v.place(a.field, fx, fy, fw, fh)
 	demo := v.textAt(tr.T(msgAttractDemo), sizeCaption, art.Sand, true, fyne.TextAlignLeading, fx, fy+fh+10, fw)
-	objs := []fyne.CanvasObject{
-		v.cover(art.HomeBackdropResource()),
-		rim, a.field, demo,
+	objs := attractBackdrop(v)
+	objs = append(objs, attractRim(v, fx, fy, fw, fh, 4)...)
+	objs = append(objs, a.field, demo,
 		v.image(art.WordmarkResource(), 776, 150, 400, 400/art.WordmarkAspect),
 		v.textAt(tr.T(msgTagline), sizeBody, art.Sand, false, fyne.TextAlignCenter, 760, 150+400/art.WordmarkAspect+10, 432),
-	}
+	)
 	a.invite = v.textAt(tr.T(msgAttractTouch), sizeHeading, art.GoldLight, true, fyne.TextAlignCenter, 760, 560, 432)
 	objs = append(objs, a.invite)
 	side, gap := float32(58), float32(12)
@@ -179,4 +194,118 @@ func (a *attractLoop) build(v view) fyne.CanvasObject {
 	v.full(catcher)
 	objs = append(objs, catcher)
 	return container.NewWithoutLayout(objs...)
+}
+
+// attractBackdrop is the home screen's backdrop as the attract loop draws
+// it: only its frieze, its two columns and its base band, from the home
+// screen's own raster; between them the window's background, the theme's
+// lapis (the night sky's faint glow and stars are left out). Why: the
+// attract loop is what an idle kiosk shows all day, and under a software GL
+// (the kiosk's llvmpipe) Fyne draws the whole window again at every frame,
+// at a cost per textured pixel; the full backdrop alone was most of the
+// loop's CPU (docs/performance.md). The home screen, which is still, keeps
+// it whole.
+func attractBackdrop(v view) []fyne.CanvasObject {
+	w, h := play.Pixels(v.size, 1)
+	full := play.Raster(art.HomeBackdropResource(), w, h, canvas.ImageFillCover)
+	if full == nil || w < 1 || h < 1 {
+		return nil
+	}
+	var objs []fyne.CanvasObject
+	for _, r := range attractBands(w, h) {
+		img := canvas.NewImageFromImage(attractCrop(full, r))
+		img.FillMode = canvas.ImageFillStretch
+		img.ScaleMode = canvas.ImageScalePixels
+		img.Move(fyne.NewPos(float32(r.Min.X), float32(r.Min.Y)))
+		img.Resize(fyne.NewSize(float32(r.Dx()), float32(r.Dy())))
+		objs = append(objs, img)
+	}
+	return objs
+}
+
+// The home backdrop's parts the attract loop draws, in the drawing's units
+// (backdrop-home.svg, 1920 × 1080): the frieze and the columns' capitals
+// above attractTopY, the base band below attractBottomY, the columns
+// within attractSideW of each side.
+const (
+	attractSvgW, attractSvgH = 1920, 1080
+	attractTopY              = 100
+	attractBottomY           = 1010
+	attractSideW             = 190
+)
+
+// attractBands are the rectangles of the attract loop's backdrop in a
+// w × h pixel window the backdrop covers (centred, cropped): top, bottom,
+// left, right, none of them empty.
+func attractBands(w, h int) []image.Rectangle {
+	s := max(float64(w)/attractSvgW, float64(h)/attractSvgH)
+	cx, cy := (attractSvgW*s-float64(w))/2, (attractSvgH*s-float64(h))/2
+	clampTo := func(x float64, hi int) int { return min(max(int(math.Ceil(x)), 0), hi) }
+	top := clampTo(attractTopY*s-cy, h)
+	bottom := clampTo(attractBottomY*s-cy, h)
+	side := clampTo(attractSideW*s-cx, w/2)
+	var rs []image.Rectangle
+	for _, r := range []image.Rectangle{
+		image.Rect(0, 0, w, top),
+		image.Rect(0, bottom, w, h),
+		image.Rect(0, top, side, bottom),
+		image.Rect(w-side, top, w, bottom),
+	} {
+		if !r.Empty() {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
+// attractCrop is the part r of img, as an image of its own (Fyne uploads an
+// RGBA image's pixels as if they were its whole width, so a sub-image would
+// not do). Crops are kept (attractCrops): the loop is built again at each
+// idle spell, and the image a canvas object shows being the same one keeps
+// its texture.
+func attractCrop(img *image.RGBA, r image.Rectangle) *image.RGBA {
+	k := attractCropKey{img, r}
+	attractCrops.mu.Lock()
+	defer attractCrops.mu.Unlock()
+	if c, ok := attractCrops.m[k]; ok {
+		return c
+	}
+	c := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		o := img.PixOffset(r.Min.X, y)
+		copy(c.Pix[(y-r.Min.Y)*c.Stride:(y-r.Min.Y+1)*c.Stride], img.Pix[o:o+4*r.Dx()])
+	}
+	if len(attractCrops.m) >= 16 { // a few window sizes at most
+		clear(attractCrops.m)
+	}
+	attractCrops.m[k] = c
+	return c
+}
+
+type attractCropKey struct {
+	src *image.RGBA
+	r   image.Rectangle
+}
+
+var attractCrops = struct {
+	mu sync.Mutex
+	m  map[attractCropKey]*image.RGBA
+}{m: map[attractCropKey]*image.RGBA{}}
+
+// attractRim is the gold rim around the demonstration's playfield, in
+// design units: four thin bars, t thick, outside the field's rectangle.
+// Inside it the field shows over the window's lapis as it does in a game
+// (a filled rectangle behind the field showed through it as a gold field,
+// and cost a field's worth of pixels at every frame).
+func attractRim(v view, x, y, w, h, t float32) []fyne.CanvasObject {
+	bar := func(bx, by, bw, bh float32) fyne.CanvasObject {
+		r := canvas.NewRectangle(art.GoldDark)
+		return v.place(r, bx, by, bw, bh)
+	}
+	return []fyne.CanvasObject{
+		bar(x-t, y-t, w+2*t, t),
+		bar(x-t, y+h, w+2*t, t),
+		bar(x-t, y, t, h),
+		bar(x+w, y, t, h),
+	}
 }

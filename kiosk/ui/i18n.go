@@ -198,6 +198,13 @@ const (
 	msgFaultKeys      msg = "fault.issuer_keys"
 	msgAttractTouch   msg = "attract.touch"
 	msgAttractDemo    msg = "attract.demo"
+	msgBootTitle      msg = "boot.title"
+	msgBootOpen       msg = "boot.open"
+	msgBootStore      msg = "boot.store"
+	msgBootBlocks     msg = "boot.blocks"
+	msgBootRecovery   msg = "boot.recovery"
+	msgBootCredit     msg = "boot.credit"
+	msgBootCash       msg = "boot.cash"
 	msgSymBirdOne     msg = "sym.bird.1"
 	msgSymBirdMany    msg = "sym.bird.n"
 	msgSymScarabOne   msg = "sym.scarab.1"
@@ -410,6 +417,14 @@ var catalogue = map[msg]text{
 
 	msgAttractTouch: {"Touchez l’écran pour jouer", "Touch the screen to play"},
 	msgAttractDemo:  {"DÉMONSTRATION", "DEMONSTRATION"},
+
+	msgBootTitle:    {"Démarrage de la borne…", "The kiosk is starting…"},
+	msgBootOpen:     {"Ouverture des données et des appareils", "Opening the data and the devices"},
+	msgBootStore:    {"Contrôle des données et des comptes", "Checking the data and the accounts"},
+	msgBootBlocks:   {"Contrôle des lots de tickets signés", "Checking the signed ticket blocks"},
+	msgBootRecovery: {"Reprise d’une partie interrompue", "Resuming an interrupted game"},
+	msgBootCredit:   {"Lecture du crédit et des lots ouverts", "Reading the credit and the open blocks"},
+	msgBootCash:     {"Mise en service du lecteur de billets et de l’imprimante", "Starting the note reader and the printer"},
 
 	msgSymBirdOne:    {"oiseau", "bird"},
 	msgSymBirdMany:   {"oiseaux", "birds"},

@@ -49,9 +49,16 @@ type Options struct {
 	// BonusDelay is the game screen's pause between the main wall and the
 	// bonus wall, under the "Jeu Bonus !" window (DefaultBonusDelay if 0).
 	BonusDelay time.Duration
-	// OnFrameStats receives the game screen's frame statistics about once a
-	// second (the -fps log); nil for none.
+	// OnFrameStats receives the frame statistics of the game screen and of
+	// the attract loop about once a second (the -fps log); nil for none.
 	OnFrameStats func(play.FrameStats)
+	// PlainPlayfield draws only the frieze and the base band of the game's
+	// playfield backdrop, over the theme's lapis (play.Playfield's
+	// SetFullBackdrop off): for a screen whose GL cannot afford the whole
+	// backdrop at 60 fps. The kiosk draws it whole by default: with it the
+	// game screen costs less CPU than the bare peer scene of
+	// docs/performance.md.
+	PlainPlayfield bool
 	// OnHome is called each time the home screen is shown (start-up timing).
 	OnHome func()
 	// OnOutOfService is called each time the out-of-service screen is
@@ -199,6 +206,7 @@ func New(m Machine, opt Options) *Screens {
 	s.corner = newCornerPress(s)
 	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox, container.New(cornerLayout{}, s.corner))
 	s.gs = play.NewScreen(s.now)
+	s.gs.SetFullBackdrop(!opt.PlainPlayfield)
 	s.gs.BonusDelay = opt.BonusDelay
 	s.gs.OnActivity = s.activity
 	s.gs.OnCartoucheTapped = func() { s.showPrizeTable(s.gs.Stake()) }
