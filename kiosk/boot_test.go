@@ -3,6 +3,7 @@ package kiosk
 import (
 	"database/sql"
 	"testing"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/breakout"
+	"pharaon/store"
 )
 
 // editDB changes the stopped kiosk's database behind the store's back, as
@@ -68,4 +70,58 @@ func TestBootCheckShowsNothingOfRejectedData(t *testing.T) {
 	for _, s := range game.Stakes {
 		assert.False(t, snap.Available[s], "%s not shown on sale", s)
 	}
+}
+
+// newAnchoredFixture is newFixture with the store anchored from its first
+// start, as the kiosk binary opens it.
+func newAnchoredFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{t: t, path: templateCopy(t), clock: &fakeClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
+		cfg: Config{Dev: true, Keys: testKeys}, anchored: true}
+	f.start()
+	t.Cleanup(f.stop)
+	return f
+}
+
+// Cutting the newest rows of the history (which leaves every chain whole)
+// is caught at the next boot by the anchor: out of service with its own
+// fault, nothing of the data shown.
+func TestBootCheckCatchesACutTail(t *testing.T) {
+	for _, c := range []struct{ name, sql, table string }{
+		{"the newest ledger row", `DROP TRIGGER ledger_no_delete; DELETE FROM ledger WHERE id = (SELECT max(id) FROM ledger)`, "ledger"},
+		{"the newest critical event", `DROP TRIGGER events_rotation_only;
+			DELETE FROM events WHERE id = (SELECT max(id) FROM events WHERE level = 'critical')`, "events"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newAnchoredFixture(t)
+			f.boot()
+			f.credit(5 * game.Euro)
+			_, err := f.st.Log(ctx, store.Event{Level: store.LevelCritical, Source: "kiosk", Code: "door_open"})
+			require.NoError(t, err)
+			f.stop()
+			editDB(t, f.path, c.sql)
+
+			f.start()
+			f.boot()
+			snap := f.m.Snapshot()
+			require.Equal(t, OutOfService, snap.State)
+			assert.Equal(t, FaultAnchor, snap.Fault.Code)
+			assert.Contains(t, snap.Fault.Detail, c.table)
+			assert.Zero(t, snap.Credit, "nothing of the rejected data is shown")
+		})
+	}
+}
+
+// A trigger dropped is caught at boot by the schema check.
+func TestBootCheckCatchesADroppedTrigger(t *testing.T) {
+	f := newAnchoredFixture(t)
+	f.boot()
+	f.stop()
+	editDB(t, f.path, `DROP TRIGGER plays_no_delete`)
+	f.start()
+	f.boot()
+	snap := f.m.Snapshot()
+	require.Equal(t, OutOfService, snap.State)
+	assert.Equal(t, FaultIntegrity, snap.Fault.Code)
+	assert.Contains(t, snap.Fault.Detail, "plays_no_delete")
 }

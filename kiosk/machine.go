@@ -42,6 +42,9 @@ const (
 	FaultStore     = "store"           // the database refused a write (disk full, I/O)
 	FaultMismatch  = "reveal_mismatch" // a wall did not reveal its unit's outcome
 	FaultRecovery  = "recovery"        // an interrupted play could not be resumed
+	// FaultAnchor: the database does not match the heads anchored outside
+	// it (a history cut or rewritten, the anchor or its secret missing).
+	FaultAnchor = "anchor"
 	// The start-up failures of the kiosk binary, before any machine runs.
 	FaultNoDatabase = "database_missing" // no database, and not a first install
 	FaultKeys       = "issuer_keys"      // an issuer key file cannot be read
@@ -193,15 +196,7 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 	}()
 
 	if err := m.bootCheck(ctx); err != nil {
-		// The credit and the blocks are in the data that failed: none of
-		// it is shown (refresh is not run, and never will be).
-		m.update(func() {
-			m.rejected = true
-			m.credit = 0
-			clear(m.available)
-			m.setFaultLocked(Fault{FaultIntegrity, err.Error()})
-		})
-		m.logf(store.LevelCritical, FaultIntegrity, "boot check: %v", err)
+		m.reject(err)
 		return nil
 	}
 	if err := m.recover(ctx); err != nil {
@@ -233,6 +228,23 @@ func (m *Machine) bootCheck(ctx context.Context) error {
 	go func() { blocks <- m.st.VerifyBlocks(ctx, m.cfg.Keys) }()
 	err := m.st.Verify(ctx)
 	return errors.Join(err, <-blocks)
+}
+
+// reject takes the kiosk out of service on a failed check of its data:
+// the credit and the blocks are in the data that failed, and none of it is
+// shown (refresh is not run, and never will be).
+func (m *Machine) reject(err error) {
+	code := FaultIntegrity
+	if errors.Is(err, store.ErrAnchor) {
+		code = FaultAnchor
+	}
+	m.update(func() {
+		m.rejected = true
+		m.credit = 0
+		clear(m.available)
+		m.setFaultLocked(Fault{code, err.Error()})
+	})
+	m.logf(store.LevelCritical, code, "check of the data: %v", err)
 }
 
 // Close stops the cash devices (after a voucher being printed), then the

@@ -78,6 +78,9 @@ type fixture struct {
 	st    *store.Store
 	m     *Machine
 	cfg   Config
+	// anchored: the store anchors its heads beside the database
+	// (store.WithAnchor), as the kiosk binary opens it.
+	anchored bool
 }
 
 // newFixture copies the template database and starts a development machine on it.
@@ -93,7 +96,11 @@ func newFixture(t testing.TB) *fixture {
 
 func (f *fixture) start() {
 	f.t.Helper()
-	st, err := store.Open(f.path, store.WithClock(f.clock.Now))
+	opts := []store.Option{store.WithClock(f.clock.Now)}
+	if f.anchored {
+		opts = append(opts, store.WithAnchor(store.DefaultAnchor(f.path)))
+	}
+	st, err := store.Open(f.path, opts...)
 	if err != nil {
 		f.t.Fatalf("open store: %v", err)
 	}

@@ -23,6 +23,9 @@ func verifyCash(tx *rtx) error {
 	if err := verifyVoucherMoney(tx); err != nil {
 		return err
 	}
+	if err := verifyIntentChains(tx, head{}, head{}); err != nil {
+		return err
+	}
 	return verifyIntents(tx)
 }
 

@@ -17,9 +17,12 @@ import (
 // sold of every block, and the meters against the ledger. The first failure
 // is an *IntegrityError (errors.Is ErrIntegrity).
 func (s *Store) Verify(ctx context.Context) error {
+	if err := s.AnchorErr(); err != nil {
+		return err
+	}
 	return s.read(ctx, func(tx *rtx) error {
 		for _, check := range []func(*rtx) error{
-			integrityCheck, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyCash, verifyMeters,
+			integrityCheck, s.verifySchema, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyCash, verifyMeters,
 		} {
 			if err := check(tx); err != nil {
 				return err
@@ -39,7 +42,8 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 // *IntegrityError naming it.
 func (s *Store) VerifyChains(ctx context.Context) error {
 	return s.read(ctx, func(tx *rtx) error {
-		for _, check := range []func(*rtx) error{verifyLedger, verifyPlayChains, verifyEvents, verifyVoucherChains} {
+		for _, check := range []func(*rtx) error{verifyLedger, verifyPlayChains, verifyEvents, verifyVoucherChains,
+			func(tx *rtx) error { return verifyIntentChains(tx, head{}, head{}) }} {
 			if err := check(tx); err != nil {
 				return err
 			}
@@ -333,4 +337,12 @@ func verifyPlays(tx *rtx) error {
 		return integrity("plays", "ledger", 0, "%d win rows for %d plays won", credits, wins)
 	}
 	return nil
+}
+
+func (s *Store) verifySchema(tx *rtx) error { return verifySchema(tx, s.schema) }
+
+// VerifySchema checks that the tables, indexes and triggers are exactly
+// those the migrations create (schema_check.go).
+func (s *Store) VerifySchema(ctx context.Context) error {
+	return s.read(ctx, s.verifySchema)
 }
