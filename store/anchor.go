@@ -129,7 +129,7 @@ func readHeads(row func(q string) scanner) (heads, error) {
 	for c, table := range chainTables {
 		var id int64
 		var hash []byte
-		err := row(`SELECT id, hash FROM ` + table + ` ORDER BY id DESC LIMIT 1`).Scan(&id, &hash)
+		err := row(`SELECT id, hash FROM `+table+` ORDER BY id DESC LIMIT 1`).Scan(&id, &hash)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			continue

@@ -33,8 +33,8 @@ type Store struct {
 	now         func() time.Time
 	busyTimeout time.Duration
 	eventsKept  int
-	onWrite     func() // WithWriteHook
-	anc         *anchor // WithAnchor; nil: the heads are not anchored
+	onWrite     func()   // WithWriteHook
+	anc         *anchor  // WithAnchor; nil: the heads are not anchored
 	schema      []string // the migrations, whose schema Verify expects
 
 	wc    *sql.Conn                     // the writer connection, held open
