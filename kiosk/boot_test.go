@@ -125,3 +125,31 @@ func TestBootCheckCatchesADroppedTrigger(t *testing.T) {
 	assert.Equal(t, FaultIntegrity, snap.Fault.Code)
 	assert.Contains(t, snap.Fault.Detail, "plays_no_delete")
 }
+
+// The boot check verifies what was written since the last full
+// verification; the full one runs in the background after the start and
+// takes the kiosk out of service when it fails: an edit older than the
+// checkpoint is caught there.
+func TestBackgroundFullVerification(t *testing.T) {
+	f := newAnchoredFixture(t)
+	f.credit(5 * game.Euro)
+	f.credit(5 * game.Euro) // the checkpoint's row: the second
+	f.boot()
+	<-f.m.FullCheckDone()
+	require.Equal(t, Home, f.m.Snapshot().State, "a clean history: the checkpoint is written")
+	f.credit(5 * game.Euro)
+	f.stop()
+	editDB(t, f.path, `DROP TRIGGER ledger_no_update; UPDATE ledger SET note = 'x' WHERE id = 1;
+		CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END`)
+
+	f.start()
+	f.boot()
+	require.Equal(t, Home, f.m.Snapshot().State, "older than the checkpoint: not the boot check's: %+v", f.m.Snapshot().Fault)
+	<-f.m.FullCheckDone()
+	snap := f.m.Snapshot()
+	require.Equal(t, OutOfService, snap.State)
+	assert.Equal(t, FaultIntegrity, snap.Fault.Code)
+	assert.Contains(t, snap.Fault.Detail, "full verification")
+	assert.Contains(t, snap.Fault.Detail, "ledger")
+}

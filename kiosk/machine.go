@@ -160,6 +160,8 @@ type Machine struct {
 	// rejected: the boot check failed; the store's credit and blocks are
 	// never read again (refresh does nothing).
 	rejected bool
+	// fullDone is closed when the background full verification ended.
+	fullDone chan struct{}
 
 	// layoutHook, in tests only, replaces reveal.Layout to make a wall
 	// that does not match its unit.
@@ -172,7 +174,8 @@ func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
 		return nil, fmt.Errorf("kiosk config: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{}}
+	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{},
+		fullDone: make(chan struct{})}
 	m.w = newWriter(st)
 	m.initCash()
 	return m, nil
@@ -210,6 +213,36 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 		return err
 	}
 	m.update(func() {})
+	// The full verification, which the boot check leaves to run while the
+	// kiosk serves: a failure takes it out of service like a boot failure.
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer close(m.fullDone)
+		lowPriority(func() {
+			if err := m.st.VerifyFull(m.ctx); err != nil && m.ctx.Err() == nil {
+				m.reject(fmt.Errorf("full verification: %w", err))
+			}
+		})
+	}()
+	return nil
+}
+
+// FullCheckDone is closed when the full verification Start runs in the
+// background has ended (never, after a failed boot check).
+func (m *Machine) FullCheckDone() <-chan struct{} { return m.fullDone }
+
+// VerifyFull runs the full verification of the store now (for
+// maintenance): every row of the history re-hashed and re-derived,
+// SQLite's integrity check, and a new checkpoint for the next boot
+// checks. A failure takes the kiosk out of service.
+func (m *Machine) VerifyFull(ctx context.Context) error {
+	if err := m.st.VerifyFull(ctx); err != nil {
+		if ctx.Err() == nil {
+			m.reject(fmt.Errorf("full verification: %w", err))
+		}
+		return err
+	}
 	return nil
 }
 
@@ -221,12 +254,18 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 // (store.VerifyBlocks): a unit edited in the file would otherwise be sold
 // and its prize paid (Art. 3), and any digest kept beside it can be
 // recomputed by whoever edits it. BenchmarkBootCheck in store measures it.
+//
+// The store's part is its boot check (store.VerifyBoot): the schema, the
+// chains' heads against their anchor, and the history written since the
+// last full verification's checkpoint, so that its cost does not grow
+// with the kiosk's history; the full verification runs in the background
+// once the kiosk is started (Start, VerifyFull).
 func (m *Machine) bootCheck(ctx context.Context) error {
-	// Side by side: both read the whole database, each on its own reader
-	// connection, and nothing writes until they are done.
+	// Side by side, each on its own reader connection; nothing writes
+	// until they are done.
 	blocks := make(chan error, 1)
 	go func() { blocks <- m.st.VerifyBlocks(ctx, m.cfg.Keys) }()
-	err := m.st.Verify(ctx)
+	_, err := m.st.VerifyBoot(ctx)
 	return errors.Join(err, <-blocks)
 }
 

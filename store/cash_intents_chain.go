@@ -101,6 +101,27 @@ func verifyIntentChains(tx *rtx, from, fromStep head) error {
 		return fmt.Errorf("verify intents chain: %w", err)
 	}
 	defer rows.Close()
+	if from.id != 0 {
+		var r intentRow
+		if err := tx.queryRow(`SELECT id, at, denom, prev_hash, hash FROM bill_intents WHERE id = ?`, from.id).
+			Scan(&r.id, &r.at, &r.denom, &r.prevHash, &r.hash); err != nil {
+			return integrity("chain", "bill_intents", from.id, "the intent checkpointed is missing")
+		}
+		if err := checkpointRow("bill_intents", from, r.id, r.hash, intentHash(r.prevHash, &r)); err != nil {
+			return err
+		}
+	}
+	if fromStep.id != 0 {
+		var s intentStepRow
+		if err := tx.queryRow(`SELECT id, intent_id, at, state, coalesce(entry_id, 0), reason, prev_hash, hash
+			FROM bill_intent_steps WHERE id = ?`, fromStep.id).
+			Scan(&s.id, &s.intentID, &s.at, &s.state, &s.entryID, &s.reason, &s.prevHash, &s.hash); err != nil {
+			return integrity("chain", "bill_intent_steps", fromStep.id, "the step checkpointed is missing")
+		}
+		if err := checkpointRow("bill_intent_steps", fromStep, s.id, s.hash, intentStepHash(s.prevHash, &s)); err != nil {
+			return err
+		}
+	}
 	touched := map[int64]*verifiedIntent{}
 	id, prev := from.id, hashOrGenesis(from)
 	for rows.Next() {
