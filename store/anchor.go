@@ -362,7 +362,7 @@ func (a *anchor) load(dbHeads heads) error {
 	key, err := os.ReadFile(a.cfg.Key)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("the anchor's secret %s is missing, and the kiosk was anchored before: %w", a.cfg.Key, ErrAnchor)
+		return fmt.Errorf("the anchor's secret %s is missing (the database or the anchor says the kiosk was anchored): %w", a.cfg.Key, ErrAnchor)
 	case err != nil:
 		return fmt.Errorf("the anchor's secret %s: %v: %w", a.cfg.Key, err, ErrAnchor)
 	case len(key) != keySize:
@@ -372,7 +372,7 @@ func (a *anchor) load(dbHeads heads) error {
 	f, err := os.OpenFile(a.cfg.Path, os.O_RDWR, 0)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("the anchor %s is missing, and the kiosk was anchored before: %w", a.cfg.Path, ErrAnchor)
+		return fmt.Errorf("the anchor %s is missing (the database or the secret says the kiosk was anchored): %w", a.cfg.Path, ErrAnchor)
 	case err != nil:
 		return fmt.Errorf("the anchor %s: %v: %w", a.cfg.Path, err, ErrAnchor)
 	}

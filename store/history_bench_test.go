@@ -17,7 +17,7 @@ import (
 // the full verification (VerifyFull) on an anchored database holding
 // PHARAON_HISTORY_BLOCKS full 0,50 € blocks played to the end (350 000
 // plays each, through the play transaction's code, 2 000 per commit), then
-// one session after the checkpoint: 1 000 more plays. It only runs when
+// one session after the checkpoint: 1 000 more plays, each its own commit. It only runs when
 // the variable is set (ten blocks take long to generate); it logs the
 // figures and the database's size, and asserts nothing about time.
 //
@@ -59,16 +59,16 @@ func TestBootCheckCostWithHistory(t *testing.T) {
 	}
 	var plays, ledger int64
 	require.NoError(t, s.r.QueryRow(`SELECT (SELECT count(*) FROM plays), (SELECT count(*) FROM ledger)`).Scan(&plays, &ledger))
-	for i := 0; i < 3; i++ {
+	var boots []time.Duration
+	for i := 0; i < 5; i++ {
 		t0 = time.Now()
 		full, err := s.VerifyBoot(ctx)
-		boot := time.Since(t0)
+		boots = append(boots, time.Since(t0))
 		require.NoError(t, err)
 		require.False(t, full)
-		t0 = time.Now()
-		require.NoError(t, s.VerifyFull(ctx))
-		t.Logf("%d blocks, %d plays, %d ledger rows, %.1f MB: boot check %v, full verification %v (first %v)",
-			n, plays, ledger, float64(size())/1e6, boot, time.Since(t0), first)
-		playBatch(t, s, game.Stake050, 1000, 1)
 	}
+	t0 = time.Now()
+	require.NoError(t, s.Verify(ctx))
+	t.Logf("%d blocks, %d plays, %d ledger rows, %.1f MB: boot check %v, full verification %v (with its checkpoint: %v)",
+		n, plays, ledger, float64(size())/1e6, boots, time.Since(t0), first)
 }
