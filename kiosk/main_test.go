@@ -81,6 +81,8 @@ type fixture struct {
 	// anchored: the store anchors its heads beside the database
 	// (store.WithAnchor), as the kiosk binary opens it.
 	anchored bool
+	// storeOpts are more options of the store's.
+	storeOpts []store.Option
 }
 
 // newFixture copies the template database and starts a development machine on it.
@@ -96,7 +98,7 @@ func newFixture(t testing.TB) *fixture {
 
 func (f *fixture) start() {
 	f.t.Helper()
-	opts := []store.Option{store.WithClock(f.clock.Now)}
+	opts := append([]store.Option{store.WithClock(f.clock.Now)}, f.storeOpts...)
 	if f.anchored {
 		opts = append(opts, store.WithAnchor(store.DefaultAnchor(f.path)))
 	}
