@@ -91,7 +91,14 @@ func takeCheckpoint(tx *rtx) (*checkpoint, error) {
 
 // addSales adds the plays after sincePlay to the blocks' sales.
 func addSales(tx *rtx, sincePlay int64, blocks map[int64]*cpBlock) error {
-	rows, err := tx.query(`SELECT block_id, tier, count(*) FROM plays WHERE id > ? GROUP BY block_id, tier`, sincePlay)
+	// All plays: grouped along the (block, unit) index. The plays since a
+	// checkpoint: read by their ids (the unary + keeps SQLite from scanning
+	// the whole index to group them).
+	q := `SELECT block_id, tier, count(*) FROM plays WHERE id > ? GROUP BY block_id, tier`
+	if sincePlay > 0 {
+		q = `SELECT block_id, tier, count(*) FROM plays WHERE id > ? GROUP BY +block_id, tier`
+	}
+	rows, err := tx.query(q, sincePlay)
 	if err != nil {
 		return err
 	}
