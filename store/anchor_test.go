@@ -338,3 +338,21 @@ func TestSchemaCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestTailCutUnseenWithoutAnchor is what the anchor closes: the newest
+// critical event cut (the trigger put back) leaves every chain whole, and
+// the checks inside the file alone find nothing.
+func TestTailCutUnseenWithoutAnchor(t *testing.T) {
+	dir := t.TempDir()
+	anchoredHistory(t, dir)
+	path := copyAnchored(t, dir)
+	tamper(t, path, `DROP TRIGGER events_rotation_only; DELETE FROM events WHERE id = (SELECT max(id) FROM events); `+triggersBack(t))
+	s, err := Open(path)
+	require.NoError(t, err)
+	require.NoError(t, s.Verify(context.Background()), "unseen without the anchor")
+	require.NoError(t, s.Close())
+	s, err = Open(path, WithAnchor(DefaultAnchor(path)))
+	require.NoError(t, err)
+	defer s.Close()
+	assert.ErrorIs(t, s.Verify(context.Background()), ErrAnchor, "seen with it")
+}
