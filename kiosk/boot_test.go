@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"sync"
 	"testing"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/breakout"
+	"pharaon/store"
 )
 
 // editDB changes the stopped kiosk's database behind the store's back, as
@@ -105,4 +107,86 @@ func TestStartReportsBootSteps(t *testing.T) {
 	assert.Less(t, pos[ev{BootBlocks, true}], pos[ev{BootRecovery, false}], "the blocks are checked before anything of them is used")
 	assert.Equal(t, []ev{{BootRecovery, false}, {BootRecovery, true}, {BootCredit, false}, {BootCredit, true}, {BootCash, false}, {BootCash, true}},
 		evs[4:], "then one step after the other")
+}
+
+// newAnchoredFixture is newFixture with the store anchored from its first
+// start, as the kiosk binary opens it.
+func newAnchoredFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{t: t, path: templateCopy(t), clock: &fakeClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
+		cfg: Config{Dev: true, Keys: testKeys}, anchored: true}
+	f.start()
+	t.Cleanup(f.stop)
+	return f
+}
+
+// Cutting the newest rows of the history (which leaves every chain whole)
+// is caught at the next boot by the anchor: out of service with its own
+// fault, nothing of the data shown.
+func TestBootCheckCatchesACutTail(t *testing.T) {
+	for _, c := range []struct{ name, sql, table string }{
+		{"the newest ledger row", `DROP TRIGGER ledger_no_delete; DELETE FROM ledger WHERE id = (SELECT max(id) FROM ledger)`, "ledger"},
+		{"the newest critical event", `DROP TRIGGER events_rotation_only;
+			DELETE FROM events WHERE id = (SELECT max(id) FROM events WHERE level = 'critical')`, "events"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newAnchoredFixture(t)
+			f.boot()
+			f.credit(5 * game.Euro)
+			_, err := f.st.Log(ctx, store.Event{Level: store.LevelCritical, Source: "kiosk", Code: "door_open"})
+			require.NoError(t, err)
+			f.stop()
+			editDB(t, f.path, c.sql)
+
+			f.start()
+			f.boot()
+			snap := f.m.Snapshot()
+			require.Equal(t, OutOfService, snap.State)
+			assert.Equal(t, FaultAnchor, snap.Fault.Code)
+			assert.Contains(t, snap.Fault.Detail, c.table)
+			assert.Zero(t, snap.Credit, "nothing of the rejected data is shown")
+		})
+	}
+}
+
+// A trigger dropped is caught at boot by the schema check.
+func TestBootCheckCatchesADroppedTrigger(t *testing.T) {
+	f := newAnchoredFixture(t)
+	f.boot()
+	f.stop()
+	editDB(t, f.path, `DROP TRIGGER plays_no_delete`)
+	f.start()
+	f.boot()
+	snap := f.m.Snapshot()
+	require.Equal(t, OutOfService, snap.State)
+	assert.Equal(t, FaultIntegrity, snap.Fault.Code)
+	assert.Contains(t, snap.Fault.Detail, "plays_no_delete")
+}
+
+// The boot check verifies what was written since the last full
+// verification; the full one runs in the background after the start and
+// takes the kiosk out of service when it fails: an edit older than the
+// checkpoint is caught there.
+func TestBackgroundFullVerification(t *testing.T) {
+	f := newAnchoredFixture(t)
+	f.credit(5 * game.Euro)
+	f.credit(5 * game.Euro) // the checkpoint's row: the second
+	f.boot()
+	<-f.m.FullCheckDone()
+	require.Equal(t, Home, f.m.Snapshot().State, "a clean history: the checkpoint is written")
+	f.credit(5 * game.Euro)
+	f.stop()
+	editDB(t, f.path, `DROP TRIGGER ledger_no_update; UPDATE ledger SET note = 'x' WHERE id = 1;
+		CREATE TRIGGER ledger_no_update BEFORE UPDATE ON ledger
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END`)
+
+	f.start()
+	f.boot()
+	require.Equal(t, Home, f.m.Snapshot().State, "older than the checkpoint: not the boot check's: %+v", f.m.Snapshot().Fault)
+	<-f.m.FullCheckDone()
+	snap := f.m.Snapshot()
+	require.Equal(t, OutOfService, snap.State)
+	assert.Equal(t, FaultIntegrity, snap.Fault.Code)
+	assert.Contains(t, snap.Fault.Detail, "full verification")
+	assert.Contains(t, snap.Fault.Detail, "ledger")
 }

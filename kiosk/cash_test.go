@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -686,13 +687,25 @@ func TestFailedStartLeavesNothingRunning(t *testing.T) {
 	pending := issue()
 	f.clock.Advance(2 * time.Hour)
 	// The start voids the pending voucher, then fails to expire the old one:
-	// the database refuses it.
-	db, err := sql.Open("sqlite3", f.path)
+	// the database refuses it. (The refusal is a trigger made once the boot
+	// check, which would find it in the schema, is done: at the first write
+	// after the void.)
+	db, err := sql.Open("sqlite3", f.path+"?_busy_timeout=5000")
 	require.NoError(t, err)
-	_, err = db.Exec(`CREATE TRIGGER no_expiry BEFORE UPDATE OF state ON vouchers
-		WHEN NEW.state = 'expired' BEGIN SELECT RAISE(ABORT, 'disk says no'); END`)
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
+	defer db.Close()
+	var made atomic.Bool
+	f.m.Close()
+	require.NoError(t, f.st.Close())
+	f.storeOpts = []store.Option{store.WithWriteHook(func() {
+		var state string
+		if made.Load() || db.QueryRow(`SELECT state FROM vouchers WHERE id = ?`, pending.ID).Scan(&state) != nil || state != "void" {
+			return
+		}
+		_, err := db.Exec(`CREATE TRIGGER no_expiry BEFORE UPDATE OF state ON vouchers
+			WHEN NEW.state = 'expired' BEGIN SELECT RAISE(ABORT, 'disk says no'); END`)
+		made.Store(err == nil)
+	})}
+	f.start()
 
 	require.ErrorContains(t, f.m.Start(ctx), "disk says no")
 	require.NoError(t, f.m.Close())

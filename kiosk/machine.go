@@ -42,6 +42,9 @@ const (
 	FaultStore     = "store"           // the database refused a write (disk full, I/O)
 	FaultMismatch  = "reveal_mismatch" // a wall did not reveal its unit's outcome
 	FaultRecovery  = "recovery"        // an interrupted play could not be resumed
+	// FaultAnchor: the database does not match the heads anchored outside
+	// it (a history cut or rewritten, the anchor or its secret missing).
+	FaultAnchor = "anchor"
 	// The start-up failures of the kiosk binary, before any machine runs.
 	FaultNoDatabase = "database_missing" // no database, and not a first install
 	FaultKeys       = "issuer_keys"      // an issuer key file cannot be read
@@ -208,6 +211,8 @@ type Machine struct {
 	// rejected: the boot check failed; the store's credit and blocks are
 	// never read again (refresh does nothing).
 	rejected bool
+	// fullDone is closed when the background full verification ended.
+	fullDone chan struct{}
 
 	// layoutHook, in tests only, replaces reveal.Layout to make a wall
 	// that does not match its unit.
@@ -222,7 +227,7 @@ func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{},
-		kioskID: cfg.KioskID}
+		kioskID: cfg.KioskID, fullDone: make(chan struct{})}
 	m.w = newWriter(st)
 	m.hp.limit = cfg.Cash.HandPayLimit
 	m.initCash()
@@ -249,15 +254,7 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 	}()
 
 	if err := m.bootCheck(ctx); err != nil {
-		// The credit and the blocks are in the data that failed: none of
-		// it is shown (refresh is not run, and never will be).
-		m.update(func() {
-			m.rejected = true
-			m.credit = 0
-			clear(m.available)
-			m.setFaultLocked(Fault{FaultIntegrity, err.Error()})
-		})
-		m.logf(store.LevelCritical, FaultIntegrity, "boot check: %v", err)
+		m.reject(err)
 		return nil
 	}
 	if err := m.loadHandPay(ctx); err != nil {
@@ -280,6 +277,36 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 	}
 	m.bootStep(BootCash, true)
 	m.update(func() {})
+	// The full verification, which the boot check leaves to run while the
+	// kiosk serves: a failure takes it out of service like a boot failure.
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer close(m.fullDone)
+		lowPriority(func() {
+			if err := m.st.VerifyFull(m.ctx); err != nil && m.ctx.Err() == nil {
+				m.reject(fmt.Errorf("full verification: %w", err))
+			}
+		})
+	}()
+	return nil
+}
+
+// FullCheckDone is closed when the full verification Start runs in the
+// background has ended (never, after a failed boot check).
+func (m *Machine) FullCheckDone() <-chan struct{} { return m.fullDone }
+
+// VerifyFull runs the full verification of the store now (for
+// maintenance): every row of the history re-hashed and re-derived,
+// SQLite's integrity check, and a new checkpoint for the next boot
+// checks. A failure takes the kiosk out of service.
+func (m *Machine) VerifyFull(ctx context.Context) error {
+	if err := m.st.VerifyFull(ctx); err != nil {
+		if ctx.Err() == nil {
+			m.reject(fmt.Errorf("full verification: %w", err))
+		}
+		return err
+	}
 	return nil
 }
 
@@ -291,8 +318,14 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 // (store.VerifyBlocks): a unit edited in the file would otherwise be sold
 // and its prize paid (Art. 3), and any digest kept beside it can be
 // recomputed by whoever edits it. BenchmarkBootCheck in store measures it.
+//
+// The store's part is its boot check (store.VerifyBoot): the schema, the
+// chains' heads against their anchor, and the history written since the
+// last full verification's checkpoint, so that its cost does not grow
+// with the kiosk's history; the full verification runs in the background
+// once the kiosk is started (Start, VerifyFull).
 func (m *Machine) bootCheck(ctx context.Context) error {
-	// Side by side: both read the whole database, each on its own reader
+	// Side by side: both read the database, each on its own reader
 	// connection, and nothing writes until they are done.
 	m.bootStep(BootStore, false)
 	m.bootStep(BootBlocks, false)
@@ -302,9 +335,26 @@ func (m *Machine) bootCheck(ctx context.Context) error {
 		m.bootStep(BootBlocks, true)
 		blocks <- err
 	}()
-	err := m.st.Verify(ctx)
+	_, err := m.st.VerifyBoot(ctx)
 	m.bootStep(BootStore, true)
 	return errors.Join(err, <-blocks)
+}
+
+// reject takes the kiosk out of service on a failed check of its data:
+// the credit and the blocks are in the data that failed, and none of it is
+// shown (refresh is not run, and never will be).
+func (m *Machine) reject(err error) {
+	code := FaultIntegrity
+	if errors.Is(err, store.ErrAnchor) {
+		code = FaultAnchor
+	}
+	m.update(func() {
+		m.rejected = true
+		m.credit = 0
+		clear(m.available)
+		m.setFaultLocked(Fault{code, err.Error()})
+	})
+	m.logf(store.LevelCritical, code, "check of the data: %v", err)
 }
 
 // Close stops the cash devices (after a voucher being printed), then the

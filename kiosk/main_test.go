@@ -82,6 +82,11 @@ type fixture struct {
 	st    *store.Store
 	m     *Machine
 	cfg   Config
+	// anchored: the store anchors its heads beside the database
+	// (store.WithAnchor), as the kiosk binary opens it.
+	anchored bool
+	// storeOpts are more options of the store's.
+	storeOpts []store.Option
 }
 
 // newFixture copies the template database and starts a development machine on it.
@@ -97,7 +102,11 @@ func newFixture(t testing.TB) *fixture {
 
 func (f *fixture) start() {
 	f.t.Helper()
-	st, err := store.Open(f.path, store.WithClock(f.clock.Now))
+	opts := append([]store.Option{store.WithClock(f.clock.Now)}, f.storeOpts...)
+	if f.anchored {
+		opts = append(opts, store.WithAnchor(store.DefaultAnchor(f.path)))
+	}
+	st, err := store.Open(f.path, opts...)
 	if err != nil {
 		f.t.Fatalf("open store: %v", err)
 	}

@@ -176,6 +176,11 @@ func (o *Office) PayVoucher(ctx context.Context, s *Session, typed string) (stor
 		return r
 	}, typed)
 	v, err := o.m.st.PayVoucher(ctx, validation, string(s.Role))
+	if errors.Is(err, store.ErrAnchor) || errors.Is(err, store.ErrIntegrity) {
+		// The history was cut or edited behind the kiosk: nothing more is
+		// paid or sold until a technician looks.
+		o.m.reject(err)
+	}
 	if err != nil {
 		o.audit(store.LevelWarning, "voucher_refused", "payment refused to %s: %v", s.Role, maskErr(err, validation))
 		return store.Voucher{}, err

@@ -205,3 +205,30 @@ func TestOfficeSettlesHeldNotes(t *testing.T) {
 	assert.Contains(t, ev[0].Detail, "not in the cash box (staff)")
 	assert.Contains(t, ev[1].Detail, "found in the cash box (staff)")
 }
+
+// A voucher's paid step cut while the kiosk runs (by whoever holds the
+// file) is not paid a second time: the payout checks the anchored heads,
+// and the kiosk goes out of service.
+func TestOfficeRefusesAPayoutBehindItsAnchor(t *testing.T) {
+	f := newAnchoredFixture(t)
+	f.boot()
+	a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
+	require.NoError(t, a.SetPIN(ctx, "", RoleTechnician, "24680"))
+	require.NoError(t, a.SetPIN(ctx, RoleTechnician, RoleStaff, "1357"))
+	o := NewOffice(f.m, a, time.Minute)
+	v := printedVoucher(t, f, 25*game.Euro)
+	staff, err := o.Login(ctx, "1357")
+	require.NoError(t, err)
+	_, err = o.PayVoucher(ctx, staff, v.Validation)
+	require.NoError(t, err)
+
+	editDB(t, f.path, `DROP TRIGGER voucher_steps_no_delete; DROP TRIGGER vouchers_final; DROP TRIGGER vouchers_forward;
+		DELETE FROM voucher_steps WHERE id = (SELECT max(id) FROM voucher_steps);
+		UPDATE vouchers SET state = 'printed', paid_at = NULL WHERE id = ?`, v.ID)
+	_, err = o.PayVoucher(ctx, staff, v.Validation)
+	require.ErrorIs(t, err, store.ErrAnchor, "paid twice")
+	snap := f.m.Snapshot()
+	require.Equal(t, OutOfService, snap.State)
+	assert.Equal(t, FaultAnchor, snap.Fault.Code)
+	assert.Contains(t, snap.Fault.Detail, "voucher_steps")
+}

@@ -250,3 +250,46 @@ func bareBulkInsert(ctx context.Context, c *sql.Conn, units []block.Unit) error 
 	_, err = c.ExecContext(ctx, "COMMIT")
 	return err
 }
+
+// BenchmarkPlayAnchoredVsBareInsert measures what anchoring the chains'
+// heads (anchor.go) adds to a play: in the same loop, the bare commit,
+// a play on a store without an anchor, and a play on an anchored store
+// (its announcement synced before the COMMIT, its confirmation synced by
+// the syncer goroutine). play/bare and anchored/bare are the ratios of
+// the medians to the bare commit's.
+func BenchmarkPlayAnchoredVsBareInsert(b *testing.B) {
+	ctx := context.Background()
+	plain, bareCommit := playBench(b)
+	dir := b.TempDir()
+	path := filepath.Join(dir, "pharaon.db")
+	anchored, err := Open(path, WithAnchor(DefaultAnchor(path)))
+	require.NoError(b, err)
+	b.Cleanup(func() { anchored.Close() })
+	importTest(b, anchored, 1, 1, game.Stake050)
+	_, err = anchored.Adjust(ctx, 1_000_000*game.Euro, "", "benchmark credit")
+	require.NoError(b, err)
+	req := PlayRequest{Stake: game.Stake050, Mode: ModeAuto, LayoutVersion: 1}
+	play := func(s *Store) time.Duration {
+		t0 := time.Now()
+		p, err := s.StartPlay(ctx, req)
+		d := time.Since(t0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if _, err := s.FinishPlay(ctx, p.ID, FinishInfo{Revealed: revealOf(p), Shown: p.Prize}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		return d
+	}
+	var bareTime, playTime, anchoredTime timings
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bareTime = append(bareTime, bareCommit(i))
+		playTime = append(playTime, play(plain))
+		anchoredTime = append(anchoredTime, play(anchored))
+	}
+	report(b, "play", playTime, bareTime)
+	report(b, "anchored", anchoredTime, bareTime)
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -175,11 +176,30 @@ func TestHeldIntentsMigrationFromV2(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pharaon.db")
 	s, err := Open(path, func(c *config) error { c.migrations = migrations[:2]; return nil })
 	require.NoError(t, err)
-	creditNote(t, s, 20*game.Euro)
-	_, err = s.RecordBillIntent(ctx, 50*game.Euro) // superseded
+	// As the software of schema 2 wrote them (unchained): a note credited,
+	// one superseded, one pending.
+	err = s.write(ctx, func(t *wtx) error {
+		if _, err := t.execQ(`INSERT INTO bill_intents(id, at, denom) VALUES (1, ?, 2000)`, t.now); err != nil {
+			return err
+		}
+		e, err := t.move(KindBillIn, 20*game.Euro, IntentRef(1), "", false)
+		if err != nil {
+			return err
+		}
+		for _, q := range []string{
+			`UPDATE bill_intents SET state = 'credited', resolved_at = ?1, entry_id = ?2 WHERE id = 1`,
+			`INSERT INTO bill_intents(id, at, denom) SELECT 2, ?1, 5000 WHERE ?2 > 0`,
+			`UPDATE bill_intents SET state = 'void', resolved_at = ?1, reason = 'superseded' WHERE id = 2 AND ?2 > 0`,
+			`INSERT INTO bill_intents(id, at, denom) SELECT 3, ?1, 1000 WHERE ?2 > 0`,
+		} {
+			if _, err := t.execQ(q, t.now, e.ID); err != nil {
+				return fmt.Errorf("%s: %w", q, err)
+			}
+		}
+		return nil
+	})
 	require.NoError(t, err)
-	pending, err := s.RecordBillIntent(ctx, 10*game.Euro)
-	require.NoError(t, err)
+	pending := BillIntent{ID: 3}
 	require.NoError(t, s.Close())
 
 	s, err = Open(path)

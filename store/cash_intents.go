@@ -91,19 +91,26 @@ func (s *Store) RecordBillIntent(ctx context.Context, denom game.Money) (BillInt
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-		if _, err := t.execQ(`UPDATE bill_intents SET state = 'void', resolved_at = ?, reason = 'superseded'
-			WHERE state = 'pending'`, t.now); err != nil {
-			return fmt.Errorf("void pending intent: %w", err)
+		var pending int64
+		err = t.rowQ(`SELECT id FROM bill_intents WHERE state = 'pending'`).Scan(&pending)
+		switch {
+		case err == nil:
+			if _, err := t.execQ(`UPDATE bill_intents SET state = 'void', resolved_at = ?, reason = 'superseded'
+				WHERE id = ?`, t.now, pending); err != nil {
+				return fmt.Errorf("void pending intent: %w", err)
+			}
+			if err := t.intentStep(pending, IntentVoid, 0, "superseded"); err != nil {
+				return err
+			}
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
 		}
 		var last int64
 		if err := t.rowQ(`SELECT coalesce(max(id), 0) FROM bill_intents`).Scan(&last); err != nil {
 			return err
 		}
 		out = BillIntent{ID: last + 1, At: time.Unix(0, t.now).UTC(), Denom: denom, State: IntentPending}
-		if _, err := t.execQ(`INSERT INTO bill_intents(id, at, denom) VALUES (?, ?, ?)`, out.ID, t.now, int64(denom)); err != nil {
-			return fmt.Errorf("insert intent: %w", err)
-		}
-		return nil
+		return t.insertIntent(out.ID, int64(denom))
 	})
 	if err != nil {
 		return BillIntent{}, fmt.Errorf("record bill intent %s: %w", denom, err)
@@ -173,6 +180,9 @@ func (t *wtx) creditIntent(in BillIntent, reason string) (Entry, error) {
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return Entry{}, fmt.Errorf("mark intent credited: %d rows (%v)", n, err)
+	}
+	if err := t.intentStep(in.ID, IntentCredited, e.ID, reason); err != nil {
+		return Entry{}, err
 	}
 	return e, nil
 }
@@ -294,6 +304,9 @@ func (s *Store) moveIntent(ctx context.Context, id int64, to IntentState, reason
 		}
 		if _, err := t.execQ(`UPDATE bill_intents SET state = ?, resolved_at = ?, reason = ? WHERE id = ?`,
 			string(to), resolved, reason, id); err != nil {
+			return err
+		}
+		if err := t.intentStep(id, to, 0, reason); err != nil {
 			return err
 		}
 		switch {

@@ -630,8 +630,8 @@ func TestVerifyDetectsCashTampering(t *testing.T) {
 		{"a reprint hidden", `DROP TRIGGER vouchers_final; UPDATE vouchers SET reprints = 0 WHERE id = 2`, "chain", "vouchers"},
 		{"a voucher removed", `DROP TRIGGER vouchers_no_delete; DROP TRIGGER voucher_steps_no_delete; DELETE FROM voucher_steps WHERE voucher_id = 3; DELETE FROM vouchers WHERE id = 3`, "cash", "ledger"},
 		{"a credited intent made pending", `UPDATE bill_intents SET state = 'void', resolved_at = 1, reason = 'x' WHERE id = 5; DROP TRIGGER bill_intents_final;
-			DROP TRIGGER bill_intents_forward; UPDATE bill_intents SET state = 'pending', entry_id = NULL, resolved_at = NULL WHERE id = 2`, "cash", "bill_intents"},
-		{"an intent's note changed", `DROP TRIGGER bill_intents_fixed; DROP TRIGGER bill_intents_final; UPDATE bill_intents SET denom = 50000 WHERE id = 2`, "cash", "bill_intents"},
+			DROP TRIGGER bill_intents_forward; UPDATE bill_intents SET state = 'pending', entry_id = NULL, resolved_at = NULL WHERE id = 2`, "chain", "bill_intents"},
+		{"an intent's note changed", `DROP TRIGGER bill_intents_fixed; DROP TRIGGER bill_intents_final; UPDATE bill_intents SET denom = 50000 WHERE id = 2`, "chain", "bill_intents"},
 		{"a paid meter lowered", `DROP TRIGGER meters_forward; UPDATE meters SET value = 0 WHERE name = 'vouchers_paid'`, "meters", "meters"},
 		{"a void count raised", `UPDATE meters SET value = value + 1 WHERE name = 'vouchers_void.count'`, "meters", "meters"},
 	}

@@ -23,6 +23,9 @@ func verifyCash(tx *rtx) error {
 	if err := verifyVoucherMoney(tx); err != nil {
 		return err
 	}
+	if err := verifyIntentChains(tx, head{}, head{}); err != nil {
+		return err
+	}
 	return verifyIntents(tx)
 }
 
@@ -95,36 +98,53 @@ func verifyVoucherChains(tx *rtx) error {
 		if w == nil {
 			return integrity("chain", "voucher_steps", s.id, "step of voucher %d, which does not exist", s.voucherID)
 		}
-		from := w.replayed
-		ok := false
-		switch s.state {
-		case string(VoucherPrinted):
-			ok = from == string(VoucherIssued) && s.entryID != 0
-			w.stepEntry, w.stepPrinted = s.entryID, s.at
-		case string(VoucherVoid):
-			ok = from == string(VoucherIssued) && s.entryID == 0 && s.detail != ""
-			w.isVoided = true
-		case string(VoucherPaid):
-			ok = from == string(VoucherPrinted) && s.entryID == 0
-			w.stepPaid = s.at
-		case string(VoucherExpired):
-			ok = from == string(VoucherPrinted) && s.entryID == 0
-		case stepReprint:
-			ok = from == string(VoucherPrinted) && s.entryID == 0
-			w.stepReprints++
-		}
-		if !ok {
-			return integrity("chain", "voucher_steps", s.id, "voucher %d cannot go from %s to %s", s.voucherID, from, s.state)
-		}
-		if s.state != stepReprint {
-			w.replayed = s.state
+		if err := w.step(&s); err != nil {
+			return err
 		}
 	}
 	if err := steps.Err(); err != nil {
 		return fmt.Errorf("verify voucher steps chain: %w", err)
 	}
 	for vid := int64(1); vid <= int64(len(vs)); vid++ {
-		w := vs[vid]
+		if err := vs[vid].check(vid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// step replays one of the voucher's steps.
+func (w *verifiedVoucher) step(s *voucherStepRow) error {
+	from := w.replayed
+	ok := false
+	switch s.state {
+	case string(VoucherPrinted):
+		ok = from == string(VoucherIssued) && s.entryID != 0
+		w.stepEntry, w.stepPrinted = s.entryID, s.at
+	case string(VoucherVoid):
+		ok = from == string(VoucherIssued) && s.entryID == 0 && s.detail != ""
+		w.isVoided = true
+	case string(VoucherPaid):
+		ok = from == string(VoucherPrinted) && s.entryID == 0
+		w.stepPaid = s.at
+	case string(VoucherExpired):
+		ok = from == string(VoucherPrinted) && s.entryID == 0
+	case stepReprint:
+		ok = from == string(VoucherPrinted) && s.entryID == 0
+		w.stepReprints++
+	}
+	if !ok {
+		return integrity("chain", "voucher_steps", s.id, "voucher %d cannot go from %s to %s", s.voucherID, from, s.state)
+	}
+	if s.state != stepReprint {
+		w.replayed = s.state
+	}
+	return nil
+}
+
+// check compares the voucher's row with its steps replayed.
+func (w *verifiedVoucher) check(vid int64) error {
+	{
 		switch {
 		case w.state != w.replayed:
 			return integrity("chain", "vouchers", vid, "state %s, its steps say %s", w.state, w.replayed)
@@ -145,17 +165,26 @@ func verifyVoucherChains(tx *rtx) error {
 // verifyVoucherMoney: every printed voucher (printed, paid, expired) has
 // exactly its debit in the ledger, no other voucher has one, and every
 // debit numbered like a voucher is a voucher's.
-func verifyVoucherMoney(tx *rtx) error {
+func verifyVoucherMoney(tx *rtx) error { return verifyVoucherMoneyFrom(tx, nil) }
+
+// verifyVoucherMoneyFrom checks, after a checkpoint (nil: everything), the
+// vouchers written or moved since, and the debits since.
+func verifyVoucherMoneyFrom(tx *rtx, cp *checkpoint) error {
 	var id int64
 	var reason string
+	since := [3]int64{}
+	if cp != nil {
+		since = [3]int64{cp.Heads[chVouchers].ID, cp.Heads[chVoucherSteps].ID, cp.Heads[chLedger].ID}
+	}
 	err := tx.queryRow(`SELECT v.id, CASE
 			WHEN v.entry_id IS NULL THEN 'a debit in the ledger while ' || v.state
 			WHEN l.id IS NULL THEN 'its debit row is missing'
 			ELSE 'its debit row is not a voucher_out of its amount and number' END
 		FROM vouchers v LEFT JOIN ledger l ON l.id = v.entry_id
-		WHERE (v.entry_id IS NOT NULL AND (l.id IS NULL OR l.kind <> 'voucher_out' OR l.amount <> -v.amount OR l.ref IS NOT v.validation))
-		   OR (v.entry_id IS NULL AND EXISTS (SELECT 1 FROM ledger x WHERE x.kind = 'voucher_out' AND x.ref = v.validation))
-		ORDER BY v.id LIMIT 1`).Scan(&id, &reason)
+		WHERE (v.id > ?1 OR v.id IN (SELECT voucher_id FROM voucher_steps WHERE id > ?2)) AND (
+		   (v.entry_id IS NOT NULL AND (l.id IS NULL OR l.kind <> 'voucher_out' OR l.amount <> -v.amount OR l.ref IS NOT v.validation))
+		   OR (v.entry_id IS NULL AND EXISTS (SELECT 1 FROM ledger x WHERE x.kind = 'voucher_out' AND x.ref = v.validation)))
+		ORDER BY v.id LIMIT 1`, since[0], since[1]).Scan(&id, &reason)
 	switch {
 	case err == nil:
 		return integrity("cash", "vouchers", id, "%s", reason)
@@ -167,9 +196,9 @@ func verifyVoucherMoney(tx *rtx) error {
 	// no gap in the chain, but its debit stays). Other references are
 	// cash-outs recorded with VoucherOut, before the vouchers table.
 	err = tx.queryRow(`SELECT l.id FROM ledger l LEFT JOIN vouchers v ON v.entry_id = l.id
-		WHERE l.kind = 'voucher_out' AND length(l.ref) = 18 AND l.ref NOT GLOB '*[^0-9]*'
+		WHERE l.id > ? AND l.kind = 'voucher_out' AND length(l.ref) = 18 AND l.ref NOT GLOB '*[^0-9]*'
 		  AND (v.id IS NULL OR v.validation <> l.ref)
-		ORDER BY l.id LIMIT 1`).Scan(&id)
+		ORDER BY l.id LIMIT 1`, since[2]).Scan(&id)
 	switch {
 	case err == nil:
 		return integrity("cash", "ledger", id, "debit of a voucher that does not record it")
@@ -181,17 +210,26 @@ func verifyVoucherMoney(tx *rtx) error {
 
 // verifyIntents: every credited intent has exactly its credit in the
 // ledger; every credit of an intent ("intent:<id>") is that intent's.
-func verifyIntents(tx *rtx) error {
+func verifyIntents(tx *rtx) error { return verifyIntentsFrom(tx, nil) }
+
+// verifyIntentsFrom checks, after a checkpoint (nil: everything), the
+// intents written or moved since, and the credits since.
+func verifyIntentsFrom(tx *rtx, cp *checkpoint) error {
 	var id int64
 	var reason string
+	since := [3]int64{}
+	if cp != nil {
+		since = [3]int64{cp.Heads[chIntents].ID, cp.Heads[chIntentSteps].ID, cp.Heads[chLedger].ID}
+	}
 	err := tx.queryRow(`SELECT i.id, CASE
 			WHEN i.entry_id IS NULL THEN 'a credit in the ledger while ' || i.state
 			WHEN l.id IS NULL THEN 'its credit row is missing'
 			ELSE 'its credit row is not a bill_in of its note and reference' END
 		FROM bill_intents i LEFT JOIN ledger l ON l.id = i.entry_id
-		WHERE (i.entry_id IS NOT NULL AND (l.id IS NULL OR l.kind <> 'bill_in' OR l.amount <> i.denom OR l.ref IS NOT 'intent:' || i.id))
-		   OR (i.entry_id IS NULL AND EXISTS (SELECT 1 FROM ledger x WHERE x.kind = 'bill_in' AND x.ref = 'intent:' || i.id))
-		ORDER BY i.id LIMIT 1`).Scan(&id, &reason)
+		WHERE (i.id > ?1 OR i.id IN (SELECT intent_id FROM bill_intent_steps WHERE id > ?2)) AND (
+		   (i.entry_id IS NOT NULL AND (l.id IS NULL OR l.kind <> 'bill_in' OR l.amount <> i.denom OR l.ref IS NOT 'intent:' || i.id))
+		   OR (i.entry_id IS NULL AND EXISTS (SELECT 1 FROM ledger x WHERE x.kind = 'bill_in' AND x.ref = 'intent:' || i.id)))
+		ORDER BY i.id LIMIT 1`, since[0], since[1]).Scan(&id, &reason)
 	switch {
 	case err == nil:
 		return integrity("cash", "bill_intents", id, "%s", reason)
@@ -199,8 +237,8 @@ func verifyIntents(tx *rtx) error {
 		return fmt.Errorf("verify bill intents: %w", err)
 	}
 	err = tx.queryRow(`SELECT l.id FROM ledger l LEFT JOIN bill_intents i ON i.entry_id = l.id
-		WHERE l.kind = 'bill_in' AND l.ref LIKE 'intent:%' AND (i.id IS NULL OR l.ref <> 'intent:' || i.id)
-		ORDER BY l.id LIMIT 1`).Scan(&id)
+		WHERE l.id > ? AND l.kind = 'bill_in' AND l.ref LIKE 'intent:%' AND (i.id IS NULL OR l.ref <> 'intent:' || i.id)
+		ORDER BY l.id LIMIT 1`, since[2]).Scan(&id)
 	switch {
 	case err == nil:
 		return integrity("cash", "ledger", id, "credit of a bill intent that does not record it")
@@ -212,13 +250,17 @@ func verifyIntents(tx *rtx) error {
 
 // deriveCashMeters adds the voucher meters re-derived from the vouchers
 // table (see deriveMeters).
-func deriveCashMeters(tx *rtx, add func(name string, v int64)) error {
+// They are counted from the voucher steps after sinceStep (0: all): each
+// paid, expired, void or reprint step is one (verifyVoucherChains checks
+// that the vouchers' states are their steps').
+func deriveCashMeters(tx *rtx, sinceStep int64, add func(name string, v int64)) error {
 	var paid, nPaid, expired, nExpired, nVoid, reprints int64
 	err := tx.queryRow(`SELECT
-		coalesce(sum(CASE WHEN state = 'paid' THEN amount END), 0), count(CASE WHEN state = 'paid' THEN 1 END),
-		coalesce(sum(CASE WHEN state = 'expired' THEN amount END), 0), count(CASE WHEN state = 'expired' THEN 1 END),
-		count(CASE WHEN state = 'void' THEN 1 END), coalesce(sum(reprints), 0)
-		FROM vouchers`).Scan(&paid, &nPaid, &expired, &nExpired, &nVoid, &reprints)
+		coalesce(sum(CASE WHEN s.state = 'paid' THEN v.amount END), 0), count(CASE WHEN s.state = 'paid' THEN 1 END),
+		coalesce(sum(CASE WHEN s.state = 'expired' THEN v.amount END), 0), count(CASE WHEN s.state = 'expired' THEN 1 END),
+		count(CASE WHEN s.state = 'void' THEN 1 END), count(CASE WHEN s.state = 'reprint' THEN 1 END)
+		FROM voucher_steps s JOIN vouchers v ON v.id = s.voucher_id WHERE s.id > ?`, sinceStep).
+		Scan(&paid, &nPaid, &expired, &nExpired, &nVoid, &reprints)
 	if err != nil {
 		return fmt.Errorf("derive voucher meters: %w", err)
 	}

@@ -182,6 +182,7 @@ func (s *Store) IssueVoucher(ctx context.Context, req VoucherRequest) (Voucher, 
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, v.id, v.at, v.validation, v.amount, v.expires, v.prevHash, v.hash, v.at); err != nil {
 			return fmt.Errorf("insert voucher: %w", err)
 		}
+		t.heads.set(chVouchers, v.id, v.hash)
 		out, err = t.voucher(`WHERE id = ?`, v.id)
 		return err
 	})
@@ -347,8 +348,17 @@ func (s *Store) PayVoucher(ctx context.Context, validation, by string) (Voucher,
 	}
 	var out Voucher
 	err := s.write(ctx, func(t *wtx) error {
+		// A payout is the last moment a cut history costs money: the
+		// heads must be the anchored ones, and this voucher's own chain
+		// whole (a removed "paid" step would pay it twice).
+		if err := t.checkAnchor(); err != nil {
+			return err
+		}
 		v, err := t.voucher(`WHERE validation = ?`, validation)
 		if err != nil {
+			return err
+		}
+		if err := t.checkVoucherSteps(v); err != nil {
 			return err
 		}
 		refused := func(err error) error {
@@ -457,6 +467,7 @@ func (t *wtx) voucherStep(voucherID int64, state string, entryID int64, detail s
 		s.id, s.voucherID, s.at, s.state, nullID(entryID), s.detail, s.prevHash, s.hash); err != nil {
 		return fmt.Errorf("insert voucher step: %w", err)
 	}
+	t.heads.set(chVoucherSteps, s.id, s.hash)
 	return nil
 }
 
@@ -526,4 +537,69 @@ func (s *Store) Vouchers(ctx context.Context, n int, beforeID int64) ([]Voucher,
 		return nil, fmt.Errorf("vouchers: %w", err)
 	}
 	return out, nil
+}
+
+// checkVoucherSteps checks one voucher against its chain, inside a write
+// transaction: its row's hash, each of its steps' hash and both its
+// neighbours in the steps' chain (a step removed after it or before it
+// leaves a hole), and its state replayed from its steps.
+func (t *wtx) checkVoucherSteps(v Voucher) error {
+	var r voucherRow
+	if err := t.rowQ(`SELECT id, at, validation, amount, expires_at, prev_hash, hash FROM vouchers WHERE id = ?`, v.ID).
+		Scan(&r.id, &r.at, &r.validation, &r.amount, &r.expires, &r.prevHash, &r.hash); err != nil {
+		return err
+	}
+	if string(voucherHash(r.prevHash, &r)) != string(r.hash) {
+		return integrity("chain", "vouchers", v.ID, "content does not match its hash")
+	}
+	rows, err := t.query(`SELECT id, voucher_id, at, state, coalesce(entry_id, 0), detail, prev_hash, hash
+		FROM voucher_steps WHERE voucher_id = ? ORDER BY id`, v.ID)
+	if err != nil {
+		return err
+	}
+	var steps []voucherStepRow
+	for rows.Next() {
+		var s voucherStepRow
+		if err := rows.Scan(&s.id, &s.voucherID, &s.at, &s.state, &s.entryID, &s.detail, &s.prevHash, &s.hash); err != nil {
+			rows.Close()
+			return err
+		}
+		steps = append(steps, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var last int64
+	if err := t.rowQ(`SELECT coalesce(max(id), 0) FROM voucher_steps`).Scan(&last); err != nil {
+		return err
+	}
+	replayed := string(VoucherIssued)
+	for _, s := range steps {
+		if string(voucherStepHash(s.prevHash, &s)) != string(s.hash) {
+			return integrity("chain", "voucher_steps", s.id, "content does not match its hash")
+		}
+		var prev []byte
+		err := t.rowQ(`SELECT hash FROM voucher_steps WHERE id = ?`, s.id-1).Scan(&prev)
+		switch {
+		case s.id == 1 && string(s.prevHash) != string(genesis):
+			return integrity("chain", "voucher_steps", s.id, "first step does not start the chain")
+		case s.id > 1 && (err != nil || string(prev) != string(s.prevHash)):
+			return integrity("chain", "voucher_steps", s.id, "previous step %d is missing or not its previous", s.id-1)
+		}
+		if s.id < last {
+			var next []byte
+			err := t.rowQ(`SELECT prev_hash FROM voucher_steps WHERE id = ?`, s.id+1).Scan(&next)
+			if err != nil || string(next) != string(s.hash) {
+				return integrity("chain", "voucher_steps", s.id, "next step %d is missing or not its next", s.id+1)
+			}
+		}
+		if s.state != stepReprint {
+			replayed = s.state
+		}
+	}
+	if replayed != string(v.State) {
+		return integrity("chain", "vouchers", v.ID, "state %s, its steps say %s", v.State, replayed)
+	}
+	return nil
 }

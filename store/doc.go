@@ -25,9 +25,13 @@
 //
 // At boot: Open (it refuses a file that is not a Pharaon database or is
 // from a newer schema, and a file system where WAL or synchronous=FULL is
-// not in force), Verify (integrity_check, ledger, chains, units sold,
-// meters) and VerifyBlocks (the units still to sell), then UnfinishedPlays:
-// the play a crash interrupted is replayed from its recording and finished.
+// not in force; WithAnchor compares the chains' heads with their anchor
+// outside the file), VerifyBoot (the schema, the anchor, and the ledger,
+// chains, units sold and meters since the last full verification's
+// checkpoint) and VerifyBlocks (the units still to sell), then
+// UnfinishedPlays: the play a crash interrupted is replayed from its
+// recording and finished. VerifyFull (everything, integrity_check
+// included, then a new checkpoint) runs in the background.
 //
 // A play: StartPlay (ErrInsufficientCredit, ErrNoOpenBlock: the stake is
 // unavailable), then SaveRecording as the wall is played (a recording
@@ -54,7 +58,10 @@
 // is chained and checked for continuity (each balance is the previous one
 // plus the amount, enforced by a trigger too). The event log keeps the
 // newest events; its chain is verified from the oldest kept, whose
-// prev_hash anchors it. A block's issuer signature is kept at import and
+// prev_hash anchors it. The vouchers and the bill intents are chained like
+// the plays, with their steps. The heads of all the chains are anchored
+// outside the file under a per-kiosk secret (anchor.go): a chain cut at
+// its end, which leaves it whole, is seen there. A block's issuer signature is kept at import and
 // verified at boot over the stored units (VerifyBlocks): unlike the hash
 // chains, it cannot be recomputed by whoever holds the file.
 //

@@ -45,6 +45,7 @@ const (
 	EventBlockWithdrawn = "block_withdrawn"
 	EventRevealMismatch = "reveal_mismatch"
 	EventSettingChanged = "setting_changed"
+	EventAnchorCreated  = "anchor_created" // the first anchor of the database (WithAnchor)
 )
 
 const sourceStore = "store"
@@ -79,6 +80,7 @@ func (t *wtx) logEvent(level Level, source, code, detail string) (eventRow, erro
 	if _, err := t.exec(stInsertEvent, e.id, e.at, e.level, e.source, e.code, e.detail, e.prevHash, e.hash); err != nil {
 		return eventRow{}, fmt.Errorf("insert event: %w", err)
 	}
+	t.heads.set(chEvents, e.id, e.hash)
 	if _, err := t.exec(stRotateEvents, e.id-int64(t.s.eventsKept)); err != nil {
 		return eventRow{}, fmt.Errorf("rotate events: %w", err)
 	}

@@ -287,8 +287,13 @@ func (s *Store) VerifyLedger(ctx context.Context) error {
 	return s.read(ctx, func(tx *rtx) error { return verifyLedger(tx) })
 }
 
-func verifyLedger(tx *rtx) error {
-	rows, err := tx.query(`SELECT ` + entryColumns + ` FROM ledger ORDER BY id`)
+func verifyLedger(tx *rtx) error { return verifyLedgerFrom(tx, head{}) }
+
+// verifyLedgerFrom checks the ledger from the row of a checkpoint (from;
+// the zero head: from the first row): that row is the one checkpointed,
+// and every row after it follows.
+func verifyLedgerFrom(tx *rtx, from head) error {
+	rows, err := tx.query(`SELECT `+entryColumns+` FROM ledger WHERE id >= ? ORDER BY id`, from.id)
 	if err != nil {
 		return fmt.Errorf("verify ledger: %w", err)
 	}
@@ -299,6 +304,13 @@ func verifyLedger(tx *rtx) error {
 		e, err := scanEntry(rows)
 		if err != nil {
 			return fmt.Errorf("verify ledger: %w", err)
+		}
+		if from.id != 0 && id == 0 {
+			if err := checkpointRow("ledger", from, e.id, e.hash, entryHash(e.prevHash, &e)); err != nil {
+				return err
+			}
+			id, balance, prev = e.id, e.balance, e.hash
+			continue
 		}
 		switch {
 		case e.id != id+1:
@@ -316,6 +328,9 @@ func verifyLedger(tx *rtx) error {
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("verify ledger: %w", err)
+	}
+	if from.id != 0 && id == 0 {
+		return integrity("chain", "ledger", from.id, "the row checkpointed is missing")
 	}
 	return nil
 }

@@ -92,7 +92,11 @@ func readMeters(tx *rtx) (Meters, error) {
 }
 
 // deriveMeters computes every meter from the ledger and the plays.
-func deriveMeters(tx *rtx) (Meters, error) {
+func deriveMeters(tx *rtx) (Meters, error) { return deriveMetersSince(tx, 0, 0) }
+
+// deriveMetersSince computes what the ledger rows after sinceEntry and the
+// voucher steps after sinceStep add to the meters (0, 0: every meter).
+func deriveMetersSince(tx *rtx, sinceEntry, sinceStep int64) (Meters, error) {
 	m := Meters{}
 	add := func(name string, v int64) {
 		if v != 0 {
@@ -100,7 +104,7 @@ func deriveMeters(tx *rtx) (Meters, error) {
 		}
 	}
 	byStake := func(q, count, amount string) error {
-		rows, err := tx.query(q)
+		rows, err := tx.query(q, sinceEntry)
 		if err != nil {
 			return err
 		}
@@ -119,15 +123,15 @@ func deriveMeters(tx *rtx) (Meters, error) {
 		return rows.Err()
 	}
 	if err := byStake(`SELECT p.stake, count(*), coalesce(sum(-l.amount), 0) FROM ledger l JOIN plays p ON p.id = l.play_id
-		WHERE l.kind = 'stake' GROUP BY p.stake`, MeterPlays, MeterStaked); err != nil {
+		WHERE l.id > ? AND l.kind = 'stake' GROUP BY p.stake`, MeterPlays, MeterStaked); err != nil {
 		return nil, err
 	}
 	if err := byStake(`SELECT p.stake, count(*), coalesce(sum(l.amount), 0) FROM ledger l JOIN plays p ON p.id = l.play_id
-		WHERE l.kind = 'win' GROUP BY p.stake`, MeterWins, MeterWon); err != nil {
+		WHERE l.id > ? AND l.kind = 'win' GROUP BY p.stake`, MeterWins, MeterWon); err != nil {
 		return nil, err
 	}
 	rows, err := tx.query(`SELECT kind, amount, count(*) FROM ledger
-		WHERE kind NOT IN ('stake', 'win') GROUP BY kind, amount`)
+		WHERE id > ? AND kind NOT IN ('stake', 'win') GROUP BY kind, amount`, sinceEntry)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +149,7 @@ func deriveMeters(tx *rtx) (Meters, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return m, deriveCashMeters(tx, add)
+	return m, deriveCashMeters(tx, sinceStep, add)
 }
 
 type meterDelta struct {
@@ -187,14 +191,28 @@ func (s *Store) VerifyMeters(ctx context.Context) error {
 	return s.read(ctx, func(tx *rtx) error { return verifyMeters(tx) })
 }
 
-func verifyMeters(tx *rtx) error {
+func verifyMeters(tx *rtx) error { return verifyMetersFrom(tx, nil) }
+
+// verifyMetersFrom compares the meters with a checkpoint's (nil: zero)
+// plus what the ledger rows and voucher steps after it add.
+func verifyMetersFrom(tx *rtx, cp *checkpoint) error {
 	got, err := readMeters(tx)
 	if err != nil {
 		return fmt.Errorf("verify meters: %w", err)
 	}
-	want, err := deriveMeters(tx)
+	var want Meters
+	if cp == nil {
+		want, err = deriveMeters(tx)
+	} else {
+		want, err = deriveMetersSince(tx, cp.Heads[chLedger].ID, cp.Heads[chVoucherSteps].ID)
+	}
 	if err != nil {
 		return fmt.Errorf("verify meters: %w", err)
+	}
+	if cp != nil {
+		for n, v := range cp.Meters {
+			want[n] += v
+		}
 	}
 	var diffs []string
 	seen := map[string]bool{}

@@ -33,7 +33,9 @@ type Store struct {
 	now         func() time.Time
 	busyTimeout time.Duration
 	eventsKept  int
-	onWrite     func() // WithWriteHook
+	onWrite     func()   // WithWriteHook
+	anc         *anchor  // WithAnchor; nil: the heads are not anchored
+	schema      []string // the migrations, whose schema Verify expects
 
 	wc    *sql.Conn                     // the writer connection, held open
 	wmu   sync.Mutex                    // one write transaction at a time on wc
@@ -54,6 +56,7 @@ type config struct {
 	migrations  []string
 	onWrite     func()
 	noCreate    bool
+	anchor      *AnchorConfig
 }
 
 // WithClock sets the clock the store stamps rows with (default time.Now).
@@ -157,7 +160,8 @@ func open(path string, cfg config) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{path: path, w: w, now: cfg.now, busyTimeout: cfg.busyTimeout, eventsKept: cfg.eventsKept, onWrite: cfg.onWrite}
+	s := &Store{path: path, w: w, now: cfg.now, busyTimeout: cfg.busyTimeout, eventsKept: cfg.eventsKept, onWrite: cfg.onWrite,
+		schema: cfg.migrations}
 	if err := checkPragmas(ctx, w, cfg.busyTimeout); err != nil {
 		w.Close()
 		return nil, err
@@ -183,8 +187,16 @@ func open(path string, cfg config) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("set events kept: %w", err)
 	}
+	created := false
+	if cfg.anchor != nil {
+		if s.anc, created, err = openAnchor(ctx, w, *cfg.anchor); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
 	s.r, err = sql.Open("sqlite3", dsn(path, cfg.busyTimeout, false))
 	if err != nil {
+		s.anc.close()
 		w.Close()
 		return nil, err
 	}
@@ -196,6 +208,15 @@ func open(path string, cfg config) (*Store, error) {
 	if err := s.prepare(ctx); err != nil {
 		s.closeDBs()
 		return nil, err
+	}
+	if created {
+		// The first anchor is an event of its own: a kiosk anchored anew
+		// is seen in its log.
+		if _, err := s.Log(ctx, Event{Level: LevelWarning, Source: sourceStore, Code: EventAnchorCreated,
+			Detail: fmt.Sprintf("secret %s, anchor %s", cfg.anchor.Key, cfg.anchor.Path)}); err != nil {
+			s.closeDBs()
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -351,6 +372,6 @@ func (s *Store) closeDBs() error {
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}
-	errs = append(errs, s.w.Close())
+	errs = append(errs, s.w.Close(), s.anc.close())
 	return errors.Join(errs...)
 }

@@ -199,6 +199,7 @@ func (t *wtx) startPlay(req PlayRequest) (Play, error) {
 		p.seed, p.prize, e.id, p.prevHash, p.hash, p.at); err != nil {
 		return Play{}, fmt.Errorf("insert play: %w", err)
 	}
+	t.heads.set(chPlays, p.id, p.hash)
 	if err := t.insertEntry(&e); err != nil {
 		return Play{}, err
 	}
@@ -237,6 +238,7 @@ func (t *wtx) insertEntry(e *entryRow) error {
 		e.note, e.prevHash, e.hash); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
+	t.heads.set(chLedger, e.id, e.hash)
 	return nil
 }
 
@@ -286,6 +288,7 @@ func (t *wtx) step(playID int64, state PlayState, revealed string, mismatch bool
 	if _, err := t.exec(stInsertStep, s.id, s.playID, s.at, s.state, nullText(revealed), mismatch, recDigest, s.prevHash, s.hash); err != nil {
 		return fmt.Errorf("insert play step: %w", err)
 	}
+	t.heads.set(chPlaySteps, s.id, s.hash)
 	return nil
 }
 

@@ -19,6 +19,7 @@ var migrations = []string{
 	schemaV3HeldIntents,     // stacking and held bill intents (cash_schema.go)
 	schemaV4Maintenance,     // credentials, the PIN pad's lock, cash box collections (maintenance_schema.go)
 	schemaV5BlockSignatures, // the issuer's signature of each block, checked at boot (blocks_schema.go)
+	schemaV6Anchors,         // the bill intents chained, the verification's checkpoints (anchor_schema.go)
 }
 
 // schemaV1 is the first schema. (Lists of allowed values are written as
@@ -260,6 +261,11 @@ func applyMigration(ctx context.Context, db *sql.DB, to int, script string) erro
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	if _, err := tx.ExecContext(ctx, script); err != nil {
 		return fmt.Errorf("migration %d: %w: %w", to, ErrMigration, err)
+	}
+	if hook := migrationHooks[script]; hook != nil {
+		if err := hook(ctx, tx); err != nil {
+			return fmt.Errorf("migration %d: %w: %w", to, ErrMigration, err)
+		}
 	}
 	// Both pragmas write the header of page 1, which is journaled: they
 	// commit or roll back with the migration.

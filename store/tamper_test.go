@@ -101,6 +101,19 @@ func verifyTampered(t *testing.T, template, q string) *IntegrityError {
 	require.NoError(t, err)
 	_, err = db.Exec(q)
 	require.NoError(t, err)
+	// Whoever edits the file puts back the triggers dropped for it (a
+	// missing one is the schema check's, TestSchemaCheck): what is left to
+	// find is the edit.
+	want, err := expectedSchema(context.Background(), migrations)
+	require.NoError(t, err)
+	for _, o := range want {
+		if o.kind == "trigger" {
+			_, err := db.Exec(o.sql)
+			if err != nil {
+				require.ErrorContains(t, err, "already exists")
+			}
+		}
+	}
 	require.NoError(t, db.Close())
 
 	s, err := Open(path)

@@ -134,6 +134,9 @@ type wtx struct {
 	ctx context.Context // never cancelled: a started write completes, or rolls back on error
 	now int64           // Unix nanoseconds
 	nv  []driver.NamedValue
+	// heads are the chains' heads as this transaction leaves them: each
+	// insert into a chained table moves its head (anchor.go).
+	heads heads
 }
 
 func (t *wtx) args(args []any) ([]driver.NamedValue, error) {
@@ -354,6 +357,13 @@ func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
 	bg := context.WithoutCancel(ctx)
 	return s.wc.Raw(func(dc any) error {
 		t := &wtx{s: s, c: dc.(*sqlite3.SQLiteConn), ctx: bg, now: s.now().UnixNano(), nv: make([]driver.NamedValue, 0, 16)}
+		a := s.anc
+		if a != nil {
+			if a.err != nil {
+				return a.err
+			}
+			t.heads = a.heads
+		}
 		if _, err := t.exec(stBegin); err != nil {
 			return fmt.Errorf("begin: %w", err)
 		}
@@ -369,10 +379,21 @@ func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
 		if err := fn(t); err != nil {
 			return err
 		}
+		moved := a != nil && t.heads != a.heads
+		if moved {
+			// The record of the heads this commit leaves, durable before
+			// it: after a crash the database is at a's heads or at these.
+			if err := a.announce(t.heads); err != nil {
+				return err
+			}
+		}
 		if _, err := t.exec(stCommit); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
 		done = true
+		if moved {
+			a.confirm(t.heads)
+		}
 		return nil
 	})
 }

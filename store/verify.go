@@ -17,16 +17,22 @@ import (
 // sold of every block, and the meters against the ledger. The first failure
 // is an *IntegrityError (errors.Is ErrIntegrity).
 func (s *Store) Verify(ctx context.Context) error {
-	return s.read(ctx, func(tx *rtx) error {
-		for _, check := range []func(*rtx) error{
-			integrityCheck, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyCash, verifyMeters,
-		} {
-			if err := check(tx); err != nil {
-				return err
-			}
+	if err := s.AnchorErr(); err != nil {
+		return err
+	}
+	return s.read(ctx, s.verifyAll)
+}
+
+// verifyAll runs every check of Verify in one read transaction.
+func (s *Store) verifyAll(tx *rtx) error {
+	for _, check := range []func(*rtx) error{
+		integrityCheck, s.verifySchema, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyCash, verifyMeters,
+	} {
+		if err := check(tx); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // IntegrityCheck runs SQLite's PRAGMA integrity_check and foreign_key_check.
@@ -39,7 +45,8 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 // *IntegrityError naming it.
 func (s *Store) VerifyChains(ctx context.Context) error {
 	return s.read(ctx, func(tx *rtx) error {
-		for _, check := range []func(*rtx) error{verifyLedger, verifyPlayChains, verifyEvents, verifyVoucherChains} {
+		for _, check := range []func(*rtx) error{verifyLedger, verifyPlayChains, verifyEvents, verifyVoucherChains,
+			func(tx *rtx) error { return verifyIntentChains(tx, head{}, head{}) }} {
 			if err := check(tx); err != nil {
 				return err
 			}
@@ -100,15 +107,20 @@ func integrityCheck(tx *rtx) error {
 // its state forward, and the play's mutable columns are those of its last
 // step (the finished step fixes the revealed counts, the mismatch flag and
 // the recording's digest).
-func verifyPlayChains(tx *rtx) error {
+func verifyPlayChains(tx *rtx) error { return verifyPlayChainsFrom(tx, head{}, head{}) }
+
+// verifyPlayChainsFrom walks them from a checkpoint's play and step (the
+// zero heads: from the first), taken when its last play was finished: the
+// rows checkpointed are those, and the plays and steps after them follow.
+func verifyPlayChainsFrom(tx *rtx, fromPlay, fromStep head) error {
 	plays, err := tx.query(`SELECT id, at, stake, mode, layout_version, block_id, unit_idx, tier, via_bonus,
-		seed, prize, prev_hash, hash, state, coalesce(revealed, ''), mismatch, recording FROM plays ORDER BY id`)
+		seed, prize, prev_hash, hash, state, coalesce(revealed, ''), mismatch, recording FROM plays WHERE id >= ? ORDER BY id`, fromPlay.id)
 	if err != nil {
 		return fmt.Errorf("verify plays chain: %w", err)
 	}
 	defer plays.Close()
 	steps, err := tx.query(`SELECT id, play_id, at, state, coalesce(revealed, ''), mismatch, rec_digest,
-		prev_hash, hash FROM play_steps ORDER BY id`)
+		prev_hash, hash FROM play_steps WHERE id >= ? ORDER BY id`, fromStep.id)
 	if err != nil {
 		return fmt.Errorf("verify play steps chain: %w", err)
 	}
@@ -126,6 +138,18 @@ func verifyPlayChains(tx *rtx) error {
 		if err := steps.Scan(&s.id, &s.playID, &s.at, &s.state, &s.revealed, &s.mismatch, &s.recDigest, &s.prevHash, &s.hash); err != nil {
 			return err
 		}
+		if fromStep.id != 0 && stepID == 0 {
+			if err := checkpointRow("play_steps", fromStep, s.id, s.hash, stepHash(s.prevHash, &s)); err != nil {
+				return err
+			}
+			stepID, prevStep = s.id, s.hash
+			if !steps.Next() {
+				return steps.Err()
+			}
+			if err := steps.Scan(&s.id, &s.playID, &s.at, &s.state, &s.revealed, &s.mismatch, &s.recDigest, &s.prevHash, &s.hash); err != nil {
+				return err
+			}
+		}
 		switch {
 		case s.id != stepID+1:
 			return integrity("chain", "play_steps", s.id, "follows step %d", stepID)
@@ -140,6 +164,9 @@ func verifyPlayChains(tx *rtx) error {
 	if err := nextStep(); err != nil {
 		return err
 	}
+	if fromStep.id != 0 && stepID == 0 {
+		return integrity("chain", "play_steps", fromStep.id, "the step checkpointed is missing")
+	}
 
 	var id, unfinished int64
 	prev := genesis
@@ -151,6 +178,18 @@ func verifyPlayChains(tx *rtx) error {
 		if err := plays.Scan(&p.id, &p.at, &p.stake, &p.mode, &p.layout, &p.blockID, &p.unit, &p.tier, &p.viaBonus,
 			&p.seed, &p.prize, &p.prevHash, &p.hash, &state, &revealed, &mismatch, &rec); err != nil {
 			return fmt.Errorf("verify plays chain: %w", err)
+		}
+		if fromPlay.id != 0 && id == 0 {
+			// The play checkpointed: finished then, and a finished play
+			// never changes (its steps are before the step checkpointed).
+			if err := checkpointRow("plays", fromPlay, p.id, p.hash, playHash(p.prevHash, &p)); err != nil {
+				return err
+			}
+			if PlayState(state) != PlayFinished {
+				return integrity("chain", "plays", p.id, "finished when checkpointed, now %s", state)
+			}
+			id, prev = p.id, p.hash
+			continue
 		}
 		switch {
 		case p.id != id+1:
@@ -205,6 +244,9 @@ func verifyPlayChains(tx *rtx) error {
 	if err := plays.Err(); err != nil {
 		return fmt.Errorf("verify plays chain: %w", err)
 	}
+	if fromPlay.id != 0 && id == 0 {
+		return integrity("chain", "plays", fromPlay.id, "the play checkpointed is missing")
+	}
 	if step != nil {
 		return integrity("chain", "play_steps", step.id, "step of play %d, which does not exist", step.playID)
 	}
@@ -246,55 +288,13 @@ func verifyPlays(tx *rtx) error {
 		return fmt.Errorf("verify plays: %w", err)
 	}
 
-	// Plays: their unit's outcome, their prize, their ledger rows.
-	rows, err := tx.query(`SELECT p.id, p.block_id, p.stake, p.tier, p.via_bonus, p.seed, p.prize, p.state,
-		u.tier, u.via_bonus, u.seed, s.kind, s.play_id, s.amount, p.win_entry, w.kind, w.play_id, w.amount
-		FROM plays p LEFT JOIN units u ON u.block_id = p.block_id AND u.idx = p.unit_idx
-		LEFT JOIN ledger s ON s.id = p.stake_entry LEFT JOIN ledger w ON w.id = p.win_entry ORDER BY p.id`)
-	if err != nil {
-		return fmt.Errorf("verify plays: %w", err)
-	}
-	defer rows.Close()
-	var plays, wins int64
-	for rows.Next() {
-		var id, blockID, stake, tier, seed, prize int64
-		var viaBonus bool
-		var state string
-		var uTier, uSeed, sPlay, sAmount, winEntry, wPlay, wAmount sql.NullInt64
-		var uBonus sql.NullBool
-		var sKind, wKind sql.NullString
-		if err := rows.Scan(&id, &blockID, &stake, &tier, &viaBonus, &seed, &prize, &state, &uTier, &uBonus, &uSeed,
-			&sKind, &sPlay, &sAmount, &winEntry, &wKind, &wPlay, &wAmount); err != nil {
-			return fmt.Errorf("verify plays: %w", err)
-		}
-		plays++
-		if tier < 0 || tier > game.NumTiers {
-			return integrity("plays", "plays", id, "tier %d is not one of the table's", tier)
-		}
+	plays, wins, err := verifyPlayRows(tx, 0, func(blockID, tier int64) {
 		if b := sold[blockID]; b != nil {
 			b.tiers[tier]++
 		}
-		wantWin := PlayState(state) == PlayFinished && prize > 0
-		switch {
-		case !uTier.Valid:
-			return integrity("plays", "plays", id, "its unit does not exist")
-		case uTier.Int64 != tier || uBonus.Bool != viaBonus || uSeed.Int64 != seed:
-			return integrity("plays", "plays", id, "outcome differs from its unit's")
-		case game.Money(prize) != game.Table(game.Stake(stake)).Amount(game.Tier(tier)):
-			return integrity("plays", "plays", id, "prize %s is not tier %d's", game.Money(prize), tier)
-		case sKind.String != string(KindStake) || sPlay.Int64 != id || sAmount.Int64 != -stake:
-			return integrity("plays", "plays", id, "its stake row is not a debit of its stake %d", stake)
-		case wantWin != winEntry.Valid:
-			return integrity("plays", "plays", id, "%s with a prize of %d, win row %v", state, prize, winEntry.Valid)
-		case wantWin && (wKind.String != string(KindWin) || wPlay.Int64 != id || wAmount.Int64 != prize):
-			return integrity("plays", "plays", id, "its win row is not a credit of its prize %d", prize)
-		}
-		if wantWin {
-			wins++
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("verify plays: %w", err)
+	})
+	if err != nil {
+		return err
 	}
 	// The plays copied their units (checked above), so the plays of a
 	// block count its lots sold: never more of a tier than the table has
@@ -331,6 +331,84 @@ func verifyPlays(tx *rtx) error {
 		return integrity("plays", "ledger", 0, "%d stake rows for %d plays", stakes, plays)
 	case credits != wins:
 		return integrity("plays", "ledger", 0, "%d win rows for %d plays won", credits, wins)
+	}
+	return nil
+}
+
+// verifyPlayRows checks the plays after since against their units and
+// their ledger rows (the outcome, the prize, one stake debit of the stake,
+// one win credit of the prize once finished with one), calling tally for
+// each, and counts them and their wins.
+func verifyPlayRows(tx *rtx, since int64, tally func(blockID, tier int64)) (plays, wins int64, err error) {
+	rows, err := tx.query(`SELECT p.id, p.block_id, p.stake, p.tier, p.via_bonus, p.seed, p.prize, p.state,
+		u.tier, u.via_bonus, u.seed, s.kind, s.play_id, s.amount, p.win_entry, w.kind, w.play_id, w.amount
+		FROM plays p LEFT JOIN units u ON u.block_id = p.block_id AND u.idx = p.unit_idx
+		LEFT JOIN ledger s ON s.id = p.stake_entry LEFT JOIN ledger w ON w.id = p.win_entry WHERE p.id > ? ORDER BY p.id`, since)
+	if err != nil {
+		return 0, 0, fmt.Errorf("verify plays: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, blockID, stake, tier, seed, prize int64
+		var viaBonus bool
+		var state string
+		var uTier, uSeed, sPlay, sAmount, winEntry, wPlay, wAmount sql.NullInt64
+		var uBonus sql.NullBool
+		var sKind, wKind sql.NullString
+		if err := rows.Scan(&id, &blockID, &stake, &tier, &viaBonus, &seed, &prize, &state, &uTier, &uBonus, &uSeed,
+			&sKind, &sPlay, &sAmount, &winEntry, &wKind, &wPlay, &wAmount); err != nil {
+			return 0, 0, fmt.Errorf("verify plays: %w", err)
+		}
+		plays++
+		if tier < 0 || tier > game.NumTiers {
+			return 0, 0, integrity("plays", "plays", id, "tier %d is not one of the table's", tier)
+		}
+		if tally != nil {
+			tally(blockID, tier)
+		}
+		wantWin := PlayState(state) == PlayFinished && prize > 0
+		switch {
+		case !uTier.Valid:
+			return 0, 0, integrity("plays", "plays", id, "its unit does not exist")
+		case uTier.Int64 != tier || uBonus.Bool != viaBonus || uSeed.Int64 != seed:
+			return 0, 0, integrity("plays", "plays", id, "outcome differs from its unit's")
+		case game.Money(prize) != game.Table(game.Stake(stake)).Amount(game.Tier(tier)):
+			return 0, 0, integrity("plays", "plays", id, "prize %s is not tier %d's", game.Money(prize), tier)
+		case sKind.String != string(KindStake) || sPlay.Int64 != id || sAmount.Int64 != -stake:
+			return 0, 0, integrity("plays", "plays", id, "its stake row is not a debit of its stake %d", stake)
+		case wantWin != winEntry.Valid:
+			return 0, 0, integrity("plays", "plays", id, "%s with a prize of %d, win row %v", state, prize, winEntry.Valid)
+		case wantWin && (wKind.String != string(KindWin) || wPlay.Int64 != id || wAmount.Int64 != prize):
+			return 0, 0, integrity("plays", "plays", id, "its win row is not a credit of its prize %d", prize)
+		}
+		if wantWin {
+			wins++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, 0, fmt.Errorf("verify plays: %w", err)
+	}
+	return plays, wins, nil
+}
+
+func (s *Store) verifySchema(tx *rtx) error { return verifySchema(tx, s.schema) }
+
+// VerifySchema checks that the tables, indexes and triggers are exactly
+// those the migrations create (schema_check.go).
+func (s *Store) VerifySchema(ctx context.Context) error {
+	return s.read(ctx, s.verifySchema)
+}
+
+// checkpointRow checks the first row of an incremental walk: the one a
+// checkpoint names, with the hash it names, and its content that hash's.
+func checkpointRow(table string, from head, id int64, stored, computed []byte) error {
+	switch {
+	case id != from.id:
+		return integrity("chain", table, from.id, "the row checkpointed is missing (row %d found)", id)
+	case string(stored) != string(from.hash[:]):
+		return integrity("chain", table, id, "not the row checkpointed")
+	case string(computed) != string(stored):
+		return integrity("chain", table, id, "content does not match its hash")
 	}
 	return nil
 }

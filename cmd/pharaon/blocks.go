@@ -65,7 +65,7 @@ func openStore(cfg Config) (*store.Store, bool, error) {
 			return nil, false, storeFailure(fmt.Errorf("database directory: %w", err))
 		}
 	}
-	st, err := store.Open(cfg.DB, store.WithCreate(create))
+	st, err := store.Open(cfg.DB, store.WithCreate(create), store.WithAnchor(cfg.anchor()))
 	switch {
 	case errors.Is(err, store.ErrNoDatabase):
 		return nil, false, noDatabase(cfg, err)

@@ -17,6 +17,7 @@ import (
 	"pharaon/game"
 	"pharaon/kiosk"
 	"pharaon/kiosk/ui"
+	"pharaon/store"
 )
 
 // Config is how the kiosk runs: the flags and the configuration file say
@@ -41,7 +42,11 @@ type Config struct {
 	// and no database has lost its data. It must not live on the data
 	// partition, which it vouches for.
 	Installed string
-	Keys      []string
+	// AnchorKey and Anchor are the per-kiosk secret and the anchor file of
+	// the database's chain heads (store.AnchorConfig; by default
+	// anchor.key and pharaon.anchor beside the database, never inside it).
+	AnchorKey, Anchor string
+	Keys              []string
 	// The cash devices' stable paths (kiosk.CashConfig); none: no cash-in
 	// or no cash-out, shown as such (with -dev: the simulators).
 	Validator string // the bill validator's serial device (ID-003)
@@ -63,7 +68,7 @@ const maxConfigSize = 64 << 10
 // configKeys are the keys of the configuration file, which are the long
 // names of the flags.
 var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "fps", "keys", "validator", "printer",
-	"max-credit", "payout-limit", "voucher-validity", "installed-marker"}
+	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor"}
 
 // maxValidityDays bounds a voucher's validity: ten years is a mistake.
 const maxValidityDays = 3660
@@ -139,6 +144,10 @@ func (c *Config) set(key, value, dir string) error {
 		return path(&c.DB, value)
 	case "installed-marker":
 		return path(&c.Installed, value)
+	case "anchor-key":
+		return path(&c.AnchorKey, value)
+	case "anchor":
+		return path(&c.Anchor, value)
 	case "kiosk-id", "venue":
 		// Printed on vouchers: one line of text.
 		if strings.ContainsFunc(value, unicode.IsControl) {
@@ -226,6 +235,10 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("dev", s, "") })
 	fs.Func("installed-marker", "the first-install marker `file` (default: beside the configuration, else the database)",
 		func(s string) error { return c.set("installed-marker", s, "") })
+	fs.Func("anchor-key", "the anchor's per-kiosk secret `file` (default: anchor.key beside the database)",
+		func(s string) error { return c.set("anchor-key", s, "") })
+	fs.Func("anchor", "the anchor `file` of the database's chain heads (default: pharaon.anchor beside the database)",
+		func(s string) error { return c.set("anchor", s, "") })
 	fs.BoolVar(&c.FirstInstall, "first-install", false,
 		"a new kiosk: create its database (without it a production kiosk refuses to start with no database)")
 	fs.BoolFunc("fps", "log frames per second and time per frame during a game", func(s string) error { return c.set("fps", s, "") })
@@ -237,4 +250,17 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("payout-limit", s, "") })
 	fs.Func("voucher-validity", "how long a voucher is payable, in `days` (default 60)",
 		func(s string) error { return c.set("voucher-validity", s, "") })
+}
+
+// anchor is where the database's chain heads are anchored: the
+// configured files, by default beside the database.
+func (c Config) anchor() store.AnchorConfig {
+	a := store.DefaultAnchor(c.DB)
+	if c.AnchorKey != "" {
+		a.Key = c.AnchorKey
+	}
+	if c.Anchor != "" {
+		a.Path = c.Anchor
+	}
+	return a
 }

@@ -217,3 +217,17 @@ func TestFixLocale(t *testing.T) {
 		})
 	}
 }
+
+// The anchor's files default to beside the database, and the file or the
+// flags put them elsewhere (a relative path is the configuration's
+// directory's).
+func TestConfigAnchor(t *testing.T) {
+	c := Config{DB: "/var/lib/pharaon/pharaon.db"}
+	a := c.anchor()
+	assert.Equal(t, "/var/lib/pharaon/anchor.key", a.Key)
+	assert.Equal(t, "/var/lib/pharaon/pharaon.anchor", a.Path)
+	require.NoError(t, ParseConfigFile(strings.NewReader("anchor-key = secret/anchor.key\nanchor = /srv/anchor\n"), "/etc/pharaon", &c))
+	a = c.anchor()
+	assert.Equal(t, "/etc/pharaon/secret/anchor.key", a.Key)
+	assert.Equal(t, "/srv/anchor", a.Path)
+}

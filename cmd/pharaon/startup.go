@@ -38,6 +38,9 @@ func storeFailure(err error) *startError {
 			code = kiosk.FaultIntegrity
 		}
 	}
+	if errors.Is(err, store.ErrAnchor) {
+		code = kiosk.FaultAnchor
+	}
 	return &startError{status: exitStore, fault: kiosk.Fault{Code: code, Detail: err.Error()}, err: err}
 }
 
