@@ -143,6 +143,13 @@ func (m *Machine) reportHead(title string, now time.Time) *escpos.Doc {
 		}
 	}
 	d.Line("Imprimé le " + now.In(m.cfg.Location).Format(frDateTimeSec))
+	// The chains' heads as anchored, to compare by eye with the next
+	// report's: a history cut between two reports shows as a number that
+	// went back, or a seal that does not follow (a store without anchor, a
+	// test bench, prints none).
+	if a, err := m.st.Anchor(); err == nil {
+		d.Line(fmt.Sprintf("Ancre n° %d : %s", a.Seq, a.Short()))
+	}
 	return d
 }
 

@@ -219,3 +219,42 @@ func TestPaperRefilled(t *testing.T) {
 	require.Len(t, ok, 1)
 	assert.Contains(t, ok[0].Detail, "by staff")
 }
+
+// A staff report prints the chains' heads as anchored (their number and
+// seal), so two reports side by side show a history cut between them; a
+// store without anchor prints none.
+func TestReportsPrintTheAnchor(t *testing.T) {
+	for _, anchored := range []bool{false, true} {
+		f, d, _ := newCashFixture(t, nil)
+		if anchored {
+			f.stop()
+			f.anchored = true
+			f.start()
+		}
+		f.boot()
+		cashReady(t, f.m)
+		insertAll(t, f, d, 10*game.Euro)
+		a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
+		require.NoError(t, a.SetPIN(ctx, "", RoleTechnician, "24680"))
+		o := NewOffice(f.m, a, time.Hour)
+		tech, err := o.Login(ctx, "24680")
+		require.NoError(t, err)
+		require.NoError(t, o.TestPrint(ctx, tech))
+		r, err := d.Printer.WaitReceipt(ctx, 1)
+		require.NoError(t, err)
+		if !anchored {
+			assert.NotContains(t, r.Plain(), "Ancre")
+			continue
+		}
+		// The seal printed is the heads' as they were at the print: the
+		// audit line of the print came after it.
+		m := regexp.MustCompile(`Ancre n° ([1-9][0-9]*) : ([0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4})`).FindStringSubmatch(r.Plain())
+		require.NotNil(t, m, "no anchor on the report:\n%s", r.Plain())
+		heads, err := f.st.Anchor()
+		require.NoError(t, err)
+		seq, err := strconv.ParseUint(m[1], 10, 64)
+		require.NoError(t, err)
+		assert.Less(t, seq, heads.Seq, "the audit of the print moved the heads after it")
+		assert.NotEqual(t, heads.Short(), m[2], "another seal for other heads")
+	}
+}
