@@ -18,7 +18,7 @@ func withHandPay(limit game.Money) fixtureOption {
 
 // A win above the hand-pay limit shows its congratulations, then the lock's
 // screen: call the staff, with the amount, in both languages; Rejouer is
-// refused there. Once staff recorded the payment the kiosk is home again.
+// shown unavailable on the window, with why, and refused there. Once staff recorded the payment the kiosk is home again.
 func TestScreensHandPayAfterAWin(t *testing.T) {
 	f := newScrFixture(t, withHandPay(0))
 	f.credit(10 * game.Euro)
@@ -30,6 +30,19 @@ func TestScreensHandPayAfterAWin(t *testing.T) {
 	hp := f.m.Snapshot().HandPay
 	require.True(t, hp.Pending())
 	assert.Equal(t, 10*game.Euro-game.Euro+7500*game.Euro, hp.Amount)
+	// Rejouer stays in its place, unavailable, with why: the credit covers
+	// the stake, but the kiosk is locked until the staff pay.
+	again := f.button("Rejouer " + fr(game.Stake100.Money()))
+	require.NotNil(t, again, "Rejouer stays, unavailable")
+	assert.True(t, again.Disabled(), "the kiosk is locked for the hand-pay")
+	assert.Equal(t, "paiement par le personnel", again.Caption)
+	f.golden("handpay-win-again-off.png")
+	f.runUI(func() { f.s.SetLang(English) })
+	again = f.button("Play again " + en(game.Stake100.Money()))
+	require.NotNil(t, again)
+	assert.True(t, again.Disabled())
+	assert.Equal(t, "staff to pay you", again.Caption)
+	f.runUI(func() { f.s.SetLang(French) })
 
 	f.m.EndResult() // the result's time-out, or the player's touch
 	f.flush()

@@ -119,6 +119,7 @@ const (
 	msgListAnd          msg = "list.and"
 	msgAgainShort       msg = "btn.again_short"
 	msgAgainOff         msg = "btn.again_unavailable"
+	msgAgainHandPay     msg = "btn.again_hand_pay"
 	msgDateExpiry       msg = "date.expiry"
 
 	msgCongratsTitle   msg = "congrats.title"
@@ -331,6 +332,7 @@ var catalogue = map[msg]text{
 	msgListAnd:          {" et ", " and "},
 	msgAgainShort:       {"crédit insuffisant", "not enough credit"},
 	msgAgainOff:         {"mise indisponible", "stake unavailable"},
+	msgAgainHandPay:     {"paiement par le personnel", "staff to pay you"},
 	msgDateExpiry:       {"02/01/2006 à 15:04", "2 Jan 2006 at 15:04"},
 
 	msgCongratsTitle:   {"Félicitations\u00a0!", "Congratulations!"},

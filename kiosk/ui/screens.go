@@ -346,11 +346,11 @@ func (s *Screens) apply(snap kiosk.Snapshot) {
 
 // resultChanged follows a change on the result of a game: a note credited
 // there shows in the game screen's credit, and Rejouer appears when the
-// credit now covers the stake. Until the game's end is on screen
+// credit now covers the stake (and not while a hand-pay locks the kiosk). Until the game's end is on screen
 // (onGameEnd) the credit shown stays the one its stake left: the win must
 // not show in the credit before its congratulation window.
 func (s *Screens) resultChanged(old, snap kiosk.Snapshot) {
-	if !s.gs.Over() || old.Credit == snap.Credit {
+	if !s.gs.Over() || old.Credit == snap.Credit && old.HandPay.Pending() == snap.HandPay.Pending() {
 		return
 	}
 	s.gs.SetCredit(snap.Credit)
@@ -358,7 +358,7 @@ func (s *Screens) resultChanged(old, snap kiosk.Snapshot) {
 		return
 	}
 	st := s.game.Stake()
-	could := old.Available[st] && old.Credit >= st.Money()
+	could := old.Available[st] && old.Credit >= st.Money() && !old.HandPay.Pending()
 	if could != s.canPlayAgain() {
 		s.rebuild() // the window or the banner shows Rejouer now (or no more)
 	}

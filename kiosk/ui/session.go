@@ -91,9 +91,9 @@ func (s *Screens) showEnd() {
 }
 
 // canPlayAgain reports whether the stake of the game just played can be
-// played again now.
+// played again now: not while the kiosk is locked for a hand-pay.
 func (s *Screens) canPlayAgain() bool {
-	if s.game == nil {
+	if s.game == nil || s.snap.HandPay.Pending() {
 		return false
 	}
 	st := s.game.Stake()

@@ -122,7 +122,7 @@ func (s *Screens) againButtons(v view) []fyne.CanvasObject {
 
 // againButton is Rejouer at the stake just played: enabled when the credit
 // covers it and it is available, else greyed with the reason as its
-// caption.
+// caption (a win the staff pay by hand locks the kiosk first).
 func (s *Screens) againButton(v view, x, y, w, h float32) *touchButton {
 	st := s.stake
 	if s.game != nil {
@@ -131,7 +131,10 @@ func (s *Screens) againButton(v view, x, y, w, h float32) *touchButton {
 	again := v.button(s.tr.F(msgAgain, s.tr.Stake(st)), buttonPrimary, sizeButton, s.playAgain, x, y, w, h)
 	if !s.canPlayAgain() {
 		why := msgAgainShort
-		if !s.snap.Available[st] {
+		switch {
+		case s.snap.HandPay.Pending():
+			why = msgAgainHandPay
+		case !s.snap.Available[st]:
 			why = msgAgainOff
 		}
 		again.FitCaption(s.tr.T(why))

@@ -337,9 +337,15 @@ func (sh *Shell) showView(id string) {
 	line.SetMinSize(fyne.NewSize(2, 2))
 	content := container.NewBorder(container.NewVBox(head, line), nil,
 		container.NewBorder(nil, nil, nil, canvas.NewRectangle(art.GoldDark), menuBox),
-		nil, container.NewPadded(body))
+		nil, container.NewPadded(shFit(body)))
 	sh.win.SetContent(shBackdrop(container.NewPadded(content)))
 }
+
+// shFit keeps a view within the window beside the menu: a view wider or
+// taller than the room left scrolls there, rather than growing the
+// window past the screen (a window grows to its content's minimum size,
+// and the menu's 270 points are not in a view's own tests).
+func shFit(body fyne.CanvasObject) fyne.CanvasObject { return container.NewScroll(body) }
 
 // shBackdrop is the maintenance screen's background: plain, dark, unlike
 // the player's screens.

@@ -95,7 +95,7 @@ var shAccessConfig = kiosk.AccessConfig{KDF: kiosk.KDF{Time: 1, MemoryKiB: 64, T
 
 // newShFix is a started kiosk; pins: its PINs are set (else it needs the
 // first start's setup).
-func newShFix(t *testing.T, pins bool) *shFix {
+func newShFix(t *testing.T, pins bool, opts ...func(*kiosk.Config)) *shFix {
 	t.Helper()
 	shTemplateOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "pharaon-maint-shell-")
@@ -116,8 +116,12 @@ func newShFix(t *testing.T, pins bool) *shFix {
 	f := &shFix{t: t, clock: &shClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}, printer: &shPrinter{}}
 	st, err := store.Open(path, store.WithClock(f.clock.Now))
 	require.NoError(t, err)
-	m, err := kiosk.New(st, f.clock, kiosk.Config{Keys: kiosktest.Keys, KioskID: "PH-0042", Venue: "Tabac de la Gare, Lyon",
-		ResultTimeout: time.Hour, Cash: kiosk.CashConfig{Printer: f.printer, PrinterCheck: 10 * time.Millisecond}})
+	cfg := kiosk.Config{Keys: kiosktest.Keys, KioskID: "PH-0042", Venue: "Tabac de la Gare, Lyon",
+		ResultTimeout: time.Hour, Cash: kiosk.CashConfig{Printer: f.printer, PrinterCheck: 10 * time.Millisecond}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	m, err := kiosk.New(st, f.clock, cfg)
 	require.NoError(t, err)
 	require.NoError(t, m.Start(context.Background()))
 	t.Cleanup(func() { _ = m.Close(); _ = st.Close() })

@@ -30,6 +30,7 @@ type Office interface {
 	CashBox(ctx context.Context, s *kiosk.Session) (store.CashBox, error)
 	Collect(ctx context.Context, s *kiosk.Session) (store.Collection, error)
 	PayVoucher(ctx context.Context, s *kiosk.Session, typed string) (store.Voucher, error)
+	CheckVoucher(ctx context.Context, s *kiosk.Session, typed string) (kiosk.VoucherCheck, error)
 	ReprintLast(ctx context.Context, s *kiosk.Session) (kiosk.VoucherInfo, error)
 	Blocks(ctx context.Context, s *kiosk.Session) ([]store.BlockInfo, error)
 	ImportBlock(ctx context.Context, s *kiosk.Session, name string, r io.Reader) (store.BlockInfo, error)

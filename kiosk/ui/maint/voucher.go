@@ -21,7 +21,8 @@ import (
 // here whether or not the number's field has the focus. The Office checks
 // the number and pays the voucher once; a refusal says why in words staff
 // can repeat to the player: when and by whom it was paid, when it expired,
-// why it is void.
+// why it is void. A voucher above the counter's payout limit (its paper
+// sends the player to a payment centre) is paid only once staff confirm.
 
 var (
 	_ = register(View{ID: "voucher", Title: "voucher.menu", Need: kiosk.RoleStaff, Order: 10, Build: buildVoucher})
@@ -35,6 +36,11 @@ type voucherView struct {
 	amount *widget.Label
 	pay    *widget.Button
 	busy   bool
+	// confirm asks staff to pay a voucher above the payout limit all the
+	// same; pending is its number meanwhile.
+	confirm *fyne.Container
+	pending string
+	left    *fyne.Container // the view's column, laid out again with the confirmation
 }
 
 func buildVoucher(env *Env) fyne.CanvasObject {
@@ -67,9 +73,14 @@ func buildVoucher(env *Env) fyne.CanvasObject {
 			v.erase()
 		}
 	})
+	anyway := widget.NewButton(tr.T("voucher.payanyway"), v.payAnyway)
+	anyway.Importance = widget.WarningImportance
+	dont := widget.NewButton(tr.T("voucher.dontpay"), v.dontPay)
+	v.confirm = container.NewHBox(shSized(fyne.NewSize(240, 64), anyway), shSized(fyne.NewSize(200, 64), dont))
+	v.confirm.Hide()
 	help := shPara(tr.T("voucher.help"), 3)
-	left := container.NewVBox(shTitle(tr.T("voucher.title")), help, shSized(fyne.NewSize(460, 0), v.number), v.result, v.amount)
-	return container.NewBorder(nil, nil, nil, container.NewVBox(container.NewCenter(keys)), left)
+	v.left = container.NewVBox(shTitle(tr.T("voucher.title")), help, shSized(fyne.NewSize(460, 0), v.number), v.result, v.confirm, v.amount)
+	return container.NewBorder(nil, nil, nil, container.NewVBox(container.NewCenter(keys)), v.left)
 }
 
 func (v *voucherView) touch() {
@@ -93,7 +104,8 @@ func (v *voucherView) erase() {
 	}
 }
 
-// submit asks the Office to pay the voucher whose number was typed.
+// submit checks the voucher whose number was typed and pays it, once
+// staff confirmed if it is above the counter's payout limit.
 func (v *voucherView) submit() {
 	v.touch()
 	env, tr := v.env, v.env.Tr
@@ -109,17 +121,69 @@ func (v *voucherView) submit() {
 	v.pay.Disable()
 	v.say(widget.MediumImportance, tr.T("voucher.checking"), "")
 	env.Go(func() {
-		paid, err := env.Office.PayVoucher(env.Ctx, env.Session, typed)
+		// A number the check does not find goes to the payment all the
+		// same: its refusal says why, and is logged.
+		c, err := env.Office.CheckVoucher(env.Ctx, env.Session, typed)
+		if err != nil || !c.AboveLimit() {
+			v.payNow(typed)
+			return
+		}
 		env.Do(func() {
-			v.busy = false
-			v.pay.Enable()
-			v.number.SetText("")
-			if err != nil {
-				v.say(widget.DangerImportance, voucherRefusal(env, err), "")
-				return
-			}
-			v.say(widget.SuccessImportance, tr.F("voucher.paid", paid.ID), tr.F("voucher.handover", tr.Money(paid.Amount)))
+			v.pending = typed
+			v.number.SetText("") // a payable voucher's number is not left in sight
+			v.say(widget.WarningImportance, tr.F("voucher.above", c.ID, tr.Money(c.Amount), tr.Money(c.PayoutLimit)), "")
+			v.showConfirm(true)
 		})
+	})
+}
+
+// payAnyway pays the voucher above the payout limit staff confirmed.
+func (v *voucherView) payAnyway() {
+	v.touch()
+	typed := v.pending
+	if typed == "" {
+		return
+	}
+	v.pending = ""
+	v.showConfirm(false)
+	v.say(widget.MediumImportance, v.env.Tr.T("voucher.checking"), "")
+	v.env.Go(func() { v.payNow(typed) })
+}
+
+// dontPay leaves the voucher above the payout limit unpaid.
+func (v *voucherView) dontPay() {
+	v.touch()
+	v.pending = ""
+	v.showConfirm(false)
+	v.busy = false
+	v.pay.Enable()
+	v.number.SetText("")
+	v.say(widget.MediumImportance, v.env.Tr.T("voucher.notpaid"), "")
+}
+
+// showConfirm shows or hides the confirmation, in its place in the column.
+func (v *voucherView) showConfirm(on bool) {
+	if on {
+		v.confirm.Show()
+	} else {
+		v.confirm.Hide()
+	}
+	v.left.Refresh()
+}
+
+// payNow asks the Office to pay the voucher (off the UI goroutine).
+func (v *voucherView) payNow(typed string) {
+	env, tr := v.env, v.env.Tr
+	paid, err := env.Office.PayVoucher(env.Ctx, env.Session, typed)
+	env.Do(func() {
+		v.busy = false
+		v.pay.Enable()
+		v.number.SetText("")
+		if err != nil {
+			v.say(widget.DangerImportance, voucherRefusal(env, err), "")
+			return
+		}
+		v.say(widget.SuccessImportance, tr.F("voucher.paid", paid.ID), tr.F("voucher.handover", tr.Money(paid.Amount)))
 	})
 }
 
@@ -232,6 +296,10 @@ var _ = words(map[word]text{
 	"voucher.refused.void":    {"annulé (%s), il ne peut pas être payé.", "void (%s), it cannot be paid."},
 	"voucher.refused.state":   {"jamais imprimé, il ne peut pas être payé.", "never printed, it cannot be paid."},
 	"voucher.refused.unknown": {"Aucun ticket de cette borne ne porte ce numéro\u00a0: vérifiez-le.", "No voucher of this kiosk has that number: check it."},
+	"voucher.above":           {"Ticket n°\u00a0%d de %s\u00a0: au-dessus du plafond de paiement au comptoir (%s). Le ticket envoie le client vers un centre de paiement. Le payer quand même ici\u00a0?", "Voucher no. %d of %s: above the counter’s payout limit (%s). The voucher sends the customer to a payment centre. Pay it here all the same?"},
+	"voucher.payanyway":       {"Payer quand même", "Pay all the same"},
+	"voucher.dontpay":         {"Ne pas payer", "Do not pay"},
+	"voucher.notpaid":         {"Ticket non payé.", "Voucher not paid."},
 	"voucher.refused.format":  {"Un numéro de validation a %d chiffres.", "A validation number has %d digits."},
 	"reprint.menu":            {"Duplicata du dernier ticket", "Duplicate of the last voucher"},
 	"reprint.title":           {"Duplicata du dernier ticket", "Duplicate of the last voucher"},

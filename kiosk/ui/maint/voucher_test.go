@@ -66,6 +66,49 @@ func TestVoucherPaidOnceSecondRefused(t *testing.T) {
 	assert.Contains(t, f.text(), "Un numéro de validation a 18 chiffres.")
 }
 
+// A voucher above the counter's payout limit (its paper sends the customer
+// to a payment centre) is not paid at a scan: the view warns with the
+// amount and the limit, and pays only once staff confirm; "Ne pas payer"
+// leaves it payable. A voucher under the limit is paid at once.
+func TestVoucherAbovePayoutLimitAsksFirst(t *testing.T) {
+	f := newShFix(t, true, func(c *kiosk.Config) { c.Cash.PayoutLimit = 15 * game.Euro })
+	big := f.cashOut(20 * game.Euro)
+	small := f.cashOut(10 * game.Euro)
+	f.open(ui.French)
+	f.pin(shStaffPIN)
+	f.tap("Payer un ticket")
+	paidMeter := func() int64 {
+		m, err := f.st.Meters(context.Background())
+		require.NoError(t, err)
+		return m.Get(store.MeterVouchersPaid)
+	}
+
+	f.scan(big)
+	assert.Contains(t, f.text(), "Ticket n°\u00a01 de 20\u00a0€\u00a0: au-dessus du plafond de paiement au comptoir (15\u00a0€).")
+	assert.NotContains(t, f.text(), "Remettez")
+	assert.Zero(t, paidMeter(), "nothing paid before staff confirm")
+	f.golden("maint-voucher-above-limit.png")
+	f.tap("Ne pas payer")
+	assert.Contains(t, f.text(), "Ticket non payé.")
+	assert.Zero(t, paidMeter())
+	v, err := f.st.VoucherByValidation(context.Background(), big)
+	require.NoError(t, err)
+	assert.Equal(t, store.VoucherPrinted, v.State, "still payable")
+
+	f.scan(big)
+	f.tap("Payer quand même")
+	assert.Contains(t, f.text(), "Ticket n°\u00a01 payé.")
+	assert.Contains(t, f.text(), "Remettez 20\u00a0€ au client")
+	assert.Equal(t, int64(2000), paidMeter())
+	paid := f.events("voucher_paid")
+	require.Len(t, paid, 1)
+	assert.Contains(t, paid[0].Detail, "above the counter's payout limit of "+(15*game.Euro).Plain())
+
+	f.scan(small)
+	assert.Contains(t, f.text(), "Ticket n°\u00a02 payé.", "under the limit: paid at once")
+	assert.Equal(t, int64(3000), paidMeter())
+}
+
 // An expired voucher and a void one are refused with the reason.
 func TestVoucherExpiredAndVoidRefused(t *testing.T) {
 	f := newShFix(t, true)
