@@ -448,8 +448,8 @@ var catalogue = map[msg]text{
 	msgGameAutoIn:     {"Auto dans %d\u00a0s — touchez pour continuer", "Auto in %d\u00a0s — touch to keep playing"},
 	msgGameFinishAuto: {"Finir en Auto", "Finish in Auto"},
 	msgGameResumed:    {"Partie reprise", "Game resumed"},
-	msgDevPINs: {"Maintenance\u00a0: coin haut-gauche 3\u00a0s, codes %s (personnel) et %s (technicien)",
-		"Maintenance: top-left corner 3 s, PINs %s (staff) and %s (technician)"},
+	msgDevPINs: {"Coin haut-gauche 3\u00a0s\u00a0: personnel %s, technicien %s",
+		"Top-left corner 3 s: staff %s, technician %s"},
 }
 
 // symbolNames are the keys of each symbol's name, singular and plural.
