@@ -19,6 +19,7 @@ var migrations = []string{
 	schemaV3HeldIntents,     // stacking and held bill intents (cash_schema.go)
 	schemaV4Maintenance,     // credentials, the PIN pad's lock, cash box collections (maintenance_schema.go)
 	schemaV5BlockSignatures, // the issuer's signature of each block, checked at boot (blocks_schema.go)
+	schemaV7Outbox,          // the fleet's outbox, filled by triggers (outbox_schema.go)
 }
 
 // schemaV1 is the first schema. (Lists of allowed values are written as
