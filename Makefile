@@ -94,6 +94,27 @@ RUN_ARGS ?=
 run: build
 	$(BIN)/pharaon -dev -fullscreen=false $(RUN_ARGS)
 
+# make run-fleet: a development fleet on this machine: a nats-server with
+# JetStream on loopback (pharaon-central serve, its store in bin/fleet) and
+# two development kiosks, PH-DEV-1 and PH-DEV-2, each with its own database,
+# publishing their records to it (DESIGN.md §11). Stop with Ctrl-C; read the
+# fleet with make fleet-status.
+FLEET_DIR ?= $(BIN)/fleet
+NATS_ADDR ?= 127.0.0.1:4222
+.PHONY: run-fleet fleet-status
+run-fleet: build
+	@mkdir -p $(FLEET_DIR)
+	@set -m; trap 'kill $$pids 2>/dev/null; wait' EXIT INT TERM; \
+	$(BIN)/pharaon-central serve -listen $(NATS_ADDR) -store $(FLEET_DIR)/jetstream & pids="$$!"; \
+	for k in PH-DEV-1 PH-DEV-2; do \
+	  $(BIN)/pharaon -dev -fullscreen=false -kiosk-id $$k -db $(FLEET_DIR)/$$k/pharaon.db \
+	    -nats-url nats://$(NATS_ADDR) $(RUN_ARGS) & pids="$$pids $$!"; \
+	done; \
+	wait -n
+
+fleet-status: build
+	$(BIN)/pharaon-central status -nats nats://$(NATS_ADDR); $(BIN)/pharaon-central report -nats nats://$(NATS_ADDR)
+
 clean:
 	rm -rf $(BIN)
 

@@ -16,6 +16,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/kiosk"
+	"pharaon/kiosk/fleet"
 	"pharaon/kiosk/ui"
 	"pharaon/store"
 )
@@ -57,6 +58,9 @@ type Config struct {
 	MaxCredit       game.Money    // the most credit notes can build
 	PayoutLimit     game.Money    // the largest voucher paid at the shop's counter
 	VoucherValidity time.Duration // how long a voucher is payable (whole days)
+	// Fleet: the centre's NATS JetStream (kiosk/fleet). No URL: the kiosk
+	// runs alone, the default. Its KioskID is the kiosk's.
+	Fleet fleet.Config
 }
 
 // ErrConfig is a configuration file or a flag that cannot be used.
@@ -68,7 +72,8 @@ const maxConfigSize = 64 << 10
 // configKeys are the keys of the configuration file, which are the long
 // names of the flags.
 var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "fps", "keys", "validator", "printer",
-	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor"}
+	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor",
+	"nats-url", "nats-user", "nats-password", "nats-nkey-seed", "nats-ca"}
 
 // maxValidityDays bounds a voucher's validity: ten years is a mistake.
 const maxValidityDays = 3660
@@ -216,6 +221,25 @@ func (c *Config) set(key, value, dir string) error {
 		return path(&c.Validator, value)
 	case "printer":
 		return path(&c.Printer, value)
+	case "nats-url":
+		for _, u := range strings.Split(value, ",") {
+			scheme, host, ok := strings.Cut(strings.TrimSpace(u), "://")
+			if !ok || (scheme != "nats" && scheme != "tls") || host == "" {
+				return fmt.Errorf("nats-url = %q: nats://host:port or tls://host:port, comma-separated: %w", value, ErrConfig)
+			}
+		}
+		c.Fleet.URL = value
+		return nil
+	case "nats-user":
+		c.Fleet.User = value
+		return nil
+	case "nats-password":
+		c.Fleet.Password = value
+		return nil
+	case "nats-nkey-seed":
+		return path(&c.Fleet.NKeySeedFile, value)
+	case "nats-ca":
+		return path(&c.Fleet.CAFile, value)
 	}
 	return fmt.Errorf("unknown key %q (%s): %w", key, strings.Join(configKeys, ", "), ErrConfig)
 }
@@ -250,6 +274,12 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("payout-limit", s, "") })
 	fs.Func("voucher-validity", "how long a voucher is payable, in `days` (default 60)",
 		func(s string) error { return c.set("voucher-validity", s, "") })
+	fs.Func("nats-url", "the fleet's NATS JetStream `URL` (nats://host:4222); none: the kiosk runs alone",
+		func(s string) error { return c.set("nats-url", s, "") })
+	fs.Func("nats-user", "the kiosk's NATS `user`", func(s string) error { return c.set("nats-user", s, "") })
+	fs.Func("nats-password", "the kiosk's NATS `password`", func(s string) error { return c.set("nats-password", s, "") })
+	fs.Func("nats-nkey-seed", "the kiosk's NATS nkey seed `file`", func(s string) error { return c.set("nats-nkey-seed", s, "") })
+	fs.Func("nats-ca", "the NATS server's CA `file` (TLS)", func(s string) error { return c.set("nats-ca", s, "") })
 }
 
 // anchor is where the database's chain heads are anchored: the

@@ -17,6 +17,7 @@ import (
 	"pharaon/game/block"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
+	"pharaon/kiosk/fleet"
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/ui/art"
 	"pharaon/kiosk/ui/maint"
@@ -34,6 +35,8 @@ type parts struct {
 	m    *kiosk.Machine
 	devs *devsim.Devices // -dev only
 	bo   *backOffice
+	// stopFleet stops the outbox publisher (with a NATS URL only).
+	stopFleet func()
 }
 
 // backOffice is the maintenance screen's part of a running kiosk: its PINs,
@@ -93,6 +96,9 @@ func newBackOffice(ctx context.Context, st *store.Store, m *kiosk.Machine, clk k
 // Close stops the machine (after a voucher being printed), then the
 // simulated devices it was talking to, then closes the store.
 func (p *parts) Close() error {
+	if p.stopFleet != nil {
+		p.stopFleet()
+	}
 	err := p.m.Close()
 	if p.devs != nil {
 		err = errors.Join(err, p.devs.Close())
@@ -201,12 +207,50 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 		p.Close()
 		return nil, storeFailure(err)
 	}
+	if cfg.Fleet.URL != "" {
+		p.stopFleet, err = startFleet(ctx, cfg.Fleet, st, logger)
+		if err != nil {
+			p.Close()
+			return nil, err
+		}
+	}
 	if err := markInstalled(cfg); err != nil {
 		// The kiosk runs; without the marker a lost database is still
 		// refused (no -first-install), only with a vaguer reason.
 		logger.Printf("%v", err)
 	}
 	return p, nil
+}
+
+// startFleet starts the outbox publisher on its own goroutine: the kiosk
+// plays whether or not the centre answers. Its failures are logged when
+// they change (a server down is one line, not one a second).
+func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, logger *log.Logger) (stop func(), err error) {
+	p, err := fleet.NewPublisher(cfg, st)
+	if err != nil {
+		return nil, err
+	}
+	var last string
+	p.OnError = func(err error) {
+		if err.Error() != last {
+			last = err.Error()
+			logger.Printf("fleet: %v (the kiosk keeps its records and sends them when the centre answers)", err)
+		}
+	}
+	p.OnAck = func(int64) {
+		if last != "" {
+			last = ""
+			logger.Printf("fleet: publishing to %s again", cfg.URL)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.Run(ctx) //nolint:errcheck // ends with ctx
+	}()
+	logger.Printf("fleet: kiosk %s publishes its records to %s", cfg.KioskID, cfg.URL)
+	return func() { cancel(); <-done }, nil
 }
 
 // trustedKeys reads the issuers' public key files.

@@ -183,6 +183,11 @@ func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 			return Config{}, &usageError{"kiosk-id is required with a printer: it identifies the kiosk on its vouchers"}
 		}
 	}
+	// In a fleet the kiosk is known by its id.
+	cfg.Fleet.KioskID = cfg.KioskID
+	if err := cfg.Fleet.Check(); err != nil {
+		return Config{}, &usageError{fmt.Sprintf("nats-url: %v", err)}
+	}
 	return cfg, nil
 }
 

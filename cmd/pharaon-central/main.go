@@ -1,0 +1,243 @@
+// Command pharaon-central is the operator's view of the fleet (DESIGN.md
+// §11): it reads the records the kiosks published to NATS JetStream and
+// prints each kiosk's status and the fleet's report by stake, checks and
+// pays vouchers once across the fleet through the bucket vouchers, and,
+// for a development run, serves a local nats-server with JetStream.
+//
+//	pharaon-central status  [-nats URL] [-kiosk ID]   per-kiosk status
+//	pharaon-central report  [-nats URL]               sales and wins by stake
+//	pharaon-central voucher [-nats URL] VALIDATION    is it valid and unpaid
+//	pharaon-central pay     [-nats URL] -by COUNTER VALIDATION
+//	pharaon-central serve   -listen 127.0.0.1:4222 -store DIR
+//
+// Connection flags: -nats, -user, -password, -nkey-seed FILE, -ca FILE.
+// Exit status: 0 success, 1 failure (or a voucher not payable, a kiosk
+// with problems), 2 misuse.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"pharaon/game"
+	"pharaon/kiosk/fleet"
+	"pharaon/store"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, time.Now)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "pharaon-central:", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+// errFound is a check that found something wrong (it has been printed).
+var errFound = errors.New("problems found")
+
+const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
+  status  [-kiosk ID]         état de chaque borne / each kiosk's status
+  report                      ventes et gains par mise / sales and wins by stake
+  voucher VALIDATION          le ticket est-il valable et non payé / is the voucher valid and unpaid
+  pay -by COUNTER VALIDATION  payer un ticket une fois dans la flotte / pay a voucher once fleet-wide
+  serve -listen ADDR -store DIR  un nats-server local avec JetStream / a local nats-server with JetStream
+connexion / connection: -nats URL -user U -password P -nkey-seed FILE -ca FILE
+`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "-help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return errUsage
+		}
+		return nil
+	}
+	cmd := args[0]
+	fs := flag.NewFlagSet("pharaon-central "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("nats", nats.DefaultURL, "the centre's NATS `URL`")
+	user := fs.String("user", "", "NATS user")
+	password := fs.String("password", "", "NATS password")
+	seed := fs.String("nkey-seed", "", "NATS nkey seed `file`")
+	ca := fs.String("ca", "", "the server's CA `file` (TLS)")
+	kioskID := fs.String("kiosk", "", "one kiosk only (status)")
+	by := fs.String("by", "", "the counter paying (pay)")
+	listen := fs.String("listen", "127.0.0.1:4222", "address to serve on (serve)")
+	dir := fs.String("store", "", "JetStream store `directory` (serve)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return errUsage
+	}
+	if cmd == "serve" {
+		return serve(ctx, *listen, *dir, stdout)
+	}
+	cfg := fleet.Config{URL: *url, KioskID: "central", User: *user, Password: *password, NKeySeedFile: *seed, CAFile: *ca}
+	opts, err := cfg.Options()
+	if err != nil {
+		return err
+	}
+	nc, err := nats.Connect(*url, append(opts, nats.Name("pharaon-central"))...)
+	if err != nil {
+		return fmt.Errorf("connect %s: %w", *url, err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	switch cmd {
+	case "status", "report":
+		f := fleet.NewFleet()
+		if err := fleet.ReadRecords(ctx, js, *kioskID, func(k string, r store.OutboxRecord, at time.Time) error {
+			f.Apply(k, r, at)
+			return nil
+		}); err != nil {
+			return err
+		}
+		if cmd == "status" {
+			return printStatus(stdout, f, now())
+		}
+		return printReport(stdout, f)
+	case "voucher", "pay":
+		if fs.NArg() != 1 {
+			fmt.Fprint(stderr, usage)
+			return errUsage
+		}
+		_, kv, err := fleet.Ensure(ctx, js, 1)
+		if err != nil {
+			return err
+		}
+		val := fs.Arg(0)
+		if cmd == "voucher" {
+			return checkVoucher(ctx, stdout, kv, val, now())
+		}
+		if *by == "" {
+			fmt.Fprintln(stderr, "pay: -by COUNTER manque / is missing")
+			return errUsage
+		}
+		v, err := fleet.PayVoucher(ctx, kv, val, *by, now())
+		if err != nil {
+			fmt.Fprintf(stdout, "REFUSÉ / REFUSED\u00a0: %v\n", err)
+			return errFound
+		}
+		fmt.Fprintf(stdout, "PAYÉ / PAID\u00a0: %s, %s, borne / kiosk %s, par / by %s\n", v.Validation, game.Money(v.Amount), v.Kiosk, v.PaidBy)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return errUsage
+}
+
+func printStatus(w io.Writer, f *fleet.Fleet, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "borne/kiosk\tvue/seen\tséquence/seq\tcrédit/credit\tparties/plays\tventes/sales\tgains/wins\tbillets/notes\ttickets/vouchers\tpannes/faults")
+	bad := false
+	for _, k := range f.Sorted() {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%d\n", k.Kiosk, ago(now.Sub(k.LastSeen)), k.LastSeq,
+			game.Money(k.Credit), k.Plays, game.Money(k.Sales), game.Money(k.Wins), game.Money(k.BillsIn), game.Money(k.Vouchers), k.Faults)
+		bad = bad || len(k.Problems) > 0
+	}
+	tw.Flush()
+	for _, k := range f.Sorted() {
+		for _, p := range k.Problems {
+			fmt.Fprintf(w, "PROBLÈME / PROBLEM %s\u00a0: %s\n", k.Kiosk, p)
+		}
+	}
+	if bad {
+		return errFound
+	}
+	return nil
+}
+
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + " s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + " min"
+	default:
+		return strconv.Itoa(int(d.Hours())) + " h"
+	}
+}
+
+func printReport(w io.Writer, f *fleet.Fleet) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "mise/stake\tparties/plays\tventes/sales\tgains/wins\t")
+	var plays, sales, wins int64
+	for _, s := range f.Stakes() {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", game.Money(s.Stake), s.Plays, game.Money(s.Sales), game.Money(s.Wins))
+		plays, sales, wins = plays+s.Plays, sales+s.Sales, wins+s.Wins
+	}
+	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t\n", plays, game.Money(sales), game.Money(wins))
+	return tw.Flush()
+}
+
+func checkVoucher(ctx context.Context, w io.Writer, kv jetstream.KeyValue, val string, now time.Time) error {
+	v, err := fleet.LookupVoucher(ctx, kv, val)
+	if err != nil {
+		fmt.Fprintf(w, "INCONNU / UNKNOWN\u00a0: %v\n", err)
+		return errFound
+	}
+	payable := v.State == "printed" && now.Before(v.Expires())
+	verdict := "PAYABLE"
+	if !payable {
+		verdict = "NON PAYABLE / NOT PAYABLE"
+	}
+	fmt.Fprintf(w, "%s\u00a0: %s, %s, borne / kiosk %s, état / state %s, expire / expires %s\n", verdict, v.Validation,
+		game.Money(v.Amount), v.Kiosk, v.State, v.Expires().UTC().Format(time.RFC3339))
+	if !payable {
+		return errFound
+	}
+	return nil
+}
+
+// serve runs a nats-server with JetStream on listen until ctx ends: the
+// centre of a development run (make run-fleet). Production runs a
+// clustered nats-server of its own.
+func serve(ctx context.Context, listen, dir string, stdout io.Writer) error {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("-listen %q: %w", listen, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return fmt.Errorf("-listen %q: %w", listen, err)
+	}
+	if dir == "" {
+		return errors.New("serve: -store DIR is missing")
+	}
+	s, err := server.NewServer(&server.Options{Host: host, Port: p, JetStream: true, StoreDir: dir, NoSigs: true})
+	if err != nil {
+		return err
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		s.Shutdown()
+		return errors.New("nats-server did not start")
+	}
+	fmt.Fprintf(stdout, "nats-server JetStream: %s (store %s)\n", s.ClientURL(), dir)
+	<-ctx.Done()
+	s.Shutdown()
+	s.WaitForShutdown()
+	return nil
+}

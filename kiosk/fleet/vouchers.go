@@ -1,0 +1,145 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"pharaon/store"
+)
+
+// VoucherEntry is a voucher as the fleet knows it: one entry of the
+// bucket VoucherBucket, keyed by its validation number.
+type VoucherEntry struct {
+	Validation string `json:"validation"`
+	Kiosk      string `json:"kiosk"`  // the kiosk that issued it
+	ID         int64  `json:"id"`     // its number at that kiosk
+	Amount     int64  `json:"amount"` // cents
+	ExpiresAt  int64  `json:"expires_at"`
+	State      string `json:"state"` // issued, printed, paid, void, expired (store.VoucherState)
+	PaidBy     string `json:"paid_by,omitempty"`
+	PaidAt     int64  `json:"paid_at,omitempty"`
+	Revision   uint64 `json:"-"`
+}
+
+// Expires is when the voucher expires.
+func (v VoucherEntry) Expires() time.Time { return time.Unix(0, v.ExpiresAt) }
+
+// rank orders a voucher's states: an entry only moves forward.
+func rank(state string) int {
+	switch state {
+	case "issued":
+		return 0
+	case "printed":
+		return 1
+	default: // paid, void, expired: final
+		return 2
+	}
+}
+
+// Errors of the central voucher check.
+var (
+	ErrVoucherUnknown    = errors.New("voucher unknown to the fleet")
+	ErrVoucherNotPayable = errors.New("voucher not payable")
+)
+
+// applyVoucherRecord brings the voucher's fleet entry up to a published
+// record of it; other records are ignored. It is idempotent: a state at or
+// behind the entry's changes nothing, so a record sent again is harmless.
+func applyVoucherRecord(ctx context.Context, kv jetstream.KeyValue, kiosk string, r store.OutboxRecord) error {
+	if r.Kind != "voucher" && r.Kind != "voucher_state" {
+		return nil
+	}
+	var rec struct {
+		ID         int64  `json:"id"`
+		At         int64  `json:"at"`
+		Validation string `json:"validation"`
+		Amount     int64  `json:"amount"`
+		ExpiresAt  int64  `json:"expires_at"`
+		State      string `json:"state"`
+	}
+	if err := json.Unmarshal(r.Payload, &rec); err != nil {
+		return fmt.Errorf("voucher record %d: %w", r.Seq, err)
+	}
+	next := VoucherEntry{Validation: rec.Validation, Kiosk: kiosk, ID: rec.ID, Amount: rec.Amount,
+		ExpiresAt: rec.ExpiresAt, State: rec.State}
+	if rec.State == "paid" {
+		next.PaidBy, next.PaidAt = kiosk, rec.At
+	}
+	for {
+		cur, err := LookupVoucher(ctx, kv, rec.Validation)
+		if errors.Is(err, ErrVoucherUnknown) {
+			data, _ := json.Marshal(next)
+			_, err = kv.Create(ctx, rec.Validation, data)
+			if errors.Is(err, jetstream.ErrKeyExists) {
+				continue // created meanwhile: merge with it
+			}
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		if rank(next.State) <= rank(cur.State) {
+			return nil
+		}
+		data, _ := json.Marshal(next)
+		_, err = kv.Update(ctx, rec.Validation, data, cur.Revision)
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			continue
+		}
+		return err
+	}
+}
+
+// LookupVoucher reads a voucher's fleet entry.
+func LookupVoucher(ctx context.Context, kv jetstream.KeyValue, validation string) (VoucherEntry, error) {
+	e, err := kv.Get(ctx, validation)
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrInvalidKey) {
+		return VoucherEntry{}, fmt.Errorf("voucher %s: %w", validation, ErrVoucherUnknown)
+	}
+	if err != nil {
+		return VoucherEntry{}, fmt.Errorf("voucher %s: %w", validation, err)
+	}
+	var v VoucherEntry
+	if err := json.Unmarshal(e.Value(), &v); err != nil {
+		return VoucherEntry{}, fmt.Errorf("voucher %s: %w", validation, err)
+	}
+	v.Revision = e.Revision()
+	return v, nil
+}
+
+// PayVoucher records the payment of a voucher at counter by, once across
+// the fleet: it reads the entry, refuses a voucher that is not printed or
+// has expired at now, and writes it paid only if no one wrote it since it
+// was read (compare-and-set on the revision). Of two counters paying the
+// same voucher at once, one gets the entry paid, the other
+// ErrVoucherNotPayable.
+func PayVoucher(ctx context.Context, kv jetstream.KeyValue, validation, by string, now time.Time) (VoucherEntry, error) {
+	for {
+		v, err := LookupVoucher(ctx, kv, validation)
+		if err != nil {
+			return VoucherEntry{}, err
+		}
+		if v.State != "printed" {
+			return v, fmt.Errorf("voucher %s is %s: %w", validation, v.State, ErrVoucherNotPayable)
+		}
+		if !now.Before(v.Expires()) {
+			return v, fmt.Errorf("voucher %s expired: %w", validation, ErrVoucherNotPayable)
+		}
+		v.State, v.PaidBy, v.PaidAt = "paid", by, now.UnixNano()
+		data, _ := json.Marshal(v)
+		rev, err := kv.Update(ctx, validation, data, v.Revision)
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			continue // someone wrote it since: read again and decide again
+		}
+		if err != nil {
+			return VoucherEntry{}, fmt.Errorf("voucher %s: %w", validation, err)
+		}
+		v.Revision = rev
+		return v, nil
+	}
+}
