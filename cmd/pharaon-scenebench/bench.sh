@@ -136,7 +136,7 @@ run() {
 	local anon file gomib
 	anon=$(awk '/RssAnon/{print $2}' /proc/$apid/status)
 	file=$(awk '/RssFile/{print $2}' /proc/$apid/status)
-	gomib=$(grep -o 'go_mib [0-9.]*' "$log" | tail -1 | awk '{print $2}')
+	gomib=$(grep -o '^mem go_mib [0-9.]*' "$log" | tail -1 | awk '{print $3}')
 	cp /proc/$apid/smaps "$OUT/$name.$round.smaps" 2>/dev/null
 	kill $apid; wait $apid 2>/dev/null; kill $xpid; wait $xpid 2>/dev/null
 	local el acpu xcpu
