@@ -19,6 +19,9 @@
 #   kiosk_play  the same, a 20 € note inserted and a 2 € Auto game played
 #               (xdotool taps): frame gaps and memory of the real kiosk in play
 #   kiosk_play_1080  the same at 1920×1080
+#   kiosk_play_base, kiosk_play_1080_base  the same with BASE/pharaon, another
+#               build (before and after a change, alternated in one run;
+#               not in the default SCENES)
 #
 # Per run: first_ms (process start to its FIRST_FRAME line), home_ms (the
 # kiosk's home screen), CPU of the scene and of Xvfb in % of one core over
@@ -31,7 +34,7 @@
 # table ends with each scene's medians over the rounds, and the load
 # average. The kiosk's runs measure once its home screen is shown.
 #
-# Environment: PEER, ROUNDS (3), WARM (2 s), WIN (8 s), SCENES (all the
+# Environment: PEER, BASE, ROUNDS (3), WARM (2 s), WIN (8 s), SCENES (all the
 # scenes above), BIN (bin, where this tree's pharaon and
 # pharaon-scenebench are built first; another directory: its binaries as
 # they are, to compare builds), OUT (a directory for the logs and
@@ -42,7 +45,7 @@ ROUNDS=${ROUNDS:-3} WARM=${WARM:-2} WIN=${WIN:-8}
 SCENES=${SCENES:-peer game game_plain attract game_1080 kiosk kiosk_play kiosk_play_1080}
 BIN=${BIN:-bin}
 OUT=${OUT:-$(mktemp -d /tmp/pharaon-bench.XXXXXX)}
-PEER=${PEER:-}
+PEER=${PEER:-} BASE=${BASE:-}
 export LANG=fr_FR.UTF-8 FYNE_SCALE=1
 hz=$(getconf CLK_TCK)
 mkdir -p "$OUT"
@@ -125,6 +128,16 @@ run() {
 	for _ in $(seq 1 "$WIN"); do sleep 1; rss+=("$(awk '/VmRSS/{print $2}' /proc/$apid/status)"); done
 	local a1 x1 s1 l1 hwm; a1=$(cpu $apid); x1=$(cpu $xpid); s1=$(date +%s%N); l1=$(wc -l <"$log")
 	hwm=$(awk '/VmHWM/{print $2}' /proc/$apid/status)
+	# Where the memory is, at the window's end: anonymous (the Go heap,
+	# llvmpipe's textures and buffers, the C heap) and file-backed (the
+	# libraries' pages: Mesa, LLVM, GLFW, fonts) resident memory, and what
+	# the Go runtime holds (the kiosk's PHARAON_MEMLOG line; "-" for the
+	# others).
+	local anon file gomib
+	anon=$(awk '/RssAnon/{print $2}' /proc/$apid/status)
+	file=$(awk '/RssFile/{print $2}' /proc/$apid/status)
+	gomib=$(grep -o '^mem go_mib [0-9.]*' "$log" | tail -1 | awk '{print $3}')
+	cp /proc/$apid/smaps "$OUT/$name.$round.smaps" 2>/dev/null
 	kill $apid; wait $apid 2>/dev/null; kill $xpid; wait $xpid 2>/dev/null
 	local el acpu xcpu
 	el=$(echo "($s1-$s0)/1000000000" | bc -l)
@@ -137,8 +150,9 @@ run() {
 	fmin=$(awk '{print $2}' <<<"$win" | grep . | sort -n | head -1)
 	gmax=$(grep -o 'gap_ms_max [0-9.]*' <<<"$win" | awk '{print $2}' | sort -n | tail -1)
 	g33=$(grep -o 'gap_ms_max [0-9.]*' <<<"$win" | awk '$2>33{n++} END{print n+0}')
-	printf '%s,%d,%s,%s,%.1f,%.1f,%s,%s,%s,%s,%s,%s\n' "$name" "$round" "$first" "${home:--}" "$acpu" "$xcpu" \
-		"$(printf '%s\n' "${rss[@]}" | med)" "${hwm:--}" "${fmed:--}" "${fmin:--}" "${gmax:--}" "$g33"
+	printf '%s,%d,%s,%s,%.1f,%.1f,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$name" "$round" "$first" "${home:--}" "$acpu" "$xcpu" \
+		"$(printf '%s\n' "${rss[@]}" | med)" "${hwm:--}" "${fmed:--}" "${fmin:--}" "${gmax:--}" "$g33" \
+		"${anon:--}" "${file:--}" "${gomib:--}"
 }
 
 # kdb NAME ROUND: a copy of the development kiosk for one run (a run ends
@@ -156,14 +170,16 @@ scene() {
 	game_plain) run game_plain "$2" 1280x800 "$sb" -fullbackdrop=false ;;
 	attract) run attract "$2" 1280x800 "$sb" -scene attract ;;
 	game_1080) run game_1080 "$2" 1920x1080 "$sb" -w 1920 -h 1080 ;;
-	kiosk) run kiosk "$2" 1280x800 -prep athome "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
-	kiosk_play) run kiosk_play "$2" 1280x800 -prep play "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
-	kiosk_play_1080) run kiosk_play_1080 "$2" 1920x1080 -prep play "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
+	kiosk) run kiosk "$2" 1280x800 -prep athome env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
+	kiosk_play) run kiosk_play "$2" 1280x800 -prep play env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
+	kiosk_play_base) [ -x "$BASE/pharaon" ] && run kiosk_play_base "$2" 1280x800 -prep play env PHARAON_MEMLOG=1 "$BASE/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
+	kiosk_play_1080_base) [ -x "$BASE/pharaon" ] && run kiosk_play_1080_base "$2" 1920x1080 -prep play env PHARAON_MEMLOG=1 "$BASE/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
+	kiosk_play_1080) run kiosk_play_1080 "$2" 1920x1080 -prep play env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
 	esac
 }
 
 csv=$OUT/results.csv
-echo "scene,round,first_ms,home_ms,cpu_pct,xvfb_pct,rss_kb,hwm_kb,fps_med,fps_min,gap_max_ms,s_gap_over_33" >"$csv"
+echo "scene,round,first_ms,home_ms,cpu_pct,xvfb_pct,rss_kb,hwm_kb,fps_med,fps_min,gap_max_ms,s_gap_over_33,anon_kb,file_kb,go_mib" >"$csv"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for r in $(seq 1 "$ROUNDS"); do
 	for s in $SCENES; do
@@ -175,7 +191,7 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 echo
 echo "Medians over $ROUNDS rounds (logs and results.csv in $OUT):"
 {
-	echo "scene first_ms home_ms cpu_pct xvfb_pct cpu_ms/frame rss_MiB fps_med gap_max_ms s_gap>33"
+	echo "scene first_ms home_ms cpu_pct xvfb_pct cpu_ms/frame rss_MiB fps_med gap_max_ms s_gap>33 anon_MiB file_MiB go_MiB"
 	for s in $SCENES; do
 		awk -F, -v s="$s" '$1==s' "$csv" | awk -F, '
 			function m(col,   n, i, j, t, v) { n = 0
@@ -184,8 +200,9 @@ echo "Medians over $ROUNDS rounds (logs and results.csv in $OUT):"
 				for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
 				return v[int((n + 1) / 2)] }
 			{ for (i = 1; i <= NF; i++) c[NR, i] = $i; name = $1
-			  c[NR, 13] = ($9 == "-" || $9 + 0 == 0) ? "-" : sprintf("%.1f", $5 * 10 / $9) }
-			END { if (NR) printf "%s %s %s %s %s %s %.0f %s %s %s\n", name, m(3), m(4), m(5), m(6), m(13), m(7) / 1024, m(9), m(11), m(12) }'
+			  c[NR, 20] = ($9 == "-" || $9 + 0 == 0) ? "-" : sprintf("%.1f", $5 * 10 / $9) }
+			function mib(col,   x) { x = m(col); return x == "-" ? "-" : sprintf("%.0f", x / 1024) }
+			END { if (NR) printf "%s %s %s %s %s %s %.0f %s %s %s %s %s %s\n", name, m(3), m(4), m(5), m(6), m(20), m(7) / 1024, m(9), m(11), m(12), mib(13), mib(14), m(15) }'
 	done
 } | column -t
 echo "load average (1, 5, 15 min): before $load0, after $load1; $(nproc) cores"

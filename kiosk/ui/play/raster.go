@@ -30,29 +30,56 @@ type rasterKey struct {
 
 // rasterCache holds the rasters of the screens' art, shared by every
 // Screens, game screen, playfield and cartouche: a raster depends only on
-// the drawing, the size and the fill. It is bounded in bytes: a kiosk shows
-// a handful of sizes (some 30 MB of pixels at 1920×1080); past the bound,
-// which only a test resizing its window over and over reaches, it starts
-// again.
+// the drawing, the size and the fill. It is bounded in bytes: past the
+// bound it lets go of the rasters used least recently (a size no longer
+// shown, after a resize or a change of screen) until the new one fits. A
+// kiosk shows a handful of sizes, some 7 MB of pixels at 1280×800 and about
+// 2,5 times that at 1920×1080 (docs/performance.md), so the bound is only
+// reached by sizes that are no longer shown; a raster let go of is made
+// again at its next use, and the Go heap keeps it only while an image
+// shows it.
 type rasterCache struct {
 	mu    sync.Mutex
-	m     map[rasterKey]*image.RGBA
+	m     map[rasterKey]*rasterEntry
 	bytes int
+	max   int    // the bound in bytes
+	tick  uint64 // counts the uses, for the least recent
 }
 
-// rasterCacheBytes bounds the pixels the cache holds.
-const rasterCacheBytes = 256 << 20
+// rasterEntry is a raster and when it was last used (rasterCache.tick).
+type rasterEntry struct {
+	img  *image.RGBA
+	used uint64
+}
 
-var rasters = &rasterCache{m: make(map[rasterKey]*image.RGBA)}
+// rasterCacheBytes bounds the pixels the cache holds: twice and a half
+// what a 1920×1080 kiosk shows.
+const rasterCacheBytes = 64 << 20
+
+var rasters = newRasterCache(rasterCacheBytes)
+
+func newRasterCache(max int) *rasterCache {
+	return &rasterCache{m: make(map[rasterKey]*rasterEntry), max: max}
+}
+
+// lookup returns the raster under k, marked as used now.
+func (c *rasterCache) lookup(k rasterKey) (*image.RGBA, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[k]
+	if !ok {
+		return nil, false
+	}
+	c.tick++
+	e.used = c.tick
+	return e.img, true
+}
 
 // get returns res rasterised at w×h pixels, meeting them as fill says
 // (art.Rasterize); nil if the drawing cannot be rasterised.
 func (c *rasterCache) get(res fyne.Resource, w, h int, fill canvas.ImageFill) *image.RGBA {
 	k := rasterKey{res.Name(), w, h, fill}
-	c.mu.Lock()
-	img, ok := c.m[k]
-	c.mu.Unlock()
-	if ok {
+	if img, ok := c.lookup(k); ok {
 		return img
 	}
 	ras, err := art.Rasterize(res, w, h, fill)
@@ -82,10 +109,8 @@ func (c *rasterCache) bands(res fyne.Resource, w, h, top, bottom int, fill canva
 	}
 	kt := rasterKey{res.Name() + "#top", w, top, fill}
 	kb := rasterKey{res.Name() + "#bottom", w, bottom, fill}
-	c.mu.Lock()
-	t, okT := c.m[kt]
-	b, okB := c.m[kb]
-	c.mu.Unlock()
+	t, okT := c.lookup(kt)
+	b, okB := c.lookup(kb)
 	if okT && okB {
 		return t, b
 	}
@@ -107,17 +132,28 @@ func (c *rasterCache) bands(res fyne.Resource, w, h, top, bottom int, fill canva
 	return t, b
 }
 
+// put keeps img under k, letting go of the rasters used least recently
+// until it fits the bound (a raster larger than the bound is kept alone).
 func (c *rasterCache) put(k rasterKey, img *image.RGBA) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.m[k]; ok {
-		c.bytes -= len(old.Pix)
+		c.bytes -= len(old.img.Pix)
+		delete(c.m, k)
 	}
-	if c.bytes+len(img.Pix) > rasterCacheBytes {
-		clear(c.m)
-		c.bytes = 0
+	for c.bytes+len(img.Pix) > c.max && len(c.m) > 0 {
+		var oldest rasterKey
+		first := true
+		for key, e := range c.m {
+			if first || e.used < c.m[oldest].used {
+				oldest, first = key, false
+			}
+		}
+		c.bytes -= len(c.m[oldest].img.Pix)
+		delete(c.m, oldest)
 	}
-	c.m[k] = img
+	c.tick++
+	c.m[k] = &rasterEntry{img: img, used: c.tick}
 	c.bytes += len(img.Pix)
 }
 
