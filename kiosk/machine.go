@@ -99,6 +99,10 @@ type Config struct {
 	Keys block.Keys
 	// KioskID and Venue are printed on the vouchers.
 	KioskID, Venue string
+	// Language is the language the screens start in, "fr" or "en" (the
+	// setting screen.language, kept in the store, overrides it); empty:
+	// the caller's.
+	Language string
 	// Location is the time zone of the dates printed on vouchers (default
 	// Europe/Paris).
 	Location *time.Location
@@ -368,6 +372,10 @@ func (m *Machine) Close() error {
 	m.w.Close()
 	return nil
 }
+
+// Language is the language the screens start in ("fr", "en"; empty: the
+// caller's): the technician's setting, read at start.
+func (m *Machine) Language() string { return m.cfg.Language }
 
 // Snapshot returns the machine's state now.
 func (m *Machine) Snapshot() Snapshot {

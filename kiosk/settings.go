@@ -309,6 +309,9 @@ func applySettings(st *store.Store, cfg *Config) {
 	if v, ok := get(SettingVenue); ok {
 		cfg.Venue = v
 	}
+	if v, ok := get(SettingLanguage); ok {
+		cfg.Language = v
+	}
 	if v, ok := get(SettingIdleSeconds); ok {
 		n, _ := strconv.Atoi(v)
 		cfg.ResultTimeout = time.Duration(n) * time.Second

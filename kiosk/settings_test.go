@@ -106,12 +106,13 @@ func TestSettingsApplyAtNextStart(t *testing.T) {
 	tech, err := o.Login(ctx, "24680")
 	require.NoError(t, err)
 	for k, v := range map[string]string{SettingKioskID: "PH-0099", SettingVenue: "Tabac du Port, Sète",
-		SettingIdleSeconds: "40", SettingAutoSeconds: "20", SettingAcceptedNotes: "10,20"} {
+		SettingIdleSeconds: "40", SettingAutoSeconds: "20", SettingAcceptedNotes: "10,20", SettingLanguage: "en"} {
 		require.NoError(t, o.SetSetting(ctx, tech, k, v))
 	}
 	require.NoError(t, f.st.SetSetting(ctx, "test", SettingVenue, "")) // not through the screen
 	f.restart()
 	assert.Equal(t, "PH-0099", f.m.cfg.KioskID)
+	assert.Equal(t, "en", f.m.Language(), "the screens start in English")
 	assert.Equal(t, "", f.m.cfg.Venue, "the configuration's venue: the bad value is ignored")
 	assert.Equal(t, 40*time.Second, f.m.cfg.ResultTimeout)
 	assert.Equal(t, 20*breakout.TicksPerSecond, f.m.cfg.Engine.IdleTicks)

@@ -231,3 +231,16 @@ func TestConfigAnchor(t *testing.T) {
 	assert.Equal(t, "/etc/pharaon/secret/anchor.key", a.Key)
 	assert.Equal(t, "/srv/anchor", a.Path)
 }
+
+// The technician's language setting wins over the configuration's; an
+// unreadable one leaves the configuration's, said in the log.
+func TestStartLang(t *testing.T) {
+	var log strings.Builder
+	logger := newLogger(&log, osEnv{})
+	assert.Equal(t, ui.French, startLang(ui.French, "", logger))
+	assert.Equal(t, ui.English, startLang(ui.French, "en", logger))
+	assert.Equal(t, ui.French, startLang(ui.English, "fr", logger))
+	assert.Empty(t, log.String())
+	assert.Equal(t, ui.English, startLang(ui.English, "de", logger))
+	assert.Contains(t, log.String(), "language setting", "said in the log")
+}

@@ -301,7 +301,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		logger.Printf("kiosk %s, credit %s, stakes open %v", snap.State, snap.Credit.Plain(), snap.Available)
 		var once sync.Once
 		up := func() { once.Do(func() { homeShown(logger, started); nextFrame(sd.ready) }) }
-		opt := ui.Options{Lang: cfg.Lang, OnHome: up}
+		opt := ui.Options{Lang: startLang(cfg.Lang, p.m.Language(), logger), OnHome: up}
 		p.bo.onSetup = up
 		if cfg.FPS {
 			opt.OnFrameStats = func(s play.FrameStats) { logger.Print(s) }
@@ -463,4 +463,19 @@ func homeShown(logger *log.Logger, started time.Time) {
 	nextFrame(func() {
 		logger.Printf("home shown after %d ms", time.Since(started).Milliseconds())
 	})
+}
+
+// startLang is the language the screens start in: the technician's
+// setting (kept in the store, read by the machine) over the
+// configuration's.
+func startLang(configured ui.Lang, setting string, logger *log.Logger) ui.Lang {
+	if setting == "" {
+		return configured
+	}
+	l, err := ui.ParseLang(setting)
+	if err != nil {
+		logger.Printf("language setting %q: %v; %s kept", setting, err, configured)
+		return configured
+	}
+	return l
 }
