@@ -51,6 +51,10 @@ type Config struct {
 	// or no cash-out, shown as such (with -dev: the simulators).
 	Validator string // the bill validator's serial device (ID-003)
 	Printer   string // the voucher printer's serial device (ESC/POS)
+	// BlockDir is where the maintenance screen's blocks view looks for
+	// block files: a USB stick is mounted under it (empty: /media,
+	// maint.BlockDir).
+	BlockDir string
 	// The money flow's limits (kiosk.CashConfig; 0: the kiosk's
 	// defaults, and the store's settings, which the maintenance screen
 	// changes, override them).
@@ -68,7 +72,7 @@ const maxConfigSize = 64 << 10
 // configKeys are the keys of the configuration file, which are the long
 // names of the flags.
 var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "fps", "keys", "validator", "printer",
-	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor"}
+	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor", "block-dir"}
 
 // maxValidityDays bounds a voucher's validity: ten years is a mistake.
 const maxValidityDays = 3660
@@ -148,6 +152,8 @@ func (c *Config) set(key, value, dir string) error {
 		return path(&c.AnchorKey, value)
 	case "anchor":
 		return path(&c.Anchor, value)
+	case "block-dir":
+		return path(&c.BlockDir, value)
 	case "kiosk-id", "venue":
 		// Printed on vouchers: one line of text.
 		if strings.ContainsFunc(value, unicode.IsControl) {
@@ -239,6 +245,8 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("anchor-key", s, "") })
 	fs.Func("anchor", "the anchor `file` of the database's chain heads (default: pharaon.anchor beside the database)",
 		func(s string) error { return c.set("anchor", s, "") })
+	fs.Func("block-dir", "the `directory` the maintenance screen looks for block files under, where a USB stick is mounted (default /media)",
+		func(s string) error { return c.set("block-dir", s, "") })
 	fs.BoolVar(&c.FirstInstall, "first-install", false,
 		"a new kiosk: create its database (without it a production kiosk refuses to start with no database)")
 	fs.BoolFunc("fps", "log frames per second and time per frame during a game", func(s string) error { return c.set("fps", s, "") })

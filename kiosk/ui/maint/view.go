@@ -81,6 +81,9 @@ type Env struct {
 	// Refresh rebuilds the view shown (after an action changed what it
 	// shows).
 	Refresh func()
+	// BlockDir is where the blocks view looks for block files (Config.BlockDir;
+	// empty: BlockDir).
+	BlockDir string
 }
 
 // View is one entry of the maintenance menu.
