@@ -45,6 +45,9 @@ const (
 	// FaultAnchor: the database does not match the heads anchored outside
 	// it (a history cut or rewritten, the anchor or its secret missing).
 	FaultAnchor = "anchor"
+	// FaultSoftware: the running binary is not the one the signed
+	// manifest of the installed package lists (Config.Software).
+	FaultSoftware = "software"
 	// The start-up failures of the kiosk binary, before any machine runs.
 	FaultNoDatabase = "database_missing" // no database, and not a first install
 	FaultKeys       = "issuer_keys"      // an issuer key file cannot be read
@@ -113,6 +116,9 @@ type Config struct {
 	// boot check's: the start-up screen shows them. It must not call the
 	// machine.
 	OnBootStep func(step BootStep, done bool)
+	// Software is the binary's self-test at boot (selftest.go); its zero
+	// value (no manifest) skips it and says so in the log.
+	Software SoftwareCheck
 }
 
 // BootStep is a step of a kiosk's start (Config.OnBootStep).
@@ -253,6 +259,10 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 		}
 	}()
 
+	if err := m.checkSoftware(ctx); err != nil {
+		m.refuseSoftware(err)
+		return nil
+	}
 	if err := m.bootCheck(ctx); err != nil {
 		m.reject(err)
 		return nil
