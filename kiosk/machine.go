@@ -219,6 +219,10 @@ type Machine struct {
 	rejected bool
 	// fullDone is closed when the background full verification ended.
 	fullDone chan struct{}
+	// served: the start went past the checks (serve: the cash devices
+	// run); clearMu makes one technician's clear at a time (ClearChecks).
+	served  bool
+	clearMu sync.Mutex
 
 	// layoutHook, in tests only, replaces reveal.Layout to make a wall
 	// that does not match its unit.
@@ -267,6 +271,13 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 		m.reject(err)
 		return nil
 	}
+	return m.serve(ctx, true)
+}
+
+// serve is the start past the checks: the hand-pay lock, the recovery of
+// an interrupted play, the credit and blocks, the cash; then, when
+// background is set, the full verification while the kiosk serves.
+func (m *Machine) serve(ctx context.Context, background bool) error {
 	if err := m.loadHandPay(ctx); err != nil {
 		return fmt.Errorf("read the hand-pay lock: %w", err)
 	}
@@ -286,7 +297,10 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 		return err
 	}
 	m.bootStep(BootCash, true)
-	m.update(func() {})
+	m.update(func() { m.served = true })
+	if !background {
+		return nil
+	}
 	// The full verification, which the boot check leaves to run while the
 	// kiosk serves: a failure takes it out of service like a boot failure.
 	m.wg.Add(1)
