@@ -55,6 +55,9 @@ type Office interface {
 	Identity(ctx context.Context, s *kiosk.Session) (kiosk.Identity, error)
 	SetTestMode(ctx context.Context, s *kiosk.Session, on bool) error
 	TestMode(ctx context.Context, s *kiosk.Session) (bool, []kiosk.TestNote, error)
+	// The fault and the technician's clear (fault.go).
+	Fault(ctx context.Context, s *kiosk.Session) (kiosk.Fault, error)
+	ClearFault(ctx context.Context, s *kiosk.Session) error
 }
 
 var _ Office = (*kiosk.Office)(nil)
