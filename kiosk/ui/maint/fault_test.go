@@ -25,7 +25,9 @@ type faultOffice struct {
 	clears   int
 }
 
-func (o *faultOffice) Fault(context.Context, *kiosk.Session) (kiosk.Fault, error) { return o.fault, nil }
+func (o *faultOffice) Fault(context.Context, *kiosk.Session) (kiosk.Fault, error) {
+	return o.fault, nil
+}
 func (o *faultOffice) ClearFault(context.Context, *kiosk.Session) error {
 	o.clears++
 	if o.clearErr != nil {
