@@ -117,7 +117,7 @@ type Config struct {
 	// machine.
 	OnBootStep func(step BootStep, done bool)
 	// Software is the binary's self-test at boot (selftest.go); its zero
-	// value (no manifest) skips it and says so in the log.
+	// value (no manifest) skips it.
 	Software SoftwareCheck
 }
 

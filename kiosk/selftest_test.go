@@ -138,12 +138,3 @@ func TestTechniciansClearKeepsAnEditedHistoryOut(t *testing.T) {
 	assert.Zero(t, snap.Credit)
 	require.Len(t, officeEvents(t, f, "fault_not_cleared"), 1)
 }
-
-// Without a manifest (a development run) the self-test is skipped and the
-// log says so.
-func TestSelfTestSkippedWithoutManifest(t *testing.T) {
-	f := newFixture(t)
-	f.boot()
-	assert.Equal(t, Home, f.m.Snapshot().State)
-	require.Len(t, kioskEvents(t, f, "selftest_skipped"), 1)
-}
