@@ -45,6 +45,9 @@ const (
 	// FaultAnchor: the database does not match the heads anchored outside
 	// it (a history cut or rewritten, the anchor or its secret missing).
 	FaultAnchor = "anchor"
+	// FaultSoftware: the running binary is not the one the signed
+	// manifest of the installed package lists (Config.Software).
+	FaultSoftware = "software"
 	// The start-up failures of the kiosk binary, before any machine runs.
 	FaultNoDatabase = "database_missing" // no database, and not a first install
 	FaultKeys       = "issuer_keys"      // an issuer key file cannot be read
@@ -117,6 +120,9 @@ type Config struct {
 	// boot check's: the start-up screen shows them. It must not call the
 	// machine.
 	OnBootStep func(step BootStep, done bool)
+	// Software is the binary's self-test at boot (selftest.go); its zero
+	// value (no manifest) skips it.
+	Software SoftwareCheck
 }
 
 // BootStep is a step of a kiosk's start (Config.OnBootStep).
@@ -217,6 +223,10 @@ type Machine struct {
 	rejected bool
 	// fullDone is closed when the background full verification ended.
 	fullDone chan struct{}
+	// served: the start went past the checks (serve: the cash devices
+	// run); clearMu makes one technician's clear at a time (ClearChecks).
+	served  bool
+	clearMu sync.Mutex
 
 	// layoutHook, in tests only, replaces reveal.Layout to make a wall
 	// that does not match its unit.
@@ -257,10 +267,21 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 		}
 	}()
 
+	if err := m.checkSoftware(ctx); err != nil {
+		m.refuseSoftware(err)
+		return nil
+	}
 	if err := m.bootCheck(ctx); err != nil {
 		m.reject(err)
 		return nil
 	}
+	return m.serve(ctx, true)
+}
+
+// serve is the start past the checks: the hand-pay lock, the recovery of
+// an interrupted play, the credit and blocks, the cash; then, when
+// background is set, the full verification while the kiosk serves.
+func (m *Machine) serve(ctx context.Context, background bool) error {
 	if err := m.loadHandPay(ctx); err != nil {
 		return fmt.Errorf("read the hand-pay lock: %w", err)
 	}
@@ -280,7 +301,10 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 		return err
 	}
 	m.bootStep(BootCash, true)
-	m.update(func() {})
+	m.update(func() { m.served = true })
+	if !background {
+		return nil
+	}
 	// The full verification, which the boot check leaves to run while the
 	// kiosk serves: a failure takes it out of service like a boot failure.
 	m.wg.Add(1)

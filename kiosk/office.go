@@ -84,6 +84,15 @@ func (o *Office) Logout(ctx context.Context, s *Session, why string) error {
 	if ended {
 		return nil
 	}
+	// Test mode lives only in a technician's session: a kiosk left in it
+	// would give every player's note back.
+	o.m.mu.Lock()
+	wasTest := o.m.cash.test.on
+	o.m.cash.test.on = false
+	o.m.mu.Unlock()
+	if wasTest {
+		o.audit(store.LevelInfo, "test_mode", "test mode off: the %s's session ended (%s)", s.Role, why)
+	}
 	return o.a.Logout(ctx, s.Role, why)
 }
 

@@ -63,3 +63,26 @@ func TestTestModeTouchesNoMeter(t *testing.T) {
 	require.Len(t, officeEvents(t, f, "test_mode_refused"), 1)
 	require.Len(t, officeEvents(t, f, "test_mode"), 2)
 }
+
+// Test mode ends with the technician's session, whether it was left by
+// the Quitter button or ended by the idle time: a note inserted after is
+// credited.
+func TestTestModeEndsWithTheSession(t *testing.T) {
+	for _, why := range []string{"done", "idle"} {
+		t.Run(why, func(t *testing.T) {
+			f, d, o := newCashOffice(t)
+			tech, err := o.Login(ctx, "24680")
+			require.NoError(t, err)
+			require.NoError(t, o.SetTestMode(ctx, tech, true))
+			require.NoError(t, o.Logout(ctx, tech, why))
+			tech2, err := o.Login(ctx, "24680")
+			require.NoError(t, err)
+			on, _, err := o.TestMode(ctx, tech2)
+			require.NoError(t, err)
+			assert.False(t, on, "test mode off once the session ended")
+			insertAll(t, f, d, 10*game.Euro)
+			assert.Equal(t, 10*game.Euro, f.m.Snapshot().Credit, "a note after the session is credited")
+			require.Len(t, officeEvents(t, f, "test_mode"), 2, "on, then off at the session's end")
+		})
+	}
+}

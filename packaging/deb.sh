@@ -7,6 +7,12 @@
 # configuration and the manifest of SHA-256 sums (installed as
 # /usr/share/pharaon/MANIFEST.sha256, checked with
 # `sha256sum -c /usr/share/pharaon/MANIFEST.sha256`) are both made from it.
+#
+# With SIGN_MANIFEST set (make deb UPDATE_KEY=FILE.key sets it to
+# `pharaon-issuer sign-manifest -key FILE.key`), the manifest is signed
+# (MANIFEST.sha256.sig beside it) and the configuration installed says
+# `manifest = /usr/share/pharaon/MANIFEST.sha256`: the kiosk then checks its
+# binary against the signed manifest at every boot (kiosk/selftest.go).
 set -euo pipefail
 
 if [ $# -ne 3 ]; then
@@ -38,6 +44,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
 
+if [ -n "${SIGN_MANIFEST:-}" ]; then
+	cp "$here/etc/pharaon.conf" "$work/pharaon.conf"
+	printf '\n# The binary is checked at every boot against the signed manifest of\n# this package (docs/kiosk-config.md).\nmanifest = /usr/share/pharaon/MANIFEST.sha256\n' >>"$work/pharaon.conf"
+	for i in "${!FILES[@]}"; do
+		FILES[i]=${FILES[i]/"$here/etc/pharaon.conf"/"$work/pharaon.conf"}
+	done
+fi
+
 manifest=$work/MANIFEST.sha256
 : >"$manifest"
 for f in "${FILES[@]}"; do
@@ -46,6 +60,11 @@ for f in "${FILES[@]}"; do
 	sum=$(sha256sum <"$src")
 	echo "${sum%% *}  $dst" >>"$manifest"
 done
+signed=
+if [ -n "${SIGN_MANIFEST:-}" ]; then
+	$SIGN_MANIFEST "$manifest"
+	signed=$manifest.sig
+fi
 
 conf=$work/nfpm.yaml
 {
@@ -92,6 +111,12 @@ contents:
     file_info:
       mode: 0644
 YAML
+	if [ -n "$signed" ]; then
+		echo "  - src: $signed"
+		echo "    dst: /usr/share/pharaon/MANIFEST.sha256.sig"
+		echo "    file_info:"
+		echo "      mode: 0644"
+	fi
 	for f in "${FILES[@]}"; do
 		read -r mode type src dst <<<"$f"
 		echo "  - src: $src"

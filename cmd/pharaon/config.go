@@ -52,6 +52,15 @@ type Config struct {
 	// or no cash-out, shown as such (with -dev: the simulators).
 	Validator string // the bill validator's serial device (ID-003)
 	Printer   string // the voucher printer's serial device (ESC/POS)
+	// BlockDir is where the maintenance screen's blocks view looks for
+	// block files: a USB stick is mounted under it (empty: /media,
+	// maint.BlockDir).
+	BlockDir string
+	// Manifest is the installed package's signed manifest the binary's
+	// self-test checks it against (kiosk.SoftwareCheck; empty: skipped,
+	// a development run), and UpdateKeys the directory of the update
+	// keys trusted to sign it (default /etc/pharaon/update-keys).
+	Manifest, UpdateKeys string
 	// The money flow's limits (kiosk.CashConfig; 0: the kiosk's
 	// defaults, and the store's settings, which the maintenance screen
 	// changes, override them).
@@ -72,8 +81,8 @@ const maxConfigSize = 64 << 10
 // configKeys are the keys of the configuration file, which are the long
 // names of the flags.
 var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "fps", "keys", "validator", "printer",
-	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor",
-	"nats-url", "nats-user", "nats-password", "nats-nkey-seed", "nats-ca"}
+	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor", "block-dir",
+	"manifest", "update-keys", "nats-url", "nats-user", "nats-password", "nats-nkey-seed", "nats-ca"}
 
 // maxValidityDays bounds a voucher's validity: ten years is a mistake.
 const maxValidityDays = 3660
@@ -153,6 +162,12 @@ func (c *Config) set(key, value, dir string) error {
 		return path(&c.AnchorKey, value)
 	case "anchor":
 		return path(&c.Anchor, value)
+	case "block-dir":
+		return path(&c.BlockDir, value)
+	case "manifest":
+		return path(&c.Manifest, value)
+	case "update-keys":
+		return path(&c.UpdateKeys, value)
 	case "kiosk-id", "venue":
 		// Printed on vouchers: one line of text.
 		if strings.ContainsFunc(value, unicode.IsControl) {
@@ -263,6 +278,12 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("anchor-key", s, "") })
 	fs.Func("anchor", "the anchor `file` of the database's chain heads (default: pharaon.anchor beside the database)",
 		func(s string) error { return c.set("anchor", s, "") })
+	fs.Func("block-dir", "the `directory` the maintenance screen looks for block files under, where a USB stick is mounted (default /media)",
+		func(s string) error { return c.set("block-dir", s, "") })
+	fs.Func("manifest", "the installed package's signed manifest `file` the binary is checked against at boot (default: none, the check is skipped)",
+		func(s string) error { return c.set("manifest", s, "") })
+	fs.Func("update-keys", "the `directory` of the update keys (*.pub) trusted to sign the manifest (default /etc/pharaon/update-keys)",
+		func(s string) error { return c.set("update-keys", s, "") })
 	fs.BoolVar(&c.FirstInstall, "first-install", false,
 		"a new kiosk: create its database (without it a production kiosk refuses to start with no database)")
 	fs.BoolFunc("fps", "log frames per second and time per frame during a game", func(s string) error { return c.set("fps", s, "") })

@@ -42,6 +42,7 @@ venue = Tabac de la Gare, 12 place Bellecour, 69002 Lyon
 max-credit = 150
 payout-limit = 1 500 €
 voucher-validity = 90
+block-dir = /media/pharaon
 `
 	var c Config
 	require.NoError(t, ParseConfigFile(strings.NewReader(text), "/etc/pharaon", &c))
@@ -51,6 +52,7 @@ voucher-validity = 90
 		Validator: "/dev/serial/by-id/jcm", Printer: "/etc/pharaon/printer0",
 		Venue:     "Tabac de la Gare, 12 place Bellecour, 69002 Lyon",
 		MaxCredit: 150 * game.Euro, PayoutLimit: 1500 * game.Euro, VoucherValidity: 90 * 24 * time.Hour,
+		BlockDir: "/media/pharaon",
 	}, c)
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -160,6 +161,18 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 	if err != nil {
 		return nil, &startError{status: exitKeys, fault: kiosk.Fault{Code: kiosk.FaultKeys, Detail: err.Error()}, err: err}
 	}
+	var software kiosk.SoftwareCheck
+	if cfg.Manifest != "" {
+		dir := cmp.Or(cfg.UpdateKeys, defaultUpdateKeys)
+		uk, err := updateKeys(dir)
+		if err != nil {
+			err = fmt.Errorf("the binary's self-test: %w", err)
+			return nil, &startError{status: exitKeys, fault: kiosk.Fault{Code: kiosk.FaultSoftware, Detail: err.Error()}, err: err}
+		}
+		software = kiosk.SoftwareCheck{Manifest: cfg.Manifest, Keys: uk}
+	} else {
+		logger.Printf("no manifest configured: the binary's self-test is skipped (a development run)")
+	}
 	st, create, err := openStore(cfg)
 	if err != nil {
 		return nil, err
@@ -190,7 +203,7 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 	p.m, err = kiosk.New(st, clk, kiosk.Config{Dev: cfg.Dev, Keys: keys, KioskID: cfg.KioskID, Venue: cfg.Venue,
 		Cash: kiosk.CashConfig{ValidatorPath: cfg.Validator, PrinterPath: cfg.Printer,
 			MaxCredit: cfg.MaxCredit, PayoutLimit: cfg.PayoutLimit, VoucherValidity: cfg.VoucherValidity},
-		OnBootStep: report})
+		OnBootStep: report, Software: software})
 	if err != nil {
 		if devs != nil {
 			devs.Close()
@@ -299,6 +312,10 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		}
 		snap := p.m.Snapshot()
 		logger.Printf("kiosk %s, credit %s, stakes open %v", snap.State, snap.Credit.Plain(), snap.Available)
+		if snap.State == kiosk.OutOfService {
+			// A failed self-test: said at once, as a failure to start is.
+			fmt.Fprintf(stderr, "pharaon: out of service: %s: %s\n", snap.Fault.Code, snap.Fault.Detail)
+		}
 		var once sync.Once
 		up := func() { once.Do(func() { homeShown(logger, started); nextFrame(sd.ready) }) }
 		opt := ui.Options{Lang: startLang(cfg.Lang, p.m.Language(), logger), OnHome: up}
@@ -397,7 +414,8 @@ func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *ba
 		opt.OnMaintenance = func() {
 			logger.Print("maintenance screen open")
 			maint.Open(w, maint.Config{Office: bo.office, Lock: bo.m.SetMaintenance, Lang: screens.Lang(),
-				Now: bo.clk.Now, Loc: bo.m.Location(), OnClose: func() { logger.Print("maintenance screen closed") }})
+				Now: bo.clk.Now, Loc: bo.m.Location(), BlockDir: cfg.BlockDir,
+				OnClose: func() { logger.Print("maintenance screen closed") }})
 		}
 	}
 	screens = ui.New(m, opt)

@@ -198,6 +198,7 @@ const (
 	msgFaultNoDB      msg = "fault.database_missing"
 	msgFaultKeys      msg = "fault.issuer_keys"
 	msgFaultAnchor    msg = "fault.anchor"
+	msgFaultSoftware  msg = "fault.software"
 	msgAttractTouch   msg = "attract.touch"
 	msgAttractDemo    msg = "attract.demo"
 	msgBootTitle      msg = "boot.title"
@@ -417,6 +418,7 @@ var catalogue = map[msg]text{
 	msgFaultUnknown:   {"Défaut\u00a0: %s", "Fault: %s"},
 	msgFaultNoDB:      {"La base de données de la borne est absente. Un technicien doit la restaurer.", "The kiosk’s database is missing. A technician must restore it."},
 	msgFaultAnchor:    {"Les données ne correspondent plus à leur empreinte gardée hors de la base\u00a0: l’historique a pu être tronqué. Un technicien doit intervenir.", "The data no longer match the fingerprint kept outside them: the history may have been cut. A technician must intervene."},
+	msgFaultSoftware:  {"Le logiciel de la borne n’est pas celui du paquet signé installé. Un technicien doit le réinstaller.", "The kiosk’s program is not the one of the signed package installed. A technician must reinstall it."},
 	msgFaultKeys:      {"Une clé d’émetteur de la configuration est illisible. Un technicien doit la corriger.", "An issuer key of the configuration cannot be read. A technician must fix it."},
 
 	msgAttractTouch: {"Touchez l’écran pour jouer", "Touch the screen to play"},
@@ -471,6 +473,7 @@ var faultTexts = map[string]msg{
 	kiosk.FaultNoDatabase: msgFaultNoDB,
 	kiosk.FaultKeys:       msgFaultKeys,
 	kiosk.FaultAnchor:     msgFaultAnchor,
+	kiosk.FaultSoftware:   msgFaultSoftware,
 }
 
 // Tr is the catalogue in one language: every text the screens show goes

@@ -50,3 +50,21 @@ func TestMaintenanceCornerWaitsForTheGame(t *testing.T) {
 	assert.Equal(t, 2, opened, "maintenance opens once the result is over")
 	assert.False(t, f.s.MaintenancePending())
 }
+
+// The out-of-service screen keeps the hidden corner: a long press opens
+// the maintenance screen, where a technician reads the fault and clears
+// it (kiosk/ui/maint fault.go).
+func TestMaintenanceCornerOnTheOutOfServiceScreen(t *testing.T) {
+	opened := 0
+	f := newScrFixture(t, stubbed(func(s kiosk.Snapshot) kiosk.Snapshot {
+		s.State = kiosk.OutOfService
+		s.Fault = kiosk.Fault{Code: kiosk.FaultSoftware, Detail: "/usr/bin/pharaon"}
+		return s
+	}, nil), func(f *scrFixture, _ *kiosk.Config) { f.opt.OnMaintenance = func() { opened++ } })
+	require.Equal(t, scrOutOfService, f.s.screen)
+	f.runUI(func() { f.s.corner.MouseDown(&desktop.MouseEvent{}) })
+	f.clock.Advance(DefaultMaintenanceHold)
+	f.runUI(func() { f.s.Poll(f.clock.Now()) })
+	f.runUI(func() { f.s.corner.MouseUp(&desktop.MouseEvent{}) })
+	assert.Equal(t, 1, opened, "a long press out of service opens maintenance")
+}

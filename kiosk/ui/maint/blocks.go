@@ -30,9 +30,9 @@ import (
 // remaining, and what each tier sold and won; a block withdrawn for good,
 // after a confirmation and with a reason.
 
-// BlockDir is where the view looks for block files: a USB stick is mounted
-// under it (/media/usb0, /media/LABEL…). The kiosk sets it from its
-// configuration before the screen opens.
+// BlockDir is where the view looks for block files when the shell is given
+// none (Config.BlockDir, the kiosk's block-dir): a USB stick is mounted
+// under it (/media/usb0, /media/LABEL…).
 var BlockDir = "/media"
 
 // BlockExts are the names block files end with (pharaon-issuer writes
@@ -123,6 +123,14 @@ func buildBlocks(env *Env) fyne.CanvasObject {
 	return container.NewVScroll(container.NewVBox(v.left, widget.NewSeparator(), v.right))
 }
 
+// dir is where the block files are looked for: the shell's, else BlockDir.
+func (v *blocksView) dir() string {
+	if v.env.BlockDir != "" {
+		return v.env.BlockDir
+	}
+	return BlockDir
+}
+
 // count is n with the language's grouping.
 func blkCount(tr Tr, n int) string {
 	if tr.Lang == ui.English {
@@ -134,7 +142,7 @@ func blkCount(tr Tr, n int) string {
 // scan lists the block files under BlockDir.
 func (v *blocksView) scan() {
 	v.files = v.files[:0]
-	root := filepath.Clean(BlockDir)
+	root := filepath.Clean(v.dir())
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if d != nil && d.IsDir() && p != root {
@@ -195,9 +203,9 @@ func (v *blocksView) draw() {
 	var left []fyne.CanvasObject
 	left = append(left, heading(tr.T("blocks.import")))
 	if len(v.files) == 0 {
-		left = append(left, wrapped(tr.F("blocks.nofiles", BlockDir)))
+		left = append(left, wrapped(tr.F("blocks.nofiles", v.dir())))
 	} else {
-		left = append(left, wrapped(tr.F("blocks.files", BlockDir)))
+		left = append(left, wrapped(tr.F("blocks.files", v.dir())))
 		files := widget.NewRadioGroup(v.files, func(s string) {
 			v.touch()
 			v.chosen = s
@@ -372,7 +380,7 @@ func (v *blocksView) importChosen() {
 		return
 	}
 	name := v.chosen
-	path := filepath.Join(BlockDir, name)
+	path := filepath.Join(v.dir(), name)
 	v.busy = true
 	v.status.SetText(tr.F("blocks.importing", name))
 	v.draw()

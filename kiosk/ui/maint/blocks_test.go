@@ -267,3 +267,17 @@ func TestBlocksTechnicianOnlyAndNoStick(t *testing.T) {
 	assert.True(t, blkHasText(w, "No block imported."))
 	assert.True(t, blkButton(t, w, "Verify and import").Disabled(), "nothing to import")
 }
+
+// The shell's BlockDir (the kiosk's block-dir) is where the blocks view
+// looks, not the default.
+func TestBlocksLookInTheConfiguredDir(t *testing.T) {
+	f := newShFix(t, true)
+	f.blockDir = filepath.Join(t.TempDir(), "cle")
+	require.NoError(t, os.MkdirAll(filepath.Join(f.blockDir, "usb0"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(f.blockDir, "usb0", "lot-7.pblk"), []byte("x"), 0o644))
+	f.open(ui.French)
+	f.pin(shTechPIN)
+	require.True(t, f.sh.Show("blocks"))
+	assert.Contains(t, f.text(), "Fichiers de blocs dans "+f.blockDir+"\u00a0:")
+	assert.NotContains(t, f.text(), BlockDir)
+}

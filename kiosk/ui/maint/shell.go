@@ -47,6 +47,10 @@ type Config struct {
 	Go, Do func(func())
 	// OnClose is called once the player's screens are back.
 	OnClose func()
+	// BlockDir is where the blocks view looks for block files, under
+	// which a USB stick is mounted (the kiosk's block-dir; empty:
+	// BlockDir).
+	BlockDir string
 }
 
 func (c *Config) fill() {
@@ -296,7 +300,7 @@ func (sh *Shell) showView(id string) {
 	var body fyne.CanvasObject
 	if v, ok := shFind(s.Role, id); ok && id != "" {
 		env := &Env{Ctx: sh.ctx, Office: sh.cfg.Office, Session: s, Tr: tr, Win: sh.win, Now: sh.cfg.Now, Loc: sh.cfg.Loc,
-			Go: sh.cfg.Go, Do: sh.cfg.Do, Touch: sh.touch,
+			Go: sh.cfg.Go, Do: sh.cfg.Do, Touch: sh.touch, BlockDir: sh.cfg.BlockDir,
 			Refresh: func() {
 				if sh.session == s && sh.current == id {
 					sh.showView(id)

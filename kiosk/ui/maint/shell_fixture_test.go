@@ -88,6 +88,8 @@ type shFix struct {
 	sh      *Shell
 	closed  int
 	notes   int
+	// blockDir is the shell's Config.BlockDir.
+	blockDir string
 }
 
 // shAccessConfig is a cheap argon2id: the tests check PINs many times.
@@ -146,7 +148,7 @@ func newShFix(t *testing.T, pins bool, opts ...func(*kiosk.Config)) *shFix {
 // open opens the maintenance screen as the hidden corner would.
 func (f *shFix) open(lang ui.Lang) {
 	f.sh = Open(f.w, Config{Office: f.o, Lock: f.m.SetMaintenance, Lang: lang, Now: f.clock.Now, Loc: f.m.Location(),
-		PollEvery: -1, Go: func(g func()) { g() }, Do: func(g func()) { g() }, OnClose: func() { f.closed++ }})
+		PollEvery: -1, Go: func(g func()) { g() }, Do: func(g func()) { g() }, OnClose: func() { f.closed++ }, BlockDir: f.blockDir})
 }
 
 // walk visits every visible object of the window.

@@ -56,6 +56,9 @@ type Office interface {
 	Identity(ctx context.Context, s *kiosk.Session) (kiosk.Identity, error)
 	SetTestMode(ctx context.Context, s *kiosk.Session, on bool) error
 	TestMode(ctx context.Context, s *kiosk.Session) (bool, []kiosk.TestNote, error)
+	// The fault and the technician's clear (fault.go).
+	Fault(ctx context.Context, s *kiosk.Session) (kiosk.Fault, error)
+	ClearFault(ctx context.Context, s *kiosk.Session) error
 }
 
 var _ Office = (*kiosk.Office)(nil)
@@ -82,6 +85,9 @@ type Env struct {
 	// Refresh rebuilds the view shown (after an action changed what it
 	// shows).
 	Refresh func()
+	// BlockDir is where the blocks view looks for block files (Config.BlockDir;
+	// empty: BlockDir).
+	BlockDir string
 }
 
 // View is one entry of the maintenance menu.

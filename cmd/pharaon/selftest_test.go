@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game/block"
+	"pharaon/kiosk"
+	"pharaon/kiosk/update"
+	"pharaon/store"
+)
+
+// The binary's self-test at boot: with the signed manifest of the running
+// binary the kiosk serves; a binary the manifest does not match, or a
+// manifest without its signature or signed by a key that is not an update
+// key, puts the kiosk out of service with the reason on stderr and an
+// event in its log, its data left as they were. Without a manifest (a
+// development run) the log says the self-test was skipped.
+func TestBinarySelfTestOfTheSoftware(t *testing.T) {
+	dir := t.TempDir()
+	keysDir := filepath.Join(dir, "update-keys")
+	require.NoError(t, os.MkdirAll(keysDir, 0o755))
+	priv := ed25519.NewKeyFromSeed([]byte("pharaon self-test update key 32b"))
+	pem, err := block.MarshalPublicKey(priv.Public().(ed25519.PublicKey))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(keysDir, "update.pub"), pem, 0o644))
+	other := ed25519.NewKeyFromSeed([]byte("someone else's key, not trusted!"))
+
+	exe, err := os.ReadFile(os.Args[0])
+	require.NoError(t, err)
+	sum := sha256.Sum256(exe)
+	good := hex.EncodeToString(sum[:]) + "  /usr/bin/pharaon\n"
+	bad := hex.EncodeToString(make([]byte, 32)) + "  /usr/bin/pharaon\n"
+	manifest := filepath.Join(dir, "MANIFEST.sha256")
+	write := func(text string, k ed25519.PrivateKey) {
+		require.NoError(t, os.WriteFile(manifest, []byte(text), 0o644))
+		os.Remove(manifest + update.SignatureSuffix)
+		if k != nil {
+			sig, err := update.SignManifest([]byte(text), k)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(manifest+update.SignatureSuffix, sig, 0o644))
+		}
+	}
+	db := filepath.Join(dir, "data", "pharaon.db")
+	args := []string{"-dev", "-db", db, "-manifest", manifest, "-update-keys", keysDir}
+
+	r := runBinary(t, dir, "-dev", "-db", db)
+	require.Equal(t, exitOK, r.status, r.stderr)
+	assert.Equal(t, "SCREEN home  credit=0\n", r.stdout)
+	assert.Contains(t, r.stderr, "no manifest configured: the binary's self-test is skipped")
+
+	write(good, priv)
+	r = runBinary(t, dir, args...)
+	require.Equal(t, exitOK, r.status, r.stderr)
+	assert.Equal(t, "SCREEN home  credit=0\n", r.stdout, r.stderr)
+
+	for _, c := range []struct {
+		name, text string
+		key        ed25519.PrivateKey
+		says       string
+	}{
+		{"binary changed", bad, priv, "the running binary is not the one the package installed"},
+		{"unsigned", good, nil, "the installed manifest is not signed"},
+		{"untrusted key", good, other, "is not an update key of this kiosk"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			write(c.text, c.key)
+			r := runBinary(t, dir, args...)
+			require.Equal(t, exitOK, r.status, r.stderr)
+			assert.Equal(t, "SCREEN out_of_service "+kiosk.FaultSoftware+" credit=0\n", r.stdout)
+			assert.Contains(t, r.stderr, "pharaon: out of service: software: ")
+			assert.Contains(t, r.stderr, c.says)
+
+			st, err := store.Open(db)
+			require.NoError(t, err)
+			defer st.Close()
+			ev, err := st.EventsWhere(context.Background(), store.EventQuery{Source: "kiosk", N: 5})
+			require.NoError(t, err)
+			require.NotEmpty(t, ev)
+			assert.Equal(t, kiosk.FaultSoftware, ev[0].Code, "the newest event")
+			assert.Equal(t, store.LevelCritical, ev[0].Level)
+			assert.Contains(t, ev[0].Detail, c.says)
+		})
+	}
+}

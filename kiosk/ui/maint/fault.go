@@ -1,0 +1,75 @@
+package maint
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"pharaon/kiosk"
+)
+
+// The fault (technician): why the kiosk is out of service, in the words of
+// its code and in detail, and the clear. The clear is never a reset: the
+// kiosk runs its self-test, its boot check and the full verification again
+// and returns to service only if they pass (kiosk.Office.ClearFault);
+// docs/technician.md says what to repair first for each fault.
+
+var _ = register(View{ID: "fault", Title: "fault.title", Need: kiosk.RoleTechnician, Order: 64, Build: buildFault})
+
+var _ = words(map[word]text{
+	"fault.title":   {"Hors service", "Out of service"},
+	"fault.none":    {"La borne est en service\u00a0: aucun défaut.", "The kiosk is in service: no fault."},
+	"fault.code":    {"Défaut", "Fault"},
+	"fault.detail":  {"Détail", "Detail"},
+	"fault.help":    {"Réparez d’abord la cause (voir la notice du technicien), puis revérifiez\u00a0: la borne refait toutes ses vérifications et ne revient en service que si elles réussissent.", "Repair the cause first (see the technician’s guide), then verify again: the kiosk runs all its checks again and returns to service only if they pass."},
+	"fault.clear":   {"Revérifier et remettre en service", "Verify again and return to service"},
+	"fault.cleared": {"Vérifications réussies\u00a0: la borne est de nouveau en service.", "Checks passed: the kiosk is back in service."},
+	"fault.failed":  {"Les vérifications échouent encore\u00a0: la borne reste hors service.", "The checks still fail: the kiosk stays out of service."},
+})
+
+func buildFault(env *Env) fyne.CanvasObject {
+	tr := env.Tr
+	note := newRptNote()
+	body := container.NewVBox()
+	var clear *widget.Button
+	load := func() {
+		var f kiosk.Fault
+		rptRun(env, func() (err error) {
+			f, err = env.Office.Fault(env.Ctx, env.Session)
+			return err
+		}, func(err error) {
+			if err != nil {
+				note.fail(tr, err)
+				return
+			}
+			if f.Code == "" {
+				body.Objects = []fyne.CanvasObject{widget.NewLabel(tr.T("fault.none"))}
+				clear.Disable()
+			} else {
+				detail := widget.NewLabel(f.Detail)
+				detail.Wrapping = fyne.TextWrapWord
+				help := widget.NewLabel(tr.T("fault.help"))
+				help.Wrapping = fyne.TextWrapWord
+				body.Objects = []fyne.CanvasObject{rptRow(tr.T("fault.code"), f.Code, true),
+					widget.NewLabel(tr.T("fault.detail")), detail, widget.NewSeparator(), help}
+				clear.Enable()
+			}
+			body.Refresh()
+		})
+	}
+	clear = rptButton(env, tr.T("fault.clear"), func() {
+		note.clear()
+		rptRun(env, func() error { return env.Office.ClearFault(env.Ctx, env.Session) }, func(err error) {
+			load()
+			if err != nil {
+				note.failText(tr.T("fault.failed"))
+				return
+			}
+			note.ok(tr.T("fault.cleared"))
+		})
+	})
+	load()
+	top := container.NewVBox(rptTitle(tr.T("fault.title")), note.object())
+	bottom := container.NewHBox(rptSized(clear), rptSized(rptButton(env, tr.T("rpt.refresh"), func() { note.clear(); load() })))
+	return note.in(container.NewBorder(top, bottom, nil, nil, container.NewVScroll(body)))
+}
