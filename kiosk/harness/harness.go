@@ -90,7 +90,7 @@ type Report struct {
 	Restarts int
 	Kills    int
 	// What the player and staff did.
-	Notes, Plays, Bonus, Resumed, Vouchers, Paid, Collections, HeldCredited int
+	Notes, Plays, Bonus, Resumed, Vouchers, Paid, Collections, HeldCredited, HandPays int
 	// The invariants: each must stay 0.
 	CentsLost     game.Money // money the player or the operator lost
 	DoubleCredits int        // notes credited more than once, or credit out of nothing
@@ -116,8 +116,8 @@ func (r *Report) String() string {
 			b.WriteByte('\n')
 		}
 	}
-	fmt.Fprintf(&b, "player: %d notes, %d games (%d through the bonus, %d resumed after a fault), %d vouchers; staff: %d paid, %d collections, %d held notes credited\n",
-		r.Notes, r.Plays, r.Bonus, r.Resumed, r.Vouchers, r.Paid, r.Collections, r.HeldCredited)
+	fmt.Fprintf(&b, "player: %d notes, %d games (%d through the bonus, %d resumed after a fault), %d vouchers; staff: %d vouchers paid, %d hand-pays, %d collections, %d held notes credited\n",
+		r.Notes, r.Plays, r.Bonus, r.Resumed, r.Vouchers, r.Paid, r.HandPays, r.Collections, r.HeldCredited)
 	fmt.Fprintf(&b, "cents lost %d, double credits %d, units lost %d, problems %d\n",
 		int64(r.CentsLost), r.DoubleCredits, r.UnitsLost, len(r.Problems))
 	for _, p := range r.Problems {
@@ -303,6 +303,11 @@ func (r *run) start() error {
 	if err := json.Unmarshal([]byte(js), &ready); err != nil {
 		return err
 	}
+	if ready.State == "out_of_service" {
+		// The boot check (Store.Verify, the blocks' signatures) or the
+		// recovery failed.
+		r.problem("start %d: out of service: %s", r.rep.Restarts, ready.Fault)
+	}
 	if g := ready.Resumed; g != nil {
 		r.rep.Resumed++
 		r.rep.Plays++
@@ -363,6 +368,9 @@ func (r *run) moment(what string) time.Duration {
 
 // idle waits until the kiosk takes notes again.
 func (r *run) idle(printer bool) error {
+	if err := r.handPay(); err != nil {
+		return err
+	}
 	arg := ""
 	if printer {
 		arg = " printer"
@@ -383,12 +391,30 @@ func (r *run) insert() error {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, id003sim.ErrDisabled) || time.Now().After(deadline) {
+		if !errors.Is(err, id003sim.ErrDisabled) && !errors.Is(err, id003sim.ErrBusy) || time.Now().After(deadline) {
 			return err
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	r.rep.Notes++
+	return nil
+}
+
+// handPay: staff pay the hand-pay the kiosk is locked for (a win or a
+// cash-out above the payout limit), if any.
+func (r *run) handPay() error {
+	js, err := r.p.call("state", 10*time.Second)
+	if err != nil {
+		return err
+	}
+	var s struct{ HandPay bool }
+	if err := json.Unmarshal([]byte(js), &s); err != nil || !s.HandPay {
+		return err
+	}
+	if _, err := r.timed("maintenance", "handpay", time.Minute, nil); err != nil {
+		return err
+	}
+	r.rep.HandPays++
 	return nil
 }
 
@@ -505,6 +531,7 @@ func (r *run) warm() error {
 
 // fault causes fault i of kind k, restarts the kiosk and checks.
 func (r *run) fault(i int, k Kind) error {
+	t0 := time.Now()
 	if err := r.warm(); err != nil {
 		return fmt.Errorf("warm up: %w", err)
 	}
@@ -543,6 +570,7 @@ func (r *run) fault(i int, k Kind) error {
 		if !errors.As(err, &ke) {
 			return err
 		}
+		r.cfg.Logf("fault %d %s: the kiosk said: %v", i, k, err)
 	}
 	r.rep.Faults[k]++
 	if r.devs != nil {
@@ -551,13 +579,16 @@ func (r *run) fault(i int, k Kind) error {
 		}
 		r.devs.Printer.Tamper(nil)
 	}
+	t1 := time.Now()
 	if err := r.restart(kill); err != nil {
 		return err
 	}
+	t2 := time.Now()
 	if err := r.check(i, k); err != nil {
 		return err
 	}
-	r.cfg.Logf("fault %d %s: ok", i, k)
+	r.cfg.Logf("fault %d %s: fault %v, restart %v, check %v", i, k, t1.Sub(t0).Round(time.Millisecond),
+		t2.Sub(t1).Round(time.Millisecond), time.Since(t2).Round(time.Millisecond))
 	return nil
 }
 
@@ -648,7 +679,7 @@ func (r *run) killCashOut() error {
 }
 
 func (r *run) killMaintenance() error {
-	cmds := []string{"pay", "pay", "collect", "held credit"}
+	cmds := []string{"pay", "pay", "collect", "held credit", "handpay"}
 	if err := r.p.send(cmds[r.rng.IntN(len(cmds))]); err != nil {
 		return err
 	}
@@ -848,7 +879,8 @@ func (r *run) clockJump() (kill bool, err error) {
 // check settles what the fault left (staff credit the notes the kiosk
 // held for them, as the cash box shows them) and checks the invariants.
 func (r *run) check(i int, k Kind) error {
-	f, err := r.audit()
+	verify := i%10 == 9 || i == r.cfg.Faults-1
+	f, err := r.audit(false)
 	if err != nil {
 		return err
 	}
@@ -864,7 +896,9 @@ func (r *run) check(i int, k Kind) error {
 		} else if _, err := r.p.call("held close", time.Minute); err != nil {
 			return err
 		}
-		if f, err = r.audit(); err != nil {
+	}
+	if f.Held > 0 || verify {
+		if f, err = r.audit(verify); err != nil {
 			return err
 		}
 	}
@@ -929,7 +963,7 @@ func (r *run) check(i int, k Kind) error {
 	return nil
 }
 
-func (r *run) audit() (Figures, error) {
+func (r *run) audit(verify bool) (Figures, error) {
 	var f Figures
 	if err := r.idle(false); err != nil {
 		var ke *kioskError
@@ -938,8 +972,13 @@ func (r *run) audit() (Figures, error) {
 		}
 		// A kiosk that does not settle (out of service): its figures all
 		// the same.
+		r.cfg.Logf("check: %v", err)
 	}
-	js, err := r.p.call("check", 2*time.Minute)
+	line := "check"
+	if verify {
+		line += " verify"
+	}
+	js, err := r.p.call(line, 2*time.Minute)
 	if err != nil {
 		return f, err
 	}
@@ -964,4 +1003,3 @@ func receiptValidation(rc *printersim.Receipt) string {
 	}
 	return ""
 }
-

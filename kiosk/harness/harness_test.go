@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -11,7 +12,10 @@ import (
 )
 
 // The fault harness over the headless kiosk. The kiosk runs in a child
-// process (this test binary re-executed with childEnv set, see TestMain).
+// process: cmd/pharaon-harness kiosk, built for the test without the race
+// detector (under it, the boot check's signature checks alone take seconds,
+// at every restart); with PHARAON_HARNESS_SELF=1, this test binary
+// re-executed (see TestMain).
 // make test runs about 200 faults, -short 40; PHARAON_SOAK=1 runs 3 000
 // (PHARAON_HARNESS_FAULTS=n to choose); PHARAON_HARNESS_SEED=n replays a
 // run's random choices (the kill moments are drawn in the durations the
@@ -51,17 +55,25 @@ func TestFaultHarness(t *testing.T) {
 	}
 	faults = envInt(t, "PHARAON_HARNESS_FAULTS", faults)
 	seed := uint64(envInt(t, "PHARAON_HARNESS_SEED", 1))
+	command := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"=1")
+		return cmd
+	}
+	if os.Getenv("PHARAON_HARNESS_SELF") == "" {
+		bin := filepath.Join(t.TempDir(), "pharaon-harness")
+		build := exec.Command("go", "build", "-o", bin, "pharaon/cmd/pharaon-harness")
+		out, err := build.CombinedOutput()
+		require.NoError(t, err, "go build: %s", out)
+		command = func() *exec.Cmd { return exec.Command(bin, "kiosk") }
+	}
 	rep, err := Run(context.Background(), Config{
-		Dir:    t.TempDir(),
-		Faults: faults,
-		Seed:   seed,
-		Command: func() *exec.Cmd {
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), childEnv+"=1")
-			return cmd
-		},
-		Tmpfs: os.Geteuid() == 0,
-		Logf:  t.Logf,
+		Dir:     t.TempDir(),
+		Faults:  faults,
+		Seed:    seed,
+		Command: command,
+		Tmpfs:   os.Geteuid() == 0,
+		Logf:    t.Logf,
 	})
 	if rep != nil {
 		t.Logf("fault harness:\n%s", rep)

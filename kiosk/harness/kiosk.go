@@ -176,7 +176,8 @@ func ServeKiosk(c KioskConfig, in io.Reader, out, errOut io.Writer) int {
 
 	// A game the last run left unfinished is resumed by Start: the
 	// player finishes it first, as the screens show it first.
-	ready := Ready{State: h.m.Snapshot().State.String()}
+	snap := h.m.Snapshot()
+	ready := Ready{State: snap.State.String(), Fault: snap.Fault.Code + " " + snap.Fault.Detail}
 	if g := h.m.Current(); g != nil {
 		r, err := h.finish(g)
 		if err != nil {
@@ -209,6 +210,7 @@ func ServeKiosk(c KioskConfig, in io.Reader, out, errOut io.Writer) int {
 // Ready is the headless kiosk's first answer.
 type Ready struct {
 	State   string
+	Fault   string // why it is out of service
 	Credit  game.Money
 	Resumed *Played // the play the last run left unfinished, finished now
 }
@@ -312,6 +314,14 @@ func (h *headless) do(ctx context.Context, f []string) (any, error) {
 			}
 			return map[string]any{"Held": len(held)}, nil
 		})
+	case "handpay": // staff pay the pending hand-pay, if any
+		if !h.m.HandPay().Pending() {
+			return map[string]any{"Amount": 0}, nil
+		}
+		return h.staff(ctx, func(s *kiosk.Session) (any, error) {
+			hp, _, err := h.office.PayHandPay(ctx, s)
+			return map[string]any{"Amount": hp.Amount}, err
+		})
 	case "reset": // staff reset the validator (after a fault they cleared)
 		h.m.ResetValidator()
 		return map[string]any{}, nil
@@ -333,9 +343,10 @@ func (h *headless) do(ctx context.Context, f []string) (any, error) {
 		return map[string]any{}, nil
 	case "state":
 		s := h.m.Snapshot()
-		return map[string]any{"State": s.State.String(), "Fault": s.Fault.Code + " " + s.Fault.Detail, "Credit": s.Credit}, nil
-	case "check":
-		return Audit(ctx, h.st)
+		return map[string]any{"State": s.State.String(), "Fault": s.Fault.Code + " " + s.Fault.Detail, "Credit": s.Credit,
+			"HandPay": s.HandPay.Pending()}, nil
+	case "check": // check [verify]: the figures, with Store.Verify
+		return Audit(ctx, h.st, arg(1) == "verify")
 	}
 	return nil, fmt.Errorf("unknown command %q", f[0])
 }
@@ -382,8 +393,8 @@ func (h *headless) idle(printer bool) (any, error) {
 		case <-h.changed:
 		case <-tick.C:
 		case <-deadline.C:
-			return nil, fmt.Errorf("%w: state %s fault %q, validator %+v, printer %+v, note in path %v",
-				errNotIdle, s.State, s.Fault.Code, s.Cash.Validator, s.Cash.Printer, s.Cash.NoteInPath)
+			return nil, fmt.Errorf("%w: state %s fault %q, cash-in off %q, validator %s, printer %s, note in path %v",
+				errNotIdle, s.State, s.Fault.Code, s.Cash.CashInOff.Code, s.Cash.Validator.Code, s.Cash.Printer.Code, s.Cash.NoteInPath)
 		}
 	}
 }
