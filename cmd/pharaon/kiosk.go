@@ -245,6 +245,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 	logger.Printf("kiosk %s, credit %s, stakes open %v", snap.State, snap.Credit.Plain(), snap.Available)
 
 	sd := newSystemd(ctx, osEnv{}, logger, fyne.Do)
+	sd.health = p.m.Health
 	defer sd.stop()
 	var once sync.Once
 	up := func() { once.Do(func() { firstFrame(stdout, logger, started); nextFrame(sd.ready) }) }
