@@ -36,6 +36,10 @@ type Figures struct {
 	// settled (a note in escrow or on its way).
 	Held, Open int
 	HeldSum    game.Money
+	// OpenSum is the value of the notes whose STACK was sent and that no
+	// report of the validator settled yet: the kiosk holds such a note for
+	// staff when the next note comes to escrow (kiosk.settleOpenIntent).
+	OpenSum game.Money
 	// Vouchers by state, and the validation numbers of the printed and
 	// paid ones (which paper must exist for).
 	Vouchers      map[store.VoucherState]int
@@ -134,6 +138,9 @@ func Audit(ctx context.Context, st *store.Store, verify bool) (Figures, error) {
 	for _, in := range ins {
 		if in.State.Open() {
 			f.Open++
+		}
+		if in.State == store.IntentStacking {
+			f.OpenSum += in.Denom
 		}
 	}
 	vs, err := st.Vouchers(ctx, 1_000_000, 0)

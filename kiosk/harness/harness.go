@@ -91,6 +91,10 @@ type Report struct {
 	Kills    int
 	// What the player and staff did.
 	Notes, Plays, Bonus, Resumed, Vouchers, Paid, Collections, HeldCredited, HandPays int
+	// Unsettled counts the checks that found a note stacked after a lost
+	// line still open (its STACK sent, no report since): the kiosk holds
+	// it for staff at the next note.
+	Unsettled int
 	// The invariants: each must stay 0.
 	CentsLost     game.Money // money the player or the operator lost
 	DoubleCredits int        // notes credited more than once, or credit out of nothing
@@ -118,6 +122,7 @@ func (r *Report) String() string {
 	}
 	fmt.Fprintf(&b, "player: %d notes, %d games (%d through the bonus, %d resumed after a fault), %d vouchers; staff: %d vouchers paid, %d hand-pays, %d collections, %d held notes credited\n",
 		r.Notes, r.Plays, r.Bonus, r.Resumed, r.Vouchers, r.Paid, r.HandPays, r.Collections, r.HeldCredited)
+	fmt.Fprintf(&b, "checks with a note awaiting its settlement %d\n", r.Unsettled)
 	fmt.Fprintf(&b, "cents lost %d, double credits %d, units lost %d, problems %d\n",
 		int64(r.CentsLost), r.DoubleCredits, r.UnitsLost, len(r.Problems))
 	for _, p := range r.Problems {
@@ -251,35 +256,32 @@ func (r *run) teardown() {
 }
 
 // Template makes the harness's database at path: one test block per
-// stake, each beginning with units of every outcome, many won through the
-// bonus, so that the bonus wall comes often.
+// stake, each beginning with every outcome, the units won through the
+// bonus first, between losers, so that the bonus wall comes early.
 func Template(path string) ([]byte, error) {
+	var bonus, other []kiosktest.Unit
+	for _, u := range kiosktest.EveryOutcome() {
+		if u.ViaBonus {
+			bonus = append(bonus, u)
+		} else {
+			other = append(other, u)
+		}
+	}
+	var head []kiosktest.Unit
+	for i, u := range bonus {
+		head = append(head, u)
+		if i < len(other) {
+			head = append(head, other[i])
+		}
+	}
+	if len(other) > len(bonus) {
+		head = append(head, other[len(bonus):]...)
+	}
 	heads := map[game.Stake][]kiosktest.Unit{}
 	for _, s := range game.Stakes {
-		var h []kiosktest.Unit
-		for range 3 {
-			h = append(h, kiosktest.EveryOutcome()...)
-		}
-		heads[s] = thinBonus(h)
+		heads[s] = head
 	}
 	return kiosktest.Template(path, heads)
-}
-
-// thinBonus keeps at most one unit won through the bonus per tier beyond
-// the first (the table has few such lots for the top tiers).
-func thinBonus(h []kiosktest.Unit) []kiosktest.Unit {
-	seen := map[game.Tier]int{}
-	var out []kiosktest.Unit
-	for _, u := range h {
-		if u.ViaBonus || u.Tier <= 2 {
-			seen[u.Tier]++
-			if seen[u.Tier] > 1 && u.Tier <= 3 {
-				continue
-			}
-		}
-		out = append(out, u)
-	}
-	return out
 }
 
 // start starts a kiosk and checks what it recovered.
@@ -431,6 +433,9 @@ func (r *run) credit() (game.Money, error) {
 // feed puts notes in until the credit reaches at least c, timing the
 // notes' way in.
 func (r *run) feed(c game.Money) error {
+	if err := r.handPay(); err != nil {
+		return err
+	}
 	for range 20 {
 		have, err := r.credit()
 		if err != nil || have >= c {
@@ -516,6 +521,9 @@ func (r *run) warm() error {
 		return err
 	}
 	r.played(js)
+	if err := r.feed(5 * game.Euro); err != nil { // a big win went to a hand-pay
+		return err
+	}
 	if err := r.idle(true); err != nil {
 		return err
 	}
@@ -930,8 +938,14 @@ func (r *run) check(i int, k Kind) error {
 	case credited > stacked:
 		r.problem("%s: %s credited for %s of notes in the cash box", where, credited, stacked)
 		r.rep.DoubleCredits += max(1, f.LedgerCounts[store.KindBillIn]-(c.Stacked-f.Held))
+	case credited < stacked && stacked-credited <= f.OpenSum:
+		// A note the line lost after its STACK: the kiosk holds it for
+		// staff at the next note. Not lost, not yet settled.
+		r.rep.Unsettled++
+		stacked = credited
 	case credited < stacked:
-		r.problem("%s: %s of notes in the cash box, %s credited", where, stacked, credited)
+		js, _ := r.p.call("intents", time.Minute)
+		r.problem("%s: %s of notes in the cash box, %s credited (validator %+v; kiosk %s)", where, stacked, credited, c, js)
 		r.rep.CentsLost += stacked - credited
 	}
 	// The vouchers: each payable (or paid) voucher has its paper, whole;

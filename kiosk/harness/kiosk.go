@@ -341,6 +341,22 @@ func (h *headless) do(ctx context.Context, f []string) (any, error) {
 			return nil, err
 		}
 		return map[string]any{}, nil
+	case "intents": // the last notes' intents and events, for a report
+		ins, err := h.st.BillIntents(ctx, 4, 0)
+		if err != nil {
+			return nil, err
+		}
+		es, err := h.st.Events(ctx, 30, 0)
+		if err != nil {
+			return nil, err
+		}
+		var ev []string
+		for _, e := range es {
+			if e.Source == "validator" || e.Source == "cash" || e.Code == "note_held" {
+				ev = append(ev, e.Code+" "+e.Detail)
+			}
+		}
+		return map[string]any{"Intents": ins, "Events": ev}, nil
 	case "state":
 		s := h.m.Snapshot()
 		return map[string]any{"State": s.State.String(), "Fault": s.Fault.Code + " " + s.Fault.Detail, "Credit": s.Credit,
