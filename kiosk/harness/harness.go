@@ -151,6 +151,8 @@ type run struct {
 	tmpf bool   // data is a tmpfs of the harness's
 	// typical durations of the operations, to draw kill moments in
 	typical map[string]time.Duration
+	// validations are the validation numbers of the vouchers printed.
+	validations map[string]bool
 	// bonusMisses counts bonus kills drawn on games without a bonus.
 	bonusMisses int
 	garble      struct {
@@ -165,7 +167,8 @@ type run struct {
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	t0 := time.Now()
 	r := &run{cfg: cfg, rep: &Report{Seed: cfg.Seed, Faults: map[Kind]int{}, Skipped: map[Kind]int{}},
-		rng: rand.New(rand.NewPCG(cfg.Seed, 0xfa017)), typical: map[string]time.Duration{}}
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0xfa017)), typical: map[string]time.Duration{},
+		validations: map[string]bool{}}
 	r.garble.rng = rand.New(rand.NewPCG(cfg.Seed, 0x9a4b1e))
 	if r.cfg.Logf == nil {
 		r.cfg.Logf = func(string, ...any) {}
@@ -194,9 +197,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	if r.p != nil {
+		js, err := r.p.call("events", 2*time.Minute)
+		if err != nil {
+			return r.rep, err
+		}
+		r.secrets("the event log", js)
 		if err := r.p.quit(); err != nil {
 			return r.rep, err
 		}
+		r.secrets("the kiosk's stderr", r.p.stderr.String())
 		r.p = nil
 	}
 	r.rep.Elapsed = time.Since(t0)
@@ -323,6 +332,7 @@ func (r *run) start() error {
 // restart stops the kiosk (kill -9 or cleanly) and starts it again.
 func (r *run) restart(kill bool) error {
 	if r.p != nil {
+		defer r.secrets("the kiosk's stderr", r.p.stderr.String())
 		if kill {
 			r.p.kill()
 			r.rep.Kills++
@@ -332,6 +342,23 @@ func (r *run) restart(kill bool) error {
 		r.p = nil
 	}
 	return r.start()
+}
+
+// secrets: no PIN (right or wrong) and no validation number of a voucher
+// is in text (a log): either opens the money.
+func (r *run) secrets(where, text string) {
+	words := strings.FieldsFunc(text, func(c rune) bool { return c < '0' || c > '9' })
+	pins := map[string]bool{StaffPIN: true, TechnicianPIN: true, WrongPIN: true}
+	for _, w := range words {
+		switch {
+		case pins[w]:
+			r.problem("a PIN (%s) is in %s", w, where)
+			return
+		case r.validations[w]:
+			r.problem("a voucher's validation number is in %s", where)
+			return
+		}
+	}
 }
 
 func (r *run) problem(format string, args ...any) {
@@ -952,7 +979,11 @@ func (r *run) check(i int, k Kind) error {
 	// the paper's total is what the ledger debited.
 	paper := map[string]bool{}
 	for _, rc := range r.devs.Printer.Receipts() {
-		if v := receiptValidation(rc); v != "" && rc.Complete {
+		v := receiptValidation(rc)
+		if v != "" {
+			r.validations[v] = true
+		}
+		if v != "" && rc.Complete {
 			paper[v] = true
 		}
 	}

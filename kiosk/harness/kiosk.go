@@ -48,6 +48,8 @@ const (
 const (
 	StaffPIN      = "1111"
 	TechnicianPIN = "2222"
+	// WrongPIN is what a clumsy staff member types first now and then.
+	WrongPIN = "7777"
 )
 
 // KioskConfig is a headless kiosk.
@@ -341,6 +343,21 @@ func (h *headless) do(ctx context.Context, f []string) (any, error) {
 			return nil, err
 		}
 		return map[string]any{}, nil
+	case "events": // the whole event log's details, for the secrets' check
+		var out []string
+		for before := int64(0); ; {
+			es, err := h.st.Events(ctx, 1000, before)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range es {
+				out = append(out, e.Code+" "+e.Detail)
+				before = e.ID
+			}
+			if len(es) < 1000 {
+				return out, nil
+			}
+		}
 	case "intents": // the last notes' intents and events, for a report
 		ins, err := h.st.BillIntents(ctx, 4, 0)
 		if err != nil {
@@ -371,6 +388,11 @@ func (h *headless) do(ctx context.Context, f []string) (any, error) {
 func (h *headless) staff(ctx context.Context, act func(*kiosk.Session) (any, error)) (any, error) {
 	h.m.SetMaintenance(true)
 	defer h.m.SetMaintenance(false)
+	if h.rng.IntN(4) == 0 {
+		if _, err := h.office.Login(ctx, WrongPIN); err == nil {
+			return nil, errors.New("a wrong PIN opened the maintenance screen")
+		}
+	}
 	s, err := h.office.Login(ctx, StaffPIN)
 	if err != nil {
 		return nil, err
