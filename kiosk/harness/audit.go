@@ -40,6 +40,8 @@ type Figures struct {
 	// report of the validator settled yet: the kiosk holds such a note for
 	// staff when the next note comes to escrow (kiosk.settleOpenIntent).
 	OpenSum game.Money
+	// HeldNotes are the held notes' values by intent id.
+	HeldNotes map[int64]game.Money
 	// Vouchers by state, and the validation numbers of the printed and
 	// paid ones (which paper must exist for).
 	Vouchers      map[store.VoucherState]int
@@ -127,7 +129,9 @@ func Audit(ctx context.Context, st *store.Store, verify bool) (Figures, error) {
 	if err != nil {
 		return f, err
 	}
+	f.HeldNotes = map[int64]game.Money{}
 	for _, in := range held {
+		f.HeldNotes[in.ID] = in.Denom
 		f.Held++
 		f.HeldSum += in.Denom
 	}

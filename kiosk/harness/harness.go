@@ -78,6 +78,12 @@ type Config struct {
 	// disk is a file size limit on the kiosk process and read-only is
 	// skipped.
 	Tmpfs bool
+	// Kinds are the faults to draw from (nil: all of Kinds).
+	Kinds []Kind
+	// AfterKill runs after each kill -9, the process gone, before the
+	// restart: a power cut's harness throws away there what the disk had
+	// not flushed (nil: nothing).
+	AfterKill func() error
 	// Logf receives a line per fault (nil: none).
 	Logf func(format string, args ...any)
 }
@@ -184,7 +190,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return r.rep, err
 		}
-		k := Kinds[r.rng.IntN(len(Kinds))]
+		kinds := cfg.Kinds
+		if len(kinds) == 0 {
+			kinds = Kinds
+		}
+		k := kinds[r.rng.IntN(len(kinds))]
 		if k == ReadOnly && !r.tmpf {
 			r.rep.Skipped[k]++
 			k = ClockJump
@@ -336,6 +346,11 @@ func (r *run) restart(kill bool) error {
 		if kill {
 			r.p.kill()
 			r.rep.Kills++
+			if r.cfg.AfterKill != nil {
+				if err := r.cfg.AfterKill(); err != nil {
+					return fmt.Errorf("after the kill: %w", err)
+				}
+			}
 		} else if err := r.p.quit(); err != nil {
 			r.problem("%v", err)
 		}
@@ -919,17 +934,38 @@ func (r *run) check(i int, k Kind) error {
 	if err != nil {
 		return err
 	}
-	if f.Held > 0 {
-		// Staff look in the cash box: the held notes are there when the
-		// box holds more than was credited.
+	if f.Held > 0 && f.Open == 0 {
+		// Staff count the cash box: what it holds beyond the credited
+		// notes is some of the held ones (found by their values); those
+		// are credited, the others closed. While a note is still open
+		// (its STACK sent, unsettled) staff wait: they could not tell it
+		// from a held one.
 		c := r.devs.Validator.Counts()
-		if game.Money(c.StackedSum)-f.Ledger[store.KindBillIn] == f.HeldSum {
-			if _, err := r.p.call("held credit", time.Minute); err != nil {
-				return err
+		surplus := game.Money(c.StackedSum) - f.Ledger[store.KindBillIn]
+		credit, ok := inBox(f.HeldNotes, surplus)
+		if !ok {
+			r.problem("after fault %d (%s): the cash box holds %s more than credited, which no set of the held notes %v makes",
+				i, k, surplus, f.HeldNotes)
+		} else {
+			var yes, no []string
+			for id := range f.HeldNotes {
+				if credit[id] {
+					yes = append(yes, strconv.FormatInt(id, 10))
+				} else {
+					no = append(no, strconv.FormatInt(id, 10))
+				}
 			}
-			r.rep.HeldCredited += f.Held
-		} else if _, err := r.p.call("held close", time.Minute); err != nil {
-			return err
+			if len(yes) > 0 {
+				if _, err := r.p.call("held credit "+strings.Join(yes, " "), time.Minute); err != nil {
+					return err
+				}
+				r.rep.HeldCredited += len(yes)
+			}
+			if len(no) > 0 {
+				if _, err := r.p.call("held close "+strings.Join(no, " "), time.Minute); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if f.Held > 0 || verify {
@@ -1028,6 +1064,36 @@ func (r *run) audit(verify bool) (Figures, error) {
 		return f, err
 	}
 	return f, json.Unmarshal([]byte(js), &f)
+}
+
+// inBox finds the held notes whose values make surplus (the notes are
+// few: every subset is tried).
+func inBox(held map[int64]game.Money, surplus game.Money) (map[int64]bool, bool) {
+	ids := make([]int64, 0, len(held))
+	for id := range held {
+		ids = append(ids, id)
+	}
+	if len(ids) > 16 {
+		return nil, false
+	}
+	for mask := 0; mask < 1<<len(ids); mask++ {
+		var sum game.Money
+		for j, id := range ids {
+			if mask&(1<<j) != 0 {
+				sum += held[id]
+			}
+		}
+		if sum == surplus {
+			set := map[int64]bool{}
+			for j, id := range ids {
+				if mask&(1<<j) != 0 {
+					set[id] = true
+				}
+			}
+			return set, true
+		}
+	}
+	return nil, false
 }
 
 func abs(m game.Money) game.Money {

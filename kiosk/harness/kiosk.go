@@ -298,13 +298,20 @@ func (h *headless) do(ctx context.Context, f []string) (any, error) {
 			c, err := h.office.Collect(ctx, s)
 			return map[string]any{"Collection": c.ID}, err
 		})
-	case "held": // held credit|close: staff credit the notes the kiosk holds for them, or close them (no such note in the box)
+	case "held": // held credit|close [ID…]: staff credit the notes the kiosk holds for them, or close them (no such note in the box)
 		return h.staff(ctx, func(s *kiosk.Session) (any, error) {
 			held, err := h.office.HeldNotes(ctx, s)
 			if err != nil {
 				return nil, err
 			}
+			only := map[string]bool{}
+			for _, id := range f[2:] {
+				only[id] = true
+			}
 			for _, in := range held {
+				if len(only) > 0 && !only[strconv.FormatInt(in.ID, 10)] {
+					continue
+				}
 				if arg(1) == "credit" {
 					_, err = h.office.CreditHeldNote(ctx, s, in.ID, "harness: the note is in the cash box")
 				} else {
