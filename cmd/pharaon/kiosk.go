@@ -19,8 +19,8 @@ import (
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/ui/art"
-	"pharaon/kiosk/ui/play"
 	"pharaon/kiosk/ui/maint"
+	"pharaon/kiosk/ui/play"
 	"pharaon/store"
 )
 
