@@ -75,12 +75,14 @@ fuzz: deps
 	done
 
 # make soak: the crash tests with many more kills (the store's play
-# transaction: 3 000 SIGKILLs; the notes' and vouchers' exactly-once: x12) and
-# the engine's Auto bound and property tests over ten times more games. Long:
-# outside CI.
+# transaction: 3 000 SIGKILLs; the notes' and vouchers' exactly-once: x12),
+# the engine's Auto bound and property tests over ten times more games, and
+# the fault harness over the whole headless kiosk with 3 000 faults
+# (kiosk/harness, docs/fault-harness.md; make test runs 200). Long: outside
+# CI.
 soak: deps
 	PHARAON_SOAK=1 BREAKOUT_SOAK=10 $(GO) test -race -count=1 -timeout 180m \
-	  -run 'Crash|ExactlyOnce|Property|Auto' ./store ./kiosk ./game/breakout
+	  -run 'Crash|ExactlyOnce|Property|Auto|FaultHarness' ./store ./kiosk ./game/breakout ./kiosk/harness
 
 # make run: the kiosk on a development default (docs/kiosk-config.md): its
 # database under the user's data directory, a demo issuer key and a demo block

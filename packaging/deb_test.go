@@ -170,6 +170,7 @@ func TestUnit(t *testing.T) {
 		"WatchdogSec":   "30",
 		"Restart":       "always",
 		"User":          "pharaon",
+		"UMask":         "0077",
 		"TTYPath":       "/dev/tty1",
 		"StandardInput": "tty-fail",
 		"ExecStart":     "/usr/bin/cage -- /usr/bin/pharaon -config /etc/pharaon/pharaon.conf -first-install",

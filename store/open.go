@@ -146,6 +146,11 @@ func open(path string, cfg config) (*Store, error) {
 			return nil, err
 		}
 	}
+	if !cfg.noCreate {
+		if err := createPrivate(path); err != nil {
+			return nil, err
+		}
+	}
 	// Look at the file's header before SQLite does: setting WAL on a
 	// foreign or newer database would already write to it.
 	if err := probe(path, len(cfg.migrations)); err != nil {
@@ -299,6 +304,22 @@ const sqliteMagic = "SQLite format 3\x00"
 // the journal mode; a foreign database in rollback mode would be turned to
 // WAL. The authoritative check runs again through SQLite in migrate (the
 // header may be behind the WAL).
+// createPrivate creates the database file, empty, readable and writable by
+// its owner only, if it is not there: SQLite would create it 0644 less the
+// umask, and its WAL and shared-memory files take the database's mode. The
+// ledger, the PIN hashes and the validation numbers of payable vouchers are
+// in them (docs/threat-model.md). An existing file is left as it is.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
 func probe(path string, latest int) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {

@@ -316,6 +316,9 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 			// A failed self-test: said at once, as a failure to start is.
 			fmt.Fprintf(stderr, "pharaon: out of service: %s: %s\n", snap.Fault.Code, snap.Fault.Detail)
 		}
+		// The watchdog's pings follow the store too: a hung store stops them
+		// (set before sd.ready, which the screens call once shown).
+		sd.health = p.m.Health
 		var once sync.Once
 		up := func() { once.Do(func() { homeShown(logger, started); nextFrame(sd.ready) }) }
 		opt := ui.Options{Lang: startLang(cfg.Lang, p.m.Language(), logger), OnHome: up}

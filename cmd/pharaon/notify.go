@@ -50,6 +50,9 @@ type systemd struct {
 	logger *log.Logger
 	notify func(state string) error
 	do     func(func()) // fyne.Do: runs a function on the screens' goroutine
+	// health answers once the store answers the kiosk (Machine.Health);
+	// nil: the screens alone are watched (a kiosk that could not start).
+	health func(context.Context) error
 	// timeout is systemd's WatchdogSec (WATCHDOG_USEC); 0: no watchdog.
 	timeout time.Duration
 
@@ -133,7 +136,8 @@ func (s *systemd) readyStatus(status string) {
 		// Ping at a quarter of the timeout, and only while the screens
 		// answered within half of it: a hung screen is restarted at most
 		// 1.5 timeouts after its last answer.
-		w := &uiWatchdog{notify: s.notify, do: s.do, now: time.Now, maxAge: s.timeout / 2, logger: s.logger}
+		w := &uiWatchdog{notify: s.notify, do: s.do, now: time.Now, maxAge: s.timeout / 2, logger: s.logger,
+			health: s.health, spawn: func(f func()) { go f() }}
 		ctx, cancel := context.WithCancel(s.ctx)
 		s.cancel = cancel
 		tk := time.NewTicker(s.timeout / 4)
@@ -159,11 +163,14 @@ func (s *systemd) stop() {
 	}
 }
 
-// uiWatchdog pings systemd's watchdog while the screens answer: on each tick
-// it asks the screens' goroutine to note the time (a fyne.Do round trip) and
-// pings only if the last answer is recent. A hung frame loop, a deadlock on
-// the screens' goroutine or a flood of work that never lets it breathe all
-// stop the pings, and systemd restarts the session.
+// uiWatchdog pings systemd's watchdog while the screens and the store
+// answer: on each tick it asks the screens' goroutine to note the time (a
+// fyne.Do round trip) and, on a goroutine of its own, the store to answer
+// (health: a write handed to the play writer is taken, the credit is
+// read), and pings only if both last answers are recent. A hung frame
+// loop, a deadlock on the screens' goroutine, a flood of work that never
+// lets it breathe, a store blocked in a commit all stop the pings, and
+// systemd restarts the session.
 type uiWatchdog struct {
 	notify func(state string) error
 	do     func(func())
@@ -171,10 +178,16 @@ type uiWatchdog struct {
 	maxAge time.Duration
 	logger *log.Logger
 	onTick func(pinged bool) // tests: after each tick
+	// health is the store's probe (nil: none); spawn runs it off the
+	// watchdog's goroutine (go f()).
+	health func(context.Context) error
+	spawn  func(func())
 
 	start    time.Time
 	answered atomic.Int64 // since start, +1; 0: never
 	probing  atomic.Bool  // a round trip is on its way: never queue a second
+	healthy  atomic.Int64 // the store's last answer, as answered
+	checking atomic.Bool  // a store probe is on its way
 }
 
 func (w *uiWatchdog) run(ctx context.Context, ticks <-chan time.Time) {
@@ -192,9 +205,14 @@ func (w *uiWatchdog) run(ctx context.Context, ticks <-chan time.Time) {
 	}
 }
 
+// recent: an answer noted as a (since start, +1) is within maxAge.
+func (w *uiWatchdog) recent(a int64) bool {
+	return a != 0 && w.now().Sub(w.start)-time.Duration(a-1) <= w.maxAge
+}
+
 func (w *uiWatchdog) tick() bool {
 	pinged := false
-	if a := w.answered.Load(); a != 0 && w.now().Sub(w.start)-time.Duration(a-1) <= w.maxAge {
+	if w.recent(w.answered.Load()) && (w.health == nil || w.recent(w.healthy.Load())) {
 		if err := w.notify(daemon.SdNotifyWatchdog); err != nil {
 			w.logger.Printf("systemd watchdog: %v", err)
 		} else {
@@ -205,6 +223,18 @@ func (w *uiWatchdog) tick() bool {
 		w.do(func() {
 			w.answered.Store(int64(w.now().Sub(w.start)) + 1)
 			w.probing.Store(false)
+		})
+	}
+	if w.health != nil && w.checking.CompareAndSwap(false, true) {
+		w.spawn(func() {
+			// No deadline: a store that answers late answers (and the
+			// pings stop meanwhile); one probe at a time.
+			if err := w.health(context.Background()); err != nil {
+				w.logger.Printf("systemd watchdog: %v", err)
+			} else {
+				w.healthy.Store(int64(w.now().Sub(w.start)) + 1)
+			}
+			w.checking.Store(false)
 		})
 	}
 	return pinged

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"log"
@@ -204,6 +205,53 @@ func TestWatchdogFollowsTheScreens(t *testing.T) {
 	clk.set(40 * time.Second)
 	ui.setHung(false) // the held round trip answers now
 	step(45*time.Second, true, "answered again at 40 s")
+}
+
+// TestWatchdogFollowsTheStore: the screens answer all along, but the store
+// hangs (its probe, Machine.Health, does not come back: a commit that never
+// ends; kiosk.TestHealthStopsWhenTheWriterHangs shows Health waits then):
+// the pings stop once its last answer is older than maxAge, so systemd
+// restarts the session, and resume when the store answers again.
+func TestWatchdogFollowsTheStore(t *testing.T) {
+	c := notifySocket(t)
+	var ui, st screens // st holds the store's probe while the store hangs
+	clk := &fakeClock{}
+	clk.set(0)
+	ticked := make(chan bool)
+	probes := 0
+	w := &uiWatchdog{notify: sdNotify, do: ui.do, now: clk.now, maxAge: 15 * time.Second, logger: discard(),
+		onTick: func(p bool) { ticked <- p },
+		health: func(context.Context) error { probes++; return nil }, spawn: st.do}
+	ticks := make(chan time.Time)
+	done := make(chan struct{})
+	go func() { w.run(t.Context(), ticks); close(done) }()
+	t.Cleanup(func() { <-done })
+
+	step := func(at time.Duration, want bool, why string) {
+		t.Helper()
+		clk.set(at)
+		ticks <- clk.now()
+		assert.Equal(t, want, <-ticked, why)
+		if want {
+			assert.Equal(t, "WATCHDOG=1", received(t, c), why)
+		} else {
+			assert.Empty(t, received(t, c), why)
+		}
+	}
+	step(0, false, "no answer yet")
+	step(7500*time.Millisecond, true, "screens and store answered at 0 s")
+	st.setHung(true)
+	step(15*time.Second, true, "store answered at 7.5 s")
+	step(22500*time.Millisecond, true, "store answered 15 s ago: still within maxAge")
+	step(30*time.Second, false, "the store hangs: its last answer is 22.5 s old, the screens' is fresh")
+	step(37500*time.Millisecond, false, "still hung")
+	st.mu.Lock()
+	assert.Len(t, st.held, 1, "one store probe outstanding while it hangs, not one per tick")
+	st.mu.Unlock()
+	clk.set(40 * time.Second)
+	st.setHung(false)
+	step(45*time.Second, true, "the store answered again at 40 s")
+	assert.Equal(t, 4, probes, "0 s, 7.5 s, the one held from 15 s to 40 s, 45 s")
 }
 
 func TestNewLoggerUnderTheJournal(t *testing.T) {

@@ -13,6 +13,11 @@ fi
 if [ "$1" = configure ]; then
 	systemd-sysusers pharaon.conf
 	systemd-tmpfiles --create pharaon.conf
+	# The configuration is root's to write and the kiosk's to read, nobody
+	# else's (docs/threat-model.md); the group exists from sysusers above.
+	for f in /etc/pharaon/pharaon.conf /etc/pharaon/environment; do
+		if [ -f "$f" ]; then chgrp pharaon "$f" && chmod 0640 "$f"; fi
+	done
 	if [ -n "$live" ] && [ -d /run/udev ]; then
 		udevadm control --reload-rules || true
 		udevadm trigger --subsystem-match=tty --action=add || true
