@@ -315,15 +315,19 @@ func ownKill(point string) string {
 }
 
 func TestExactlyOnceCashIn(t *testing.T) {
+	exactlyOnceCashIn(t, filepath.Join(t.TempDir(), "pharaon.db"), soakRuns(cashInKills), nil)
+}
+
+// exactlyOnceCashIn runs the cash-in test on the database db, killing the
+// kiosk runs times; afterKill, if not nil, is called once each killed
+// kiosk has ended (cash_powercut_test.go cuts the disk's power there).
+func exactlyOnceCashIn(t *testing.T, db string, runs int, afterKill func()) {
 	rng := cashRand(t)
-	dir := t.TempDir()
-	db := filepath.Join(dir, "pharaon.db")
-	link := filepath.Join(dir, "validator")
+	link := filepath.Join(t.TempDir(), "validator")
 	sim := id003sim.New(id003sim.Config{})
 	require.NoError(t, sim.Start(link))
 	defer sim.Close()
 
-	runs := soakRuns(cashInKills)
 	notes := []int64{500, 1000, 2000, 5000}
 	kills := map[string]int{}
 	cutStacking, cutVendValid := 0, 0 // where the notes were when the power was cut
@@ -344,6 +348,9 @@ func TestExactlyOnceCashIn(t *testing.T) {
 		}
 		killed := c.wait(60 * time.Second)
 		require.True(t, killed, "run %d (%s): the child ended by itself; stderr:\n%s", i, point, c.stderr)
+		if afterKill != nil {
+			afterKill()
+		}
 		kills[point]++
 		switch point {
 		case killPowerCutInStacker:
