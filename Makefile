@@ -69,12 +69,13 @@ fuzz: deps
 	done
 
 # make soak: the crash tests with many more kills (the store's play
-# transaction: 3 000 SIGKILLs; the notes' and vouchers' exactly-once: x12) and
+# transaction: 3 000 SIGKILLs and 1 000 power cuts on store/powercut; the
+# notes' and vouchers' exactly-once: x12, the notes' power cuts too) and
 # the engine's Auto bound and property tests over ten times more games. Long:
 # outside CI.
 soak: deps
 	PHARAON_SOAK=1 BREAKOUT_SOAK=10 $(GO) test -race -count=1 -timeout 180m \
-	  -run 'Crash|ExactlyOnce|Property|Auto' ./store ./kiosk ./game/breakout
+	  -run 'Crash|ExactlyOnce|PowerCut|Property|Auto' ./store ./kiosk ./game/breakout
 
 # make run: the kiosk on a development default (docs/kiosk-config.md): its
 # database under the user's data directory, a demo issuer key and a demo block
