@@ -29,6 +29,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -74,7 +75,8 @@ type FS struct {
 // Stats counts what the file system saw.
 type Stats struct {
 	Syncs        int   // file fsyncs that moved pending writes to the backing file
-	PagesDropped int   // pending pages thrown away by Cut
+	PagesDropped int   // pending pages thrown away by a cut
+	PagesKept    int   // pending pages a torn cut wrote to the backing file
 	BytesSynced  int64 // bytes written to backing files by syncs
 }
 
@@ -119,15 +121,31 @@ func (f *FS) Stats() Stats {
 // later operation fails with EIO, and the file system is unmounted. The
 // processes using it should be dead already (a power cut stops them too):
 // a file still open keeps the mount busy, and Cut then detaches it lazily.
-func (f *FS) Cut() (Stats, error) {
+func (f *FS) Cut() (Stats, error) { return f.cut(nil) }
+
+// CutTorn is a power cut after which the disk turns out to have written
+// some of the pending writes, in no order: keep is asked about each
+// pending page of each file (by file, then offset) and about each pending
+// truncation, and what it keeps reaches the backing file, unsynced pages
+// around it or not. A page may hold the end of one WAL frame and the
+// start of the next: this is the torn write SQLite's checksums are for.
+func (f *FS) CutTorn(keep func() bool) (Stats, error) { return f.cut(keep) }
+
+func (f *FS) cut(keep func() bool) (Stats, error) {
 	f.mu.Lock()
 	if f.dead {
 		f.mu.Unlock()
 		return f.stats, errors.New("powercut: already cut")
 	}
 	f.dead = true
+	var errs []error
 	for _, d := range f.all {
 		d.mu.Lock()
+		if keep != nil && d.f != nil {
+			kept, err := d.tear(keep)
+			f.stats.PagesKept += kept
+			errs = append(errs, err)
+		}
 		f.stats.PagesDropped += len(d.pages)
 		d.pages = nil
 		if d.f != nil {
@@ -138,7 +156,7 @@ func (f *FS) Cut() (Stats, error) {
 	}
 	st := f.stats
 	f.mu.Unlock()
-	return st, f.unmount()
+	return st, errors.Join(append(errs, f.unmount())...)
 }
 
 // Unmount is a clean shutdown: every pending write is synced, then the
@@ -326,6 +344,40 @@ func (d *data) truncate(size int64) {
 		}
 	}
 	d.size = size
+}
+
+// tear writes to the backing file the pending pages keep keeps (and the
+// pending truncation if it keeps it), removing them from the overlay, and
+// returns how many pages it kept (d.mu held).
+func (d *data) tear(keep func() bool) (int, error) {
+	fi, err := d.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if d.floor < fi.Size() && keep() {
+		if err := d.f.Truncate(d.floor); err != nil {
+			return 0, err
+		}
+	}
+	idx := make([]int64, 0, len(d.pages))
+	for p := range d.pages {
+		idx = append(idx, p)
+	}
+	slices.Sort(idx)
+	kept := 0
+	for _, p := range idx {
+		start := p * pageSize
+		end := min(start+pageSize, d.size)
+		if end <= start || !keep() {
+			continue
+		}
+		if _, err := d.f.WriteAt(d.pages[p][:end-start], start); err != nil {
+			return kept, err
+		}
+		delete(d.pages, p)
+		kept++
+	}
+	return kept, nil
 }
 
 // sync moves the pending overlay to the backing file and syncs it (d.mu
