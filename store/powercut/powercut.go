@@ -246,16 +246,24 @@ func (f *FS) state(path string) (*data, syscall.Errno) {
 	return d, 0
 }
 
-// forget drops the name of the backing file at path from the states
-// (unlinked or replaced by a rename): its state lives on for the open
-// files, and a new file that gets its inode number gets a new state.
-func (f *FS) forget(path string) {
+// backingIno is the backing inode number of the file at path, if any.
+func backingIno(path string) (uint64, bool) {
 	var st syscall.Stat_t
 	if err := syscall.Lstat(path, &st); err != nil {
+		return 0, false
+	}
+	return st.Ino, true
+}
+
+// forget drops a backing file that lost its name (unlinked or replaced by
+// a rename) from the states: its state lives on for the open files, and a
+// new file that gets its inode number gets a new state.
+func (f *FS) forget(ino uint64, ok bool) {
+	if !ok {
 		return
 	}
 	f.stateMu.Lock()
-	delete(f.byIno, st.Ino)
+	delete(f.byIno, ino)
 	f.stateMu.Unlock()
 }
 
@@ -490,8 +498,12 @@ func (r *dir) Unlink(ctx context.Context, name string) syscall.Errno {
 	}
 	defer r.fsys.end()
 	p := r.path(name)
-	r.fsys.forget(p)
-	return errno(os.Remove(p))
+	ino, ok := backingIno(p)
+	if err := os.Remove(p); err != nil {
+		return errno(err)
+	}
+	r.fsys.forget(ino, ok)
+	return 0
 }
 
 func (r *dir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
@@ -503,8 +515,12 @@ func (r *dir) Rename(ctx context.Context, name string, newParent fs.InodeEmbedde
 		return syscall.ENOTSUP
 	}
 	to := r.path(newName)
-	r.fsys.forget(to)
-	return errno(os.Rename(r.path(name), to))
+	ino, ok := backingIno(to)
+	if err := os.Rename(r.path(name), to); err != nil {
+		return errno(err)
+	}
+	r.fsys.forget(ino, ok)
+	return 0
 }
 
 func (r *dir) Readdir(ctx context.Context) (fs.DirStream, syscall.Errno) {

@@ -154,3 +154,25 @@ func TestCutTornKeepsWhatTheDiskWrote(t *testing.T) {
 	}
 	require.Equal(t, want, got)
 }
+
+// TestRenameKeepsPendingWrites: a rename is durable at once and the
+// renamed file's pending writes follow it (and are lost at a cut).
+func TestRenameKeepsPendingWrites(t *testing.T) {
+	f, backing := mount(t)
+	a, b := filepath.Join(f.Dir(), "a"), filepath.Join(f.Dir(), "b")
+	require.NoError(t, os.WriteFile(a, []byte("from a"), 0o600))
+	require.NoError(t, os.WriteFile(b, []byte("from b"), 0o600))
+	require.NoError(t, os.Rename(a, b))
+	got, err := os.ReadFile(b)
+	require.NoError(t, err)
+	require.Equal(t, "from a", string(got))
+	_, err = os.Stat(a)
+	require.ErrorIs(t, err, os.ErrNotExist)
+	_, err = f.Cut()
+	require.NoError(t, err)
+	got, err = os.ReadFile(filepath.Join(backing, "b"))
+	require.NoError(t, err)
+	require.Empty(t, got, "renamed, never synced")
+	_, err = os.Stat(filepath.Join(backing, "a"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
