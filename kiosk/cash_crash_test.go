@@ -315,13 +315,16 @@ func ownKill(point string) string {
 }
 
 func TestExactlyOnceCashIn(t *testing.T) {
-	exactlyOnceCashIn(t, filepath.Join(t.TempDir(), "pharaon.db"), soakRuns(cashInKills), nil)
+	db := filepath.Join(t.TempDir(), "pharaon.db")
+	exactlyOnceCashIn(t, db, soakRuns(cashInKills), nil, func() string { return db })
 }
 
 // exactlyOnceCashIn runs the cash-in test on the database db, killing the
 // kiosk runs times; afterKill, if not nil, is called once each killed
-// kiosk has ended (cash_powercut_test.go cuts the disk's power there).
-func exactlyOnceCashIn(t *testing.T, db string, runs int, afterKill func()) {
+// kiosk has ended (cash_powercut_test.go cuts the disk's power there), and
+// final, once the last kiosk stopped, says where the test opens the
+// database to check it.
+func exactlyOnceCashIn(t *testing.T, db string, runs int, afterKill func(), final func() string) {
 	rng := cashRand(t)
 	link := filepath.Join(t.TempDir(), "validator")
 	sim := id003sim.New(id003sim.Config{})
@@ -375,7 +378,7 @@ func exactlyOnceCashIn(t *testing.T, db string, runs int, afterKill func()) {
 	t.Logf("%d kills: %v", runs, kills)
 
 	counts := sim.Counts()
-	st, err := store.Open(db)
+	st, err := store.Open(final())
 	require.NoError(t, err)
 	defer st.Close()
 	require.NoError(t, st.Verify(ctx), "ledger, chains, intents and meters hold")

@@ -18,6 +18,12 @@
 // nothing more. Locks are the kernel's own (FUSE without lock support), as
 // on a local disk of one machine.
 //
+// The process that serves the file system must not map a file of its own
+// mount (SQLite maps its -shm file): a page fault there waits for the
+// server, which may wait for memory the fault holds the lock of. The tests
+// run the store on the mount in a child process and check the backing
+// directory from their own.
+//
 // It is test support: the kiosk never mounts it. Mounting needs /dev/fuse
 // and root (Available says why not).
 package powercut
