@@ -75,14 +75,15 @@ fuzz: deps
 	done
 
 # make soak: the crash tests with many more kills (the store's play
-# transaction: 3 000 SIGKILLs; the notes' and vouchers' exactly-once: x12),
-# the engine's Auto bound and property tests over ten times more games, and
-# the fault harness over the whole headless kiosk with 3 000 faults
+# transaction: 3 000 SIGKILLs and 1 000 power cuts on store/powercut; the
+# notes' and vouchers' exactly-once: x12, the notes' power cuts too), the
+# engine's Auto bound and property tests over ten times more games, and the
+# fault harness over the whole headless kiosk with 3 000 faults
 # (kiosk/harness, docs/fault-harness.md; make test runs 200). Long: outside
 # CI.
 soak: deps
 	PHARAON_SOAK=1 BREAKOUT_SOAK=10 $(GO) test -race -count=1 -timeout 180m \
-	  -run 'Crash|ExactlyOnce|Property|Auto|FaultHarness' ./store ./kiosk ./game/breakout ./kiosk/harness
+	  -run 'Crash|ExactlyOnce|PowerCut|Property|Auto|FaultHarness' ./store ./kiosk ./game/breakout ./kiosk/harness
 
 # make run: the kiosk on a development default (docs/kiosk-config.md): its
 # database under the user's data directory, a demo issuer key and a demo block

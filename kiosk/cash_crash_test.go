@@ -315,15 +315,22 @@ func ownKill(point string) string {
 }
 
 func TestExactlyOnceCashIn(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "pharaon.db")
+	exactlyOnceCashIn(t, db, soakRuns(cashInKills), nil, func() string { return db })
+}
+
+// exactlyOnceCashIn runs the cash-in test on the database db, killing the
+// kiosk runs times; afterKill, if not nil, is called once each killed
+// kiosk has ended (cash_powercut_test.go cuts the disk's power there), and
+// final, once the last kiosk stopped, says where the test opens the
+// database to check it.
+func exactlyOnceCashIn(t *testing.T, db string, runs int, afterKill func(), final func() string) {
 	rng := cashRand(t)
-	dir := t.TempDir()
-	db := filepath.Join(dir, "pharaon.db")
-	link := filepath.Join(dir, "validator")
+	link := filepath.Join(t.TempDir(), "validator")
 	sim := id003sim.New(id003sim.Config{})
 	require.NoError(t, sim.Start(link))
 	defer sim.Close()
 
-	runs := soakRuns(cashInKills)
 	notes := []int64{500, 1000, 2000, 5000}
 	kills := map[string]int{}
 	cutStacking, cutVendValid := 0, 0 // where the notes were when the power was cut
@@ -344,6 +351,9 @@ func TestExactlyOnceCashIn(t *testing.T) {
 		}
 		killed := c.wait(60 * time.Second)
 		require.True(t, killed, "run %d (%s): the child ended by itself; stderr:\n%s", i, point, c.stderr)
+		if afterKill != nil {
+			afterKill()
+		}
 		kills[point]++
 		switch point {
 		case killPowerCutInStacker:
@@ -368,7 +378,7 @@ func TestExactlyOnceCashIn(t *testing.T) {
 	t.Logf("%d kills: %v", runs, kills)
 
 	counts := sim.Counts()
-	st, err := store.Open(db)
+	st, err := store.Open(final())
 	require.NoError(t, err)
 	defer st.Close()
 	require.NoError(t, st.Verify(ctx), "ledger, chains, intents and meters hold")

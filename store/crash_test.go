@@ -36,6 +36,7 @@ const (
 	crashChildEnv = "PHARAON_STORE_CRASH_CHILD" // the database path
 	crashSeedEnv  = "PHARAON_STORE_CRASH_CHILD_SEED"
 	crashRetryEnv = "PHARAON_STORE_CRASH_CHILD_RETRY" // bill refs tried and not acknowledged by the previous child
+	crashSyncEnv  = "PHARAON_STORE_CRASH_CHILD_SYNC"  // OFF or NORMAL: the child weakens synchronous (powercut_test.go)
 	crashKills    = 200
 	soakKills     = 3000
 )
@@ -108,12 +109,14 @@ func TestCrash(t *testing.T) {
 }
 
 // runAndKill starts a child on the database and kills it with SIGKILL
-// delay after it is ready (or after it started), returning its output.
-func runAndKill(t *testing.T, path string, seed uint64, retry []string, afterReady bool, delay time.Duration) (string, bool) {
+// delay after it is ready (or after it started), returning its output;
+// env is added to the child's environment.
+func runAndKill(t *testing.T, path string, seed uint64, retry []string, afterReady bool, delay time.Duration, env ...string) (string, bool) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), crashChildEnv+"="+path, fmt.Sprintf("%s=%d", crashSeedEnv, seed),
 		crashRetryEnv+"="+strings.Join(retry, ","))
+	cmd.Env = append(cmd.Env, env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -293,6 +296,17 @@ func crashChild(path string) {
 	s, err := Open(path)
 	if err != nil {
 		fail(err)
+	}
+	switch sync := os.Getenv(crashSyncEnv); sync {
+	case "":
+	case "OFF", "NORMAL":
+		// Only the power-cut test's proof that it can see a loss: the
+		// writer connection, the only one that commits, stops syncing.
+		if _, err := s.wc.ExecContext(ctx, "PRAGMA synchronous = "+sync); err != nil {
+			fail(err)
+		}
+	default:
+		fail(fmt.Errorf("%s=%q: OFF or NORMAL", crashSyncEnv, sync))
 	}
 	// Each store call is announced ("call") before it is made, and its
 	// result printed once it returned: a kill between the two hit the call.
