@@ -89,10 +89,12 @@ func TestCrash(t *testing.T) {
 		}
 
 		t0 = time.Now()
-		s, err := Open(path)
+		s, err := Open(path, WithAnchor(DefaultAnchor(path)))
 		require.NoError(t, err, "round %d (child seed %d): open after the kill", round, childSeed)
 		ctx := context.Background()
 		require.NoError(t, s.Verify(ctx), "round %d (child seed %d)", round, childSeed)
+		_, err = s.Anchor()
+		require.NoError(t, err, "round %d: the heads as anchored, after the kill", round)
 		unfinished := acked.check(t, s, round, childSeed)
 		if unfinished {
 			stats.midPlay++
@@ -293,7 +295,9 @@ func crashChild(path string) {
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	ctx := context.Background()
-	s, err := Open(path)
+	// Anchored, as the kiosk opens its store: the heads beside the file
+	// must follow every kill (and every power cut, store/powercut_test.go).
+	s, err := Open(path, WithAnchor(DefaultAnchor(path)))
 	if err != nil {
 		fail(err)
 	}

@@ -115,9 +115,12 @@ func TestPowerCut(t *testing.T) {
 		// SQLite must not map a file of its own mount, a page fault there
 		// would wait for a server that waits for memory), then the next
 		// child runs on the file system again.
-		s, err := Open(filepath.Join(backing, "pharaon.db"))
+		db := filepath.Join(backing, "pharaon.db")
+		s, err := Open(db, WithAnchor(DefaultAnchor(db))) // the anchor was cut with the file
 		require.NoError(t, err, "round %d (child seed %d): open after the cut", round, childSeed)
 		require.NoError(t, s.Verify(context.Background()), "round %d (child seed %d)", round, childSeed)
+		_, err = s.Anchor()
+		require.NoError(t, err, "round %d: the heads as anchored, after the cut", round)
 		if acked.check(t, s, round, childSeed) {
 			stats.midPlay++
 		}
