@@ -206,7 +206,7 @@ while [ "$SECONDS" -lt "$deadline" ]; do
 		;;
 	esac
 done
-echo "vm-test: ${SECONDS} s: ${result:-no end reported within the time}"
+[ -n "$result" ] || echo "vm-test: ${SECONDS} s: no end reported within the time"
 wait "$qemu" || true
 qemu=
 grep -o 'VMTEST.*' "$serial" | tr -d '\r'
