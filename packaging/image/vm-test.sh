@@ -5,14 +5,21 @@
 # screen, that its database is on the data partition, that it stays up past
 # the watchdog's limit, that systemd's watchdog restarts a frozen kiosk, and
 # that `pharaon update` refuses a tampered bundle and applies a good one, the
-# kiosk back on it and its database kept (UPDATE=no skips this step);
-# saves a picture of the screen (OUTDIR/vm-screen.ppm) and the
+# kiosk back on it and its database kept (UPDATE=no skips this step).
+# A fresh image's first start shows the technician's setup: its screen is
+# saved (OUTDIR/vm-setup.ppm), then completed with keys typed through QEMU's
+# monitor (the technician's PIN twice, the staff's twice, the kiosk id of
+# the configuration kept), and the home screen saved (OUTDIR/vm-home.ppm);
+# then a block made and signed here is imported with `pharaon import`, the
+# kiosk stopped, and sold once it is back (OUTDIR/vm-block.ppm). Saves the
 # console's log (OUTDIR/vm-serial.log). Exit status 0 when all passed.
 #
 # The copy gets a probe (vmtest/), written into its root file system with
 # debugfs (no mount), and WLR_RENDERER=pixman in /etc/pharaon/environment:
 # the virtual GPU has no 3D; and the watchdog's limit at 120 s
-# (vmtest/watchdog.conf): emulated frames are slow. Needs: qemu-system-x86 ovmf e2fsprogs fdisk
+# (vmtest/watchdog.conf): emulated frames are slow. The copy's configuration
+# gets what a technician sets before the first start (docs/technician.md):
+# a kiosk id, and the public key of the issuer of the test's block. Needs: qemu-system-x86 ovmf e2fsprogs fdisk
 # python3.
 set -euo pipefail
 
@@ -60,12 +67,31 @@ write $here/vmtest/pharaon-vmtest pharaon-vmtest
 sif pharaon-vmtest mode 0100755
 symlink /etc/systemd/system/multi-user.target.wants/pharaon-vmtest.service /etc/systemd/system/pharaon-vmtest.service
 DEBUGFS
+# The block to import (vmtest/pharaon-vmtest), signed by an issuer key made
+# here and trusted by the copy's configuration.
+top=$(dirname "$(dirname "$here")")
+(cd "$top" && ${GO:-go} build -o "$work/pharaon-issuer" ./cmd/pharaon-issuer)
+"$work/pharaon-issuer" keygen -out "$work/vmtest-issuer" >/dev/null
+"$work/pharaon-issuer" generate -emission 9 -block 1 -stake 1 -key "$work/vmtest-issuer.key" -out "$work/vmtest.pblk"
+debugfs -R "dump /etc/pharaon/pharaon.conf $work/pharaon.conf" "$rootfs" >/dev/null 2>&1
+printf '\n# vm-test.sh\nkiosk-id = PH-VM01\nkeys = /etc/pharaon/keys/vmtest-issuer.pub\n' >>"$work/pharaon.conf"
+chmod 0644 "$work/pharaon.conf" "$work/vmtest.pblk"
+debugfs -w -f - "$rootfs" >/dev/null <<DEBUGFS
+cd /etc/pharaon
+rm pharaon.conf
+write $work/pharaon.conf pharaon.conf
+mkdir /etc/pharaon/keys
+cd /etc/pharaon/keys
+write $work/vmtest-issuer.pub vmtest-issuer.pub
+mkdir /usr/local/share/pharaon-vmtest
+cd /usr/local/share/pharaon-vmtest
+write $work/vmtest.pblk vmtest.pblk
+DEBUGFS
 # The update step's bundles (vmtest/pharaon-vmtest): the package the image
 # keeps, rebuilt with a newer version, signed by a key made here; and a copy
 # with one byte of the package changed. Skipped (UPDATE=no) or when the image
 # keeps no package.
 if [ "${UPDATE:-yes}" != no ] && debugfs -R "stat /var/lib/pharaon-update/installed.deb" "$rootfs" 2>/dev/null | grep -q Inode; then
-	top=$(dirname "$(dirname "$here")")
 	u=$work/update
 	mkdir -p "$u"
 	debugfs -R "dump /var/lib/pharaon-update/installed.deb $u/installed.deb" "$rootfs" >/dev/null 2>&1
@@ -83,7 +109,6 @@ if [ "${UPDATE:-yes}" != no ] && debugfs -R "stat /var/lib/pharaon-update/instal
 	size=$(stat -c %s "$u/tampered.update")
 	python3 -c 'import sys; f=open(sys.argv[1],"r+b"); f.seek(int(sys.argv[2])); b=f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0]^1]))' "$u/tampered.update" $((size - 4096))
 	debugfs -w -f - "$rootfs" >/dev/null <<DEBUGFS
-mkdir /usr/local/share/pharaon-vmtest
 cd /usr/local/share/pharaon-vmtest
 write $u/good.update good.update
 write $u/tampered.update tampered.update
@@ -126,28 +151,62 @@ case $line in
 *"VMTEST ready"*) ;;
 *) cat "$work/qemu.err" >&2; exit 1 ;;
 esac
-line=$(wait_for 360 'VMTEST (home|FAIL)' || true)
-echo "vm-test: ${SECONDS} s: ${line:-no first frame within 360 s}"
-case $line in
-*"VMTEST home"*) ;;
-*) exit 1 ;;
-esac
-
-python3 - "$work/monitor" "$out/vm-screen.ppm" <<'PY'
+# monitor COMMAND...: runs each command on QEMU's monitor.
+monitor() {
+	python3 - "$work/monitor" "$@" <<'PY'
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.connect(sys.argv[1])
 s.settimeout(10)
 s.recv(4096)  # the monitor's banner
-s.sendall(("screendump %s\n" % sys.argv[2]).encode())
-s.recv(4096)
-s.sendall(b"info status\n")
-s.recv(4096)
+for c in sys.argv[2:]:
+    s.sendall((c + "\n").encode())
+    time.sleep(0.3)  # one key at a time, as a hand types
+    s.recv(4096)
 s.close()
 PY
+}
+# typekeys STRING: each character as a key (digits, and "\n" for Enter).
+typekeys() {
+	local k=() c i
+	for ((i = 0; i < ${#1}; i++)); do
+		c=${1:i:1}
+		case $c in
+		$'\n') k+=("sendkey ret") ;;
+		*) k+=("sendkey $c") ;;
+		esac
+	done
+	monitor "${k[@]}"
+}
 
-line=$(wait_for 1500 'VMTEST (done|FAIL)' || true)
-echo "vm-test: ${SECONDS} s: ${line:-no restart or update reported within 1500 s}"
+# The probe says what to look at: "VMTEST setup shown" (the first start's
+# setup: dumped, then typed in), "VMTEST shot NAME" (a screen dump), until
+# "VMTEST done" or "VMTEST FAIL".
+deadline=$((SECONDS + ${TIMEOUT_REST:-2700}))
+result=
+while [ "$SECONDS" -lt "$deadline" ]; do
+	line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|shot|done|FAIL)' || true)
+	[ -n "$line" ] || break
+	echo "vm-test: ${SECONDS} s: $line"
+	case $line in
+	*"VMTEST setup shown"*)
+		monitor "screendump $out/vm-setup.ppm"
+		# Technician 2468, staff 1357, each twice; Enter on the last saves.
+		typekeys $'2468\n2468\n1357\n1357\n'
+		echo "vm-test: ${SECONDS} s: setup typed"
+		;;
+	*"VMTEST shot "*)
+		name=${line##*VMTEST shot }
+		name=${name%% *}
+		monitor "screendump $out/$name.ppm"
+		;;
+	*"VMTEST done"* | *"VMTEST FAIL"*)
+		result=$line
+		break
+		;;
+	esac
+done
+[ -n "$result" ] || echo "vm-test: ${SECONDS} s: no end reported within the time"
 wait "$qemu" || true
 qemu=
 grep -o 'VMTEST.*' "$serial" | tr -d '\r'

@@ -17,8 +17,10 @@ import (
 // The first start of a production kiosk (kiosk.Access.NeedsSetup): before
 // the player's screens, a technician sets the technician's and the staff's
 // PINs, each typed twice, and confirms the kiosk's id printed on its
-// vouchers. The PINs are typed on the screen's keypad into the field chosen;
-// the kiosk id, filled with the configured one, is changed with a keyboard.
+// vouchers. The PINs are typed on the screen's keypad into the field chosen,
+// or with a keyboard's digits (Enter goes to the next field, and saves from
+// the last; Backspace erases); the kiosk id, filled with the configured one,
+// is changed with a keyboard once its field is touched.
 
 // SetupConfig is what the setup screen needs.
 type SetupConfig struct {
@@ -100,6 +102,7 @@ func (s *Setup) show() {
 			s.digit(r)
 		}
 	})
+	c.SetOnTypedKey(s.typedKey)
 	s.win.SetContent(shBackdrop(container.NewPadded(container.NewBorder(nil, nil, nil,
 		container.NewVBox(shText(tr.T("setup.keypad"), 16, art.Sand, false), keys), form))))
 }
@@ -133,6 +136,21 @@ func (s *Setup) erase() {
 	if f := s.fields[s.active]; len(f) > 0 && !s.busy {
 		s.fields[s.active] = f[:len(f)-1]
 		s.drawRows()
+	}
+}
+
+// typedKey: a keyboard's Enter moves to the next PIN field, and saves from
+// the last one; Backspace erases.
+func (s *Setup) typedKey(e *fyne.KeyEvent) {
+	switch e.Name {
+	case fyne.KeyReturn, fyne.KeyEnter:
+		if s.active == len(s.fields)-1 {
+			s.submit()
+			return
+		}
+		s.next()
+	case fyne.KeyBackspace:
+		s.erase()
 	}
 }
 
@@ -202,6 +220,7 @@ func (s *Setup) submit() {
 			default:
 				s.done = true
 				s.win.Canvas().SetOnTypedRune(nil)
+				s.win.Canvas().SetOnTypedKey(nil)
 				if s.cfg.Done != nil {
 					s.cfg.Done()
 				}

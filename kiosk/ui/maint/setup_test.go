@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -79,3 +82,38 @@ func TestSetupSetsThePINsAndTheKioskID(t *testing.T) {
 
 // sh0row is the label of the setup's PIN row i as shown now.
 func (f *shFix) sh0row(s *Setup, i int) string { return s.rows[i].Text }
+
+// A keyboard alone completes the setup (a technician's USB keyboard, or a
+// virtual machine's): digits type into the PIN field chosen, Backspace
+// erases, Enter goes to the next field and saves from the last; the kiosk
+// id stays the one configured.
+func TestSetupByKeyboard(t *testing.T) {
+	f := newShFix(t, false)
+	ctx := context.Background()
+	done := 0
+	s := NewSetup(f.w, SetupConfig{Access: f.a, KioskID: "PH-0042", SetKioskID: f.m.SetKioskID, Lang: ui.French,
+		Go: func(g func()) { g() }, Do: func(g func()) { g() }, Done: func() { done++ }})
+	c := f.w.Canvas()
+	key := func(n fyne.KeyName) { c.OnTypedKey()(&fyne.KeyEvent{Name: n}) }
+	test.TypeOnCanvas(c, shTechPIN+"9")
+	key(fyne.KeyBackspace)
+	key(fyne.KeyReturn)
+	test.TypeOnCanvas(c, shTechPIN)
+	key(fyne.KeyReturn)
+	test.TypeOnCanvas(c, shStaffPIN)
+	key(fyne.KeyEnter)
+	test.TypeOnCanvas(c, shStaffPIN)
+	assert.Equal(t, 3, s.active)
+	assert.Equal(t, 0, done, "Enter on a PIN field before the last does not save")
+	key(fyne.KeyReturn)
+	require.Equal(t, 1, done)
+	assert.True(t, s.Done())
+	assert.Equal(t, "PH-0042", f.m.KioskID())
+	role, err := f.a.Login(ctx, shTechPIN)
+	require.NoError(t, err)
+	assert.Equal(t, kiosk.RoleTechnician, role)
+	role, err = f.a.Login(ctx, shStaffPIN)
+	require.NoError(t, err)
+	assert.Equal(t, kiosk.RoleStaff, role)
+	assert.Nil(t, c.OnTypedKey(), "the player's screens get their keys back")
+}
