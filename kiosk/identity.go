@@ -2,16 +2,14 @@ package kiosk
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 	"slices"
 
 	"pharaon/game"
+	"pharaon/kiosk/update"
 	"pharaon/store"
 )
 
@@ -53,25 +51,12 @@ func SoftwareIdentity() (Identity, error) {
 		return id, fmt.Errorf("software identity: %w", err)
 	}
 	id.Path = path
-	sum, err := fileSHA256(path)
+	sum, err := update.FileSum(path)
 	if err != nil {
 		return id, fmt.Errorf("software identity: %w", err)
 	}
 	id.SHA256 = sum
 	return id, nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Identity is the software's identity; reading it is logged (a regulator's

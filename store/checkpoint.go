@@ -301,24 +301,7 @@ func verifyPlaysFrom(tx *rtx, cp *checkpoint) error {
 	if err != nil {
 		return err
 	}
-	var stakes, credits, orphan int64
-	err = tx.queryRow(`SELECT
-		(SELECT count(*) FROM ledger WHERE id > ?1 AND kind = 'stake'),
-		(SELECT count(*) FROM ledger WHERE id > ?1 AND kind = 'win'),
-		(SELECT coalesce(min(id), 0) FROM ledger WHERE id > ?1 AND (kind = 'stake' OR kind = 'win') <> (play_id IS NOT NULL))`, sinceEntry).
-		Scan(&stakes, &credits, &orphan)
-	if err != nil {
-		return fmt.Errorf("verify plays: %w", err)
-	}
-	switch {
-	case orphan != 0:
-		return integrity("plays", "ledger", orphan, "play movement without a play, or a play on a cash movement")
-	case stakes != plays:
-		return integrity("plays", "ledger", 0, "%d stake rows for %d plays since the checkpoint", stakes, plays)
-	case credits != wins:
-		return integrity("plays", "ledger", 0, "%d win rows for %d plays won since the checkpoint", credits, wins)
-	}
-	return nil
+	return verifyPlayMovements(tx, sinceEntry, plays, wins, " since the checkpoint")
 }
 
 // verifyVoucherChainsFrom walks the vouchers' and their steps' chains

@@ -315,11 +315,20 @@ func verifyPlays(tx *rtx) error {
 	// Each play has its own stake row and, if it won, its own win row (the
 	// rows name their play, checked above); no other row is a stake or a
 	// win, and no cash movement names a play.
+	return verifyPlayMovements(tx, 0, plays, wins, "")
+}
+
+// verifyPlayMovements checks the ledger rows after sinceEntry (0: all of
+// them) against the plays and the plays won counted over the same span
+// (named in the fault by span): each play has its own stake row and, if it
+// won, its own win row; no other row is a stake or a win, and no cash
+// movement names a play.
+func verifyPlayMovements(tx *rtx, sinceEntry, plays, wins int64, span string) error {
 	var stakes, credits, orphan int64
-	err = tx.queryRow(`SELECT
-		(SELECT count(*) FROM ledger WHERE kind = 'stake'),
-		(SELECT count(*) FROM ledger WHERE kind = 'win'),
-		(SELECT coalesce(min(id), 0) FROM ledger WHERE (kind = 'stake' OR kind = 'win') <> (play_id IS NOT NULL))`).
+	err := tx.queryRow(`SELECT
+		(SELECT count(*) FROM ledger WHERE id > ?1 AND kind = 'stake'),
+		(SELECT count(*) FROM ledger WHERE id > ?1 AND kind = 'win'),
+		(SELECT coalesce(min(id), 0) FROM ledger WHERE id > ?1 AND (kind = 'stake' OR kind = 'win') <> (play_id IS NOT NULL))`, sinceEntry).
 		Scan(&stakes, &credits, &orphan)
 	if err != nil {
 		return fmt.Errorf("verify plays: %w", err)
@@ -328,9 +337,9 @@ func verifyPlays(tx *rtx) error {
 	case orphan != 0:
 		return integrity("plays", "ledger", orphan, "play movement without a play, or a play on a cash movement")
 	case stakes != plays:
-		return integrity("plays", "ledger", 0, "%d stake rows for %d plays", stakes, plays)
+		return integrity("plays", "ledger", 0, "%d stake rows for %d plays%s", stakes, plays, span)
 	case credits != wins:
-		return integrity("plays", "ledger", 0, "%d win rows for %d plays won", credits, wins)
+		return integrity("plays", "ledger", 0, "%d win rows for %d plays won%s", credits, wins, span)
 	}
 	return nil
 }

@@ -133,7 +133,7 @@ func CheckManifest(manifest, root string) error {
 			continue
 		}
 		n++
-		got, err := fileSum(root + p)
+		got, err := FileSum(root + p)
 		if err != nil || got != sum {
 			bad = append(bad, p)
 		}
@@ -147,7 +147,9 @@ func CheckManifest(manifest, root string) error {
 	return nil
 }
 
-func fileSum(p string) (string, error) {
+// FileSum is the SHA-256 of the file at p, in hexadecimal (the manifest's
+// form, sha256sum's).
+func FileSum(p string) (string, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return "", err

@@ -93,7 +93,7 @@ func CheckBinary(manifestPath string, keys block.Keys, exe, installed string) er
 	if want == "" {
 		return fmt.Errorf("%s does not list %s: %w", manifestPath, installed, ErrBinaryChanged)
 	}
-	got, err := fileSum(exe)
+	got, err := FileSum(exe)
 	if err != nil {
 		return fmt.Errorf("read the running binary: %w", err)
 	}

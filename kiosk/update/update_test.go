@@ -422,7 +422,7 @@ func TestCheckManifest(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "usr/bin"), 0o755)
 	os.WriteFile(filepath.Join(root, "usr/bin/pharaon"), []byte("binary"), 0o755)
-	sum, _ := fileSum(filepath.Join(root, "usr/bin/pharaon"))
+	sum, _ := FileSum(filepath.Join(root, "usr/bin/pharaon"))
 	m := filepath.Join(root, "MANIFEST.sha256")
 	os.WriteFile(m, []byte(sum+"  /usr/bin/pharaon\n0000  /etc/pharaon/pharaon.conf\n"), 0o644)
 	if err := CheckManifest(m, root); err != nil {
