@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 
 	"pharaon/kiosk"
 	"pharaon/kiosk/ui/art"
@@ -57,28 +56,9 @@ func (s *Screens) buildHandPay(v view) fyne.CanvasObject {
 	if hp.Cause == kiosk.HandPayCashOut {
 		why = msgHandPayCashOut
 	}
-	objs := []fyne.CanvasObject{
-		v.cover(art.HomeBackdropResource()),
-		v.image(art.WordmarkResource(), 640-180, 70, 360, 360/art.WordmarkAspect),
-		v.panel(190, 196, 900, 470),
-	}
-	y := float32(224)
-	for i, l := range []Lang{s.tr.Lang, 1 - s.tr.Lang} {
-		tr := Tr{l}
-		size := float32(1)
-		if i == 1 {
-			size = 0.8
-			objs = append(objs, v.rule(260, y, 760))
-			y += 20
-		}
-		objs = append(objs, v.textAt(tr.T(msgHandPayTitle), sizeTitle*size, art.GoldLight, true, fyne.TextAlignCenter, 190, y, 900))
-		y += 56 * size
-		lines, ny := v.para(tr.T(why), (sizeBody+2)*size, art.Sand, false, fyne.TextAlignCenter, 240, y, 800)
-		objs = append(objs, lines...)
-		lines, ny = v.para(tr.F(msgHandPayAmount, tr.Money(hp.Amount)), (sizeBody+4)*size, art.GoldLight, true, fyne.TextAlignCenter, 240, ny+8, 800)
-		objs = append(objs, lines...)
-		y = ny + 24
-	}
-	objs = append(objs, s.buildNotice(v)...)
-	return container.NewWithoutLayout(objs...)
+	return s.buildBilingual(v, msgHandPayTitle, art.GoldLight, func(tr Tr, size, y float32) ([]fyne.CanvasObject, float32) {
+		objs, ny := v.para(tr.T(why), (sizeBody+2)*size, art.Sand, false, fyne.TextAlignCenter, 240, y, 800)
+		lines, ny := v.para(tr.F(msgHandPayAmount, tr.Money(hp.Amount)), (sizeBody+4)*size, art.GoldLight, true, fyne.TextAlignCenter, 240, ny+8, 800)
+		return append(objs, lines...), ny
+	})
 }

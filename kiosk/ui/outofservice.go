@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"image/color"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 
@@ -24,6 +26,25 @@ func (s *Screens) showOutOfService() {
 
 func (s *Screens) buildOutOfService(v view) fyne.CanvasObject {
 	snap := s.snap
+	return s.buildBilingual(v, msgOOSTitle, art.Alert, func(tr Tr, size, y float32) ([]fyne.CanvasObject, float32) {
+		objs, ny := v.para(tr.T(msgOOSText), (sizeBody+2)*size, art.Sand, false, fyne.TextAlignCenter, 240, y, 800)
+		lines, ny := v.para(tr.Fault(snap.Fault), sizeBody*size, art.GoldLight, false, fyne.TextAlignCenter, 240, ny+6, 800)
+		objs = append(objs, lines...)
+		if snap.Credit > 0 {
+			lines, ny = v.para(tr.F(msgOOSCredit, tr.Money(snap.Credit)), sizeBody*size, art.Sand, true, fyne.TextAlignCenter, 240, ny+6, 800)
+			objs = append(objs, lines...)
+		}
+		return objs, ny
+	})
+}
+
+// buildBilingual is a screen that speaks to whoever stands at the kiosk
+// whatever their language: the title and body in the language shown, then
+// again smaller in the other, on the home backdrop (the out-of-service and
+// the hand-pay screens). body lays out one language's text from y, at size
+// times the usual sizes, and says where it ended.
+func (s *Screens) buildBilingual(v view, title msg, titleColour color.Color,
+	body func(tr Tr, size, y float32) ([]fyne.CanvasObject, float32)) fyne.CanvasObject {
 	objs := []fyne.CanvasObject{
 		v.cover(art.HomeBackdropResource()),
 		v.image(art.WordmarkResource(), 640-180, 70, 360, 360/art.WordmarkAspect),
@@ -38,16 +59,10 @@ func (s *Screens) buildOutOfService(v view) fyne.CanvasObject {
 			objs = append(objs, v.rule(260, y, 760))
 			y += 20
 		}
-		objs = append(objs, v.textAt(tr.T(msgOOSTitle), sizeTitle*size, art.Alert, true, fyne.TextAlignCenter, 190, y, 900))
+		objs = append(objs, v.textAt(tr.T(title), sizeTitle*size, titleColour, true, fyne.TextAlignCenter, 190, y, 900))
 		y += 56 * size
-		lines, ny := v.para(tr.T(msgOOSText), (sizeBody+2)*size, art.Sand, false, fyne.TextAlignCenter, 240, y, 800)
+		lines, ny := body(tr, size, y)
 		objs = append(objs, lines...)
-		lines, ny = v.para(tr.Fault(snap.Fault), sizeBody*size, art.GoldLight, false, fyne.TextAlignCenter, 240, ny+6, 800)
-		objs = append(objs, lines...)
-		if snap.Credit > 0 {
-			lines, ny = v.para(tr.F(msgOOSCredit, tr.Money(snap.Credit)), sizeBody*size, art.Sand, true, fyne.TextAlignCenter, 240, ny+6, 800)
-			objs = append(objs, lines...)
-		}
 		y = ny + 24
 	}
 	objs = append(objs, s.buildNotice(v)...)
