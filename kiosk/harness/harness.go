@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -731,11 +732,48 @@ func (r *run) killCashOut() error {
 
 func (r *run) killMaintenance() error {
 	cmds := []string{"pay", "pay", "collect", "held credit", "handpay"}
-	if err := r.p.send(cmds[r.rng.IntN(len(cmds))]); err != nil {
+	cmd := cmds[r.rng.IntN(len(cmds))]
+	if cmd == "held credit" {
+		// Staff credit a held note only once they found it in the cash box,
+		// as check does: crediting every held note, found or not, would be
+		// the harness's staff paying a note the player took back.
+		ids, err := r.heldInBox()
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			cmd = "pay"
+		} else {
+			cmd += " " + strings.Join(ids, " ")
+		}
+	}
+	if err := r.p.send(cmd); err != nil {
 		return err
 	}
 	time.Sleep(r.moment("maintenance"))
 	return nil
+}
+
+// heldInBox are the held notes staff find in the cash box by counting it
+// (its surplus over the credited notes), none while a note is unsettled.
+func (r *run) heldInBox() ([]string, error) {
+	f, err := r.audit(false)
+	if err != nil || f.Held == 0 || f.Open > 0 {
+		return nil, err
+	}
+	surplus := game.Money(r.devs.Validator.Counts().StackedSum) - f.Ledger[store.KindBillIn]
+	credit, ok := inBox(f.HeldNotes, surplus)
+	if !ok {
+		return nil, nil
+	}
+	var ids []string
+	for id := range f.HeldNotes {
+		if credit[id] {
+			ids = append(ids, strconv.FormatInt(id, 10))
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
 }
 
 // validatorFault: a note goes in and the validator is unplugged, garbled
