@@ -384,20 +384,32 @@ func (m *Machine) stopCash() {
 	m.cash.log.close()
 }
 
+// amountSetting reads an amount setting kept in the store: false when there
+// is none, or when it is not an amount from 0,01 € to bound (warn then says
+// so, and the configuration's value stands).
+func (m *Machine) amountSetting(ctx context.Context, key string, bound game.Money, warn func(format string, args ...any)) (game.Money, bool) {
+	v, ok, err := m.st.Setting(ctx, key)
+	if err != nil || !ok {
+		return 0, false
+	}
+	a, err := game.ParseMoney(v)
+	if err != nil || a <= 0 || a > bound {
+		warn("%s = %q ignored: not an amount from 0,01 to %s", key, v, bound.Plain())
+		return 0, false
+	}
+	return a, true
+}
+
 // readCashSettings applies the store's cash settings over the configuration;
 // a bad value is logged and ignored.
 func (m *Machine) readCashSettings(ctx context.Context) {
+	warn := func(format string, args ...any) {
+		m.logCash(store.LevelWarning, "kiosk", "bad_setting", format, args...)
+	}
 	money := func(key string, dst *game.Money, bound game.Money) {
-		v, ok, err := m.st.Setting(ctx, key)
-		if err != nil || !ok {
-			return
+		if a, ok := m.amountSetting(ctx, key, bound, warn); ok {
+			*dst = a
 		}
-		a, err := game.ParseMoney(v)
-		if err != nil || a <= 0 || a > bound {
-			m.logCash(store.LevelWarning, "kiosk", "bad_setting", "%s = %q ignored: not an amount from 0,01 to %s", key, v, bound.Plain())
-			return
-		}
-		*dst = a
 	}
 	if v, ok, err := m.st.Setting(ctx, SettingKioskID); err == nil && ok && validKioskID(v) {
 		m.mu.Lock()

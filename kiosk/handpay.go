@@ -22,12 +22,6 @@ import (
 // as its last ledger movement at the next start and locks again.
 
 const (
-	// handPayLimitKey is the store setting of the hand-pay limit, an
-	// amount in euros ("1500", "1 500,00") from 0,01 € to 15 000 €
-	// (PayoutLimitBound): a win or a cash-out above it locks the kiosk
-	// for staff. The maintenance screen's settings view changes it; it is
-	// read at start.
-	handPayLimitKey = "handpay.limit"
 	// DefaultHandPayLimit is 1 500 €, the default payout limit: the
 	// largest amount a shop pays at its counter. Above it a voucher
 	// would send the player to a payment centre with a bearer paper; the
@@ -95,15 +89,9 @@ func (m *Machine) handPayLockedLocked() bool { return m.hp.pending.Pending() }
 // again.
 func (m *Machine) loadHandPay(ctx context.Context) error {
 	limit := m.cfg.Cash.HandPayLimit
-	if v, ok, err := m.st.Setting(ctx, handPayLimitKey); err != nil {
-		return err
-	} else if ok {
-		a, perr := game.ParseMoney(v)
-		if perr != nil || a <= 0 || a > PayoutLimitBound {
-			m.logf(store.LevelWarning, "bad_setting", "%s = %q ignored: not an amount from 0,01 to %s", handPayLimitKey, v, PayoutLimitBound.Plain())
-		} else {
-			limit = a
-		}
+	warn := func(format string, args ...any) { m.logf(store.LevelWarning, "bad_setting", format, args...) }
+	if a, ok := m.amountSetting(ctx, SettingHandPayLimit, PayoutLimitBound, warn); ok {
+		limit = a
 	}
 	var hp HandPay
 	v, ok, err := m.st.Setting(ctx, settingHandPayLock)

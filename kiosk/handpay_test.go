@@ -183,7 +183,7 @@ func TestHandPayLockSurvivesRestart(t *testing.T) {
 func TestHandPayCashOutAboveLimit(t *testing.T) {
 	f := newFixture(t)
 	withHandPay(f)
-	require.NoError(t, f.st.SetSetting(ctx, "technician", handPayLimitKey, "10,00"))
+	require.NoError(t, f.st.SetSetting(ctx, "technician", SettingHandPayLimit, "10,00"))
 	f.boot()
 	assert.Equal(t, 10*game.Euro, f.m.HandPayLimit())
 	f.credit(10 * game.Euro)
@@ -211,7 +211,7 @@ func TestHandPayCashOutAboveLimit(t *testing.T) {
 func TestHandPayBadLimitIgnored(t *testing.T) {
 	f := newFixture(t)
 	withHandPay(f)
-	require.NoError(t, f.st.SetSetting(ctx, "technician", handPayLimitKey, "15000,01"))
+	require.NoError(t, f.st.SetSetting(ctx, "technician", SettingHandPayLimit, "15000,01"))
 	f.boot()
 	assert.Equal(t, DefaultHandPayLimit, f.m.HandPayLimit())
 }

@@ -25,15 +25,16 @@ import (
 
 // More settings kept in the store.
 const (
-	SettingVenue         = "venue"               // the shop's name and address
-	SettingLanguage      = "screen.language"     // "fr" or "en": the language the screens start in
-	SettingHandPayLimit  = "handpay.limit"       // an amount: above it, a win or cash-out waits for staff
+	SettingVenue    = "venue"           // the shop's name and address
+	SettingLanguage = "screen.language" // "fr" or "en": the language the screens start in
+	// SettingHandPayLimit: an amount from 0,01 € to PayoutLimitBound; a win
+	// or a cash-out above it locks the kiosk for staff (handpay.go), read
+	// at start.
+	SettingHandPayLimit  = "handpay.limit"
 	SettingIdleSeconds   = "screen.idle_seconds" // the result screen's idle return home, in seconds
 	SettingAutoSeconds   = "game.auto_seconds"   // idle time before a Jouer game goes on in Auto, in seconds
 	SettingAcceptedNotes = "cash.accepted_notes" // the notes taken, in euros: "5,10,20,50"
 	defaultAcceptedNotes = "5,10,20,50"          // id003.DefaultEnabled
-	defaultHandPayLimit  = 1500 * game.Euro      // the retail payout limit
-	handPayLimitBound    = 15_000 * game.Euro    // the top prize of the 2 € table
 	maxSettingRunes      = 120                   // a venue's name and address fit on three printed lines
 	kioskIDChars         = "-_."                 // besides letters and digits
 	secondsLow, idleHigh = 5, 600                // the idle return home: 5 s to 10 min
@@ -145,8 +146,8 @@ var settings = []Setting{
 		check: amountCheck(game.Money(1), MaxCreditBound), def: func(m *Machine) string { return money(m.cfg.Cash.MaxCredit) }},
 	{Key: SettingPayoutLimit, Low: 1, High: int64(PayoutLimitBound),
 		check: amountCheck(game.Money(1), PayoutLimitBound), def: func(m *Machine) string { return money(m.cfg.Cash.PayoutLimit) }},
-	{Key: SettingHandPayLimit, Low: 1, High: int64(handPayLimitBound),
-		check: amountCheck(game.Money(1), handPayLimitBound), def: func(*Machine) string { return money(defaultHandPayLimit) }},
+	{Key: SettingHandPayLimit, Low: 1, High: int64(PayoutLimitBound),
+		check: amountCheck(game.Money(1), PayoutLimitBound), def: func(m *Machine) string { return money(m.cfg.Cash.HandPayLimit) }},
 	{Key: SettingIdleSeconds, Low: secondsLow, High: idleHigh,
 		check: secondsCheck(secondsLow, idleHigh), def: func(m *Machine) string { return strconv.Itoa(int(m.cfg.ResultTimeout.Seconds())) }},
 	{Key: SettingAutoSeconds, Low: secondsLow, High: autoHigh,
