@@ -36,7 +36,7 @@ import (
 // of each game, Auto and Jouer); the others play through the store's play
 // path (the same transactions, without the engine), which keeps make test
 // within its time under the race detector: a machine's boot check alone
-// verifies its blocks' signatures, about a second each under -race.
+// verifies its blocks' signatures, seconds of processor under -race.
 //
 //	make test    50 kiosks (10 machines) x 100 games, 6 faults
 //	-short       10 kiosks (2 machines) x 30 games, 3 faults
@@ -580,4 +580,46 @@ func ledgerOf(t *testing.T, s *store.Store) kioskLedger {
 		t.Fatal(errors.New("the kiosk's ledger does not sum to its credit"))
 	}
 	return l
+}
+
+// A day offline: a kiosk plays while the server is down (2 000 games, 200
+// with -short), its publisher backing off; once the server is back, the
+// kiosk catches up. The test logs the figures of docs/fleet.md: the
+// records, the catch-up time from the server's start (the publisher's
+// backoff here is at most 200 ms; 30 s by default) and the records per
+// second one kiosk publishes. It asserts no time, only that every record
+// arrives once and in order.
+func TestFleetCatchUp(t *testing.T) {
+	plays := 2000
+	if testing.Short() {
+		plays = 200
+	}
+	ctx := context.Background()
+	tmpl := scaleTemplate(t)
+	ns := startNATS(t)
+	ns.stop()
+	k := newScaleKiosk(t, tmpl, 1, false, plays, ns.url())
+	offline := make(chan struct{})
+	var once sync.Once
+	k.pub.OnError = func(error) { once.Do(func() { close(offline) }) }
+	stop := run(k.pub)
+	defer stop()
+	<-offline
+
+	began := time.Now()
+	require.NoError(t, k.play(ctx, plays, func() {}))
+	playing := time.Since(began)
+	o, err := k.st.OutboxState(ctx)
+	require.NoError(t, err)
+	require.Zero(t, o.Published, "nothing published while offline")
+	assert.False(t, k.pub.Status().Connected)
+
+	require.NoError(t, ns.startErr())
+	began = time.Now()
+	k.ack.wait(t, o.Last)
+	took := time.Since(began)
+	t.Logf("a day offline: %d games (%d records) written in %v; caught up in %v from the server's start: %.0f records/s",
+		plays, o.Last, playing.Round(time.Millisecond), took.Round(time.Millisecond), float64(o.Last)/took.Seconds())
+	assert.Equal(t, seqs(1, o.Last), stored(t, ns.js(t), k.id))
+	assert.True(t, k.pub.Status().Connected)
 }
