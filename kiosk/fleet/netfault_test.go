@@ -146,6 +146,13 @@ func (p *faultProxy) restore() {
 	p.down = false
 }
 
+// counts are the connections the proxy forwarded and those it severed.
+func (p *faultProxy) counts() (accepted, severed int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.accepted, p.severed
+}
+
 func (p *faultProxy) severLocked() {
 	for c := range p.conns {
 		c.Close()
