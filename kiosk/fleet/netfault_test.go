@@ -16,8 +16,8 @@ import (
 // The network faults of the fleet's tests: a TCP proxy between the kiosks
 // and the server that can cut every connection, refuse new ones, or freeze
 // them (nothing passes, nothing is closed: a link gone dead without a
-// reset); and a server stopped and started again without the test's
-// goroutine (restart returns its error instead of failing the test).
+// reset); and a server started again off the test's goroutine (startErr
+// returns its error instead of failing the test).
 
 // faultProxy forwards loopback connections to target until cut or frozen.
 type faultProxy struct {
@@ -167,13 +167,8 @@ func (p *faultProxy) close() {
 	p.wg.Wait()
 }
 
-// restart stops the server (if running) and starts it again on the same
-// port and store directory; it may run on any goroutine.
-func (n *natsServer) restart() error {
-	n.stop()
-	return n.startErr()
-}
-
+// startErr starts the server again on its port and store directory, as
+// start does, but may run on any goroutine: it returns its error.
 func (n *natsServer) startErr() error {
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: n.port, JetStream: true,
 		StoreDir: n.dir, NoLog: true, NoSigs: true})
