@@ -1,17 +1,22 @@
 package fleet
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -650,4 +655,92 @@ func TestFleetCatchUp(t *testing.T) {
 		plays, o.Last, playing.Round(time.Millisecond), took.Round(time.Millisecond), float64(o.Last)/took.Seconds())
 	assert.Equal(t, seqs(1, o.Last), stored(t, ns.js(t), k.id))
 	assert.True(t, k.pub.Status().Connected)
+}
+
+// The server's memory for the fleet, on a server of its own process
+// (cmd/pharaon-central serve), so that its resident size is the server's
+// alone: 50 kiosks (PHARAON_FLEET_KIOSKS) play 300 games each
+// (PHARAON_FLEET_GAMES) through the store's play path, publishing as they
+// play. The test logs the server's resident size at its start, at the
+// end and at its peak, and its store on disk (docs/fleet.md). It builds
+// the command: run it with PHARAON_FLEET_FIGURES=1.
+func TestFleetServerFigures(t *testing.T) {
+	if os.Getenv("PHARAON_FLEET_FIGURES") == "" {
+		t.Skip("PHARAON_FLEET_FIGURES=1 runs it")
+	}
+	sp := scaleParams{kiosks: 50, games: 300}
+	env := func(name string, v *int) {
+		if s := os.Getenv(name); s != "" {
+			n, err := strconv.Atoi(s)
+			require.NoError(t, err, name)
+			*v = n
+		}
+	}
+	env("PHARAON_FLEET_KIOSKS", &sp.kiosks)
+	env("PHARAON_FLEET_GAMES", &sp.games)
+	ctx := context.Background()
+	bin := filepath.Join(t.TempDir(), "pharaon-central")
+	out, err := exec.Command("go", "build", "-o", bin, "pharaon/cmd/pharaon-central").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "serve", "-listen", addr, "-store", dir)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err, "the server's first line")
+	require.Contains(t, line, "nats-server JetStream")
+	go io.Copy(io.Discard, stdout)
+	rss := func(field string) int64 {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+		require.NoError(t, err)
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, field+":"); ok {
+				var kb int64
+				_, err := fmt.Sscanf(strings.TrimSpace(v), "%d kB", &kb)
+				require.NoError(t, err, l)
+				return kb << 10
+			}
+		}
+		t.Fatalf("no %s in /proc/%d/status", field, cmd.Process.Pid)
+		return 0
+	}
+	atStart := rss("VmRSS")
+
+	tmpl := scaleTemplate(t)
+	ks := make([]*scaleKiosk, sp.kiosks)
+	for i := range ks {
+		ks[i] = newScaleKiosk(t, tmpl, i+1, false, sp.games, "nats://"+addr)
+		t.Cleanup(run(ks[i].pub))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, len(ks))
+	began := time.Now()
+	for _, k := range ks {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- k.play(ctx, sp.games, func() {}) }()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	var records int64
+	for _, k := range ks {
+		o, err := k.st.OutboxState(ctx)
+		require.NoError(t, err)
+		k.ack.wait(t, o.Last)
+		records += o.Last
+	}
+	took := time.Since(began)
+	disk, err := dirSize(dir)
+	require.NoError(t, err)
+	t.Logf("server process for %d kiosks x %d games (%d records, published as played in %v): resident %d MiB at its start, %d MiB at the end, %d MiB at its peak; store %d bytes on disk (%d bytes a record)",
+		sp.kiosks, sp.games, records, took.Round(time.Millisecond), atStart>>20, rss("VmRSS")>>20, rss("VmHWM")>>20, disk, disk/records)
 }
