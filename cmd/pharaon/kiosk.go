@@ -319,10 +319,17 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		// The watchdog's pings follow the store too: a hung store stops them
 		// (set before sd.ready, which the screens call once shown).
 		sd.health = p.m.Health
-		var once sync.Once
-		up := func() { once.Do(func() { homeShown(logger, started); nextFrame(sd.ready) }) }
+		// READY=1 comes with the first screen a person can use: the home
+		// screen, or on a first start the technician's setup before it.
+		var home, setup sync.Once
+		up := func() { home.Do(func() { shown(logger, "home", started); nextFrame(sd.ready) }) }
 		opt := ui.Options{Lang: startLang(cfg.Lang, p.m.Language(), logger), OnHome: up}
-		p.bo.onSetup = up
+		p.bo.onSetup = func() {
+			setup.Do(func() {
+				shown(logger, "setup screen", started)
+				nextFrame(func() { sd.readyStatus("first start: setup screen shown") })
+			})
+		}
 		if cfg.FPS {
 			opt.OnFrameStats = func(s play.FrameStats) { logger.Print(s) }
 		}
@@ -477,12 +484,12 @@ func noteTimer(m *kiosk.Machine, logger *log.Logger) func(kiosk.CashInEvent) {
 	}
 }
 
-// homeShown logs the start-up time once the home screen is on screen: the
-// home is built when it is first shown; the next animation tick runs in the
-// frame that draws it.
-func homeShown(logger *log.Logger, started time.Time) {
+// shown logs the start-up time once a screen (the home, or the first
+// start's setup) is on screen: a screen is built when it is first shown; the
+// next animation tick runs in the frame that draws it.
+func shown(logger *log.Logger, what string, started time.Time) {
 	nextFrame(func() {
-		logger.Printf("home shown after %d ms", time.Since(started).Milliseconds())
+		logger.Printf("%s shown after %d ms", what, time.Since(started).Milliseconds())
 	})
 }
 
