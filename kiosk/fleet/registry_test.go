@@ -149,7 +149,11 @@ func TestVoucherPaidOnceAcrossCounters(t *testing.T) {
 		var kioskErr, centreErr, otherErr error
 		wg.Add(3)
 		go func() { defer wg.Done(); <-start; _, kioskErr = a.o.PayVoucher(ctx, a.s, v.Validation) }()
-		go func() { defer wg.Done(); <-start; _, centreErr = PayVoucher(ctx, kv, v.Validation, "central", time.Now()) }()
+		go func() {
+			defer wg.Done()
+			<-start
+			_, centreErr = PayVoucher(ctx, kv, v.Validation, "central", time.Now())
+		}()
 		go func() { defer wg.Done(); <-start; _, otherErr = b.o.PayVoucher(ctx, b.s, v.Validation) }()
 		close(start)
 		wg.Wait()
