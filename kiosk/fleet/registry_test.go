@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +24,8 @@ import (
 type counter struct {
 	t   *testing.T
 	id  string
+	// ahead moves the store's clock ahead of the machine's.
+	ahead atomic.Int64
 	st  *store.Store
 	m   *kiosk.Machine
 	o   *kiosk.Office
@@ -36,7 +39,9 @@ type counter struct {
 func newCounter(t *testing.T, id, registryURL string) *counter {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(filepath.Join(t.TempDir(), "pharaon.db"))
+	c := &counter{t: t, id: id}
+	st, err := store.Open(filepath.Join(t.TempDir(), "pharaon.db"),
+		store.WithClock(func() time.Time { return time.Now().Add(time.Duration(c.ahead.Load())) }))
 	require.NoError(t, err)
 	m, err := kiosk.New(st, kiosk.SystemClock{}, kiosk.Config{KioskID: id})
 	require.NoError(t, err)
@@ -52,7 +57,8 @@ func newCounter(t *testing.T, id, registryURL string) *counter {
 	reg.Timeout = 2 * time.Second
 	t.Cleanup(reg.Close)
 	m.SetVoucherRegistry(reg, 0)
-	return &counter{t: t, id: id, st: st, m: m, o: o, s: s, reg: reg}
+	c.st, c.m, c.o, c.s, c.reg = st, m, o, s, reg
+	return c
 }
 
 // voucher prints a voucher of amount at the kiosk, as a cash-out does.
@@ -322,4 +328,29 @@ func TestClaimGivenBack(t *testing.T) {
 	var fr *kiosk.FleetRefusal
 	require.True(t, errors.As(err, &fr))
 	assert.Equal(t, "central", fr.Voucher.PaidBy)
+}
+
+// A payout the fleet recorded and the kiosk's store then refused (here:
+// the store's clock says the voucher expired, the machine's not yet) is
+// given back to the fleet: the entry is printed again, payable at the
+// centre, and nothing is paid at the kiosk.
+func TestOfficeGivesBackAClaimTheStoreRefused(t *testing.T) {
+	ns := startNATS(t)
+	ctx := context.Background()
+	_, kv, err := Ensure(ctx, ns.js(t), 1)
+	require.NoError(t, err)
+	a := newCounter(t, "A", ns.url())
+	v := a.voucher(10 * game.Euro)
+	a.publish(ns.url())
+
+	a.ahead.Store(int64(100 * time.Hour))
+	_, err = a.o.PayVoucher(ctx, a.s, v.Validation)
+	require.ErrorIs(t, err, store.ErrVoucherExpired)
+	assert.Equal(t, store.VoucherPrinted, a.state(v))
+	e, err := LookupVoucher(ctx, kv, v.Validation)
+	require.NoError(t, err)
+	assert.Equal(t, "printed", e.State, "the claim was given back")
+	assert.Empty(t, a.events("voucher_claim_left"))
+	_, err = PayVoucher(ctx, kv, v.Validation, "central", time.Now())
+	require.NoError(t, err, "payable at the centre")
 }
