@@ -22,15 +22,15 @@ import (
 // counter is a kiosk's core and its maintenance screen's office, joined to
 // a fleet's voucher registry: a headless kiosk whose staff pay vouchers.
 type counter struct {
-	t   *testing.T
-	id  string
+	t  *testing.T
+	id string
 	// ahead moves the store's clock ahead of the machine's.
 	ahead atomic.Int64
-	st  *store.Store
-	m   *kiosk.Machine
-	o   *kiosk.Office
-	s   *kiosk.Session
-	reg *Registry
+	st    *store.Store
+	m     *kiosk.Machine
+	o     *kiosk.Office
+	s     *kiosk.Session
+	reg   *Registry
 }
 
 // newCounter makes kiosk id whose registry reaches the centre at url
