@@ -205,6 +205,16 @@ func checkVoucher(ctx context.Context, w io.Writer, kv jetstream.KeyValue, val s
 	}
 	fmt.Fprintf(w, "%s\u00a0: %s, %s, borne / kiosk %s, état / state %s, expire / expires %s\n", verdict, v.Validation,
 		game.Money(v.Amount), v.Kiosk, v.State, v.Expires().UTC().Format(time.RFC3339))
+	if v.State == "paid" {
+		where := "centre, " + v.PaidBy
+		if v.PaidKiosk != "" {
+			where = "borne / kiosk " + v.PaidKiosk
+		}
+		fmt.Fprintf(w, "payé / paid\u00a0: %s, %s\n", where, time.Unix(0, v.PaidAt).UTC().Format(time.RFC3339))
+	}
+	if v.Conflict != "" {
+		fmt.Fprintf(w, "PAYÉ DEUX FOIS / PAID TWICE\u00a0: %s\n", v.Conflict)
+	}
 	if !payable {
 		return errFound
 	}

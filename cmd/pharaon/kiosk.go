@@ -221,7 +221,7 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 		return nil, storeFailure(err)
 	}
 	if cfg.Fleet.URL != "" {
-		p.stopFleet, err = startFleet(ctx, cfg.Fleet, st, logger)
+		p.stopFleet, err = startFleet(ctx, cfg.Fleet, st, p.m, logger)
 		if err != nil {
 			p.Close()
 			return nil, err
@@ -238,11 +238,18 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 // startFleet starts the outbox publisher on its own goroutine: the kiosk
 // plays whether or not the centre answers. Its failures are logged when
 // they change (a server down is one line, not one a second).
-func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, logger *log.Logger) (stop func(), err error) {
+func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, m *kiosk.Machine, logger *log.Logger) (stop func(), err error) {
 	p, err := fleet.NewPublisher(cfg, st)
 	if err != nil {
 		return nil, err
 	}
+	// The counter pays a voucher once across the fleet (DESIGN.md §11).
+	reg, err := fleet.NewRegistry(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.SetVoucherRegistry(reg, 0)
+	p.OnConflict = func(c fleet.VoucherConflict) { fleet.ReportConflict(ctx, st, c, logger.Printf) }
 	var last string
 	p.OnError = func(err error) {
 		if err.Error() != last {
@@ -263,7 +270,7 @@ func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, logger *
 		p.Run(ctx) //nolint:errcheck // ends with ctx
 	}()
 	logger.Printf("fleet: kiosk %s publishes its records to %s", cfg.KioskID, cfg.URL)
-	return func() { cancel(); <-done }, nil
+	return func() { cancel(); <-done; m.SetVoucherRegistry(nil, 0); reg.Close() }, nil
 }
 
 // trustedKeys reads the issuers' public key files.

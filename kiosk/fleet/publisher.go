@@ -107,6 +107,11 @@ type Publisher struct {
 	// moves (tests wait on it); OnError with each failure.
 	OnAck   func(upTo int64)
 	OnError func(error)
+	// OnConflict, when set, is called with each voucher this kiosk paid
+	// while the centre did not answer and that was paid elsewhere too,
+	// before the record of the payment is marked published (so at least
+	// once: again if the record is sent again).
+	OnConflict func(VoucherConflict)
 
 	mu     sync.Mutex
 	status Status
@@ -327,7 +332,15 @@ wait:
 				break
 			}
 			if err := applyVoucherRecord(ctx, kv, p.cfg.KioskID, r); err != nil {
-				return 0, err
+				var c *VoucherConflict
+				if !errors.As(err, &c) {
+					return 0, err
+				}
+				// Paid twice: the centre's entry now says so; the kiosk
+				// is told, and the records go on.
+				if p.OnConflict != nil {
+					p.OnConflict(*c)
+				}
 			}
 		}
 		if err := p.src.MarkPublished(ctx, upTo); err != nil {
