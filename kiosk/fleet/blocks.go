@@ -453,6 +453,7 @@ func (f *BlockFetcher) deliver(ctx context.Context, obj jetstream.ObjectStore, s
 	if info.Size > maxBlockObject {
 		return BlockRefused, 0, fmt.Sprintf("file %s has %d bytes, a block file %d", d.Object, info.Size, block.FileSize), nil
 	}
+	t0 := time.Now()
 	res, err := obj.Get(ctx, d.Object)
 	if err != nil {
 		return "", 0, "", fmt.Errorf("delivery %d: get %s: %w", d.Seq, d.Object, err)
@@ -480,10 +481,12 @@ func (f *BlockFetcher) deliver(ctx context.Context, obj jetstream.ObjectStore, s
 			return BlockAlready, b.ID, fmt.Sprintf("%s is block id %d, %s", b.Name(), b.ID, b.State), nil
 		}
 	}
+	t1 := time.Now()
 	b, err := f.imp(ctx, bytes.NewReader(file))
 	switch {
 	case err == nil:
-		return BlockImported, b.ID, fmt.Sprintf("%s at %s: block id %d, %s", b.Name(), b.Stake, b.ID, b.State), nil
+		return BlockImported, b.ID, fmt.Sprintf("%s at %s: block id %d, %s (download %d ms, import %d ms)", b.Name(), b.Stake, b.ID, b.State,
+			t1.Sub(t0).Milliseconds(), time.Since(t1).Milliseconds()), nil
 	case ctx.Err() != nil || errors.Is(err, store.ErrClosed):
 		return "", 0, "", err
 	default:

@@ -164,6 +164,7 @@ func TestBlockSentToKioskIsImported(t *testing.T) {
 	assert.Equal(t, uint32(1), d.Number)
 	r := k1.result(t)
 	assert.Equal(t, BlockImported, r.Outcome, r.Detail)
+	t.Log(r.Detail)
 	assert.Equal(t, d.Seq, r.Delivery)
 	open, err := k1.st.OpenBlock(ctx, game.Stake100)
 	require.NoError(t, err, "the block's units are on sale")
