@@ -69,7 +69,9 @@ func TestCentralSendsBlocks(t *testing.T) {
 	}
 
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	out, err := central(t, now, "send-block", "-nats", url, "-file", good, "-to", "borne-1")
+	out, err := central(t, now, "blocks", "-nats", url)
+	require.NoError(t, err, "nothing sent yet: %s", out)
+	out, err = central(t, now, "send-block", "-nats", url, "-file", good, "-to", "borne-1")
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "ENVOYÉ / SENT\u00a0: bloc / block 5/2 (2\u00a0€) → kiosk:borne-1, livraison / delivery 1")
 	assert.Equal(t, fleet.BlockImported, next().Outcome)

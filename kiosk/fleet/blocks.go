@@ -346,6 +346,8 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 		return false, fmt.Errorf("connect %s: %w", f.cfg.URL, err)
 	}
 	defer nc.Close()
+	// Stopping the kiosk ends a fetch waiting for a delivery at once.
+	defer context.AfterFunc(ctx, nc.Close)()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return false, err
