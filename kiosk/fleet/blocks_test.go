@@ -62,7 +62,13 @@ type testKiosk struct {
 
 func startBlockKiosk(t *testing.T, ns *natsServer, id string, groups ...string) *testKiosk {
 	t.Helper()
-	st := openStore(t)
+	return startBlockKioskOn(t, ns, openStore(t), id, groups...)
+}
+
+// startBlockKioskOn starts a kiosk's fetcher on a store (a kiosk started
+// again).
+func startBlockKioskOn(t *testing.T, ns *natsServer, st *store.Store, id string, groups ...string) *testKiosk {
+	t.Helper()
 	keys := block.NewKeySet(blockKey.Public().(ed25519.PublicKey))
 	f, err := NewBlockFetcher(Config{URL: ns.url(), KioskID: id, Groups: groups}, st,
 		func(ctx context.Context, r io.Reader) (store.BlockInfo, error) { return st.ImportBlock(ctx, r, keys) })
@@ -318,4 +324,24 @@ func TestBlockNotImportedTwiceAfterACrash(t *testing.T) {
 	rs := results(t, js, "PH-1")
 	require.Len(t, rs, 1, "one result per delivery")
 	assert.Equal(t, BlockAlready, rs[0].Outcome)
+}
+
+// A block sent while the kiosk is stopped, the server restarted since, is
+// taken when the kiosk starts again: the server kept the kiosk's place.
+func TestBlockSentWhileKioskOffline(t *testing.T) {
+	ns := startNATS(t)
+	ctx := context.Background()
+	k := startBlockKiosk(t, ns, "PH-1", "nord")
+	idle(t, ns.js(t), "PH-1") // its consumer exists
+	k.stop()
+
+	_, err := SendBlock(ctx, ns.js(t), signedBlock(t, 1), ToGroup("nord"), time.Now())
+	require.NoError(t, err)
+	ns.stop()
+	ns.start()
+	k = startBlockKioskOn(t, ns, k.st, "PH-1", "nord")
+	r := k.result(t)
+	assert.Equal(t, BlockImported, r.Outcome, r.Detail)
+	assert.Equal(t, "group:nord", r.To)
+	assert.Len(t, k.blocks(t), 1)
 }
