@@ -44,10 +44,13 @@ type Config struct {
 	KioskID      string
 	User         string // user and password, or
 	Password     string
-	NKeySeedFile string   // a file holding the kiosk's nkey seed
-	CAFile       string   // the centre's CA, for TLS
-	Replicas     int      // replicas of the stream and bucket when the publisher creates them (default 1)
-	Groups       []string // the groups the kiosk takes blocks for, besides its id (blocks.go)
+	NKeySeedFile string // a file holding the kiosk's nkey seed
+	CAFile       string // the centre's CA, for TLS
+	Replicas     int    // replicas of the stream and bucket when the publisher creates them (default 1)
+
+	// Groups are the groups the kiosk takes blocks for, besides its id
+	// (blocks.go).
+	Groups []string
 }
 
 // Options returns the connection options of the configuration.
