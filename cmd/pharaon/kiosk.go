@@ -226,6 +226,11 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 			p.Close()
 			return nil, err
 		}
+		p.stopFleet, err = startFleetBlocks(ctx, cfg.Fleet, st, p.m, clk, logger, p.stopFleet)
+		if err != nil {
+			p.Close()
+			return nil, err
+		}
 	}
 	if err := markInstalled(cfg); err != nil {
 		// The kiosk runs; without the marker a lost database is still

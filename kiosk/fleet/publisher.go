@@ -47,6 +47,10 @@ type Config struct {
 	NKeySeedFile string // a file holding the kiosk's nkey seed
 	CAFile       string // the centre's CA, for TLS
 	Replicas     int    // replicas of the stream and bucket when the publisher creates them (default 1)
+
+	// Groups are the groups the kiosk takes blocks for, besides its id
+	// (blocks.go).
+	Groups []string
 }
 
 // Options returns the connection options of the configuration.
@@ -75,6 +79,11 @@ func (c Config) Check() error {
 	}
 	if !ValidKioskID(c.KioskID) {
 		return fmt.Errorf("kiosk id %q: letters, digits, - and _ only, 1 to 64", c.KioskID)
+	}
+	for _, g := range c.Groups {
+		if !ValidKioskID(g) {
+			return fmt.Errorf("group %q: letters, digits, - and _ only, 1 to 64", g)
+		}
 	}
 	if c.User != "" && c.NKeySeedFile != "" {
 		return errors.New("user/password and nkey seed file: choose one")
