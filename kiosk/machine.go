@@ -227,6 +227,10 @@ type Machine struct {
 	// run); clearMu makes one technician's clear at a time (ClearChecks).
 	served  bool
 	clearMu sync.Mutex
+	// registry is the fleet's voucher registry (SetVoucherRegistry), nil
+	// for a kiosk alone; offlineLimit what it pays while the centre is away.
+	registry     VoucherRegistry
+	offlineLimit game.Money
 
 	// layoutHook, in tests only, replaces reveal.Layout to make a wall
 	// that does not match its unit.

@@ -179,7 +179,25 @@ func (o *Office) PayVoucher(ctx context.Context, s *Session, typed string) (stor
 		return store.Voucher{}, err
 	}
 	validation := typedValidation(typed)
+	// Joined to a fleet, the payment is recorded at the centre first
+	// (office_voucher.go): a voucher paid elsewhere is refused here and
+	// nothing changes.
+	release, offline, err := o.claimVoucher(ctx, s, validation)
+	if err != nil {
+		o.audit(store.LevelWarning, "voucher_refused", "payment refused to %s: %v", s.Role, maskErr(err, validation))
+		return store.Voucher{}, err
+	}
 	v, err := o.m.st.PayVoucher(ctx, validation, string(s.Role))
+	if err != nil && release != nil {
+		// The centre holds a payment this kiosk did not make: give the
+		// voucher back to the fleet.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		if rerr := release(rctx); rerr != nil {
+			o.audit(store.LevelCritical, "voucher_claim_left", "the centre records a payment of a voucher this kiosk did not pay (%v), and could not be told: %v",
+				maskErr(err, validation), maskErr(rerr, validation))
+		}
+		cancel()
+	}
 	if errors.Is(err, store.ErrAnchor) || errors.Is(err, store.ErrIntegrity) {
 		// The history was cut or edited behind the kiosk: nothing more is
 		// paid or sold until a technician looks.
@@ -188,6 +206,9 @@ func (o *Office) PayVoucher(ctx context.Context, s *Session, typed string) (stor
 	if err != nil {
 		o.audit(store.LevelWarning, "voucher_refused", "payment refused to %s: %v", s.Role, maskErr(err, validation))
 		return store.Voucher{}, err
+	}
+	if offline {
+		o.audit(store.LevelWarning, "voucher_paid_offline", "voucher %d of %s paid by %s while the centre did not answer: the centre learns of it when it answers again", v.ID, v.Amount.Plain(), s.Role)
 	}
 	if limit := o.payoutLimit(); v.Amount > limit {
 		// staff confirmed it (the voucher's view): its paper said a payment centre

@@ -2,9 +2,12 @@ package kiosk
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 
 	"pharaon/game"
+	"pharaon/store"
 )
 
 // VoucherCheck is what staff learn of a voucher before paying it: its
@@ -52,4 +55,58 @@ func (o *Office) payoutLimit() game.Money {
 	o.m.mu.Lock()
 	defer o.m.mu.Unlock()
 	return o.m.cash.payoutLimit
+}
+
+// claimVoucher records in the fleet's registry, when the kiosk is joined
+// to one, the payment staff are about to make of the voucher validation,
+// before the store records it. It returns how to undo that record should
+// the store then refuse the payment, and whether the centre did not answer
+// (the payment is then made without it: only of the kiosk's own vouchers up
+// to the offline limit). Its refusals change nothing anywhere:
+//   - a voucher printed by another kiosk: a *FleetRefusal wrapping
+//     ErrForeignVoucher, with what the fleet knows of it (the kiosk's
+//     ledger has no movement for a payout of another kiosk's voucher; it
+//     is paid at its kiosk or at the centre);
+//   - a voucher the fleet says was paid elsewhere: a *FleetRefusal
+//     wrapping ErrPaidElsewhere;
+//   - the centre not answering and the voucher above the offline limit:
+//     an *OfflineRefusal.
+//
+// A voucher the store itself would refuse (unknown, paid here, expired,
+// void) is left to the store's refusal, which says why.
+func (o *Office) claimVoucher(ctx context.Context, s *Session, validation string) (release func(context.Context) error, offline bool, err error) {
+	reg, limit := o.m.voucherRegistry()
+	if reg == nil {
+		return nil, false, nil
+	}
+	v, err := o.m.st.VoucherByValidation(ctx, validation)
+	if errors.Is(err, store.ErrNotFound) {
+		if !ValidValidation(validation) {
+			return nil, false, nil
+		}
+		fv, ferr := reg.Lookup(ctx, validation)
+		switch {
+		case ferr == nil:
+			return nil, false, &FleetRefusal{Voucher: fv, Err: fmt.Errorf("voucher %d of kiosk %s, %s: %w", fv.ID, fv.Kiosk, fv.State, ErrForeignVoucher)}
+		case errors.Is(ferr, ErrFleetOffline):
+			// Unknown here, and the centre cannot say whose it is.
+			return nil, false, fmt.Errorf("voucher: %w; %w", store.ErrNotFound, ferr)
+		}
+		return nil, false, nil
+	}
+	if err != nil || !v.Payable(o.m.clk.Now()) {
+		return nil, false, nil
+	}
+	release, err = reg.Claim(ctx, VoucherClaim{Validation: v.Validation, ID: v.ID, Amount: v.Amount, Issued: v.Issued,
+		Expires: v.Expires, At: o.m.clk.Now(), By: string(s.Role)})
+	switch {
+	case err == nil:
+		return release, false, nil
+	case errors.Is(err, ErrFleetOffline):
+		if v.Amount > limit {
+			return nil, false, &OfflineRefusal{ID: v.ID, Amount: v.Amount, Limit: limit}
+		}
+		return nil, true, nil
+	}
+	return nil, false, err
 }

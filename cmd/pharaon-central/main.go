@@ -9,6 +9,8 @@
 //	pharaon-central voucher [-nats URL] VALIDATION    is it valid and unpaid
 //	pharaon-central pay     [-nats URL] -by COUNTER VALIDATION
 //	pharaon-central serve   -listen 127.0.0.1:4222 -store DIR
+//	pharaon-central send-block [-nats URL] -file F (-to KIOSK | -group G)
+//	pharaon-central blocks  [-nats URL] [-kiosk ID]   deliveries and results
 //
 // Connection flags: -nats, -user, -password, -nkey-seed FILE, -ca FILE.
 // Exit status: 0 success, 1 failure (or a voucher not payable, a kiosk
@@ -63,6 +65,8 @@ const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
   voucher VALIDATION          le ticket est-il valable et non payé / is the voucher valid and unpaid
   pay -by COUNTER VALIDATION  payer un ticket une fois dans la flotte / pay a voucher once fleet-wide
   serve -listen ADDR -store DIR  un nats-server local avec JetStream / a local nats-server with JetStream
+  send-block -file F (-to KIOSK | -group G)  envoyer un bloc signé / send a signed block
+  blocks [-kiosk ID]          blocs envoyés et résultats par borne / blocks sent and each kiosk's result
 connexion / connection: -nats URL -user U -password P -nkey-seed FILE -ca FILE
 `
 
@@ -82,10 +86,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	password := fs.String("password", "", "NATS password")
 	seed := fs.String("nkey-seed", "", "NATS nkey seed `file`")
 	ca := fs.String("ca", "", "the server's CA `file` (TLS)")
-	kioskID := fs.String("kiosk", "", "one kiosk only (status)")
+	kioskID := fs.String("kiosk", "", "one kiosk only (status, blocks)")
 	by := fs.String("by", "", "the counter paying (pay)")
 	listen := fs.String("listen", "127.0.0.1:4222", "address to serve on (serve)")
 	dir := fs.String("store", "", "JetStream store `directory` (serve)")
+	blockFile := fs.String("file", "", "signed block `file` (send-block)")
+	toKiosk := fs.String("to", "", "the `kiosk` the block is for (send-block)")
+	toGroup := fs.String("group", "", "the `group` the block is for (send-block)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
@@ -119,6 +126,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 			return printStatus(stdout, f, now())
 		}
 		return printReport(stdout, f)
+	case "send-block":
+		return sendBlock(ctx, stdout, stderr, js, *blockFile, *toKiosk, *toGroup, now())
+	case "blocks":
+		return printBlocks(ctx, stdout, js, *kioskID)
 	case "voucher", "pay":
 		if fs.NArg() != 1 {
 			fmt.Fprint(stderr, usage)
@@ -205,6 +216,16 @@ func checkVoucher(ctx context.Context, w io.Writer, kv jetstream.KeyValue, val s
 	}
 	fmt.Fprintf(w, "%s\u00a0: %s, %s, borne / kiosk %s, état / state %s, expire / expires %s\n", verdict, v.Validation,
 		game.Money(v.Amount), v.Kiosk, v.State, v.Expires().UTC().Format(time.RFC3339))
+	if v.State == "paid" {
+		where := "centre, " + v.PaidBy
+		if v.PaidKiosk != "" {
+			where = "borne / kiosk " + v.PaidKiosk
+		}
+		fmt.Fprintf(w, "payé / paid\u00a0: %s, %s\n", where, time.Unix(0, v.PaidAt).UTC().Format(time.RFC3339))
+	}
+	if v.Conflict != "" {
+		fmt.Fprintf(w, "PAYÉ DEUX FOIS / PAID TWICE\u00a0: %s\n", v.Conflict)
+	}
 	if !payable {
 		return errFound
 	}

@@ -111,6 +111,7 @@ func TestCentral(t *testing.T) {
 	out, err = central(t, now, "voucher", "-nats", url, val)
 	assert.ErrorIs(t, err, errFound)
 	assert.Contains(t, out, "NON PAYABLE / NOT PAYABLE")
+	assert.Contains(t, out, "payé / paid\u00a0: centre, counter-1, ", "who paid it")
 
 	_, err = central(t, now, "pay", "-nats", url, val)
 	assert.ErrorIs(t, err, errUsage, "no -by")

@@ -82,7 +82,7 @@ const maxConfigSize = 64 << 10
 // names of the flags.
 var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "fps", "keys", "validator", "printer",
 	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor", "block-dir",
-	"manifest", "update-keys", "nats-url", "nats-user", "nats-password", "nats-nkey-seed", "nats-ca"}
+	"manifest", "update-keys", "nats-url", "nats-user", "nats-password", "nats-nkey-seed", "nats-ca", "nats-groups"}
 
 // maxValidityDays bounds a voucher's validity: ten years is a mistake.
 const maxValidityDays = 3660
@@ -255,6 +255,19 @@ func (c *Config) set(key, value, dir string) error {
 		return path(&c.Fleet.NKeySeedFile, value)
 	case "nats-ca":
 		return path(&c.Fleet.CAFile, value)
+	case "nats-groups":
+		c.Fleet.Groups = nil
+		if strings.TrimSpace(value) == "" {
+			return nil // none: only the blocks sent to the kiosk itself
+		}
+		for _, g := range strings.Split(value, ",") {
+			g = strings.TrimSpace(g)
+			if !fleet.ValidKioskID(g) {
+				return fmt.Errorf("nats-groups = %q: each group of letters, digits, - and _, comma-separated: %w", value, ErrConfig)
+			}
+			c.Fleet.Groups = append(c.Fleet.Groups, g)
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown key %q (%s): %w", key, strings.Join(configKeys, ", "), ErrConfig)
 }
@@ -301,6 +314,8 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 	fs.Func("nats-password", "the kiosk's NATS `password`", func(s string) error { return c.set("nats-password", s, "") })
 	fs.Func("nats-nkey-seed", "the kiosk's NATS nkey seed `file`", func(s string) error { return c.set("nats-nkey-seed", s, "") })
 	fs.Func("nats-ca", "the NATS server's CA `file` (TLS)", func(s string) error { return c.set("nats-ca", s, "") })
+	fs.Func("nats-groups", "the `groups` (comma-separated) whose blocks the kiosk takes from the centre, besides its own",
+		func(s string) error { return c.set("nats-groups", s, "") })
 }
 
 // anchor is where the database's chain heads are anchored: the

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log"
 	"net"
@@ -11,9 +12,13 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pharaon/game"
+	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
 	"pharaon/store"
 )
@@ -73,6 +78,39 @@ func TestOpenKioskJoinsTheFleet(t *testing.T) {
 		s, err := p.st.OutboxState(ctx)
 		return err == nil && s.Published >= o.Last
 	}, 30*time.Second, 10*time.Millisecond)
+
+	// The counter pays through the fleet's vouchers bucket: a voucher the
+	// centre paid is refused at the maintenance screen.
+	_, err = p.st.BillIn(ctx, 10*game.Euro, "note-1")
+	require.NoError(t, err)
+	val, err := kiosk.NewValidation(rand.Reader)
+	require.NoError(t, err)
+	v, err := p.st.IssueVoucher(ctx, store.VoucherRequest{Amount: 10 * game.Euro, Validation: val, Expires: time.Now().Add(72 * time.Hour)})
+	require.NoError(t, err)
+	_, _, err = p.st.ConfirmVoucher(ctx, v.ID)
+	require.NoError(t, err)
+	nc, err := nats.Connect(cfg.Fleet.URL)
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	_, kv, err := fleet.Ensure(ctx, js, 1)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		e, err := fleet.LookupVoucher(ctx, kv, val)
+		return err == nil && e.State == "printed"
+	}, 30*time.Second, 10*time.Millisecond, "the voucher reaches the bucket")
+	_, err = fleet.PayVoucher(ctx, kv, val, "guichet-1", testNow.Now())
+	require.NoError(t, err)
+	require.NoError(t, p.bo.access.SetPIN(ctx, "", kiosk.RoleStaff, "1357"))
+	staff, err := p.bo.office.Login(ctx, "1357")
+	require.NoError(t, err)
+	_, err = p.bo.office.PayVoucher(ctx, staff, val)
+	require.ErrorIs(t, err, kiosk.ErrPaidElsewhere)
+	got, err := p.st.Voucher(ctx, v.ID)
+	require.NoError(t, err)
+	assert.Equal(t, store.VoucherPrinted, got.State)
+
 	require.NoError(t, p.Close())
 	assert.Contains(t, logs.String(), "fleet: kiosk PH-9 publishes its records to nats://127.0.0.1:")
 }

@@ -221,7 +221,12 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 		return nil, storeFailure(err)
 	}
 	if cfg.Fleet.URL != "" {
-		p.stopFleet, err = startFleet(ctx, cfg.Fleet, st, logger)
+		p.stopFleet, err = startFleet(ctx, cfg.Fleet, st, p.m, logger)
+		if err != nil {
+			p.Close()
+			return nil, err
+		}
+		p.stopFleet, err = startFleetBlocks(ctx, cfg.Fleet, st, p.m, clk, logger, p.stopFleet)
 		if err != nil {
 			p.Close()
 			return nil, err
@@ -238,11 +243,18 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 // startFleet starts the outbox publisher on its own goroutine: the kiosk
 // plays whether or not the centre answers. Its failures are logged when
 // they change (a server down is one line, not one a second).
-func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, logger *log.Logger) (stop func(), err error) {
+func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, m *kiosk.Machine, logger *log.Logger) (stop func(), err error) {
 	p, err := fleet.NewPublisher(cfg, st)
 	if err != nil {
 		return nil, err
 	}
+	// The counter pays a voucher once across the fleet (DESIGN.md §11).
+	reg, err := fleet.NewRegistry(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.SetVoucherRegistry(reg, 0)
+	p.OnConflict = func(c fleet.VoucherConflict) { fleet.ReportConflict(ctx, st, c, logger.Printf) }
 	var last string
 	p.OnError = func(err error) {
 		if err.Error() != last {
@@ -263,7 +275,7 @@ func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, logger *
 		p.Run(ctx) //nolint:errcheck // ends with ctx
 	}()
 	logger.Printf("fleet: kiosk %s publishes its records to %s", cfg.KioskID, cfg.URL)
-	return func() { cancel(); <-done }, nil
+	return func() { cancel(); <-done; m.SetVoucherRegistry(nil, 0); reg.Close() }, nil
 }
 
 // trustedKeys reads the issuers' public key files.
@@ -319,10 +331,17 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		// The watchdog's pings follow the store too: a hung store stops them
 		// (set before sd.ready, which the screens call once shown).
 		sd.health = p.m.Health
-		var once sync.Once
-		up := func() { once.Do(func() { homeShown(logger, started); nextFrame(sd.ready) }) }
+		// READY=1 comes with the first screen a person can use: the home
+		// screen, or on a first start the technician's setup before it.
+		var home, setup sync.Once
+		up := func() { home.Do(func() { shown(logger, "home", started); nextFrame(sd.ready) }) }
 		opt := ui.Options{Lang: startLang(cfg.Lang, p.m.Language(), logger), OnHome: up}
-		p.bo.onSetup = up
+		p.bo.onSetup = func() {
+			setup.Do(func() {
+				shown(logger, "setup screen", started)
+				nextFrame(func() { sd.readyStatus("first start: setup screen shown") })
+			})
+		}
 		if cfg.FPS {
 			opt.OnFrameStats = func(s play.FrameStats) { logger.Print(s) }
 		}
@@ -477,12 +496,12 @@ func noteTimer(m *kiosk.Machine, logger *log.Logger) func(kiosk.CashInEvent) {
 	}
 }
 
-// homeShown logs the start-up time once the home screen is on screen: the
-// home is built when it is first shown; the next animation tick runs in the
-// frame that draws it.
-func homeShown(logger *log.Logger, started time.Time) {
+// shown logs the start-up time once a screen (the home, or the first
+// start's setup) is on screen: a screen is built when it is first shown; the
+// next animation tick runs in the frame that draws it.
+func shown(logger *log.Logger, what string, started time.Time) {
 	nextFrame(func() {
-		logger.Printf("home shown after %d ms", time.Since(started).Milliseconds())
+		logger.Printf("%s shown after %d ms", what, time.Since(started).Milliseconds())
 	})
 }
 

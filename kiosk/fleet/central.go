@@ -31,7 +31,7 @@ type KioskStatus struct {
 	Faults   int64 // events of level error or critical
 	// Problems are what the centre found wrong: a hole in the sequence, a
 	// chain whose prev_hash is not the hash before it, a ledger whose sum is
-	// not its balance.
+	// not its balance; and a voucher the kiosk reported paid twice.
 	Problems []string
 
 	heads      map[string]string // kind → hash of its last row
@@ -81,6 +81,8 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		BalanceAfter int64  `json:"balance_after"`
 		PlayID       int64  `json:"play_id"`
 		Level        string `json:"level"`
+		Code         string `json:"code"`
+		Detail       string `json:"detail"`
 		PrevHash     string `json:"prev_hash"`
 		Hash         string `json:"hash"`
 	}
@@ -121,6 +123,9 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 	case "event":
 		if p.Level == "error" || p.Level == "critical" {
 			k.Faults++
+		}
+		if p.Code == EventVoucherPaidTwice {
+			k.Problems = append(k.Problems, p.Detail)
 		}
 	}
 }

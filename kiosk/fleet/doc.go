@@ -11,7 +11,10 @@
 // Vouchers are also kept in the key-value bucket VoucherBucket, one entry
 // per validation number; paying one anywhere in the fleet is a
 // compare-and-set on the entry's revision (PayVoucher), so two counters
-// cannot both pay it.
+// cannot both pay it. A kiosk's counter goes through Registry
+// (kiosk.VoucherRegistry): it records its payout in the bucket before its
+// store does, and the publisher reports a voucher it paid while the centre
+// did not answer and that was paid elsewhere too (VoucherConflict).
 //
 // Central (central.go) folds the records back into each kiosk's status and
 // the fleet's report, for cmd/pharaon-central.

@@ -47,6 +47,10 @@ type Config struct {
 	NKeySeedFile string // a file holding the kiosk's nkey seed
 	CAFile       string // the centre's CA, for TLS
 	Replicas     int    // replicas of the stream and bucket when the publisher creates them (default 1)
+
+	// Groups are the groups the kiosk takes blocks for, besides its id
+	// (blocks.go).
+	Groups []string
 }
 
 // Options returns the connection options of the configuration.
@@ -75,6 +79,11 @@ func (c Config) Check() error {
 	}
 	if !ValidKioskID(c.KioskID) {
 		return fmt.Errorf("kiosk id %q: letters, digits, - and _ only, 1 to 64", c.KioskID)
+	}
+	for _, g := range c.Groups {
+		if !ValidKioskID(g) {
+			return fmt.Errorf("group %q: letters, digits, - and _ only, 1 to 64", g)
+		}
 	}
 	if c.User != "" && c.NKeySeedFile != "" {
 		return errors.New("user/password and nkey seed file: choose one")
@@ -107,6 +116,11 @@ type Publisher struct {
 	// moves (tests wait on it); OnError with each failure.
 	OnAck   func(upTo int64)
 	OnError func(error)
+	// OnConflict, when set, is called with each voucher this kiosk paid
+	// while the centre did not answer and that was paid elsewhere too,
+	// before the record of the payment is marked published (so at least
+	// once: again if the record is sent again).
+	OnConflict func(VoucherConflict)
 
 	mu     sync.Mutex
 	status Status
@@ -285,7 +299,13 @@ func (p *Publisher) applyVouchers(ctx context.Context, kv jetstream.KeyValue, fr
 				return nil
 			}
 			if err := applyVoucherRecord(ctx, kv, p.cfg.KioskID, r); err != nil {
-				return err
+				var c *VoucherConflict
+				if !errors.As(err, &c) {
+					return err
+				}
+				if p.OnConflict != nil { // paid twice: as sendBatch tells it
+					p.OnConflict(*c)
+				}
 			}
 			from = r.Seq
 		}
@@ -356,7 +376,15 @@ wait:
 				break
 			}
 			if err := applyVoucherRecord(ctx, kv, p.cfg.KioskID, r); err != nil {
-				return 0, err
+				var c *VoucherConflict
+				if !errors.As(err, &c) {
+					return 0, err
+				}
+				// Paid twice: the centre's entry now says so; the kiosk
+				// is told, and the records go on.
+				if p.OnConflict != nil {
+					p.OnConflict(*c)
+				}
 			}
 		}
 		if err := p.src.MarkPublished(ctx, upTo); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"pharaon/game"
 	"pharaon/store"
 )
 
@@ -23,7 +24,13 @@ type VoucherEntry struct {
 	State      string `json:"state"` // issued, printed, paid, void, expired (store.VoucherState)
 	PaidBy     string `json:"paid_by,omitempty"`
 	PaidAt     int64  `json:"paid_at,omitempty"`
-	Revision   uint64 `json:"-"`
+	// PaidKiosk is the kiosk whose counter paid it; "" when the centre
+	// paid it (pharaon-central pay).
+	PaidKiosk string `json:"paid_kiosk,omitempty"`
+	// Conflict says, once found, that a kiosk paid the voucher while the
+	// centre did not answer although it was already paid: paid twice.
+	Conflict string `json:"conflict,omitempty"`
+	Revision uint64 `json:"-"`
 }
 
 // Expires is when the voucher expires.
@@ -47,6 +54,49 @@ var (
 	ErrVoucherNotPayable = errors.New("voucher not payable")
 )
 
+// VoucherConflict is a voucher paid twice: at kiosk Kiosk's counter while
+// the centre did not answer, and elsewhere (Entry says where and when).
+// The publisher finds it when it sends the kiosk's record of the payment
+// (Publisher.OnConflict).
+type VoucherConflict struct {
+	Kiosk  string
+	ID     int64 // the voucher's number at its kiosk
+	PaidAt time.Time
+	Entry  VoucherEntry
+}
+
+func (c *VoucherConflict) Error() string {
+	where := "the centre (" + c.Entry.PaidBy + ")"
+	if c.Entry.PaidKiosk != "" {
+		where = "kiosk " + c.Entry.PaidKiosk
+	}
+	return fmt.Sprintf("voucher %d of %s paid twice: by kiosk %s at %s while the centre did not answer, and by %s at %s",
+		c.ID, game.Money(c.Entry.Amount).Plain(), c.Kiosk, c.PaidAt.UTC().Format(time.RFC3339), where,
+		time.Unix(0, c.Entry.PaidAt).UTC().Format(time.RFC3339))
+}
+
+// markConflict writes on the entry that kiosk paid it too, once, and
+// returns the conflict; an entry that already says so returns it as well
+// (a record sent again reports again rather than never).
+func markConflict(ctx context.Context, kv jetstream.KeyValue, cur VoucherEntry, kiosk string, id, at int64) error {
+	c := &VoucherConflict{Kiosk: kiosk, ID: id, PaidAt: time.Unix(0, at), Entry: cur}
+	for cur.Conflict == "" {
+		cur.Conflict = fmt.Sprintf("also paid by kiosk %s at %s", kiosk, c.PaidAt.UTC().Format(time.RFC3339))
+		data, _ := json.Marshal(cur)
+		_, err := kv.Update(ctx, cur.Validation, data, cur.Revision)
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			if cur, err = LookupVoucher(ctx, kv, cur.Validation); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return c
+}
+
 // applyVoucherRecord brings the voucher's fleet entry up to a published
 // record of it; other records are ignored. It is idempotent: a state at or
 // behind the entry's changes nothing, so a record sent again is harmless.
@@ -68,7 +118,7 @@ func applyVoucherRecord(ctx context.Context, kv jetstream.KeyValue, kiosk string
 	next := VoucherEntry{Validation: rec.Validation, Kiosk: kiosk, ID: rec.ID, Amount: rec.Amount,
 		ExpiresAt: rec.ExpiresAt, State: rec.State}
 	if rec.State == "paid" {
-		next.PaidBy, next.PaidAt = kiosk, rec.At
+		next.PaidBy, next.PaidAt, next.PaidKiosk = kiosk, rec.At, kiosk
 	}
 	for {
 		cur, err := LookupVoucher(ctx, kv, rec.Validation)
@@ -82,6 +132,11 @@ func applyVoucherRecord(ctx context.Context, kv jetstream.KeyValue, kiosk string
 		}
 		if err != nil {
 			return err
+		}
+		if rec.State == "paid" && cur.State == "paid" && cur.PaidKiosk != kiosk {
+			// Paid here while the centre did not answer, and paid
+			// elsewhere too: the voucher was paid twice.
+			return markConflict(ctx, kv, cur, kiosk, rec.ID, rec.At)
 		}
 		if rank(next.State) <= rank(cur.State) {
 			return nil
@@ -141,5 +196,27 @@ func PayVoucher(ctx context.Context, kv jetstream.KeyValue, validation, by strin
 		}
 		v.Revision = rev
 		return v, nil
+	}
+}
+
+// EventVoucherPaidTwice is the critical event (source "fleet") a kiosk
+// logs for a VoucherConflict; its record tells the centre, whose status
+// lists it among the kiosk's problems.
+const EventVoucherPaidTwice = "voucher_paid_twice"
+
+// Events is what ReportConflict needs of the store.
+type Events interface {
+	Log(ctx context.Context, e store.Event) (store.Event, error)
+}
+
+// ReportConflict logs c in the kiosk's event log as a critical event, and
+// says it through logf (and that the log failed, if it did).
+func ReportConflict(ctx context.Context, st Events, c VoucherConflict, logf func(format string, args ...any)) {
+	_, err := st.Log(ctx, store.Event{Level: store.LevelCritical, Source: "fleet", Code: EventVoucherPaidTwice, Detail: c.Error()})
+	if logf != nil {
+		logf("fleet: %v", c.Error())
+		if err != nil {
+			logf("fleet: the event of voucher %d paid twice was not logged: %v", c.ID, err)
+		}
 	}
 }

@@ -30,6 +30,10 @@ func TestScreensHandPayAfterAWin(t *testing.T) {
 	hp := f.m.Snapshot().HandPay
 	require.True(t, hp.Pending())
 	assert.Equal(t, 10*game.Euro-game.Euro+7500*game.Euro, hp.Amount)
+	// The window does not say the win went to a credit the player cannot
+	// play: the staff pay it, with the rest of the credit.
+	assert.NotContains(t, f.screenText(), "ajouté à votre crédit")
+	assert.Contains(t, f.screenText(), "Votre gain et votre crédit vous sont payés par le personnel.")
 	// Rejouer stays in its place, unavailable, with why: the credit covers
 	// the stake, but the kiosk is locked until the staff pay.
 	again := f.button("Rejouer " + fr(game.Stake100.Money()))

@@ -132,6 +132,7 @@ const (
 	msgBonusWinAmount  msg = "bonus.win_amount"
 	msgResultTotal     msg = "result.total"
 	msgResultCredited  msg = "result.credited"
+	msgResultHandPay   msg = "result.hand_pay"
 	msgLoseText        msg = "result.lose"
 	msgContinue        msg = "btn.continue"
 	msgAgain           msg = "btn.again"
@@ -349,6 +350,7 @@ var catalogue = map[msg]text{
 	msgBonusWinAmount: {"votre gain au Jeu Bonus", "your bonus game prize"},
 	msgResultTotal:    {"montant total de votre gain", "your total win"},
 	msgResultCredited: {"Votre gain est ajouté à votre crédit.", "Your win is added to your credit."},
+	msgResultHandPay:  {"Votre gain et votre crédit vous sont payés par le personnel.", "Your win and your credit are paid to you by the staff."},
 	msgLoseText:       {"Pas de gain cette fois.", "No win this time."},
 	msgContinue:       {"Continuer", "Continue"},
 	msgAgain:          {"Rejouer %s", "Play again %s"},

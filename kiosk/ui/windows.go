@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/container"
 
 	"pharaon/game"
+	"pharaon/kiosk"
 	"pharaon/kiosk/ui/art"
 	"pharaon/kiosk/ui/play"
 )
@@ -172,7 +173,7 @@ func (s *Screens) showWinWindow(comb game.Combination, won game.Money) {
 			objs = append(objs,
 				v.textAt(tr.T(msgCongratsWin), sizeBody+1, art.Sand, false, fyne.TextAlignCenter, x, y+166, w),
 				v.textAt(tr.Money(won), sizeAmount+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+190, w),
-				v.textAt(tr.T(msgResultCredited), sizeSmall, art.Sand, false, fyne.TextAlignCenter, x, y+h-30, w),
+				v.textAt(tr.T(s.creditedLine()), sizeSmall, art.Sand, false, fyne.TextAlignCenter, x, y+h-30, w),
 			)
 			return objs
 		}, s.againButtons(v))
@@ -226,11 +227,21 @@ func (s *Screens) showResultWindow() {
 			objs = append(objs,
 				v.textAt(tr.T(msgResultTotal), sizeBody+3, art.Sand, false, fyne.TextAlignCenter, x, y+140, w),
 				v.textAt(tr.Money(won), sizeAmount+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+172, w),
-				v.textAt(tr.T(msgResultCredited), sizeSmall, art.Sand, false, fyne.TextAlignCenter, x, y+h-30, w),
+				v.textAt(tr.T(s.creditedLine()), sizeSmall, art.Sand, false, fyne.TextAlignCenter, x, y+h-30, w),
 			)
 			return objs
 		}, s.againButtons(v))
 	})
+}
+
+// creditedLine is the foot of a win's window: the win goes to the credit,
+// unless it locked the kiosk for a hand-pay, when the staff pay the whole
+// credit, this win included.
+func (s *Screens) creditedLine() msg {
+	if s.snap.HandPay.Pending() && s.snap.HandPay.Cause == kiosk.HandPayWin {
+		return msgResultHandPay
+	}
+	return msgResultCredited
 }
 
 // showLoseBanner ends a losing unit: no congratulation window (Art. 4.8),

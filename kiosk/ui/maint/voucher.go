@@ -197,6 +197,9 @@ func (v *voucherView) say(imp widget.Importance, line, amount string) {
 // voucherRefusal says why a voucher was not paid.
 func voucherRefusal(env *Env, err error) string {
 	tr := env.Tr
+	if line, ok := fleetRefusal(env, err); ok {
+		return line
+	}
 	var r *store.VoucherRefusal
 	if errors.As(err, &r) {
 		vc := r.Voucher
@@ -219,6 +222,46 @@ func voucherRefusal(env *Env, err error) string {
 		return tr.F("voucher.refused.format", store.ValidationDigits)
 	}
 	return shErr(env, err)
+}
+
+// fleetRefusal says why the fleet's voucher check refused a voucher
+// (kiosk/voucher_registry.go): paid at the centre or at another kiosk,
+// printed by another kiosk, or the centre away.
+func fleetRefusal(env *Env, err error) (string, bool) {
+	tr := env.Tr
+	var fr *kiosk.FleetRefusal
+	if errors.As(err, &fr) {
+		fv := fr.Voucher
+		head := tr.F("voucher.which", fv.ID, tr.Money(fv.Amount))
+		if errors.Is(err, kiosk.ErrForeignVoucher) {
+			head = tr.F("voucher.foreign.which", fv.ID, fv.Kiosk, tr.Money(fv.Amount))
+		}
+		switch {
+		case fv.State == string(store.VoucherPaid):
+			return head + " " + tr.F("voucher.refused.fleetpaid", tr.Time(fv.PaidAt, env.Loc), fleetPayer(tr, fv)), true
+		case errors.Is(err, kiosk.ErrForeignVoucher) && env.Now != nil && fv.Payable(env.Now()):
+			return head + " " + tr.F("voucher.foreign.payable", fv.Kiosk), true
+		case errors.Is(err, kiosk.ErrForeignVoucher):
+			return head + " " + tr.T("voucher.foreign.notpayable"), true
+		}
+		return head + " " + tr.T("voucher.refused.fleet"), true
+	}
+	var off *kiosk.OfflineRefusal
+	if errors.As(err, &off) {
+		return tr.F("voucher.refused.offline", off.ID, tr.Money(off.Amount), tr.Money(off.Limit)), true
+	}
+	if errors.Is(err, store.ErrNotFound) && errors.Is(err, kiosk.ErrFleetOffline) {
+		return tr.T("voucher.refused.unknownoffline"), true
+	}
+	return "", false
+}
+
+// fleetPayer is where the fleet says a voucher was paid.
+func fleetPayer(tr Tr, fv kiosk.FleetVoucher) string {
+	if fv.PaidKiosk != "" {
+		return tr.F("voucher.paid.kiosk", fv.PaidKiosk)
+	}
+	return tr.F("voucher.paid.centre", fv.PaidBy)
 }
 
 // shRoleName is a role as staff read it.
@@ -281,34 +324,43 @@ func reprintRefusal(env *Env, err error) string {
 }
 
 var _ = words(map[word]text{
-	"voucher.menu":            {"Payer un ticket", "Pay a voucher"},
-	"voucher.title":           {"Paiement d’un ticket", "Voucher payment"},
-	"voucher.help":            {"Scannez le code-barres du ticket, ou tapez son numéro de validation puis Payer. Un ticket n’est payé qu’une fois.", "Scan the voucher’s barcode, or type its validation number, then Pay. A voucher is paid once only."},
-	"voucher.placeholder":     {"Numéro de validation (%d chiffres)", "Validation number (%d digits)"},
-	"voucher.pay":             {"Payer", "Pay"},
-	"voucher.empty":           {"Tapez ou scannez d’abord le numéro du ticket.", "Type or scan the voucher’s number first."},
-	"voucher.checking":        {"Vérification du ticket…", "Checking the voucher…"},
-	"voucher.paid":            {"Ticket n°\u00a0%d payé.", "Voucher no. %d paid."},
-	"voucher.handover":        {"Remettez %s au client", "Hand %s to the customer"},
-	"voucher.which":           {"Ticket n°\u00a0%d de %s\u00a0:", "Voucher no. %d of %s:"},
-	"voucher.refused.paid":    {"déjà payé le %s par le %s. Ne le payez pas une seconde fois.", "already paid on %s by %s. Do not pay it twice."},
-	"voucher.refused.expired": {"expiré le %s, il ne peut plus être payé.", "expired on %s, it can no longer be paid."},
-	"voucher.refused.void":    {"annulé (%s), il ne peut pas être payé.", "void (%s), it cannot be paid."},
-	"voucher.refused.state":   {"jamais imprimé, il ne peut pas être payé.", "never printed, it cannot be paid."},
-	"voucher.refused.unknown": {"Aucun ticket de cette borne ne porte ce numéro\u00a0: vérifiez-le.", "No voucher of this kiosk has that number: check it."},
-	"voucher.above":           {"Ticket n°\u00a0%d de %s\u00a0: au-dessus du plafond de paiement au comptoir (%s). Le ticket envoie le client vers un centre de paiement. Le payer quand même ici\u00a0?", "Voucher no. %d of %s: above the counter’s payout limit (%s). The voucher sends the customer to a payment centre. Pay it here all the same?"},
-	"voucher.payanyway":       {"Payer quand même", "Pay all the same"},
-	"voucher.dontpay":         {"Ne pas payer", "Do not pay"},
-	"voucher.notpaid":         {"Ticket non payé.", "Voucher not paid."},
-	"voucher.refused.format":  {"Un numéro de validation a %d chiffres.", "A validation number has %d digits."},
-	"reprint.menu":            {"Duplicata du dernier ticket", "Duplicate of the last voucher"},
-	"reprint.title":           {"Duplicata du dernier ticket", "Duplicate of the last voucher"},
-	"reprint.help":            {"Imprime à nouveau le dernier ticket, marqué DUPLICATA, s’il est encore payable (ni payé, ni expiré, ni annulé). Aucun crédit ne bouge.", "Prints the last voucher again, marked DUPLICATA, if it is still payable (not paid, expired or void). No credit moves."},
-	"reprint.print":           {"Imprimer le duplicata", "Print the duplicate"},
-	"reprint.printing":        {"Impression…", "Printing…"},
-	"reprint.done":            {"Duplicata du ticket n°\u00a0%d de %s imprimé (duplicata n°\u00a0%d).", "Duplicate of voucher no. %d of %s printed (duplicate no. %d)."},
-	"reprint.none":            {"Aucun ticket à réimprimer\u00a0: le dernier est payé, expiré ou annulé.", "No voucher to reprint: the last one is paid, expired or void."},
-	"reprint.busy":            {"La borne imprime déjà ou une partie est en cours\u00a0: réessayez dans un instant.", "The kiosk is printing or a game is on: try again in a moment."},
-	"reprint.printer":         {"L’imprimante n’a pas imprimé le duplicata\u00a0: voyez son état.", "The printer did not print the duplicate: see its state."},
-	"reprint.note":            {"Le duplicata porte le numéro de validation complet\u00a0: remettez-le au seul porteur du ticket.", "The duplicate carries the full validation number: give it to the voucher’s holder only."},
+	"voucher.menu":                   {"Payer un ticket", "Pay a voucher"},
+	"voucher.title":                  {"Paiement d’un ticket", "Voucher payment"},
+	"voucher.help":                   {"Scannez le code-barres du ticket, ou tapez son numéro de validation puis Payer. Un ticket n’est payé qu’une fois.", "Scan the voucher’s barcode, or type its validation number, then Pay. A voucher is paid once only."},
+	"voucher.placeholder":            {"Numéro de validation (%d chiffres)", "Validation number (%d digits)"},
+	"voucher.pay":                    {"Payer", "Pay"},
+	"voucher.empty":                  {"Tapez ou scannez d’abord le numéro du ticket.", "Type or scan the voucher’s number first."},
+	"voucher.checking":               {"Vérification du ticket…", "Checking the voucher…"},
+	"voucher.paid":                   {"Ticket n°\u00a0%d payé.", "Voucher no. %d paid."},
+	"voucher.handover":               {"Remettez %s au client", "Hand %s to the customer"},
+	"voucher.which":                  {"Ticket n°\u00a0%d de %s\u00a0:", "Voucher no. %d of %s:"},
+	"voucher.refused.paid":           {"déjà payé le %s par le %s. Ne le payez pas une seconde fois.", "already paid on %s by %s. Do not pay it twice."},
+	"voucher.refused.expired":        {"expiré le %s, il ne peut plus être payé.", "expired on %s, it can no longer be paid."},
+	"voucher.refused.void":           {"annulé (%s), il ne peut pas être payé.", "void (%s), it cannot be paid."},
+	"voucher.refused.state":          {"jamais imprimé, il ne peut pas être payé.", "never printed, it cannot be paid."},
+	"voucher.refused.unknown":        {"Aucun ticket de cette borne ne porte ce numéro\u00a0: vérifiez-le.", "No voucher of this kiosk has that number: check it."},
+	"voucher.above":                  {"Ticket n°\u00a0%d de %s\u00a0: au-dessus du plafond de paiement au comptoir (%s). Le ticket envoie le client vers un centre de paiement. Le payer quand même ici\u00a0?", "Voucher no. %d of %s: above the counter’s payout limit (%s). The voucher sends the customer to a payment centre. Pay it here all the same?"},
+	"voucher.payanyway":              {"Payer quand même", "Pay all the same"},
+	"voucher.dontpay":                {"Ne pas payer", "Do not pay"},
+	"voucher.notpaid":                {"Ticket non payé.", "Voucher not paid."},
+	"voucher.refused.format":         {"Un numéro de validation a %d chiffres.", "A validation number has %d digits."},
+	"voucher.refused.fleetpaid":      {"déjà payé le %s %s. Ne le payez pas une seconde fois.", "already paid on %s %s. Do not pay it twice."},
+	"voucher.paid.kiosk":             {"à la borne %s", "at kiosk %s"},
+	"voucher.paid.centre":            {"par le centre (guichet « %s »)", "through the centre (counter “%s”)"},
+	"voucher.refused.fleet":          {"le centre de la flotte ne le tient pas pour payable (annulé, expiré ou numéro d’une autre borne). Ne le payez pas.", "the fleet’s centre does not hold it payable (void, expired, or another kiosk’s number). Do not pay it."},
+	"voucher.foreign.which":          {"Ticket n° %d de la borne %s, %s :", "Voucher no. %d of kiosk %s, %s:"},
+	"voucher.foreign.payable":        {"valable et non payé, mais cette borne ne paie que ses propres tickets. Il se paie à la borne %s ou au centre.", "valid and unpaid, but this kiosk pays only its own vouchers. It is paid at kiosk %s or at the centre."},
+	"voucher.foreign.notpayable":     {"ni payable ici ni ailleurs (jamais imprimé, annulé ou expiré).", "payable neither here nor elsewhere (never printed, void or expired)."},
+	"voucher.refused.offline":        {"Le centre de la flotte ne répond pas : sans lui, cette borne ne paie ses tickets que jusqu’à %[3]s. Le ticket n° %[1]d de %[2]s attendra son retour.", "The fleet’s centre does not answer: without it, this kiosk pays its vouchers only up to %[3]s. Voucher no. %[1]d of %[2]s must wait until it answers."},
+	"voucher.refused.unknownoffline": {"Aucun ticket de cette borne ne porte ce numéro, et le centre de la flotte ne répond pas pour dire s’il vient d’une autre borne : vérifiez le numéro, réessayez plus tard.", "No voucher of this kiosk has that number, and the fleet’s centre does not answer to say whether it is another kiosk’s: check the number, try again later."},
+	"reprint.menu":                   {"Duplicata du dernier ticket", "Duplicate of the last voucher"},
+	"reprint.title":                  {"Duplicata du dernier ticket", "Duplicate of the last voucher"},
+	"reprint.help":                   {"Imprime à nouveau le dernier ticket, marqué DUPLICATA, s’il est encore payable (ni payé, ni expiré, ni annulé). Aucun crédit ne bouge.", "Prints the last voucher again, marked DUPLICATA, if it is still payable (not paid, expired or void). No credit moves."},
+	"reprint.print":                  {"Imprimer le duplicata", "Print the duplicate"},
+	"reprint.printing":               {"Impression…", "Printing…"},
+	"reprint.done":                   {"Duplicata du ticket n°\u00a0%d de %s imprimé (duplicata n°\u00a0%d).", "Duplicate of voucher no. %d of %s printed (duplicate no. %d)."},
+	"reprint.none":                   {"Aucun ticket à réimprimer\u00a0: le dernier est payé, expiré ou annulé.", "No voucher to reprint: the last one is paid, expired or void."},
+	"reprint.busy":                   {"La borne imprime déjà ou une partie est en cours\u00a0: réessayez dans un instant.", "The kiosk is printing or a game is on: try again in a moment."},
+	"reprint.printer":                {"L’imprimante n’a pas imprimé le duplicata\u00a0: voyez son état.", "The printer did not print the duplicate: see its state."},
+	"reprint.note":                   {"Le duplicata porte le numéro de validation complet\u00a0: remettez-le au seul porteur du ticket.", "The duplicate carries the full validation number: give it to the voucher’s holder only."},
 })

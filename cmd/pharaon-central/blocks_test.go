@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/game/block"
+	"pharaon/kiosk/fleet"
+	"pharaon/store"
+)
+
+// The operator sends a block file to a kiosk and reads what the kiosk did
+// with it; a file that is not a block is not sent; a tampered one is sent,
+// refused by the kiosk, and shown as a problem.
+func TestCentralSendsBlocks(t *testing.T) {
+	url := startNATS(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, ed25519.SeedSize))
+	var buf bytes.Buffer
+	_, err := block.Generate(&buf, block.Params{Emission: 5, Number: 2, Stake: game.Stake200,
+		Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Rand: rand.NewChaCha8([32]byte{5})}, key)
+	require.NoError(t, err)
+	good := filepath.Join(dir, "good.pblk")
+	require.NoError(t, os.WriteFile(good, buf.Bytes(), 0o600))
+	bad := bytes.Clone(buf.Bytes())
+	bad[106+7] ^= 1 // a reveal seed: the lots still count, the signature does not
+	tampered := filepath.Join(dir, "tampered.pblk")
+	require.NoError(t, os.WriteFile(tampered, bad, 0o600))
+	short := filepath.Join(dir, "short.pblk")
+	require.NoError(t, os.WriteFile(short, buf.Bytes()[:1000], 0o600))
+
+	st, err := store.Open(filepath.Join(dir, "pharaon.db"))
+	require.NoError(t, err)
+	defer st.Close()
+	keys := block.NewKeySet(key.Public().(ed25519.PublicKey))
+	f, err := fleet.NewBlockFetcher(fleet.Config{URL: url, KioskID: "borne-1"}, st,
+		func(ctx context.Context, r io.Reader) (store.BlockInfo, error) { return st.ImportBlock(ctx, r, keys) })
+	require.NoError(t, err)
+	f.Poll = 100 * time.Millisecond
+	results := make(chan fleet.BlockResult, 4)
+	f.OnResult = func(r fleet.BlockResult) { results <- r }
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); f.Run(runCtx) }() //nolint:errcheck // ends with ctx
+	defer func() { cancel(); <-done }()
+	next := func() fleet.BlockResult {
+		select {
+		case r := <-results:
+			return r
+		case <-time.After(3 * time.Minute):
+			t.Fatal("no result")
+			return fleet.BlockResult{}
+		}
+	}
+
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	out, err := central(t, now, "blocks", "-nats", url)
+	require.NoError(t, err, "nothing sent yet: %s", out)
+	out, err = central(t, now, "send-block", "-nats", url, "-file", good, "-to", "borne-1")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "ENVOYÉ / SENT\u00a0: bloc / block 5/2 (2\u00a0€) → kiosk:borne-1, livraison / delivery 1")
+	assert.Equal(t, fleet.BlockImported, next().Outcome)
+	_, err = st.OpenBlock(ctx, game.Stake200)
+	require.NoError(t, err, "on sale at the kiosk")
+
+	out, err = central(t, now, "send-block", "-nats", url, "-file", good, "-to", "borne-2")
+	require.NoError(t, err, out)
+	out, err = central(t, now, "blocks", "-nats", url)
+	require.NoError(t, err, out)
+	assert.Regexp(t, `(?m)^1 +2026-12-01T09:00:00Z +kiosk:borne-1 +5/2 +2\x{a0}€ +block-`, out)
+	assert.Regexp(t, `(?m)^borne-1 +1 +5/2 +importé/imported +1 `, out)
+	assert.Contains(t, out, "EN ATTENTE / PENDING\u00a0: livraison / delivery 2 → borne-2")
+	assert.NotContains(t, out, "delivery 1 →")
+
+	out, err = central(t, now, "send-block", "-nats", url, "-file", short, "-group", "nord")
+	assert.ErrorIs(t, err, errFound)
+	assert.Contains(t, out, "REFUSÉ / REFUSED\u00a0: "+short)
+	deliveries, err := fleet.ReadDeliveries(ctx, natsJS(t, url))
+	require.NoError(t, err)
+	assert.Len(t, deliveries, 2, "nothing sent")
+
+	out, err = central(t, now, "send-block", "-nats", url, "-file", tampered, "-to", "borne-1")
+	require.NoError(t, err, out)
+	r := next()
+	assert.Equal(t, fleet.BlockRefused, r.Outcome)
+	out, err = central(t, now, "blocks", "-nats", url, "-kiosk", "borne-1")
+	assert.ErrorIs(t, err, errFound, "a refusal is a problem")
+	assert.Regexp(t, `(?m)^borne-1 +3 +5/2 +REFUSÉ/REFUSED +0 .*bad signature`, out)
+	assert.NotContains(t, out, "borne-2", "one kiosk")
+	blocks, err := st.Blocks(ctx)
+	require.NoError(t, err)
+	assert.Len(t, blocks, 1)
+
+	for _, args := range [][]string{
+		{"send-block", "-nats", url, "-to", "borne-1"},
+		{"send-block", "-nats", url, "-file", good},
+		{"send-block", "-nats", url, "-file", good, "-to", "borne-1", "-group", "nord"},
+		{"send-block", "-nats", url, "-file", good, "-to", "borne 1"},
+	} {
+		out, err := central(t, now, args...)
+		assert.ErrorIs(t, err, errUsage, "%q", args)
+		assert.True(t, strings.HasPrefix(out, "send-block: "), out)
+	}
+}
+
+func natsJS(t *testing.T, url string) jetstream.JetStream {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	return js
+}

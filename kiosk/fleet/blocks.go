@@ -1,0 +1,532 @@
+package fleet
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"pharaon/game/block"
+	"pharaon/store"
+)
+
+// Blocks from the centre (DESIGN.md §11). The centre puts a signed block
+// file in the object store BlockObjects, named by its SHA-256, and
+// publishes a delivery saying where it is to BlocksStream, on
+// pharaon.blocks.kiosk.<id> or pharaon.blocks.group.<group>. Each kiosk
+// reads the deliveries of its id and its groups through its own durable
+// consumer, imports the file through the kiosk's import (the one the
+// maintenance screen uses), and writes the outcome in the bucket
+// BlockResults under "<kiosk>.<delivery>", acknowledging the delivery only
+// then.
+const (
+	// BlocksStream holds the deliveries of blocks.
+	BlocksStream = "PHARAON_BLOCKS"
+	// BlocksSubject prefixes a delivery's subject:
+	// pharaon.blocks.kiosk.<id> or pharaon.blocks.group.<group>.
+	BlocksSubject = "pharaon.blocks."
+	// BlockObjects is the object store of the block files.
+	BlockObjects = "pharaon-blocks"
+	// BlockResults is the bucket of the kiosks' outcomes.
+	BlockResults = "pharaon-block-results"
+	// EventFleetBlock is the kiosk's event of a delivery's outcome
+	// (source "fleet").
+	EventFleetBlock = "fleet_block"
+	// maxBlockObject bounds what a kiosk downloads: a block file is
+	// block.FileSize bytes; anything much larger is not one.
+	maxBlockObject = 2 * block.FileSize
+)
+
+// Address is where a block goes: one kiosk or a group of kiosks.
+type Address struct {
+	Group bool
+	Name  string // the kiosk's id or the group's name: one subject token
+}
+
+// ToKiosk and ToGroup are the addresses of a kiosk and of a group.
+func ToKiosk(id string) Address   { return Address{Name: id} }
+func ToGroup(name string) Address { return Address{Group: true, Name: name} }
+
+// String is "kiosk:<id>" or "group:<name>", as a delivery says it.
+func (a Address) String() string {
+	if a.Group {
+		return "group:" + a.Name
+	}
+	return "kiosk:" + a.Name
+}
+
+// Subject is the subject of the address's deliveries.
+func (a Address) Subject() string {
+	if a.Group {
+		return BlocksSubject + "group." + a.Name
+	}
+	return BlocksSubject + "kiosk." + a.Name
+}
+
+// Delivery is a block sent to an address: the message of BlocksStream.
+type Delivery struct {
+	To       string    `json:"to"`     // Address.String
+	Object   string    `json:"object"` // its name in BlockObjects
+	Size     int64     `json:"size"`
+	SHA256   string    `json:"sha256"` // hex, of the whole file
+	Emission uint32    `json:"emission"`
+	Number   uint32    `json:"number"`
+	Stake    int64     `json:"stake"` // cents
+	SentAt   time.Time `json:"sent_at"`
+	// Seq is the delivery's sequence in the stream: its id.
+	Seq uint64 `json:"-"`
+}
+
+// Outcomes of a delivery at a kiosk.
+const (
+	BlockImported     = "imported"     // imported now
+	BlockAlready      = "already"      // the same file was imported before: nothing done
+	BlockRefused      = "refused"      // the kiosk's import refused it (signature, lots, header, duplicate number)
+	BlockMisaddressed = "misaddressed" // not for this kiosk: not imported
+)
+
+// BlockResult is what a kiosk did with a delivery: an entry of the bucket
+// BlockResults, key "<kiosk>.<delivery>".
+type BlockResult struct {
+	Kiosk    string    `json:"kiosk"`
+	Delivery uint64    `json:"delivery"`
+	To       string    `json:"to"`
+	Object   string    `json:"object"`
+	Emission uint32    `json:"emission"`
+	Number   uint32    `json:"number"`
+	Outcome  string    `json:"outcome"`
+	BlockID  int64     `json:"block_id,omitempty"` // the block's id at the kiosk (imported, already)
+	Detail   string    `json:"detail,omitempty"`
+	At       time.Time `json:"at"` // the kiosk's clock
+}
+
+// ResultKey is the key of a kiosk's result of a delivery.
+func ResultKey(kiosk string, delivery uint64) string {
+	return kiosk + "." + strconv.FormatUint(delivery, 10)
+}
+
+// EnsureBlocks creates (or finds) the deliveries stream, the object store
+// of the files and the bucket of the results.
+func EnsureBlocks(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.Stream, jetstream.ObjectStore, jetstream.KeyValue, error) {
+	if replicas < 1 {
+		replicas = 1
+	}
+	stream, err := js.Stream(ctx, BlocksStream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		stream, err = js.CreateStream(ctx, jetstream.StreamConfig{
+			Name: BlocksStream, Subjects: []string{BlocksSubject + ">"}, Storage: jetstream.FileStorage,
+			Duplicates: time.Hour, Replicas: replicas,
+		})
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("stream %s: %w", BlocksStream, err)
+	}
+	obj, err := js.ObjectStore(ctx, BlockObjects)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		obj, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: BlockObjects,
+			Storage: jetstream.FileStorage, Replicas: replicas})
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("object store %s: %w", BlockObjects, err)
+	}
+	kv, err := js.KeyValue(ctx, BlockResults)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: BlockResults, History: 4,
+			Storage: jetstream.FileStorage, Replicas: replicas})
+	}
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("bucket %s: %w", BlockResults, err)
+	}
+	return stream, obj, kv, nil
+}
+
+// SendBlock puts a block file in the object store (named by its SHA-256:
+// the same file sent again is one object) and publishes its delivery to
+// to. The file's header, when it can be read, names the block in the
+// delivery; the kiosk verifies the file, not the centre.
+func SendBlock(ctx context.Context, js jetstream.JetStream, file []byte, to Address, now time.Time) (Delivery, error) {
+	if !ValidKioskID(to.Name) {
+		return Delivery{}, fmt.Errorf("address %q: letters, digits, - and _ only, 1 to 64", to.Name)
+	}
+	_, obj, _, err := EnsureBlocks(ctx, js, 1)
+	if err != nil {
+		return Delivery{}, err
+	}
+	sum := sha256.Sum256(file)
+	d := Delivery{To: to.String(), Object: "block-" + hex.EncodeToString(sum[:]), Size: int64(len(file)),
+		SHA256: hex.EncodeToString(sum[:]), SentAt: now.UTC()}
+	if s, _ := block.Inspect(bytes.NewReader(file), nil); s.Header.Emission != 0 {
+		d.Emission, d.Number, d.Stake = s.Header.Emission, s.Header.Number, int64(s.Header.Stake)
+	}
+	if info, err := obj.GetInfo(ctx, d.Object); err != nil || info.Size != uint64(len(file)) {
+		if _, err := obj.Put(ctx, jetstream.ObjectMeta{Name: d.Object,
+			Description: fmt.Sprintf("block %d/%d", d.Emission, d.Number)}, bytes.NewReader(file)); err != nil {
+			return Delivery{}, fmt.Errorf("put %s: %w", d.Object, err)
+		}
+	}
+	data, err := json.Marshal(d)
+	if err != nil {
+		return Delivery{}, err
+	}
+	ack, err := js.Publish(ctx, to.Subject(), data, jetstream.WithExpectStream(BlocksStream))
+	if err != nil {
+		return Delivery{}, fmt.Errorf("publish the delivery to %s: %w", to, err)
+	}
+	d.Seq = ack.Sequence
+	return d, nil
+}
+
+// ReadDeliveries returns the deliveries of the stream, oldest first.
+func ReadDeliveries(ctx context.Context, js jetstream.JetStream) ([]Delivery, error) {
+	stream, _, _, err := EnsureBlocks(ctx, js, 1)
+	if err != nil {
+		return nil, err
+	}
+	info, err := stream.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Delivery
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		m, err := stream.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var d Delivery
+		if err := json.Unmarshal(m.Data, &d); err != nil {
+			d = Delivery{To: "? " + m.Subject}
+		}
+		d.Seq = m.Sequence
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// ReadBlockResults returns every kiosk's results, by kiosk then delivery.
+func ReadBlockResults(ctx context.Context, js jetstream.JetStream) ([]BlockResult, error) {
+	_, _, kv, err := EnsureBlocks(ctx, js, 1)
+	if err != nil {
+		return nil, err
+	}
+	lister, err := kv.ListKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []BlockResult
+	for key := range lister.Keys() {
+		e, err := kv.Get(ctx, key)
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var r BlockResult
+		if err := json.Unmarshal(e.Value(), &r); err != nil {
+			return nil, fmt.Errorf("result %s: %w", key, err)
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b BlockResult) int {
+		if c := strings.Compare(a.Kiosk, b.Kiosk); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Delivery, b.Delivery)
+	})
+	return out, nil
+}
+
+// BlockStore is what the block fetcher needs of the kiosk's store.
+type BlockStore interface {
+	Blocks(ctx context.Context) ([]store.BlockInfo, error)
+	Log(ctx context.Context, e store.Event) (store.Event, error)
+}
+
+// ImportFunc imports a block file the way the kiosk does
+// (kiosk.Machine.ImportBlock: the store's verifying import, then the
+// stakes on sale read again).
+type ImportFunc func(ctx context.Context, r io.Reader) (store.BlockInfo, error)
+
+// BlockFetcher brings the blocks addressed to a kiosk (its id or one of
+// its groups) into it.
+type BlockFetcher struct {
+	cfg    Config
+	st     BlockStore
+	imp    ImportFunc
+	groups []string
+
+	// Poll is how long a fetch waits for a delivery (default 5 s);
+	// MinBackoff and MaxBackoff bound the wait after a failure (defaults
+	// 250 ms and 30 s). Now is the kiosk's clock for the results (default
+	// time.Now).
+	Poll                   time.Duration
+	MinBackoff, MaxBackoff time.Duration
+	Now                    func() time.Time
+	// OnResult, when set, is called with each delivery's outcome once it
+	// is recorded; OnError with each failure.
+	OnResult func(BlockResult)
+	OnError  func(error)
+
+	// beforeAck, in tests, runs between the result and the
+	// acknowledgement; an error from it ends the session there (a crash).
+	beforeAck func(BlockResult) error
+}
+
+// NewBlockFetcher returns the fetcher of the blocks for cfg's kiosk and
+// groups; Run starts it.
+func NewBlockFetcher(cfg Config, st BlockStore, imp ImportFunc) (*BlockFetcher, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("fleet: no NATS URL")
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	return &BlockFetcher{cfg: cfg, st: st, imp: imp, groups: cfg.Groups, Poll: 5 * time.Second,
+		MinBackoff: 250 * time.Millisecond, MaxBackoff: 30 * time.Second, Now: time.Now}, nil
+}
+
+// addresses are the kiosk's addresses.
+func (f *BlockFetcher) addresses() []Address {
+	out := []Address{ToKiosk(f.cfg.KioskID)}
+	for _, g := range f.groups {
+		out = append(out, ToGroup(g))
+	}
+	return out
+}
+
+// Run fetches until ctx is cancelled, reconnecting after a failure with
+// a doubling wait. It returns ctx's error.
+func (f *BlockFetcher) Run(ctx context.Context) error {
+	backoff := f.MinBackoff
+	for {
+		progressed, err := f.session(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if progressed {
+			backoff = f.MinBackoff
+		}
+		if f.OnError != nil {
+			f.OnError(err)
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		backoff = min(backoff*2, f.MaxBackoff)
+	}
+}
+
+// session is one connection: it takes the deliveries one at a time.
+func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error) {
+	opts, err := f.cfg.Options()
+	if err != nil {
+		return false, err
+	}
+	nc, err := nats.Connect(f.cfg.URL, opts...)
+	if err != nil {
+		return false, fmt.Errorf("connect %s: %w", f.cfg.URL, err)
+	}
+	defer nc.Close()
+	// Stopping the kiosk ends a fetch waiting for a delivery at once.
+	defer context.AfterFunc(ctx, nc.Close)()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return false, err
+	}
+	stream, obj, kv, err := EnsureBlocks(ctx, js, f.cfg.Replicas)
+	if err != nil {
+		return false, err
+	}
+	var subjects []string
+	for _, a := range f.addresses() {
+		subjects = append(subjects, a.Subject())
+	}
+	// One durable consumer per kiosk: the server keeps what it
+	// acknowledged across restarts, and its subjects follow the groups
+	// configured. One delivery at a time; an import takes seconds.
+	cons, err := stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable: "blocks-" + f.cfg.KioskID, FilterSubjects: subjects,
+		AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckWait: 5 * time.Minute, MaxAckPending: 1,
+	})
+	if err != nil {
+		return false, fmt.Errorf("consumer of the blocks: %w", err)
+	}
+	for {
+		if ctx.Err() != nil {
+			return progressed, ctx.Err()
+		}
+		batch, err := cons.Fetch(1, jetstream.FetchMaxWait(f.Poll))
+		if err != nil {
+			return progressed, fmt.Errorf("fetch a delivery: %w", err)
+		}
+		for m := range batch.Messages() {
+			if err := f.take(ctx, obj, kv, m); err != nil {
+				// Not acknowledged: delivered again after the ack wait.
+				_ = m.Nak()
+				return progressed, err
+			}
+			progressed = true
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, nats.ErrTimeout) {
+			return progressed, fmt.Errorf("fetch a delivery: %w", err)
+		}
+		if nc.IsClosed() || !nc.IsConnected() {
+			return progressed, errors.New("connection lost")
+		}
+	}
+}
+
+// take handles one delivery: an outcome is recorded (event, result) and
+// the delivery acknowledged; an error leaves it to be delivered again
+// (nothing the kiosk cannot do again: a file imported is found by its
+// digest and not imported twice).
+func (f *BlockFetcher) take(ctx context.Context, obj jetstream.ObjectStore, kv jetstream.KeyValue, m jetstream.Msg) error {
+	meta, err := m.Metadata()
+	if err != nil {
+		return err
+	}
+	var d Delivery
+	r := BlockResult{Kiosk: f.cfg.KioskID, Delivery: meta.Sequence.Stream}
+	if err := json.Unmarshal(m.Data(), &d); err != nil {
+		r.Outcome, r.Detail = BlockRefused, fmt.Sprintf("delivery unreadable: %v", err)
+	} else {
+		d.Seq = meta.Sequence.Stream
+		r.To, r.Object, r.Emission, r.Number = d.To, d.Object, d.Emission, d.Number
+		r.Outcome, r.BlockID, r.Detail, err = f.deliver(ctx, obj, m.Subject(), d)
+		if err != nil {
+			return err
+		}
+	}
+	r.At = f.Now()
+	if err := f.record(ctx, kv, r); err != nil {
+		return err
+	}
+	if f.beforeAck != nil {
+		if err := f.beforeAck(r); err != nil {
+			return err
+		}
+	}
+	if err := m.DoubleAck(ctx); err != nil {
+		return fmt.Errorf("acknowledge delivery %d: %w", r.Delivery, err)
+	}
+	return nil
+}
+
+// deliver checks a delivery's address, downloads its file and imports it.
+// An error is a failure to try again (the network, the kiosk stopping);
+// every other case is an outcome.
+func (f *BlockFetcher) deliver(ctx context.Context, obj jetstream.ObjectStore, subject string, d Delivery) (outcome string, id int64, detail string, err error) {
+	var mine *Address
+	for _, a := range f.addresses() {
+		if a.Subject() == subject {
+			mine = &a
+		}
+	}
+	if mine == nil || mine.String() != d.To {
+		return BlockMisaddressed, 0, fmt.Sprintf("addressed to %s on %s, this kiosk is %s", d.To, subject, addressList(f.addresses())), nil
+	}
+	info, err := obj.GetInfo(ctx, d.Object)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return BlockRefused, 0, fmt.Sprintf("file %s not in the object store", d.Object), nil
+	}
+	if err != nil {
+		return "", 0, "", fmt.Errorf("delivery %d: %w", d.Seq, err)
+	}
+	if info.Size > maxBlockObject {
+		return BlockRefused, 0, fmt.Sprintf("file %s has %d bytes, a block file %d", d.Object, info.Size, block.FileSize), nil
+	}
+	t0 := time.Now()
+	res, err := obj.Get(ctx, d.Object)
+	if err != nil {
+		return "", 0, "", fmt.Errorf("delivery %d: get %s: %w", d.Seq, d.Object, err)
+	}
+	file, err := io.ReadAll(io.LimitReader(res, maxBlockObject+1))
+	res.Close()
+	if errors.Is(err, jetstream.ErrDigestMismatch) {
+		return BlockRefused, 0, fmt.Sprintf("file %s: %v", d.Object, err), nil
+	}
+	if err != nil {
+		return "", 0, "", fmt.Errorf("delivery %d: read %s: %w", d.Seq, d.Object, err)
+	}
+	sum := sha256.Sum256(file)
+	if hex.EncodeToString(sum[:]) != d.SHA256 {
+		return BlockRefused, 0, fmt.Sprintf("file %s: SHA-256 %x, the delivery says %s", d.Object, sum[:8], d.SHA256), nil
+	}
+	// The same file imported before (a delivery sent again, or a crash
+	// between the import and the acknowledgement) is not imported again.
+	blocks, err := f.st.Blocks(ctx)
+	if err != nil {
+		return "", 0, "", err
+	}
+	for _, b := range blocks {
+		if b.FileDigest == sum {
+			return BlockAlready, b.ID, fmt.Sprintf("%s is block id %d, %s", b.Name(), b.ID, b.State), nil
+		}
+	}
+	t1 := time.Now()
+	b, err := f.imp(ctx, bytes.NewReader(file))
+	switch {
+	case err == nil:
+		return BlockImported, b.ID, fmt.Sprintf("%s at %s: block id %d, %s (download %d ms, import %d ms)", b.Name(), b.Stake, b.ID, b.State,
+			t1.Sub(t0).Milliseconds(), time.Since(t1).Milliseconds()), nil
+	case ctx.Err() != nil || errors.Is(err, store.ErrClosed):
+		return "", 0, "", err
+	default:
+		// Every refusal of the import (the file, a number imported, the
+		// disk) is final for this delivery: the centre sees it and sends
+		// again if it must.
+		return BlockRefused, 0, err.Error(), nil
+	}
+}
+
+func addressList(as []Address) string {
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = a.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// record writes the outcome in the kiosk's event log (which the outbox
+// carries to the centre) and in the bucket of results.
+func (f *BlockFetcher) record(ctx context.Context, kv jetstream.KeyValue, r BlockResult) error {
+	level := store.LevelInfo
+	if r.Outcome == BlockRefused || r.Outcome == BlockMisaddressed {
+		level = store.LevelWarning
+	}
+	if _, err := f.st.Log(ctx, store.Event{Level: level, Source: "fleet", Code: EventFleetBlock,
+		Detail: fmt.Sprintf("delivery %d (%s, %s): %s: %s", r.Delivery, r.To, r.Object, r.Outcome, r.Detail)}); err != nil {
+		return err
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if _, err := kv.Put(ctx, ResultKey(r.Kiosk, r.Delivery), data); err != nil {
+		return fmt.Errorf("result of delivery %d: %w", r.Delivery, err)
+	}
+	if f.OnResult != nil {
+		f.OnResult(r)
+	}
+	return nil
+}

@@ -1,0 +1,356 @@
+package fleet
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/kiosk"
+	"pharaon/store"
+)
+
+// counter is a kiosk's core and its maintenance screen's office, joined to
+// a fleet's voucher registry: a headless kiosk whose staff pay vouchers.
+type counter struct {
+	t  *testing.T
+	id string
+	// ahead moves the store's clock ahead of the machine's.
+	ahead atomic.Int64
+	st    *store.Store
+	m     *kiosk.Machine
+	o     *kiosk.Office
+	s     *kiosk.Session
+	reg   *Registry
+}
+
+// newCounter makes kiosk id whose registry reaches the centre at url
+// (registryURL may differ from the publisher's: a kiosk cut from the
+// centre), with staff logged in.
+func newCounter(t *testing.T, id, registryURL string) *counter {
+	t.Helper()
+	ctx := context.Background()
+	c := &counter{t: t, id: id}
+	st, err := store.Open(filepath.Join(t.TempDir(), "pharaon.db"),
+		store.WithClock(func() time.Time { return time.Now().Add(time.Duration(c.ahead.Load())) }))
+	require.NoError(t, err)
+	m, err := kiosk.New(st, kiosk.SystemClock{}, kiosk.Config{KioskID: id})
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close(); st.Close() })
+	a := kiosk.NewAccess(st, kiosk.SystemClock{}, kiosk.AccessConfig{KDF: kiosk.KDF{Time: 1, MemoryKiB: 64, Threads: 1}})
+	require.NoError(t, a.SetPIN(ctx, "", kiosk.RoleTechnician, "24680"))
+	require.NoError(t, a.SetPIN(ctx, kiosk.RoleTechnician, kiosk.RoleStaff, "1357"))
+	o := kiosk.NewOffice(m, a, time.Hour)
+	s, err := o.Login(ctx, "1357")
+	require.NoError(t, err)
+	reg, err := NewRegistry(Config{URL: registryURL, KioskID: id})
+	require.NoError(t, err)
+	reg.Timeout = 2 * time.Second
+	t.Cleanup(reg.Close)
+	m.SetVoucherRegistry(reg, 0)
+	c.st, c.m, c.o, c.s, c.reg = st, m, o, s, reg
+	return c
+}
+
+// voucher prints a voucher of amount at the kiosk, as a cash-out does.
+func (c *counter) voucher(amount game.Money) store.Voucher {
+	c.t.Helper()
+	ctx := context.Background()
+	val, err := kiosk.NewValidation(rand.Reader)
+	require.NoError(c.t, err)
+	_, err = c.st.BillIn(ctx, amount, "note-"+val)
+	require.NoError(c.t, err)
+	v, err := c.st.IssueVoucher(ctx, store.VoucherRequest{Amount: amount, Validation: val, Expires: time.Now().Add(72 * time.Hour)})
+	require.NoError(c.t, err)
+	v, _, err = c.st.ConfirmVoucher(ctx, v.ID)
+	require.NoError(c.t, err)
+	return v
+}
+
+// publish sends the kiosk's outbox to the centre at url, up to its last
+// record, and returns the conflicts the publisher reported.
+func (c *counter) publish(url string) []VoucherConflict {
+	c.t.Helper()
+	st, err := c.st.OutboxState(context.Background())
+	require.NoError(c.t, err)
+	a := newAcks()
+	p := newTestPublisher(c.t, url, c.st, a)
+	p.cfg.KioskID = c.id
+	var mu sync.Mutex
+	var conflicts []VoucherConflict
+	p.OnConflict = func(v VoucherConflict) {
+		mu.Lock()
+		conflicts = append(conflicts, v)
+		mu.Unlock()
+		ReportConflict(context.Background(), c.st, v, c.t.Logf)
+	}
+	stop := run(p)
+	a.wait(c.t, st.Last)
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	return conflicts
+}
+
+func (c *counter) state(v store.Voucher) store.VoucherState {
+	c.t.Helper()
+	got, err := c.st.Voucher(context.Background(), v.ID)
+	require.NoError(c.t, err)
+	return got.State
+}
+
+func (c *counter) events(code string) []store.Event {
+	c.t.Helper()
+	ev, err := c.st.EventsWhere(context.Background(), store.EventQuery{N: 1000})
+	require.NoError(c.t, err)
+	var out []store.Event
+	for _, e := range ev {
+		if e.Code == code {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// A voucher printed at kiosk A reaches the bucket once A's records are
+// published; then A's counter, the centre and kiosk B's counter try to pay
+// it at once: exactly one of A and the centre pays it, B refuses it as
+// another kiosk's voucher saying whose it is, and the loser changes
+// nothing. A voucher paid at the centre is refused at A's counter with who
+// paid it and when; one paid at A's counter before its records were
+// published is refused at the centre.
+func TestVoucherPaidOnceAcrossCounters(t *testing.T) {
+	ns := startNATS(t)
+	ctx := context.Background()
+	_, kv, err := Ensure(ctx, ns.js(t), 1)
+	require.NoError(t, err)
+	a, b := newCounter(t, "A", ns.url()), newCounter(t, "B", ns.url())
+
+	const rounds = 12
+	vs := make([]store.Voucher, rounds)
+	for i := range vs {
+		vs[i] = a.voucher(5 * game.Euro)
+	}
+	assert.Empty(t, a.publish(ns.url()))
+	for _, v := range vs {
+		e, err := LookupVoucher(ctx, kv, v.Validation)
+		require.NoError(t, err, "the voucher's issue reached the bucket with its records")
+		assert.Equal(t, "printed", e.State)
+		assert.Equal(t, "A", e.Kiosk)
+	}
+
+	var atKiosk, atCentre int
+	for _, v := range vs {
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		var kioskErr, centreErr, otherErr error
+		wg.Add(3)
+		go func() { defer wg.Done(); <-start; _, kioskErr = a.o.PayVoucher(ctx, a.s, v.Validation) }()
+		go func() {
+			defer wg.Done()
+			<-start
+			_, centreErr = PayVoucher(ctx, kv, v.Validation, "central", time.Now())
+		}()
+		go func() { defer wg.Done(); <-start; _, otherErr = b.o.PayVoucher(ctx, b.s, v.Validation) }()
+		close(start)
+		wg.Wait()
+
+		require.ErrorIs(t, otherErr, kiosk.ErrForeignVoucher, "kiosk B never pays A's voucher")
+		var fr *kiosk.FleetRefusal
+		require.ErrorAs(t, otherErr, &fr)
+		assert.Equal(t, "A", fr.Voucher.Kiosk)
+		assert.Equal(t, v.ID, fr.Voucher.ID)
+
+		e, err := LookupVoucher(ctx, kv, v.Validation)
+		require.NoError(t, err)
+		require.Equal(t, "paid", e.State)
+		switch {
+		case kioskErr == nil && centreErr == nil:
+			t.Fatalf("voucher %d paid twice", v.ID)
+		case kioskErr == nil:
+			atKiosk++
+			assert.ErrorIs(t, centreErr, ErrVoucherNotPayable)
+			assert.Equal(t, store.VoucherPaid, a.state(v))
+			assert.Equal(t, "A", e.PaidKiosk)
+		case centreErr == nil:
+			atCentre++
+			require.ErrorIs(t, kioskErr, kiosk.ErrPaidElsewhere)
+			require.ErrorAs(t, kioskErr, &fr)
+			assert.Equal(t, "central", fr.Voucher.PaidBy)
+			assert.Empty(t, fr.Voucher.PaidKiosk)
+			assert.Equal(t, store.VoucherPrinted, a.state(v), "refused: nothing changed at the kiosk")
+		default:
+			t.Fatalf("voucher %d paid nowhere: kiosk %v, centre %v", v.ID, kioskErr, centreErr)
+		}
+	}
+	t.Logf("paid at kiosk A %d times, at the centre %d times", atKiosk, atCentre)
+	m, err := a.st.Meters(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(atKiosk), m.Get(store.MeterVouchersPaidCount), "the kiosk counts only what it paid")
+	assert.Len(t, a.events("voucher_refused"), atCentre)
+
+	// Paid at the centre, then brought to A's counter: refused, saying so.
+	v := a.voucher(10 * game.Euro)
+	a.publish(ns.url())
+	_, err = PayVoucher(ctx, kv, v.Validation, "guichet-7", time.Now())
+	require.NoError(t, err)
+	_, err = a.o.PayVoucher(ctx, a.s, v.Validation)
+	require.ErrorIs(t, err, kiosk.ErrPaidElsewhere)
+	assert.Equal(t, store.VoucherPrinted, a.state(v))
+
+	// Paid at A's counter before A's records reached the centre: the
+	// centre refuses it, and A's records change nothing.
+	w := a.voucher(20 * game.Euro)
+	_, err = a.o.PayVoucher(ctx, a.s, w.Validation)
+	require.NoError(t, err)
+	_, err = PayVoucher(ctx, kv, w.Validation, "central", time.Now())
+	require.ErrorIs(t, err, ErrVoucherNotPayable)
+	assert.Empty(t, a.publish(ns.url()), "the kiosk's own payment is no conflict")
+	e, err := LookupVoucher(ctx, kv, w.Validation)
+	require.NoError(t, err)
+	assert.Equal(t, "paid", e.State)
+	assert.Equal(t, "A", e.PaidKiosk)
+	assert.Empty(t, e.Conflict)
+}
+
+// A kiosk whose centre does not answer pays its own vouchers up to the
+// offline limit, refuses a larger one and changes nothing, and cannot tell
+// another kiosk's voucher from a wrong number. When its records reach the
+// centre, a voucher the centre paid meanwhile is reported as paid twice:
+// a critical event at the kiosk, the bucket's entry, and the centre's
+// status of the kiosk.
+func TestOfflinePaymentConflictReported(t *testing.T) {
+	ns := startNATS(t)
+	ctx := context.Background()
+	js := ns.js(t)
+	_, kv, err := Ensure(ctx, js, 1)
+	require.NoError(t, err)
+	// A's link to the centre is cut for its counter: nothing listens there.
+	a := newCounter(t, "A", "nats://127.0.0.1:1")
+	twice := a.voucher(20 * game.Euro)
+	once := a.voucher(50 * game.Euro)
+	big := a.voucher(200 * game.Euro) // above kiosk.DefaultOfflinePayLimit
+	a.publish(ns.url())
+
+	_, err = PayVoucher(ctx, kv, twice.Validation, "central", time.Now())
+	require.NoError(t, err, "the centre pays it while A is cut off")
+
+	_, err = a.o.PayVoucher(ctx, a.s, twice.Validation)
+	require.NoError(t, err, "offline, A pays its own voucher under the limit")
+	_, err = a.o.PayVoucher(ctx, a.s, once.Validation)
+	require.NoError(t, err)
+	_, err = a.o.PayVoucher(ctx, a.s, big.Validation)
+	require.ErrorIs(t, err, kiosk.ErrOfflineLimit)
+	var off *kiosk.OfflineRefusal
+	require.ErrorAs(t, err, &off)
+	assert.Equal(t, kiosk.DefaultOfflinePayLimit, off.Limit)
+	assert.Equal(t, store.VoucherPrinted, a.state(big), "refused: nothing changed")
+	assert.Len(t, a.events("voucher_paid_offline"), 2)
+	val, err := kiosk.NewValidation(rand.Reader)
+	require.NoError(t, err)
+	_, err = a.o.PayVoucher(ctx, a.s, val)
+	require.ErrorIs(t, err, store.ErrNotFound)
+	require.ErrorIs(t, err, kiosk.ErrFleetOffline)
+
+	conflicts := a.publish(ns.url())
+	require.Len(t, conflicts, 1, "only the voucher paid at the centre too")
+	c := conflicts[0]
+	assert.Equal(t, twice.ID, c.ID)
+	assert.Equal(t, "A", c.Kiosk)
+	assert.Equal(t, "central", c.Entry.PaidBy)
+	ev := a.events(EventVoucherPaidTwice)
+	require.Len(t, ev, 1)
+	assert.Equal(t, store.LevelCritical, ev[0].Level)
+	assert.Contains(t, ev[0].Detail, "paid twice")
+	assert.NotContains(t, ev[0].Detail, twice.Validation, "the log never holds a payable number")
+
+	e, err := LookupVoucher(ctx, kv, twice.Validation)
+	require.NoError(t, err)
+	assert.Contains(t, e.Conflict, "also paid by kiosk A")
+	e, err = LookupVoucher(ctx, kv, once.Validation)
+	require.NoError(t, err)
+	assert.Equal(t, "A", e.PaidKiosk)
+	assert.Empty(t, e.Conflict)
+
+	// The centre's status lists it among A's problems.
+	a.publish(ns.url())
+	f := NewFleet()
+	require.NoError(t, ReadRecords(ctx, js, "A", func(k string, r store.OutboxRecord, at time.Time) error {
+		f.Apply(k, r, at)
+		return nil
+	}))
+	k := f.Kiosks["A"]
+	require.NotNil(t, k)
+	var found bool
+	for _, p := range k.Problems {
+		found = found || strings.Contains(p, "paid twice")
+	}
+	assert.True(t, found, "problems: %q", k.Problems)
+	assert.GreaterOrEqual(t, k.Faults, int64(1))
+}
+
+// A claim given back (the kiosk could not record the payment after all)
+// leaves the voucher payable elsewhere; a claim of a voucher whose records
+// have not reached the centre creates its entry paid.
+func TestClaimGivenBack(t *testing.T) {
+	ns := startNATS(t)
+	ctx := context.Background()
+	_, kv, err := Ensure(ctx, ns.js(t), 1)
+	require.NoError(t, err)
+	reg, err := NewRegistry(Config{URL: ns.url(), KioskID: "A"})
+	require.NoError(t, err)
+	defer reg.Close()
+	val, err := kiosk.NewValidation(rand.Reader)
+	require.NoError(t, err)
+	now := time.Now()
+	claim := kiosk.VoucherClaim{Validation: val, ID: 3, Amount: 12 * game.Euro, Issued: now, Expires: now.Add(time.Hour), At: now, By: "staff"}
+	release, err := reg.Claim(ctx, claim)
+	require.NoError(t, err)
+	_, err = PayVoucher(ctx, kv, val, "central", now)
+	require.ErrorIs(t, err, ErrVoucherNotPayable, "claimed")
+	require.NoError(t, release(ctx))
+	e, err := LookupVoucher(ctx, kv, val)
+	require.NoError(t, err)
+	assert.Equal(t, "printed", e.State)
+	_, err = PayVoucher(ctx, kv, val, "central", now)
+	require.NoError(t, err, "given back: payable again")
+	_, err = reg.Claim(ctx, claim)
+	require.ErrorIs(t, err, kiosk.ErrPaidElsewhere)
+	var fr *kiosk.FleetRefusal
+	require.True(t, errors.As(err, &fr))
+	assert.Equal(t, "central", fr.Voucher.PaidBy)
+}
+
+// A payout the fleet recorded and the kiosk's store then refused (here:
+// the store's clock says the voucher expired, the machine's not yet) is
+// given back to the fleet: the entry is printed again, payable at the
+// centre, and nothing is paid at the kiosk.
+func TestOfficeGivesBackAClaimTheStoreRefused(t *testing.T) {
+	ns := startNATS(t)
+	ctx := context.Background()
+	_, kv, err := Ensure(ctx, ns.js(t), 1)
+	require.NoError(t, err)
+	a := newCounter(t, "A", ns.url())
+	v := a.voucher(10 * game.Euro)
+	a.publish(ns.url())
+
+	a.ahead.Store(int64(100 * time.Hour))
+	_, err = a.o.PayVoucher(ctx, a.s, v.Validation)
+	require.ErrorIs(t, err, store.ErrVoucherExpired)
+	assert.Equal(t, store.VoucherPrinted, a.state(v))
+	e, err := LookupVoucher(ctx, kv, v.Validation)
+	require.NoError(t, err)
+	assert.Equal(t, "printed", e.State, "the claim was given back")
+	assert.Empty(t, a.events("voucher_claim_left"))
+	_, err = PayVoucher(ctx, kv, v.Validation, "central", time.Now())
+	require.NoError(t, err, "payable at the centre")
+}
