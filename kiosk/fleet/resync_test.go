@@ -66,3 +66,51 @@ func TestVoucherEntryAfterLostBatch(t *testing.T) {
 	assert.Equal(t, int64(20*game.Euro), e.Amount)
 	assert.Equal(t, seqs(1, o.Last), stored(t, js, "k1"), "each record once")
 }
+
+// The same, when the records the publisher moves over are a payment the
+// kiosk made offline of a voucher the centre paid meanwhile: the resync
+// tells the conflict as a sent batch does, and the publisher goes on (a
+// resync that failed on it would fail at every connection: the kiosk would
+// publish nothing more).
+func TestResyncTellsAPaidTwiceVoucher(t *testing.T) {
+	ns := startNATS(t)
+	ctx := context.Background()
+	s := openStore(t)
+	_, err := s.BillIn(ctx, 20*game.Euro, "note-1")
+	require.NoError(t, err)
+	const val = "900100000000000002"
+	v, err := s.IssueVoucher(ctx, store.VoucherRequest{Amount: 20 * game.Euro, Validation: val, Expires: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	_, _, err = s.ConfirmVoucher(ctx, v.ID)
+	require.NoError(t, err)
+	a := newAcks()
+	p := newTestPublisher(t, ns.url(), s, a)
+	o, err := s.OutboxState(ctx)
+	require.NoError(t, err)
+	stop := run(p)
+	a.wait(t, o.Last)
+	stop()
+
+	js := ns.js(t)
+	_, kv, err := Ensure(ctx, js, 1)
+	require.NoError(t, err)
+	_, err = PayVoucher(ctx, kv, val, "centre", time.Now())
+	require.NoError(t, err)
+	_, err = s.PayVoucher(ctx, val, "staff") // offline, at the kiosk
+	require.NoError(t, err)
+	o, err = s.OutboxState(ctx)
+	require.NoError(t, err)
+	_, err = p.sendBatch(ctx, js, deadBucket{kv}, RecordsSubject+"k1")
+	require.ErrorIs(t, err, errDead)
+
+	conflicts := make(chan VoucherConflict, 4)
+	p.OnConflict = func(c VoucherConflict) { conflicts <- c }
+	stop = run(p)
+	a.wait(t, o.Last)
+	stop()
+	require.Len(t, conflicts, 1)
+	c := <-conflicts
+	assert.Equal(t, "k1", c.Kiosk)
+	assert.Equal(t, v.ID, c.ID)
+	assert.Equal(t, seqs(1, o.Last), stored(t, js, "k1"), "each record once")
+}
