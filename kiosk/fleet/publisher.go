@@ -217,7 +217,7 @@ func (p *Publisher) session(ctx context.Context) (progressed bool, err error) {
 		return false, err
 	}
 	subject := RecordsSubject + p.cfg.KioskID
-	if err := p.resync(ctx, stream, subject); err != nil {
+	if err := p.resync(ctx, stream, kv, subject); err != nil {
 		return false, err
 	}
 	p.setStatus(func(s *Status) { s.Connected = true })
@@ -249,8 +249,10 @@ func (p *Publisher) session(ctx context.Context) (progressed bool, err error) {
 // resync moves the mark to the last record the stream holds for this
 // kiosk: a record stored whose acknowledgement was lost (or whose mark the
 // kiosk did not write before a crash) is then not sent again, even beyond
-// the server's de-duplication window.
-func (p *Publisher) resync(ctx context.Context, stream jetstream.Stream, subject string) error {
+// the server's de-duplication window. The vouchers' entries of the records
+// it moves over are written first, as sendBatch writes them: the session
+// that sent those records may have died before it wrote them.
+func (p *Publisher) resync(ctx context.Context, stream jetstream.Stream, kv jetstream.KeyValue, subject string) error {
 	m, err := stream.GetLastMsgForSubject(ctx, subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil
@@ -270,10 +272,43 @@ func (p *Publisher) resync(ctx context.Context, stream jetstream.Stream, subject
 		return fmt.Errorf("the centre holds record %d of kiosk %s, this kiosk's outbox ends at %d: another kiosk with this id, or a file restored", seq, p.cfg.KioskID, st.Last)
 	}
 	if seq > st.Published {
+		if err := p.applyVouchers(ctx, kv, st.Published, seq); err != nil {
+			return err
+		}
 		if err := p.src.MarkPublished(ctx, seq); err != nil {
 			return err
 		}
 		p.acked(seq)
+	}
+	return nil
+}
+
+// applyVouchers brings the vouchers' entries up to the outbox records
+// after the mark from, up to upTo.
+func (p *Publisher) applyVouchers(ctx context.Context, kv jetstream.KeyValue, from, upTo int64) error {
+	for from < upTo {
+		recs, err := p.src.Outbox(ctx, from, p.Batch)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			return fmt.Errorf("outbox: no record after %d, the centre holds up to %d", from, upTo)
+		}
+		for _, r := range recs {
+			if r.Seq > upTo {
+				return nil
+			}
+			if err := applyVoucherRecord(ctx, kv, p.cfg.KioskID, r); err != nil {
+				var c *VoucherConflict
+				if !errors.As(err, &c) {
+					return err
+				}
+				if p.OnConflict != nil { // paid twice: as sendBatch tells it
+					p.OnConflict(*c)
+				}
+			}
+			from = r.Seq
+		}
 	}
 	return nil
 }
