@@ -55,7 +55,17 @@ func TestBinarySelfTestOfTheSoftware(t *testing.T) {
 	r := runBinary(t, dir, "-dev", "-db", db)
 	require.Equal(t, exitOK, r.status, r.stderr)
 	assert.Equal(t, "SCREEN home  credit=0\n", r.stdout)
-	assert.Contains(t, r.stderr, "no manifest configured: the binary's self-test is skipped")
+	assert.Contains(t, r.stderr, "no signed manifest installed: the binary's self-test is skipped")
+
+	// The configuration file cannot turn the check off: its old key is
+	// read and ignored, the check still runs.
+	conf := filepath.Join(dir, "pharaon.conf")
+	require.NoError(t, os.WriteFile(conf, []byte("manifest = /nowhere\n"), 0o600))
+	write(bad, priv)
+	r = runBinary(t, dir, append([]string{"-config", conf}, args...)...)
+	require.Equal(t, exitOK, r.status, r.stderr)
+	assert.Equal(t, "SCREEN out_of_service "+kiosk.FaultSoftware+" credit=0\n", r.stdout)
+	assert.Contains(t, r.stderr, "config line 1: manifest is no longer read")
 
 	write(good, priv)
 	r = runBinary(t, dir, args...)
@@ -89,5 +99,39 @@ func TestBinarySelfTestOfTheSoftware(t *testing.T) {
 			assert.Equal(t, store.LevelCritical, ev[0].Level)
 			assert.Contains(t, ev[0].Detail, c.says)
 		})
+	}
+}
+
+// The binary's self-test is decided by what the package installed, never by
+// the configuration (which its manifest does not cover): the package's
+// signed manifest is checked whenever it is there, whatever -manifest says;
+// the binary of a signed package checks even when the manifest was
+// removed (the check then fails); an unsigned package's manifest and a
+// development build without one skip it, saying why.
+func TestSoftwareManifestIsThePackages(t *testing.T) {
+	dir := t.TempDir()
+	packaged := filepath.Join(dir, "usr", "share", "pharaon", "MANIFEST.sha256")
+	flag := filepath.Join(dir, "dev", "MANIFEST.sha256")
+
+	m, why := softwareManifest("", packaged, false)
+	assert.Empty(t, m)
+	assert.Contains(t, why, "a development build")
+	m, _ = softwareManifest(flag, packaged, false)
+	assert.Equal(t, flag, m, "a development run or a test names its own")
+	m, why = softwareManifest("", packaged, true)
+	assert.Equal(t, packaged, m, "a signed package's binary checks, the manifest missing or not")
+	assert.Empty(t, why)
+
+	require.NoError(t, os.MkdirAll(filepath.Dir(packaged), 0o755))
+	require.NoError(t, os.WriteFile(packaged, []byte("sums\n"), 0o644))
+	m, why = softwareManifest("", packaged, false)
+	assert.Empty(t, m)
+	assert.Contains(t, why, "is not signed (a package built without an update key)")
+
+	require.NoError(t, os.WriteFile(packaged+update.SignatureSuffix, []byte("sig"), 0o644))
+	for _, f := range []string{"", flag, "/nowhere"} {
+		m, why = softwareManifest(f, packaged, false)
+		assert.Equal(t, packaged, m, "-manifest %q does not turn the package's check away", f)
+		assert.Empty(t, why)
 	}
 }
