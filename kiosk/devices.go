@@ -265,4 +265,3 @@ func pause(ctx context.Context) bool {
 		return ctx.Err() == nil
 	}
 }
-
