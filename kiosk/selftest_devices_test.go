@@ -54,7 +54,7 @@ var deviceFaults = []struct {
 func TestDeviceSelfTestAndTheTechniciansClear(t *testing.T) {
 	for _, c := range deviceFaults {
 		t.Run(c.name, func(t *testing.T) {
-			f, d, _ := newCashFixture(t, func(cfg *Config) { cfg.DeviceCheck = 400 * time.Millisecond })
+			f, d, _ := newCashFixture(t, func(cfg *Config) { cfg.DeviceCheck = time.Second })
 			f.boot()
 			f.credit(5 * game.Euro)
 			f.stop()
