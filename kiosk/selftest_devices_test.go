@@ -124,8 +124,10 @@ func technician(t *testing.T, f *fixture) (*Office, *Session) {
 // start in which it did not run beside the store's checks.
 func BenchmarkDeviceSelfTest(b *testing.B) {
 	d, _ := startDevices(b)
-	m := &Machine{cfg: Config{Cash: testCashConfig(d), DeviceCheck: DefaultDeviceCheck}}
-	m.cfg.Cash.Validator.ReplyTimeout = 0 // the production default
+	cfg := Config{Cash: testCashConfig(d)}
+	cfg.Cash.Validator.ReplyTimeout = 0 // the production default
+	require.NoError(b, cfg.fill())
+	m := &Machine{cfg: cfg}
 	b.ResetTimer()
 	for range b.N {
 		if err := m.checkDevices(ctx); err != nil {

@@ -155,6 +155,7 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 	if report == nil {
 		report = func(kiosk.BootStep, bool) {}
 	}
+	report = timeChecks(report, logger)
 	report(kiosk.BootOpen, false)
 	// The keys first: a bad key file is a configuration to fix, and must
 	// not leave a new database behind.
@@ -269,6 +270,28 @@ func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, logger *
 	}()
 	logger.Printf("fleet: kiosk %s publishes its records to %s", cfg.KioskID, cfg.URL)
 	return func() { cancel(); <-done }, nil
+}
+
+// timeChecks is report logging how long the checks run side by side at
+// the start took: the store's, the blocks', and the cash devices'
+// self-test (which must not make the start longer).
+func timeChecks(report func(kiosk.BootStep, bool), logger *log.Logger) func(kiosk.BootStep, bool) {
+	names := map[kiosk.BootStep]string{kiosk.BootStore: "the store's check", kiosk.BootBlocks: "the blocks' check",
+		kiosk.BootDevices: "the cash devices' self-test"}
+	var mu sync.Mutex
+	began := map[kiosk.BootStep]time.Time{}
+	return func(step kiosk.BootStep, done bool) {
+		if name, ok := names[step]; ok {
+			mu.Lock()
+			if !done {
+				began[step] = time.Now()
+			} else if t0, ok := began[step]; ok {
+				logger.Printf("%s took %d ms", name, time.Since(t0).Milliseconds())
+			}
+			mu.Unlock()
+		}
+		report(step, done)
+	}
 }
 
 // packagedManifest is the manifest the package installs (packaging/deb.sh);

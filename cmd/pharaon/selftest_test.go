@@ -7,12 +7,14 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game/block"
+	"pharaon/hw/sim"
 	"pharaon/kiosk"
 	"pharaon/kiosk/update"
 	"pharaon/store"
@@ -133,5 +135,59 @@ func TestSoftwareManifestIsThePackages(t *testing.T) {
 		m, why = softwareManifest(f, packaged, false)
 		assert.Equal(t, packaged, m, "-manifest %q does not turn the package's check away", f)
 		assert.Empty(t, why)
+	}
+}
+
+// The cash devices' self-test at boot: a development run's simulators
+// answer and the kiosk serves; a validator or a printer whose port is
+// missing or that does not answer puts the kiosk out of service with the
+// fault on its screen, the line on stderr, and a critical event in its
+// log, its data left as they were.
+func TestBinarySelfTestOfTheDevices(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "data", "pharaon.db")
+	r := runBinary(t, dir, "-dev", "-db", db)
+	require.Equal(t, exitOK, r.status, r.stderr)
+	assert.Equal(t, "SCREEN home  credit=0\n", r.stdout)
+	assert.Contains(t, r.stderr, "the cash devices' self-test took ")
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.Contains(l, " took ") {
+			t.Log(l) // the figures of DESIGN.md §7
+		}
+	}
+
+	// A pseudo-terminal nobody answers on: a unit plugged in but dead.
+	silent, err := sim.OpenPTY(filepath.Join(dir, "silent"))
+	require.NoError(t, err)
+	defer silent.Close()
+	missing := filepath.Join(dir, "missing")
+	for _, c := range []struct {
+		name string
+		args []string
+		code string
+		says string
+	}{
+		{"validator missing", []string{"-validator", missing}, kiosk.FaultValidator, "bill validator " + missing},
+		{"validator not answering", []string{"-validator", silent.Link}, kiosk.FaultValidator, "no answer within"},
+		{"printer missing", []string{"-printer", missing}, kiosk.FaultPrinter, "voucher printer " + missing},
+		{"printer not answering", []string{"-printer", silent.Link}, kiosk.FaultPrinter, "printer status"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runBinary(t, dir, append([]string{"-dev", "-db", db}, c.args...)...)
+			require.Equal(t, exitOK, r.status, r.stderr)
+			assert.Equal(t, "SCREEN out_of_service "+c.code+" credit=0\n", r.stdout, r.stderr)
+			assert.Contains(t, r.stderr, "pharaon: out of service: "+c.code+": ")
+			assert.Contains(t, r.stderr, c.says)
+
+			st, err := store.Open(db)
+			require.NoError(t, err)
+			defer st.Close()
+			ev, err := st.EventsWhere(context.Background(), store.EventQuery{Source: "kiosk", N: 5})
+			require.NoError(t, err)
+			require.NotEmpty(t, ev)
+			assert.Equal(t, c.code, ev[0].Code, "the newest event")
+			assert.Equal(t, store.LevelCritical, ev[0].Level)
+			assert.Contains(t, ev[0].Detail, c.says)
+		})
 	}
 }
