@@ -213,6 +213,10 @@ func validatorStatus(ctx context.Context, path string, reply time.Duration) (id0
 		total += n
 		dec.Feed(buf[:n])
 		if f, ok := dec.Next(); ok {
+			if f.Cmd == id003.StatusCommunicationError {
+				// The unit did not understand the request: asked again.
+				return id003.Status{}, hw.Errorf(hw.ErrProtocol, "read", "the unit reported COMMUNICATION ERROR")
+			}
 			return id003.ParseStatus(f)
 		}
 		if total > 1024 {
