@@ -51,12 +51,12 @@ const (
 	// FaultValidator: the bill validator is configured and at boot its
 	// port is missing, it does not answer a status request, answers
 	// garbage, or reports a failure.
-	FaultValidator = "validator"
+	FaultValidator = "validator_check"
 	// FaultPrinter: the voucher printer is configured and at boot its
 	// port is missing, it does not answer a status request, answers
 	// garbage, or reports that it cannot print (paper out, cover open,
 	// cutter or unrecoverable error, offline).
-	FaultPrinter = "printer"
+	FaultPrinter = "printer_check"
 )
 
 // DeviceFault is a device that failed the self-test at boot: its fault
