@@ -126,8 +126,9 @@ clean:
 # make deb: the kiosk's Debian package in bin/dist/ (packaging/deb.sh, nfpm
 # at a pinned version): the binary, the cage session's systemd unit, udev
 # rules, tmpfiles and sysusers entries, /etc/pharaon, a SHA-256 manifest;
-# with UPDATE_KEY=FILE.key the manifest is signed and the kiosk checks its
-# binary against it at every boot (kiosk/selftest.go).
+# with UPDATE_KEY=FILE.key the manifest is signed, and the binary, stamped
+# as a signed package's (main.signedBuild), checks itself against it at
+# every boot whatever its configuration says (kiosk/selftest.go).
 # The version grows with the commits, so an update always sorts newer.
 # Computed once, when make starts: a commit made while the image builds must
 # not rename the package the image recipe looks for.
@@ -138,7 +139,7 @@ DIST := $(BIN)/dist
 .PHONY: deb
 deb: deps
 	@mkdir -p $(BIN)/deb
-	$(GO) build -trimpath -ldflags "-s -w -X pharaon/kiosk.Version=$(DEB_VERSION)" -o $(BIN)/deb/pharaon ./cmd/pharaon
+	$(GO) build -trimpath -ldflags "-s -w -X pharaon/kiosk.Version=$(DEB_VERSION)$(if $(UPDATE_KEY), -X main.signedBuild=yes)" -o $(BIN)/deb/pharaon ./cmd/pharaon
 	$(if $(UPDATE_KEY),$(GO) build -o $(BIN)/deb/pharaon-issuer ./cmd/pharaon-issuer)
 	$(if $(UPDATE_KEY),SIGN_MANIFEST="$(BIN)/deb/pharaon-issuer sign-manifest -key $(UPDATE_KEY)") \
 	  packaging/deb.sh $(BIN)/deb/pharaon $(DEB_VERSION) $(DIST)

@@ -105,8 +105,9 @@ func TestStartReportsBootSteps(t *testing.T) {
 	}
 	assert.Less(t, pos[ev{BootStore, true}], pos[ev{BootRecovery, false}], "the store is checked before anything of it is used")
 	assert.Less(t, pos[ev{BootBlocks, true}], pos[ev{BootRecovery, false}], "the blocks are checked before anything of them is used")
+	assert.Less(t, pos[ev{BootDevices, true}], pos[ev{BootRecovery, false}], "the devices are checked before the kiosk serves")
 	assert.Equal(t, []ev{{BootRecovery, false}, {BootRecovery, true}, {BootCredit, false}, {BootCredit, true}, {BootCash, false}, {BootCash, true}},
-		evs[4:], "then one step after the other")
+		evs[6:], "then one step after the other")
 }
 
 // newAnchoredFixture is newFixture with the store anchored from its first

@@ -123,6 +123,9 @@ type Config struct {
 	// Software is the binary's self-test at boot (selftest.go); its zero
 	// value (no manifest) skips it.
 	Software SoftwareCheck
+	// DeviceCheck bounds the cash devices' self-test at boot (devices.go;
+	// default DefaultDeviceCheck).
+	DeviceCheck time.Duration
 }
 
 // BootStep is a step of a kiosk's start (Config.OnBootStep).
@@ -134,6 +137,7 @@ const (
 	BootOpen     BootStep = iota
 	BootStore             // the store's integrity, ledger, chains, plays and meters (store.Verify)
 	BootBlocks            // the units to sell against their issuers' signatures (store.VerifyBlocks)
+	BootDevices           // the cash devices answer a status request (checkDevices), beside the store's checks
 	BootRecovery          // an interrupted play resumed
 	BootCredit            // the credit and the open blocks read
 	BootCash              // the cash left by a crash settled, the cash devices started
@@ -163,6 +167,9 @@ func (c *Config) fill() error {
 	}
 	if c.PollEvery == 0 {
 		c.PollEvery = time.Second
+	}
+	if c.DeviceCheck <= 0 {
+		c.DeviceCheck = DefaultDeviceCheck
 	}
 	if c.SaveTicks <= 0 {
 		c.SaveTicks = breakout.TicksPerSecond / 2
@@ -275,8 +282,17 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 		m.refuseSoftware(err)
 		return nil
 	}
+	// The devices' self-test runs beside the store's checks: it reads
+	// nothing of the store, and a kiosk whose devices answer starts no
+	// later for it. A failed check of the data is the fault shown first.
+	devices := m.startDeviceCheck(ctx)
 	if err := m.bootCheck(ctx); err != nil {
+		<-devices
 		m.reject(err)
+		return nil
+	}
+	if err := <-devices; err != nil {
+		m.refuseDevices(err)
 		return nil
 	}
 	return m.serve(ctx, true)

@@ -72,8 +72,8 @@ var ErrNoFault = errors.New("the kiosk is in service: no fault to clear")
 
 // clearChecks is the technician's clear of a fault found by the boot's
 // self-test or the full verification. It is never a reset: it runs the
-// checks again — the software's self-test, the boot check and the full
-// verification of every row — and returns the kiosk to service only if
+// checks again — the software's self-test, the boot check, the cash
+// devices' self-test and the full verification of every row — and returns the kiosk to service only if
 // they all pass; a failure keeps it out of service with the new reason.
 // An anchor that does not match the database fails them again until the
 // database that matches it is restored (docs/technician.md).
@@ -96,6 +96,14 @@ func (m *Machine) clearChecks(ctx context.Context) (Fault, error) {
 	if err := m.bootCheck(ctx); err != nil {
 		m.reject(err)
 		return fault, err
+	}
+	// The devices are asked only while their drivers are not running (a
+	// kiosk that has not served yet): a running driver owns its port.
+	if !served {
+		if err := m.checkDevices(ctx); err != nil {
+			m.refuseDevices(err)
+			return fault, err
+		}
 	}
 	if err := m.st.VerifyFull(ctx); err != nil {
 		m.reject(fmt.Errorf("full verification: %w", err))

@@ -10,9 +10,11 @@
 #
 # With SIGN_MANIFEST set (make deb UPDATE_KEY=FILE.key sets it to
 # `pharaon-issuer sign-manifest -key FILE.key`), the manifest is signed
-# (MANIFEST.sha256.sig beside it) and the configuration installed says
-# `manifest = /usr/share/pharaon/MANIFEST.sha256`: the kiosk then checks its
-# binary against the signed manifest at every boot (kiosk/selftest.go).
+# (MANIFEST.sha256.sig beside it): the kiosk then checks its binary against
+# the signed manifest at every boot (kiosk/selftest.go). Nothing in the
+# configuration turns that check on or off (the manifest does not cover
+# /etc/pharaon): the signed manifest's presence does, and the stamp make deb
+# puts in the binary of a signed package (cmd/pharaon/kiosk.go).
 set -euo pipefail
 
 if [ $# -ne 3 ]; then
@@ -43,14 +45,6 @@ FILES=(
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$out"
-
-if [ -n "${SIGN_MANIFEST:-}" ]; then
-	cp "$here/etc/pharaon.conf" "$work/pharaon.conf"
-	printf '\n# The binary is checked at every boot against the signed manifest of\n# this package (docs/kiosk-config.md).\nmanifest = /usr/share/pharaon/MANIFEST.sha256\n' >>"$work/pharaon.conf"
-	for i in "${!FILES[@]}"; do
-		FILES[i]=${FILES[i]/"$here/etc/pharaon.conf"/"$work/pharaon.conf"}
-	done
-fi
 
 manifest=$work/MANIFEST.sha256
 : >"$manifest"

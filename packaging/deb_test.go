@@ -197,3 +197,75 @@ func TestUnit(t *testing.T) {
 	assert.Regexp(t, `(?m)^d /var/lib/pharaon-install 0700 pharaon pharaon -$`, string(tmp), "the first-install marker's directory, off the data partition")
 	assert.Contains(t, keys["ReadWritePaths"][0], "/var/lib/pharaon-install")
 }
+
+// TestPostinstPermissions runs the post-install script as dpkg runs it
+// after unpacking ("configure"), without root: its /etc/pharaon/ is a
+// temporary directory holding the configuration as unpacked (0644, the
+// package's file mode), and the system's commands are stand-ins that
+// record how they were called. The configuration and the environment file
+// end 0640 and in the group pharaon (root stays their owner: dpkg unpacks
+// as root and the script never chowns them); the data directories are the
+// kiosk's user's alone (tmpfiles, whose lines the script applies); the
+// unit's umask keeps what the kiosk creates (the database, the anchor and
+// its secret, store/filemode_test.go) to itself.
+func TestPostinstPermissions(t *testing.T) {
+	dir := t.TempDir()
+	etc := filepath.Join(dir, "etc", "pharaon")
+	bin := filepath.Join(dir, "bin")
+	calls := filepath.Join(dir, "calls")
+	require.NoError(t, os.MkdirAll(etc, 0o755))
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	for _, f := range []string{"pharaon.conf", "environment"} {
+		require.NoError(t, os.WriteFile(filepath.Join(etc, f), []byte("# installed\n"), 0o644))
+	}
+	for _, c := range []string{"chgrp", "systemd-sysusers", "systemd-tmpfiles", "systemctl", "udevadm"} {
+		stub := "#!/bin/sh\necho \"" + c + " $*\" >>" + calls + "\n"
+		require.NoError(t, os.WriteFile(filepath.Join(bin, c), []byte(stub), 0o755))
+	}
+	script, err := os.ReadFile("scripts/postinst.sh")
+	require.NoError(t, err)
+	require.Contains(t, string(script), "/etc/pharaon/pharaon.conf /etc/pharaon/environment")
+	moved := strings.ReplaceAll(string(script), "/etc/pharaon/", etc+"/")
+	path := filepath.Join(dir, "postinst")
+	require.NoError(t, os.WriteFile(path, []byte(moved), 0o755))
+
+	cmd := exec.Command("sh", path, "configure")
+	cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin"}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "postinst: %s", out)
+
+	b, err := os.ReadFile(calls)
+	require.NoError(t, err)
+	log := string(b)
+	for _, f := range []string{"pharaon.conf", "environment"} {
+		p := filepath.Join(etc, f)
+		fi, err := os.Stat(p)
+		require.NoError(t, err)
+		assert.Equal(t, fs.FileMode(0o640), fi.Mode().Perm(), "%s: root writes it, the kiosk reads it, nobody else", f)
+		assert.Contains(t, log, "chgrp pharaon "+p+"\n", "%s in the kiosk's group", f)
+	}
+	assert.NotContains(t, log, "chown", "root stays the configuration's owner")
+	assert.Contains(t, log, "systemd-sysusers pharaon.conf\n", "the group exists before the chgrp")
+	assert.Contains(t, log, "systemd-tmpfiles --create pharaon.conf\n", "the data directories made with their modes")
+	assert.Less(t, strings.Index(log, "systemd-sysusers"), strings.Index(log, "chgrp"), "the group before the chgrp")
+
+	// The modes tmpfiles gives the directories, and the unit's umask.
+	tmp, err := os.ReadFile("systemd/pharaon.tmpfiles")
+	require.NoError(t, err)
+	for _, d := range []string{"/var/lib/pharaon", "/var/lib/pharaon-install"} {
+		assert.Regexp(t, `(?m)^d `+d+` 0700 pharaon pharaon -$`, string(tmp), "%s: the kiosk's alone", d)
+	}
+	assert.Regexp(t, `(?m)^d /var/lib/pharaon-update 0700 root root -$`, string(tmp), "the kept package: root's alone")
+	unit, err := os.ReadFile("systemd/pharaon.service")
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^UMask=0077$`, string(unit), "the database, anchor and its secret the kiosk creates: 0600")
+	assert.Regexp(t, `(?m)^StateDirectoryMode=0700$`, string(unit))
+
+	// The package unpacks the configuration 0644; only the script makes it
+	// 0640: deb.sh must list both files for it.
+	sh, err := os.ReadFile("deb.sh")
+	require.NoError(t, err)
+	for _, f := range []string{"pharaon.conf", "environment"} {
+		assert.Regexp(t, `"0644 config \$here/etc/`+f+` /etc/pharaon/`+f+`"`, string(sh))
+	}
+}

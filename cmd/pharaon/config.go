@@ -56,11 +56,16 @@ type Config struct {
 	// block files: a USB stick is mounted under it (empty: /media,
 	// maint.BlockDir).
 	BlockDir string
-	// Manifest is the installed package's signed manifest the binary's
-	// self-test checks it against (kiosk.SoftwareCheck; empty: skipped,
-	// a development run), and UpdateKeys the directory of the update
-	// keys trusted to sign it (default /etc/pharaon/update-keys).
+	// Manifest is a signed manifest the binary's self-test checks it
+	// against when the package's own (/usr/share/pharaon/MANIFEST.sha256)
+	// is not installed: the -manifest flag of a development run or a test,
+	// never the configuration file, which cannot turn the check off or
+	// point it elsewhere (softwareCheck). UpdateKeys is the directory of
+	// the update keys trusted to sign it (default /etc/pharaon/update-keys).
 	Manifest, UpdateKeys string
+	// Ignored are the configuration file's lines the kiosk no longer reads
+	// (a key of an older package's configuration), logged at start.
+	Ignored []string
 	// The money flow's limits (kiosk.CashConfig; 0: the kiosk's
 	// defaults, and the store's settings, which the maintenance screen
 	// changes, override them).
@@ -82,7 +87,7 @@ const maxConfigSize = 64 << 10
 // names of the flags.
 var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "fps", "keys", "validator", "printer",
 	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor", "block-dir",
-	"manifest", "update-keys", "nats-url", "nats-user", "nats-password", "nats-nkey-seed", "nats-ca", "nats-groups"}
+	"update-keys", "nats-url", "nats-user", "nats-password", "nats-nkey-seed", "nats-ca", "nats-groups"}
 
 // maxValidityDays bounds a voucher's validity: ten years is a mistake.
 const maxValidityDays = 3660
@@ -122,6 +127,13 @@ func ParseConfigFile(r io.Reader, dir string, c *Config) error {
 			return fmt.Errorf("config line %d: %s already set on line %d: %w", n, key, first, ErrConfig)
 		}
 		seen[key] = n
+		if key == "manifest" {
+			// An older package's key: the self-test no longer depends on
+			// the configuration (softwareCheck). Kept readable so that a
+			// configuration a technician edited still starts the kiosk.
+			next.Ignored = append(next.Ignored, fmt.Sprintf("config line %d: manifest is no longer read: the binary's self-test runs whenever the package's signed manifest is installed", n))
+			continue
+		}
 		if err := next.set(key, value, dir); err != nil {
 			return fmt.Errorf("config line %d: %w", n, err)
 		}
@@ -293,7 +305,7 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("anchor", s, "") })
 	fs.Func("block-dir", "the `directory` the maintenance screen looks for block files under, where a USB stick is mounted (default /media)",
 		func(s string) error { return c.set("block-dir", s, "") })
-	fs.Func("manifest", "the installed package's signed manifest `file` the binary is checked against at boot (default: none, the check is skipped)",
+	fs.Func("manifest", "a signed manifest `file` the binary is checked against at boot when the package's own is not installed (development, tests; not a key of the configuration file)",
 		func(s string) error { return c.set("manifest", s, "") })
 	fs.Func("update-keys", "the `directory` of the update keys (*.pub) trusted to sign the manifest (default /etc/pharaon/update-keys)",
 		func(s string) error { return c.set("update-keys", s, "") })

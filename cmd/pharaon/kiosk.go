@@ -23,6 +23,7 @@ import (
 	"pharaon/kiosk/ui/art"
 	"pharaon/kiosk/ui/maint"
 	"pharaon/kiosk/ui/play"
+	"pharaon/kiosk/update"
 	"pharaon/store"
 )
 
@@ -154,6 +155,7 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 	if report == nil {
 		report = func(kiosk.BootStep, bool) {}
 	}
+	report = timeChecks(report, logger)
 	report(kiosk.BootOpen, false)
 	// The keys first: a bad key file is a configuration to fix, and must
 	// not leave a new database behind.
@@ -161,17 +163,21 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 	if err != nil {
 		return nil, &startError{status: exitKeys, fault: kiosk.Fault{Code: kiosk.FaultKeys, Detail: err.Error()}, err: err}
 	}
+	for _, l := range cfg.Ignored {
+		logger.Print(l)
+	}
 	var software kiosk.SoftwareCheck
-	if cfg.Manifest != "" {
+	if manifest, skipped := softwareManifest(cfg.Manifest, packagedManifest, signedBuild == "yes"); manifest != "" {
 		dir := cmp.Or(cfg.UpdateKeys, defaultUpdateKeys)
 		uk, err := updateKeys(dir)
 		if err != nil {
 			err = fmt.Errorf("the binary's self-test: %w", err)
 			return nil, &startError{status: exitKeys, fault: kiosk.Fault{Code: kiosk.FaultSoftware, Detail: err.Error()}, err: err}
 		}
-		software = kiosk.SoftwareCheck{Manifest: cfg.Manifest, Keys: uk}
+		software = kiosk.SoftwareCheck{Manifest: manifest, Keys: uk}
+		logger.Printf("the binary's self-test: checked against %s", manifest)
 	} else {
-		logger.Printf("no manifest configured: the binary's self-test is skipped (a development run)")
+		logger.Print(skipped)
 	}
 	st, create, err := openStore(cfg)
 	if err != nil {
@@ -276,6 +282,63 @@ func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, m *kiosk
 	}()
 	logger.Printf("fleet: kiosk %s publishes its records to %s", cfg.KioskID, cfg.URL)
 	return func() { cancel(); <-done; m.SetVoucherRegistry(nil, 0); reg.Close() }, nil
+}
+
+// timeChecks is report logging how long the checks run side by side at
+// the start took: the store's, the blocks', and the cash devices'
+// self-test (which must not make the start longer).
+func timeChecks(report func(kiosk.BootStep, bool), logger *log.Logger) func(kiosk.BootStep, bool) {
+	names := map[kiosk.BootStep]string{kiosk.BootStore: "the store's check", kiosk.BootBlocks: "the blocks' check",
+		kiosk.BootDevices: "the cash devices' self-test"}
+	var mu sync.Mutex
+	began := map[kiosk.BootStep]time.Time{}
+	return func(step kiosk.BootStep, done bool) {
+		if name, ok := names[step]; ok {
+			mu.Lock()
+			if !done {
+				began[step] = time.Now()
+			} else if t0, ok := began[step]; ok {
+				logger.Printf("%s took %d ms", name, time.Since(t0).Milliseconds())
+			}
+			mu.Unlock()
+		}
+		report(step, done)
+	}
+}
+
+// packagedManifest is the manifest the package installs (packaging/deb.sh);
+// a variable for the tests.
+var packagedManifest = defaultManifest
+
+// signedBuild is "yes" in the binary of a package whose manifest is signed
+// (make deb UPDATE_KEY=…, -ldflags -X main.signedBuild=yes): that binary
+// checks itself at every start, and a missing manifest is a fault. The
+// stamp is in the binary the manifest covers: removing it is changing the
+// binary, which is what the check finds.
+var signedBuild string
+
+// softwareManifest decides the binary's self-test (DESIGN.md §7): the
+// manifest to check against, or why the check is skipped. Nothing of the
+// configuration file decides it, since the manifest does not cover that
+// file: the package's manifest is checked whenever it is installed signed
+// (its .sig beside it), and always by the binary of a signed package
+// (signed), even when the manifest was removed; flag (-manifest on the
+// command line) names another one only when the package's is not there
+// (a development run, the tests). An unsigned package (built without an
+// update key) has nothing to check against.
+func softwareManifest(flag, packaged string, signed bool) (manifest, skipped string) {
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	switch {
+	case signed:
+		return packaged, ""
+	case exists(packaged) && exists(packaged+update.SignatureSuffix):
+		return packaged, ""
+	case flag != "":
+		return flag, ""
+	case exists(packaged):
+		return "", fmt.Sprintf("the package's manifest %s is not signed (a package built without an update key): the binary's self-test is skipped", packaged)
+	}
+	return "", "no signed manifest installed: the binary's self-test is skipped (a development build)"
 }
 
 // trustedKeys reads the issuers' public key files.

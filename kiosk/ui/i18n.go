@@ -200,12 +200,15 @@ const (
 	msgFaultKeys      msg = "fault.issuer_keys"
 	msgFaultAnchor    msg = "fault.anchor"
 	msgFaultSoftware  msg = "fault.software"
+	msgFaultValidator msg = "fault.validator"
+	msgFaultPrinter   msg = "fault.printer"
 	msgAttractTouch   msg = "attract.touch"
 	msgAttractDemo    msg = "attract.demo"
 	msgBootTitle      msg = "boot.title"
 	msgBootOpen       msg = "boot.open"
 	msgBootStore      msg = "boot.store"
 	msgBootBlocks     msg = "boot.blocks"
+	msgBootDevices    msg = "boot.devices"
 	msgBootRecovery   msg = "boot.recovery"
 	msgBootCredit     msg = "boot.credit"
 	msgBootCash       msg = "boot.cash"
@@ -421,6 +424,8 @@ var catalogue = map[msg]text{
 	msgFaultNoDB:      {"La base de données de la borne est absente. Un technicien doit la restaurer.", "The kiosk’s database is missing. A technician must restore it."},
 	msgFaultAnchor:    {"Les données ne correspondent plus à leur empreinte gardée hors de la base\u00a0: l’historique a pu être tronqué. Un technicien doit intervenir.", "The data no longer match the fingerprint kept outside them: the history may have been cut. A technician must intervene."},
 	msgFaultSoftware:  {"Le logiciel de la borne n’est pas celui du paquet signé installé. Un technicien doit le réinstaller.", "The kiosk’s program is not the one of the signed package installed. A technician must reinstall it."},
+	msgFaultValidator: {"Le lecteur de billets n’a pas répondu correctement au démarrage. Un technicien doit intervenir.", "The note reader did not answer properly at start-up. A technician must intervene."},
+	msgFaultPrinter:   {"L’imprimante des tickets n’a pas répondu ou ne peut pas imprimer (papier, capot). Un technicien doit intervenir.", "The voucher printer did not answer or cannot print (paper, cover). A technician must intervene."},
 	msgFaultKeys:      {"Une clé d’émetteur de la configuration est illisible. Un technicien doit la corriger.", "An issuer key of the configuration cannot be read. A technician must fix it."},
 
 	msgAttractTouch: {"Touchez l’écran pour jouer", "Touch the screen to play"},
@@ -429,6 +434,7 @@ var catalogue = map[msg]text{
 	msgBootTitle:    {"Démarrage de la borne…", "The kiosk is starting…"},
 	msgBootOpen:     {"Ouverture des données et des appareils", "Opening the data and the devices"},
 	msgBootStore:    {"Contrôle des données et des comptes", "Checking the data and the accounts"},
+	msgBootDevices:  {"Contrôle du lecteur de billets et de l’imprimante", "Checking the note reader and the printer"},
 	msgBootBlocks:   {"Contrôle des lots de tickets signés", "Checking the signed ticket blocks"},
 	msgBootRecovery: {"Reprise d’une partie interrompue", "Resuming an interrupted game"},
 	msgBootCredit:   {"Lecture du crédit et des lots ouverts", "Reading the credit and the open blocks"},
@@ -476,6 +482,8 @@ var faultTexts = map[string]msg{
 	kiosk.FaultKeys:       msgFaultKeys,
 	kiosk.FaultAnchor:     msgFaultAnchor,
 	kiosk.FaultSoftware:   msgFaultSoftware,
+	kiosk.FaultValidator:  msgFaultValidator,
+	kiosk.FaultPrinter:    msgFaultPrinter,
 }
 
 // Tr is the catalogue in one language: every text the screens show goes

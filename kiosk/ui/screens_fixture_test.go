@@ -109,6 +109,9 @@ type scrFixture struct {
 	writes uiWrites
 	// storeOpts are more options of the store.
 	storeOpts []store.Option
+	// deviceDown: a simulated device is made to fail before the kiosk
+	// starts (deviceDownAtBoot); the fixture does not wait for the cash.
+	deviceDown bool
 }
 
 // gatedCashOut holds the machine's CashOut until the test lets it go, so
@@ -469,7 +472,7 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 	f.runUI(func() { f.w.Resize(size) })
 	t.Cleanup(f.w.Close)
 	f.runUI(f.s.Start)
-	if f.devs != nil {
+	if f.devs != nil && !f.deviceDown {
 		f.cashReady()
 	}
 	return f

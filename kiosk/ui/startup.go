@@ -47,6 +47,7 @@ var bootWords = [kiosk.NumBootSteps]msg{
 	kiosk.BootOpen:     msgBootOpen,
 	kiosk.BootStore:    msgBootStore,
 	kiosk.BootBlocks:   msgBootBlocks,
+	kiosk.BootDevices:  msgBootDevices,
 	kiosk.BootRecovery: msgBootRecovery,
 	kiosk.BootCredit:   msgBootCredit,
 	kiosk.BootCash:     msgBootCash,

@@ -36,7 +36,7 @@ func TestStartupShowsBootProgress(t *testing.T) {
 		s.Step(kiosk.BootBlocks, true)
 		s.Step(kiosk.BootBlocks, false) // late: it stays done
 		s.Step(kiosk.BootStep(kiosk.NumBootSteps), true)
-		want := [kiosk.NumBootSteps]stepState{stepDone, stepRunning, stepDone, stepWaiting, stepWaiting, stepWaiting}
+		want := [kiosk.NumBootSteps]stepState{stepDone, stepRunning, stepDone, stepWaiting, stepWaiting, stepWaiting, stepWaiting}
 		assert.Equal(t, want, s.state)
 		assert.Equal(t, art.GoldLight, s.dots[kiosk.BootOpen].FillColor, "done: gold")
 		assert.Equal(t, art.Turquoise, s.dots[kiosk.BootStore].FillColor, "under way: turquoise")
