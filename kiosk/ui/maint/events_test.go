@@ -19,6 +19,18 @@ func TestEventsView(t *testing.T) {
 		_, err := f.st.Log(context.Background(), store.Event{Level: l, Source: src, Code: code, Detail: detail})
 		require.NoError(t, err)
 	}
+	// The printer's first status read is logged from the devices' own
+	// goroutine: let it land on the first day, before the clock moves.
+	require.Eventually(t, func() bool {
+		evs, err := f.st.Events(context.Background(), 50, 0)
+		require.NoError(t, err)
+		for _, e := range evs {
+			if e.Source == "printer" && e.Code == "status" {
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "the printer's first status event")
 	log(store.LevelError, "printer", "jam_yesterday", "a jam the day before")
 	f.clock.Advance(24 * time.Hour)
 	log(store.LevelWarning, "printer", "paper_low", "paper near end")
