@@ -21,7 +21,8 @@
 //
 // is one headless kiosk, the harness's child process: its configuration
 // in the environment (PHARAON_HARNESS_DB, …), its commands on standard
-// input, one a line.
+// input, one a line; or, with PHARAON_HARNESS_POWERCUT_DISK, the power-cut
+// file system of a -powercut run.
 package main
 
 import (
@@ -45,12 +46,7 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "kiosk" {
-		c, err := harness.KioskFromEnv()
-		if err != nil {
-			fmt.Fprintln(stderr, "pharaon-harness kiosk:", err)
-			return 2
-		}
-		return harness.ServeKiosk(c, stdin, stdout, stderr)
+		return harness.ServeChild(stdin, stdout, stderr)
 	}
 	fs := flag.NewFlagSet("pharaon-harness", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -200,7 +200,7 @@ type run struct {
 	// system fs mounted at data; cutAnchor the anchor the last cut left on
 	// it, compared with the heads the next start opens at.
 	disk      string
-	fs        *powercut.FS
+	fs        *cutProc
 	cutAnchor *store.AnchorRecord
 	// ack are the operations the kiosk acknowledged, which its store
 	// must hold after every restart.
@@ -238,6 +238,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		r.cfg.Logf = func(string, ...any) {}
 	}
 	if err := r.setup(); err != nil {
+		r.teardown()
 		return nil, err
 	}
 	defer r.teardown()
@@ -322,7 +323,10 @@ func (r *run) setup() error {
 		if err != nil {
 			return err
 		}
-		if r.fs, err = powercut.MountWith(r.disk, r.data, powercut.Options{KeepCache: true}); err != nil {
+		if err := powercut.Available(); err != nil {
+			return err
+		}
+		if r.fs, err = r.mountPowerCut(); err != nil {
 			return err
 		}
 		db = filepath.Join(r.data, filepath.Base(on))
@@ -351,7 +355,7 @@ func (r *run) teardown() {
 		_ = syscall.Unmount(r.data, syscall.MNT_DETACH)
 	}
 	if r.fs != nil {
-		_, _ = r.fs.Cut()
+		_, _ = r.fs.cut(false, 0)
 		r.fs = nil
 	}
 }
@@ -362,14 +366,11 @@ func (r *run) teardown() {
 // the cut left on the disk, and the power comes back: the file system is
 // mounted again on what the disk kept.
 func (r *run) powerCut() error {
-	var st powercut.Stats
-	var err error
-	if r.rng.IntN(2) == 0 {
+	torn := r.rng.IntN(2) == 0
+	if torn {
 		r.rep.TornCuts++
-		st, err = r.fs.CutTorn(func() bool { return r.rng.IntN(2) == 0 })
-	} else {
-		st, err = r.fs.Cut()
 	}
+	st, err := r.fs.cut(torn, r.rng.Uint64())
 	r.fs = nil
 	if err != nil {
 		return fmt.Errorf("power cut: %w", err)
@@ -383,7 +384,7 @@ func (r *run) powerCut() error {
 	} else {
 		r.cfg.Logf("power cut %d: no anchor on the disk (%v)", r.rep.Cuts, err)
 	}
-	r.fs, err = powercut.MountWith(r.disk, r.data, powercut.Options{KeepCache: true})
+	r.fs, err = r.mountPowerCut()
 	return err
 }
 

@@ -28,12 +28,7 @@ const childEnv = "PHARAON_HARNESS_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
-		c, err := KioskFromEnv()
-		if err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
-			os.Exit(2)
-		}
-		os.Exit(ServeKiosk(c, os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(ServeChild(os.Stdin, os.Stdout, os.Stderr))
 	}
 	code := m.Run()
 	if child.dir != "" {

@@ -56,14 +56,16 @@ func TestFaultHarnessPowerCut(t *testing.T) {
 
 // TestFaultHarnessPowerCutSeesLossWithoutSync: the same harness with the
 // kiosk's store at synchronous=OFF (a test-only build, store.WeakenSync)
-// must report what the cuts lost: the harness can see a loss.
+// must report what one cut lost: the harness can see a loss. (The kiosk
+// sees it too: its database is behind its anchor, and it is out of
+// service.)
 func TestFaultHarnessPowerCutSeesLossWithoutSync(t *testing.T) {
 	if err := powercut.Available(); err != nil {
 		t.Skipf("the power-cut harness needs a FUSE mount (root and /dev/fuse): %v", err)
 	}
 	rep, err := Run(context.Background(), Config{
 		Dir:      t.TempDir(),
-		Faults:   3,
+		Faults:   1, // the first cut already loses what the start wrote
 		Seed:     uint64(envInt(t, "PHARAON_HARNESS_SEED", 1)),
 		Command:  kioskCommand(t),
 		PowerCut: true,
