@@ -78,9 +78,9 @@ fuzz: deps
 # transaction: 3 000 SIGKILLs and 1 000 power cuts on store/powercut; the
 # notes' and vouchers' exactly-once: x12, the notes' power cuts too), the
 # engine's Auto bound and property tests over ten times more games, and the
-# fault harness over the whole headless kiosk with 3 000 faults
-# (kiosk/harness, docs/fault-harness.md; make test runs 200). Long: outside
-# CI.
+# fault harness over the whole headless kiosk with 3 000 faults and 1 000
+# power cuts on store/powercut (kiosk/harness, docs/fault-harness.md; make
+# test runs 200 faults and 30 cuts). Long: outside CI.
 soak: deps
 	PHARAON_SOAK=1 BREAKOUT_SOAK=10 $(GO) test -race -count=1 -timeout 180m \
 	  -run 'Crash|ExactlyOnce|PowerCut|Property|Auto|FaultHarness' ./store ./kiosk ./game/breakout ./kiosk/harness
