@@ -1080,7 +1080,13 @@ func (r *run) diskFull() error {
 				r.played(js)
 			}
 		case 1:
-			if err = r.insert(); err == nil {
+			// The kiosk may have inhibited the validator by now (a game of
+			// this fault won a hand-pay, or could not be written): the
+			// player's note is refused, which is right on a full disk.
+			if err = r.insert(); errors.Is(err, id003sim.ErrDisabled) {
+				r.cfg.Logf("disk full: the validator refuses the note: %v", err)
+				err = nil
+			} else if err == nil {
 				_, err = r.p.call("idle", 30*time.Second)
 			}
 		case 2:
