@@ -78,11 +78,12 @@ fuzz: deps
 # transaction: 3 000 SIGKILLs and 1 000 power cuts on store/powercut; the
 # notes' and vouchers' exactly-once: x12, the notes' power cuts too), the
 # engine's Auto bound and property tests over ten times more games, and the
-# fault harness over the whole headless kiosk with 3 000 faults
-# (kiosk/harness, docs/fault-harness.md; make test runs 200), and the fleet
-# at scale with every one of its 50 kiosks a kiosk core, 300 games each and
-# 12 network faults (kiosk/fleet, docs/fleet.md; make test: 10 cores and 40
-# store-only kiosks, 100 games, 6 faults). Long: outside CI.
+# fault harness over the whole headless kiosk with 3 000 faults and 1 000
+# power cuts on store/powercut (kiosk/harness, docs/fault-harness.md; make
+# test runs 200 faults and 30 cuts), and the fleet at scale with every one
+# of its 50 kiosks a kiosk core, 300 games each and 12 network faults
+# (kiosk/fleet, docs/fleet.md; make test: 10 cores and 40 store-only
+# kiosks, 100 games, 6 faults). Long: outside CI.
 soak: deps
 	PHARAON_SOAK=1 BREAKOUT_SOAK=10 $(GO) test -race -count=1 -timeout 180m \
 	  -run 'Crash|ExactlyOnce|PowerCut|Property|Auto|FaultHarness|FleetScale' ./store ./kiosk ./game/breakout ./kiosk/harness ./kiosk/fleet

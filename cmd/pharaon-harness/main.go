@@ -1,7 +1,7 @@
 // Command pharaon-harness runs the kiosk without its screens under faults
 // (package kiosk/harness, docs/fault-harness.md):
 //
-//	pharaon-harness [-faults N] [-seed N] [-dir DIR] [-tmpfs=false]
+//	pharaon-harness [-faults N] [-seed N] [-dir DIR] [-tmpfs=false] [-powercut [-sync OFF]]
 //
 // causes N faults — kill -9 of the kiosk during cash-in, play, cash-out and
 // maintenance, the bill validator and the printer unplugged and garbled,
@@ -10,11 +10,19 @@
 // invariants after each, and prints the counts. It exits 1 if an invariant
 // broke.
 //
+// With -powercut the data directory (database, WAL, anchor files) is on the
+// power-cut file system (store/powercut, root and /dev/fuse) and every
+// fault is a kill -9 followed by a power cut: the writes not synced are
+// thrown away, or some written (torn). -sync OFF (or NORMAL) weakens the
+// kiosk's store to show the harness sees the loss; only a binary built
+// with -tags pharaon_weaksync can.
+//
 //	pharaon-harness kiosk
 //
 // is one headless kiosk, the harness's child process: its configuration
 // in the environment (PHARAON_HARNESS_DB, …), its commands on standard
-// input, one a line.
+// input, one a line; or, with PHARAON_HARNESS_POWERCUT_DISK, the power-cut
+// file system of a -powercut run.
 package main
 
 import (
@@ -28,6 +36,8 @@ import (
 	"syscall"
 
 	"pharaon/kiosk/harness"
+	"pharaon/store"
+	"pharaon/store/powercut"
 )
 
 func main() {
@@ -36,12 +46,7 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "kiosk" {
-		c, err := harness.KioskFromEnv()
-		if err != nil {
-			fmt.Fprintln(stderr, "pharaon-harness kiosk:", err)
-			return 2
-		}
-		return harness.ServeKiosk(c, stdin, stdout, stderr)
+		return harness.ServeChild(stdin, stdout, stderr)
 	}
 	fs := flag.NewFlagSet("pharaon-harness", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -50,12 +55,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", "", "work directory (default: a new temporary one, removed at the end)")
 	tmpfs := fs.Bool("tmpfs", os.Geteuid() == 0, "mount a tmpfs for the data (root): full disk and read-only faults")
 	verbose := fs.Bool("v", false, "a line per fault")
+	powerCut := fs.Bool("powercut", false, "every fault a kill -9 and a power cut, on the power-cut file system (root, /dev/fuse)")
+	syncMode := fs.String("sync", "", "OFF or NORMAL: the kiosk's store does not sync (with -powercut, a binary built with -tags pharaon_weaksync)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *faults < 1 {
 		fmt.Fprintln(stderr, "pharaon-harness: -faults must be at least 1")
 		return 2
+	}
+	if *syncMode != "" {
+		if *syncMode != "OFF" && *syncMode != "NORMAL" {
+			fmt.Fprintf(stderr, "pharaon-harness: -sync %q: OFF or NORMAL\n", *syncMode)
+			return 2
+		}
+		if !store.WeakSyncBuilt {
+			fmt.Fprintln(stderr, "pharaon-harness: -sync needs a binary built with -tags pharaon_weaksync (tests only)")
+			return 2
+		}
+	}
+	if *powerCut {
+		if err := powercut.Available(); err != nil {
+			fmt.Fprintln(stderr, "pharaon-harness: -powercut:", err)
+			return 2
+		}
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -78,6 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := harness.Run(ctx, harness.Config{Dir: *dir, Faults: *faults, Seed: *seed, Tmpfs: *tmpfs, Logf: logf,
+		PowerCut: *powerCut, Sync: *syncMode,
 		Command: func() *exec.Cmd { return exec.Command(self, "kiosk") }})
 	if rep != nil {
 		fmt.Fprint(stdout, rep)

@@ -47,6 +47,22 @@ type Figures struct {
 	Vouchers      map[store.VoucherState]int
 	VoucherPaper  map[string]game.Money // validation → amount, for printed, paid and expired vouchers
 	VoucherIssued int                   // issued and not yet printed nor void: must be none after a start
+	// The rows the harness checks its acknowledged operations against: every
+	// play by id (its block, unit and whether it finished), every voucher's
+	// state by id, and every validation number the store knows.
+	PlayRows      map[int64]PlayRow
+	VoucherStates map[int64]store.VoucherState
+	Validations   map[string]bool
+	// AnchorErr is why the database does not match its anchor (the store
+	// refuses every write), "" when it does.
+	AnchorErr string
+}
+
+// PlayRow is a play as the store holds it.
+type PlayRow struct {
+	BlockID  int64
+	Unit     uint32
+	Finished bool
 }
 
 // Audit reads the figures of st; with verify, Store.Verify's answer too
@@ -54,7 +70,11 @@ type Figures struct {
 // start).
 func Audit(ctx context.Context, st *store.Store, verify bool) (Figures, error) {
 	f := Figures{Ledger: map[store.Kind]game.Money{}, LedgerCounts: map[store.Kind]int{},
-		Vouchers: map[store.VoucherState]int{}, VoucherPaper: map[string]game.Money{}}
+		Vouchers: map[store.VoucherState]int{}, VoucherPaper: map[string]game.Money{},
+		PlayRows: map[int64]PlayRow{}, VoucherStates: map[int64]store.VoucherState{}, Validations: map[string]bool{}}
+	if err := st.AnchorErr(); err != nil {
+		f.AnchorErr = err.Error()
+	}
 	var err error
 	if f.Credit, err = st.Credit(ctx); err != nil {
 		return f, err
@@ -99,6 +119,7 @@ func Audit(ctx context.Context, st *store.Store, verify bool) (Figures, error) {
 		for _, p := range ps {
 			f.Plays++
 			units[p.BlockID] = append(units[p.BlockID], p.Unit)
+			f.PlayRows[p.ID] = PlayRow{BlockID: p.BlockID, Unit: p.Unit, Finished: p.State == store.PlayFinished}
 			if p.State != store.PlayFinished {
 				f.Unfinished++
 			} else if won := winsByPlay[p.ID]; won != p.Prize {
@@ -153,6 +174,8 @@ func Audit(ctx context.Context, st *store.Store, verify bool) (Figures, error) {
 	}
 	for _, v := range vs {
 		f.Vouchers[v.State]++
+		f.VoucherStates[v.ID] = v.State
+		f.Validations[v.Validation] = true
 		switch v.State {
 		case store.VoucherPrinted, store.VoucherPaid, store.VoucherExpired:
 			f.VoucherPaper[v.Validation] = v.Amount

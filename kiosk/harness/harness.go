@@ -32,6 +32,7 @@ import (
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
+	"pharaon/store/powercut"
 )
 
 // Kind is a kind of fault.
@@ -59,6 +60,10 @@ const (
 var Kinds = []Kind{KillCashIn, KillPlay, KillBonus, KillCashOut, KillMaintenance, KillIdle, ValidatorUnplug,
 	ValidatorGarble, ValidatorPower, PrinterUnplug, PrinterGarble, DiskFull, ReadOnly, ClockJump}
 
+// PowerCutKinds are the faults of a power-cut run (Config.PowerCut): the
+// kills, each of which is a power cut.
+var PowerCutKinds = []Kind{KillCashIn, KillPlay, KillBonus, KillCashOut, KillMaintenance, KillIdle}
+
 // Config is a harness run.
 type Config struct {
 	// Dir is the run's work directory (made; the database, the device
@@ -79,8 +84,20 @@ type Config struct {
 	// disk is a file size limit on the kiosk process and read-only is
 	// skipped.
 	Tmpfs bool
-	// Kinds are the faults to draw from (nil: all of Kinds).
+	// Kinds are the faults to draw from (nil: all of Kinds, or
+	// PowerCutKinds with PowerCut).
 	Kinds []Kind
+	// PowerCut puts the data directory (the database, its WAL and the
+	// anchor files) on the power-cut file system (store/powercut, which
+	// needs root and /dev/fuse): every kill -9 is then a power cut, the
+	// writes the kiosk had not synced thrown away, or, half the time, some
+	// of them written (a torn cut). Tmpfs is then ignored.
+	PowerCut bool
+	// Sync weakens the kiosk's store: "" keeps synchronous=FULL, as the
+	// kiosk runs; OFF or NORMAL, with a kiosk built with the tag
+	// pharaon_weaksync, is the power-cut harness's proof that it sees
+	// what a store that does not sync loses.
+	Sync string
 	// AfterKill runs after each kill -9, the process gone, before the
 	// restart: a power cut's harness throws away there what the disk had
 	// not flushed (nil: nothing).
@@ -108,7 +125,24 @@ type Report struct {
 	DoubleCredits int        // notes credited more than once, or credit out of nothing
 	UnitsLost     int        // units sold twice or skipped
 	Problems      []string   // every broken invariant, in words
-	Elapsed       time.Duration
+	// AckLost counts the operations the kiosk acknowledged (a game's
+	// result shown, a note's credit, a voucher printed or paid, a hand-pay)
+	// that its store no longer holds after a restart: must stay 0.
+	AckLost int
+	// The power cuts (Config.PowerCut): each kill -9 is one; torn cuts
+	// wrote some pending pages. PagesDropped and PagesKept count the
+	// pending pages thrown away and written by the cuts.
+	Cuts, TornCuts          int
+	PagesDropped, PagesKept int
+	// The anchor a cut left, against the database the kiosk opened:
+	// AnchorWindow counts the cuts that left a transaction's announcement
+	// newest with the database at its announced heads (the commit done, its
+	// confirmation not on the disk: the window of DESIGN.md §4), in which
+	// the kiosk accepts the announced heads; AnchorBefore those that left
+	// an announcement with the database at the heads before it (the
+	// commit not done, never acknowledged).
+	AnchorWindow, AnchorBefore int
+	Elapsed                    time.Duration
 }
 
 // OK says whether every invariant held.
@@ -131,8 +165,13 @@ func (r *Report) String() string {
 	fmt.Fprintf(&b, "player: %d notes, %d games (%d through the bonus, %d resumed after a fault), %d vouchers; staff: %d vouchers paid, %d hand-pays, %d collections, %d held notes credited\n",
 		r.Notes, r.Plays, r.Bonus, r.Resumed, r.Vouchers, r.Paid, r.HandPays, r.Collections, r.HeldCredited)
 	fmt.Fprintf(&b, "checks with notes held or unsettled, accounted for %d\n", r.Unsettled)
-	fmt.Fprintf(&b, "cents lost %d, double credits %d, units lost %d, problems %d\n",
-		int64(r.CentsLost), r.DoubleCredits, r.UnitsLost, len(r.Problems))
+	if r.Cuts > 0 {
+		fmt.Fprintf(&b, "power cuts %d (%d torn): %d pending pages thrown away, %d written by torn cuts; "+
+			"anchor: %d cuts in the window (commit done, confirmation lost: the announced heads accepted), %d with the announced commit not done\n",
+			r.Cuts, r.TornCuts, r.PagesDropped, r.PagesKept, r.AnchorWindow, r.AnchorBefore)
+	}
+	fmt.Fprintf(&b, "cents lost %d, double credits %d, units lost %d, acknowledged operations lost %d, problems %d\n",
+		int64(r.CentsLost), r.DoubleCredits, r.UnitsLost, r.AckLost, len(r.Problems))
 	for _, p := range r.Problems {
 		fmt.Fprintf(&b, "  PROBLEM %s\n", p)
 	}
@@ -157,10 +196,26 @@ type run struct {
 	p    *proc
 	data string // the data directory
 	tmpf bool   // data is a tmpfs of the harness's
+	// The power cuts: disk is the backing directory of the power-cut file
+	// system fs mounted at data; cutAnchor the anchor the last cut left on
+	// it, compared with the heads the next start opens at.
+	disk      string
+	fs        *cutProc
+	cutAnchor *store.AnchorRecord
+	// ack are the operations the kiosk acknowledged, which its store
+	// must hold after every restart.
+	ack struct {
+		plays    map[int64]Played // games whose result was shown, by play id
+		vouchers map[int64]bool   // vouchers printed (a cash-out answered), by number
+		paid     map[int64]bool   // vouchers staff paid
+		handPays int
+		notes    int // notes whose credit the player saw
+	}
 	// typical durations of the operations, to draw kill moments in
 	typical map[string]time.Duration
-	// validations are the validation numbers of the vouchers printed.
-	validations map[string]bool
+	// validations are the validation numbers of the vouchers printed;
+	// unknownPaper those whose paper the store was found not to know.
+	validations, unknownPaper map[string]bool
 	// bonusMisses counts bonus kills drawn on games without a bonus.
 	bonusMisses int
 	garble      struct {
@@ -176,12 +231,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	t0 := time.Now()
 	r := &run{cfg: cfg, rep: &Report{Seed: cfg.Seed, Faults: map[Kind]int{}, Skipped: map[Kind]int{}},
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0xfa017)), typical: map[string]time.Duration{},
-		validations: map[string]bool{}}
+		validations: map[string]bool{}, unknownPaper: map[string]bool{}}
+	r.ack.plays, r.ack.vouchers, r.ack.paid = map[int64]Played{}, map[int64]bool{}, map[int64]bool{}
 	r.garble.rng = rand.New(rand.NewPCG(cfg.Seed, 0x9a4b1e))
 	if r.cfg.Logf == nil {
 		r.cfg.Logf = func(string, ...any) {}
 	}
 	if err := r.setup(); err != nil {
+		r.teardown()
 		return nil, err
 	}
 	defer r.teardown()
@@ -195,6 +252,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		kinds := cfg.Kinds
 		if len(kinds) == 0 {
 			kinds = Kinds
+			if cfg.PowerCut {
+				kinds = PowerCutKinds
+			}
 		}
 		k := kinds[r.rng.IntN(len(kinds))]
 		if k == ReadOnly && !r.tmpf {
@@ -242,7 +302,7 @@ func (r *run) setup() error {
 	if err := os.MkdirAll(r.data, 0o700); err != nil {
 		return err
 	}
-	if r.cfg.Tmpfs {
+	if r.cfg.Tmpfs && !r.cfg.PowerCut {
 		size := len(tmpl)*3 + 64<<20
 		if err := syscall.Mount("tmpfs", r.data, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
 			r.cfg.Logf("no tmpfs for the data directory (%v): a full disk is a file size limit, no read-only file system", err)
@@ -250,8 +310,27 @@ func (r *run) setup() error {
 			r.tmpf = true
 		}
 	}
-	db, err := kiosktest.CopyTemplate(tmpl, r.data)
-	if err != nil {
+	var db string
+	var err error
+	if r.cfg.PowerCut {
+		// The template on the disk, durable; the kiosk sees it through the
+		// power-cut file system mounted on the data directory.
+		r.disk = filepath.Join(r.cfg.Dir, "disk")
+		if err := os.MkdirAll(r.disk, 0o700); err != nil {
+			return err
+		}
+		on, err := kiosktest.CopyTemplate(tmpl, r.disk)
+		if err != nil {
+			return err
+		}
+		if err := powercut.Available(); err != nil {
+			return err
+		}
+		if r.fs, err = r.mountPowerCut(); err != nil {
+			return err
+		}
+		db = filepath.Join(r.data, filepath.Base(on))
+	} else if db, err = kiosktest.CopyTemplate(tmpl, r.data); err != nil {
 		return err
 	}
 	r.devs, err = devsim.Start(devsim.Config{Dir: filepath.Join(r.cfg.Dir, "dev"),
@@ -259,7 +338,8 @@ func (r *run) setup() error {
 	if err != nil {
 		return err
 	}
-	r.kc = KioskConfig{DB: db, Validator: r.devs.ValidatorPath, Printer: r.devs.PrinterPath, Seed: r.cfg.Seed}
+	r.kc = KioskConfig{DB: db, Validator: r.devs.ValidatorPath, Printer: r.devs.PrinterPath, Seed: r.cfg.Seed,
+		Sync: r.cfg.Sync}
 	return nil
 }
 
@@ -274,6 +354,38 @@ func (r *run) teardown() {
 	if r.tmpf {
 		_ = syscall.Unmount(r.data, syscall.MNT_DETACH)
 	}
+	if r.fs != nil {
+		_, _ = r.fs.cut(false, 0)
+		r.fs = nil
+	}
+}
+
+// powerCut: the kiosk is dead; the power goes. Half the cuts find that the
+// disk wrote none of the pending writes, the others that it wrote some,
+// each pending page with one chance in two. The harness reads the anchor
+// the cut left on the disk, and the power comes back: the file system is
+// mounted again on what the disk kept.
+func (r *run) powerCut() error {
+	torn := r.rng.IntN(2) == 0
+	if torn {
+		r.rep.TornCuts++
+	}
+	st, err := r.fs.cut(torn, r.rng.Uint64())
+	r.fs = nil
+	if err != nil {
+		return fmt.Errorf("power cut: %w", err)
+	}
+	r.rep.Cuts++
+	r.rep.PagesDropped += st.PagesDropped
+	r.rep.PagesKept += st.PagesKept
+	r.cutAnchor = nil
+	if rec, err := store.ReadAnchor(store.DefaultAnchor(filepath.Join(r.disk, filepath.Base(r.kc.DB)))); err == nil {
+		r.cutAnchor = &rec
+	} else {
+		r.cfg.Logf("power cut %d: no anchor on the disk (%v)", r.rep.Cuts, err)
+	}
+	r.fs, err = r.mountPowerCut()
+	return err
 }
 
 // Template makes the harness's database at path: one test block per
@@ -331,7 +443,25 @@ func (r *run) start() error {
 		// recovery failed.
 		r.problem("start %d: out of service: %s", r.rep.Restarts, ready.Fault)
 	}
+	if rec := r.cutAnchor; rec != nil {
+		// The database the kiosk opened against the anchor the cut left:
+		// at its heads, or at the heads its newest record announced.
+		r.cutAnchor = nil
+		switch {
+		case ready.AnchorErr != "":
+			r.problem("after power cut %d: the database does not match its anchor: %s", r.rep.Cuts, ready.AnchorErr)
+		case rec.Pending != nil && store.SameHeads(ready.Heads, rec.Pending):
+			r.rep.AnchorWindow++
+		case store.SameHeads(ready.Heads, rec.Committed):
+			if rec.Pending != nil {
+				r.rep.AnchorBefore++
+			}
+		default:
+			r.problem("after power cut %d: the store opened at heads its anchor (record %d) never held", r.rep.Cuts, rec.Seq)
+		}
+	}
 	if g := ready.Resumed; g != nil {
+		r.ack.plays[g.ID] = *g
 		r.rep.Resumed++
 		r.rep.Plays++
 		if g.Won != g.Prize || g.Mismatch {
@@ -348,6 +478,11 @@ func (r *run) restart(kill bool) error {
 		if kill {
 			r.p.kill()
 			r.rep.Kills++
+			if r.fs != nil {
+				if err := r.powerCut(); err != nil {
+					return err
+				}
+			}
 			if r.cfg.AfterKill != nil {
 				if err := r.cfg.AfterKill(); err != nil {
 					return fmt.Errorf("after the kill: %w", err)
@@ -457,8 +592,13 @@ func (r *run) handPay() error {
 	if err := json.Unmarshal([]byte(js), &s); err != nil || !s.HandPay {
 		return err
 	}
-	if _, err := r.timed("maintenance", "handpay", time.Minute, nil); err != nil {
+	js, err = r.timed("maintenance", "handpay", time.Minute, nil)
+	if err != nil {
 		return err
+	}
+	var hp struct{ Amount game.Money }
+	if json.Unmarshal([]byte(js), &hp) == nil && hp.Amount > 0 {
+		r.ack.handPays++
 	}
 	r.rep.HandPays++
 	return nil
@@ -522,6 +662,9 @@ func (r *run) waitCredit(was game.Money, before id003sim.Counts) error {
 	if err == nil && have == was {
 		err = errors.New("the note was not credited")
 	}
+	if err == nil {
+		r.ack.notes++
+	}
 	return err
 }
 
@@ -542,11 +685,70 @@ func (r *run) played(js string) {
 		return
 	}
 	r.rep.Plays++
+	r.ack.plays[g.ID] = g
 	if g.Bonus {
 		r.rep.Bonus++
 	}
 	if g.Won != g.Prize || g.Mismatch {
 		r.problem("play %d credited %s for a unit whose prize is %s (mismatch %v)", g.ID, g.Won, g.Prize, g.Mismatch)
+	}
+}
+
+// voucherOut counts a cash-out's answer: a voucher printed.
+func (r *run) voucherOut(js string) {
+	r.rep.Vouchers++
+	var v struct{ Number int64 }
+	if json.Unmarshal([]byte(js), &v) == nil && v.Number != 0 {
+		r.ack.vouchers[v.Number] = true
+	}
+}
+
+// voucherPaid counts a staff payout's answer.
+func (r *run) voucherPaid(js string) {
+	var v struct{ Voucher int64 }
+	if json.Unmarshal([]byte(js), &v) == nil && v.Voucher != 0 {
+		r.rep.Paid++
+		r.ack.paid[v.Voucher] = true
+	}
+}
+
+// acknowledged checks that the store still holds every operation the
+// kiosk acknowledged: a kill -9 loses none (SQLite's writes are in the
+// kernel), a power cut none either while every commit is synced.
+func (r *run) acknowledged(where string, f Figures) {
+	lost := func(format string, args ...any) {
+		r.rep.AckLost++
+		r.problem("%s: acknowledged and lost: "+format, append([]any{where}, args...)...)
+	}
+	for id, g := range r.ack.plays {
+		if p, ok := f.PlayRows[id]; !ok || p.BlockID != g.BlockID || p.Unit != g.Unit || !p.Finished {
+			lost("play %d (block %d, unit %d, %s won) is %+v in the store (present %v)", id, g.BlockID, g.Unit, g.Won, p, ok)
+			delete(r.ack.plays, id) // reported once
+		}
+	}
+	for id := range r.ack.vouchers {
+		switch st, ok := f.VoucherStates[id]; {
+		case !ok || (st != store.VoucherPrinted && st != store.VoucherPaid && st != store.VoucherExpired):
+			lost("voucher %d printed is %q in the store", id, st)
+			delete(r.ack.vouchers, id)
+		}
+	}
+	for id := range r.ack.paid {
+		if st := f.VoucherStates[id]; st != store.VoucherPaid {
+			lost("voucher %d paid by staff is %q in the store: payable again", id, st)
+			delete(r.ack.paid, id)
+		}
+	}
+	if n := f.LedgerCounts[store.KindHandPay]; n < r.ack.handPays {
+		lost("%d hand-pays paid, %d in the ledger", r.ack.handPays, n)
+		r.ack.handPays = n
+	}
+	if n := f.LedgerCounts[store.KindBillIn]; n < r.ack.notes {
+		lost("%d notes credited before the player's eyes, %d in the ledger", r.ack.notes, n)
+		r.ack.notes = n
+	}
+	if f.AnchorErr != "" {
+		r.problem("%s: the database does not match its anchor: %s", where, f.AnchorErr)
 	}
 }
 
@@ -571,13 +773,15 @@ func (r *run) warm() error {
 	if err := r.idle(true); err != nil {
 		return err
 	}
-	if _, err := r.timed("cash-out", "cashout", time.Minute, nil); err != nil {
+	js, err = r.timed("cash-out", "cashout", time.Minute, nil)
+	if err != nil {
 		return err
 	}
-	r.rep.Vouchers++
-	if _, err := r.timed("maintenance", "pay", time.Minute, nil); err != nil {
+	r.voucherOut(js)
+	if js, err = r.timed("maintenance", "pay", time.Minute, nil); err != nil {
 		return err
 	}
+	r.voucherPaid(js)
 	return nil
 }
 
@@ -655,10 +859,7 @@ func (r *run) staffRound() error {
 	if err != nil {
 		return err
 	}
-	var v struct{ Voucher int64 }
-	if json.Unmarshal([]byte(js), &v) == nil && v.Voucher != 0 {
-		r.rep.Paid++
-	}
+	r.voucherPaid(js)
 	if r.rng.IntN(3) == 0 {
 		if _, err := r.timed("maintenance", "collect", time.Minute, nil); err == nil {
 			r.rep.Collections++
@@ -841,8 +1042,7 @@ func (r *run) printerFault(k Kind) (kill bool, err error) {
 		})
 	}
 	if js, err := r.p.answer(time.Minute, nil); err == nil {
-		_ = js
-		r.rep.Vouchers++
+		r.voucherOut(js)
 	}
 	return r.rng.IntN(2) == 0, nil
 }
@@ -880,12 +1080,19 @@ func (r *run) diskFull() error {
 				r.played(js)
 			}
 		case 1:
-			if err = r.insert(); err == nil {
+			// The kiosk may have inhibited the validator by now (a game of
+			// this fault won a hand-pay, or could not be written): the
+			// player's note is refused, which is right on a full disk.
+			if err = r.insert(); errors.Is(err, id003sim.ErrDisabled) {
+				r.cfg.Logf("disk full: the validator refuses the note: %v", err)
+				err = nil
+			} else if err == nil {
 				_, err = r.p.call("idle", 30*time.Second)
 			}
 		case 2:
-			if _, err = r.p.call("cashout", time.Minute); err == nil {
-				r.rep.Vouchers++
+			var js string
+			if js, err = r.p.call("cashout", time.Minute); err == nil {
+				r.voucherOut(js)
 			}
 		}
 		var ke *kioskError
@@ -999,6 +1206,7 @@ func (r *run) check(i int, k Kind) error {
 					return err
 				}
 				r.rep.HeldCredited += len(yes)
+				r.ack.notes += len(yes)
 			}
 			if len(no) > 0 {
 				if _, err := r.p.call("held close "+strings.Join(no, " "), time.Minute); err != nil {
@@ -1067,6 +1275,16 @@ func (r *run) check(i int, k Kind) error {
 			paper[v] = true
 		}
 	}
+	for _, rc := range r.devs.Printer.Receipts() {
+		if v := receiptValidation(rc); v != "" && rc.Complete && !f.Validations[v] && !r.unknownPaper[v] {
+			// Paper in the player's hand that the store does not know: its
+			// debit is gone, and the voucher is a credit given twice.
+			r.unknownPaper[v] = true
+			r.rep.AckLost++
+			r.problem("%s: a voucher printed whole that the store does not know", where)
+		}
+	}
+	r.acknowledged(where, f)
 	var out game.Money
 	for val, amount := range f.VoucherPaper {
 		out += amount

@@ -6,9 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"pharaon/store"
 )
 
 // The fault harness over the headless kiosk. The kiosk runs in a child
@@ -25,14 +28,48 @@ const childEnv = "PHARAON_HARNESS_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
-		c, err := KioskFromEnv()
-		if err != nil {
-			os.Stderr.WriteString(err.Error() + "\n")
-			os.Exit(2)
-		}
-		os.Exit(ServeKiosk(c, os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(ServeChild(os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if child.dir != "" {
+		os.RemoveAll(child.dir)
+	}
+	os.Exit(code)
+}
+
+// child is the headless kiosk's binary, built once for the package's
+// tests: without the race detector, with the tag pharaon_weaksync, which
+// adds only store.WeakenSync (used when the harness asks for
+// synchronous=OFF, TestFaultHarnessPowerCutSeesLossWithoutSync).
+var child struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+	out  []byte
+}
+
+// kioskCommand is the command of a headless kiosk process.
+func kioskCommand(t *testing.T) func() *exec.Cmd {
+	t.Helper()
+	if os.Getenv("PHARAON_HARNESS_SELF") != "" {
+		require.True(t, store.WeakSyncBuilt || os.Getenv(EnvSync) == "", "PHARAON_HARNESS_SELF: test with -tags pharaon_weaksync")
+		return func() *exec.Cmd {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), childEnv+"=1")
+			return cmd
+		}
+	}
+	child.once.Do(func() {
+		if child.dir, child.err = os.MkdirTemp("", "pharaon-harness-bin-"); child.err != nil {
+			return
+		}
+		child.bin = filepath.Join(child.dir, "pharaon-harness")
+		build := exec.Command("go", "build", "-tags", "pharaon_weaksync", "-o", child.bin, "pharaon/cmd/pharaon-harness")
+		child.out, child.err = build.CombinedOutput()
+	})
+	require.NoError(t, child.err, "go build: %s", child.out)
+	return func() *exec.Cmd { return exec.Command(child.bin, "kiosk") }
 }
 
 func envInt(t *testing.T, name string, def int) int {
@@ -55,23 +92,11 @@ func TestFaultHarness(t *testing.T) {
 	}
 	faults = envInt(t, "PHARAON_HARNESS_FAULTS", faults)
 	seed := uint64(envInt(t, "PHARAON_HARNESS_SEED", 1))
-	command := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childEnv+"=1")
-		return cmd
-	}
-	if os.Getenv("PHARAON_HARNESS_SELF") == "" {
-		bin := filepath.Join(t.TempDir(), "pharaon-harness")
-		build := exec.Command("go", "build", "-o", bin, "pharaon/cmd/pharaon-harness")
-		out, err := build.CombinedOutput()
-		require.NoError(t, err, "go build: %s", out)
-		command = func() *exec.Cmd { return exec.Command(bin, "kiosk") }
-	}
 	rep, err := Run(context.Background(), Config{
 		Dir:     t.TempDir(),
 		Faults:  faults,
 		Seed:    seed,
-		Command: command,
+		Command: kioskCommand(t),
 		Tmpfs:   os.Geteuid() == 0,
 		Logf:    t.Logf,
 	})

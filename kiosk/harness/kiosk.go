@@ -42,6 +42,10 @@ const (
 	EnvPrinter   = "PHARAON_HARNESS_PRINTER"   // the voucher printer's serial line
 	EnvClock     = "PHARAON_HARNESS_CLOCK"     // the clock's offset from the system's, as a Go duration
 	EnvSeed      = "PHARAON_HARNESS_SEED"      // the player's randomness (paddle moves)
+	// EnvSync weakens the store's synchronous (OFF or NORMAL): only the
+	// power-cut harness's proof that it sees a loss, in a kiosk built
+	// with the tag pharaon_weaksync (store.WeakenSync).
+	EnvSync = "PHARAON_HARNESS_SYNC"
 )
 
 // The harness kiosk's maintenance PINs (set on a database without any).
@@ -57,11 +61,15 @@ type KioskConfig struct {
 	DB, Validator, Printer string
 	ClockOffset            time.Duration
 	Seed                   uint64
+	// Sync is "" (synchronous=FULL, as the kiosk runs) or OFF or NORMAL
+	// (tests only, EnvSync).
+	Sync string
 }
 
 // KioskFromEnv reads a headless kiosk's configuration from its environment.
 func KioskFromEnv() (KioskConfig, error) {
-	c := KioskConfig{DB: os.Getenv(EnvDB), Validator: os.Getenv(EnvValidator), Printer: os.Getenv(EnvPrinter)}
+	c := KioskConfig{DB: os.Getenv(EnvDB), Validator: os.Getenv(EnvValidator), Printer: os.Getenv(EnvPrinter),
+		Sync: os.Getenv(EnvSync)}
 	if c.DB == "" {
 		return c, fmt.Errorf("%s is not set", EnvDB)
 	}
@@ -85,7 +93,7 @@ func KioskFromEnv() (KioskConfig, error) {
 // (c KioskConfig) env is the environment a child needs for c.
 func (c KioskConfig) env() []string {
 	return []string{EnvDB + "=" + c.DB, EnvValidator + "=" + c.Validator, EnvPrinter + "=" + c.Printer,
-		EnvClock + "=" + c.ClockOffset.String(), EnvSeed + "=" + strconv.FormatUint(c.Seed, 10)}
+		EnvClock + "=" + c.ClockOffset.String(), EnvSeed + "=" + strconv.FormatUint(c.Seed, 10), EnvSync + "=" + c.Sync}
 }
 
 // offsetClock is the system clock moved by an offset the harness jumps.
@@ -143,10 +151,26 @@ func ServeKiosk(c KioskConfig, in io.Reader, out, errOut io.Writer) int {
 		return 2
 	}
 	var err error
-	if h.st, err = store.Open(c.DB); err != nil {
+	// Anchored as the kiosk opens its store (cmd/pharaon): anchor.key and
+	// pharaon.anchor beside the database.
+	if h.st, err = store.Open(c.DB, store.WithAnchor(store.DefaultAnchor(c.DB))); err != nil {
 		return fail(err)
 	}
 	defer h.st.Close()
+	if c.Sync != "" {
+		if err := h.st.WeakenSync(ctx, c.Sync); err != nil {
+			return fail(err)
+		}
+	}
+	// The heads the store opened at, before anything is written: the
+	// harness compares them with the anchor a power cut left.
+	var anchorHeads []store.Head
+	var anchorErr string
+	if a, err := h.st.Anchor(); err != nil {
+		anchorErr = err.Error()
+	} else {
+		anchorHeads = a.Heads
+	}
 	h.m, err = kiosk.New(h.st, h.clk, kiosk.Config{KioskID: "PH-HARNESS", Venue: "Banc d’essai",
 		Keys: kiosktest.Keys, Cash: cashConfig(c)})
 	if err != nil {
@@ -157,9 +181,11 @@ func ServeKiosk(c KioskConfig, in io.Reader, out, errOut io.Writer) int {
 	}
 	defer h.m.Close()
 	access := kiosk.NewAccess(h.st, h.clk, kiosk.AccessConfig{KDF: harnessKDF})
+	// A kiosk out of service (its data failed the boot check) writes
+	// nothing: the harness reads its figures all the same.
 	if need, err := access.NeedsSetup(ctx); err != nil {
 		return fail(err)
-	} else if need {
+	} else if need && h.m.Snapshot().State != kiosk.OutOfService {
 		if err := access.SetPIN(ctx, "", kiosk.RoleStaff, StaffPIN); err != nil {
 			return fail(err)
 		}
@@ -179,7 +205,8 @@ func ServeKiosk(c KioskConfig, in io.Reader, out, errOut io.Writer) int {
 	// A game the last run left unfinished is resumed by Start: the
 	// player finishes it first, as the screens show it first.
 	snap := h.m.Snapshot()
-	ready := Ready{State: snap.State.String(), Fault: snap.Fault.Code + " " + snap.Fault.Detail}
+	ready := Ready{State: snap.State.String(), Fault: snap.Fault.Code + " " + snap.Fault.Detail,
+		Heads: anchorHeads, AnchorErr: anchorErr}
 	if g := h.m.Current(); g != nil {
 		r, err := h.finish(g)
 		if err != nil {
@@ -215,6 +242,10 @@ type Ready struct {
 	Fault   string // why it is out of service
 	Credit  game.Money
 	Resumed *Played // the play the last run left unfinished, finished now
+	// Heads are the chains' heads the store opened at, which matched its
+	// anchor; AnchorErr why they did not (store.ErrAnchor).
+	Heads     []store.Head
+	AnchorErr string
 }
 
 // Played is a game played to its end.

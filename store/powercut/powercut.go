@@ -63,6 +63,7 @@ func Available() error {
 type FS struct {
 	backing, mnt string
 	server       *fuse.Server
+	opts         Options
 
 	// mu is held for reading by every operation and for writing by Cut,
 	// so that an operation either completes before the cut or fails after
@@ -86,8 +87,21 @@ type Stats struct {
 	BytesSynced  int64 // bytes written to backing files by syncs
 }
 
+// Options tune a mount.
+type Options struct {
+	// KeepCache lets the kernel keep a file's pages cached from one open
+	// to the next (FOPEN_KEEP_CACHE): every write goes through the
+	// kernel, so its cache is what processes see, and a cut unmounts,
+	// which drops it. Without it, every open of a file reads it again
+	// from the file system (a kiosk's start reads its whole database).
+	KeepCache bool
+}
+
 // Mount mounts the file system at mnt over the existing directory backing.
-func Mount(backing, mnt string) (*FS, error) {
+func Mount(backing, mnt string) (*FS, error) { return MountWith(backing, mnt, Options{}) }
+
+// MountWith is Mount with options.
+func MountWith(backing, mnt string, o Options) (*FS, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
@@ -95,7 +109,7 @@ func Mount(backing, mnt string) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsys := &FS{backing: backing, mnt: mnt, byIno: map[uint64]*data{}, nextIno: 1}
+	fsys := &FS{backing: backing, mnt: mnt, opts: o, byIno: map[uint64]*data{}, nextIno: 1}
 	root := &dir{fsys: fsys}
 	server, err := fs.Mount(mnt, root, &fs.Options{
 		MountOptions: fuse.MountOptions{
@@ -495,7 +509,15 @@ func (r *dir) Create(ctx context.Context, name string, flags, mode uint32, out *
 		d.mu.Unlock()
 	}
 	n, e := r.child(ctx, d, out)
-	return n, nil, 0, e
+	return n, nil, r.fsys.openFlags(), e
+}
+
+// openFlags are the flags an open answers.
+func (f *FS) openFlags() uint32 {
+	if f.opts.KeepCache {
+		return fuse.FOPEN_KEEP_CACHE
+	}
+	return 0
 }
 
 func (r *dir) Unlink(ctx context.Context, name string) syscall.Errno {
@@ -624,7 +646,7 @@ func (n *file) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		n.d.truncate(0)
 		n.d.mu.Unlock()
 	}
-	return nil, 0, 0
+	return nil, n.fsys.openFlags(), 0
 }
 
 func (n *file) Read(ctx context.Context, fh fs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
