@@ -289,8 +289,16 @@ func openAnchor(ctx context.Context, db *sql.DB, cfg AnchorConfig) (*anchor, boo
 	}
 	_, keyErr := os.Stat(cfg.Key)
 	_, ancErr := os.Stat(cfg.Path)
-	if errors.Is(keyErr, os.ErrNotExist) && errors.Is(ancErr, os.ErrNotExist) && anchored == 0 {
+	if errors.Is(ancErr, os.ErrNotExist) && anchored == 0 {
 		// The first anchoring of this database: new secret, first record.
+		// A secret without its anchor is what a cut during a first
+		// anchoring leaves (the secret is written first, the database
+		// marked last): it never sealed anything, and is made again.
+		if keyErr == nil {
+			if err := os.Remove(cfg.Key); err != nil {
+				return nil, false, fmt.Errorf("anchor: the secret of an unfinished first anchoring: %w", err)
+			}
+		}
 		if err := a.create(dbHeads); err != nil {
 			return nil, false, err
 		}
@@ -302,6 +310,14 @@ func openAnchor(ctx context.Context, db *sql.DB, cfg AnchorConfig) (*anchor, boo
 		return a, true, nil
 	}
 	a.err = a.load(dbHeads)
+	if a.err == nil && anchored == 0 {
+		// The files were written and the cut came before the mark: mark
+		// it now, so that files removed later are refused, not replaced.
+		if _, err := db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, 1) ON CONFLICT(key) DO UPDATE SET value = 1`, metaAnchored); err != nil {
+			a.close()
+			return nil, false, fmt.Errorf("anchor: mark the database anchored: %w", err)
+		}
+	}
 	if a.f != nil {
 		a.startSyncer()
 	}

@@ -356,3 +356,48 @@ func TestTailCutUnseenWithoutAnchor(t *testing.T) {
 	defer s.Close()
 	assert.ErrorIs(t, s.Verify(context.Background()), ErrAnchor, "seen with it")
 }
+
+// TestAnchorFirstCreationInterrupted: a power cut during the first
+// anchoring (the secret written, the anchor not yet, the database not yet
+// marked) does not leave a new kiosk out of service: the anchoring starts
+// again. Once the files are there the database is marked anchored, so
+// that files removed later are refused, not replaced.
+func TestAnchorFirstCreationInterrupted(t *testing.T) {
+	ctx := context.Background()
+	for name, key := range map[string][]byte{"a whole secret": make([]byte, keySize), "a torn secret": {1, 2, 3}, "an empty secret": {}} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "pharaon.db")
+			s, err := Open(path)
+			require.NoError(t, err)
+			require.NoError(t, s.Close())
+			a := DefaultAnchor(path)
+			require.NoError(t, os.WriteFile(a.Key, key, 0o600), "the cut left the secret alone")
+			s, err = Open(path, WithAnchor(a))
+			require.NoError(t, err)
+			require.NoError(t, s.Verify(ctx), "the anchoring begun by the cut start is done again")
+			require.NoError(t, s.Close())
+			s, err = Open(path, WithAnchor(a))
+			require.NoError(t, err)
+			require.NoError(t, s.Verify(ctx))
+			require.NoError(t, s.Close())
+		})
+	}
+	t.Run("the files written, the database not marked", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "pharaon.db")
+		a := DefaultAnchor(path)
+		s, err := Open(path, WithAnchor(a))
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+		tamper(t, path, `DELETE FROM meta WHERE key = 'anchored'`) // the cut came before the mark
+		s, err = Open(path, WithAnchor(a))
+		require.NoError(t, err)
+		require.NoError(t, s.Verify(ctx))
+		require.NoError(t, s.Close())
+		require.NoError(t, os.Remove(a.Key))
+		require.NoError(t, os.Remove(a.Path))
+		s, err = Open(path, WithAnchor(a))
+		require.NoError(t, err)
+		defer s.Close()
+		require.ErrorIs(t, s.Verify(ctx), ErrAnchor, "the open that found the files marked the database anchored")
+	})
+}
