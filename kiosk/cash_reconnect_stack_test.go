@@ -57,7 +57,9 @@ func TestReconnectIdleAfterStackHoldsTheNote(t *testing.T) {
 	assert.Equal(t, in.ID, held[0].ID)
 	_, err = f.st.PendingBillIntent(ctx)
 	require.True(t, errors.Is(err, store.ErrNotFound), "no intent left open: %v", err)
-	waitFor(t, func() bool { return f.m.Snapshot().Cash.Validator.Warning == Message{Code: MsgNoteHeld, Amount: 10 * game.Euro} },
+	waitFor(t, func() bool {
+		return f.m.Snapshot().Cash.Validator.Warning == Message{Code: MsgNoteHeld, Amount: 10 * game.Euro}
+	},
 		"staff are told: %+v", f.m.Snapshot().Cash.Validator)
 	assert.Zero(t, f.m.Snapshot().Credit, "nothing credited on a guess")
 
