@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/hw/id003"
 	"pharaon/hw/sim/id003sim"
 	"pharaon/store"
 )
@@ -70,4 +71,62 @@ func TestReconnectIdleAfterStackHoldsTheNote(t *testing.T) {
 	require.NoError(t, err)
 	f.m.Close()
 	assertCashBalances(t, f.st, d)
+}
+
+// The line is lost while the unit stacks a note; the note reaches VEND
+// VALID with no host to acknowledge it, and the unit is reset meanwhile
+// (by anything but this kiosk's host, which never resets a unit owing a
+// VEND VALID). The unit keeps the note in the cash box and, once
+// initialised, reports its VEND VALID again: when the line is back the
+// kiosk credits the note exactly once, whether the same run of the host
+// knew it or the kiosk restarted in between.
+func TestResetAtVendValidWhileOfflineCreditsOnce(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		t.Run(map[bool]string{false: "same run", true: "kiosk restarted"}[restart], func(t *testing.T) {
+			// A state waits to be seen by the host (the default): STACKING
+			// is seen before the line goes, and the initialisation after
+			// the reset is seen when it comes back.
+			f, d := newPowerFixture(t, id003sim.Config{})
+			var once sync.Once
+			pulled := make(chan struct{})
+			f.m.cash.hook = func(p string) {
+				if p == pointStacking {
+					once.Do(func() {
+						_ = d.Validator.Unplug()
+						close(pulled)
+					})
+				}
+			}
+			f.boot()
+			cashReady(t, f.m)
+			insert(t, d, 1000)
+			select {
+			case <-pulled:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("STACKING never seen: %s", d.Validator.State())
+			}
+			waitFor(t, func() bool { return d.Validator.State() == id003.StateVendValid }, "VEND VALID with no host")
+			if restart {
+				f.stop()
+			}
+			b, _ := d.Validator.Handle(id003.Frame{Cmd: id003.CmdReset})
+			require.NotNil(t, b, "the unit answers the reset")
+			if restart {
+				f.start()
+				f.boot()
+			}
+			require.NoError(t, d.Validator.Replug())
+			waitFor(t, func() bool { return f.m.Snapshot().Credit == 10*game.Euro }, "the note credited: %+v", d.Validator.Counts())
+			cashReady(t, f.m)
+			held, err := f.st.HeldIntents(ctx)
+			require.NoError(t, err)
+			assert.Empty(t, held, "nothing left for staff")
+			last, err := f.st.LatestBillIntent(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, store.IntentCredited, last.State)
+			assert.Equal(t, 1, d.Validator.Counts().Stacked)
+			f.m.Close()
+			assertCashBalances(t, f.st, d)
+		})
+	}
 }
