@@ -243,6 +243,9 @@ type cashState struct {
 	activity         CashInEvent
 	noteInPath       bool
 	cashingOut       bool
+	// restUnseen: the unit has not been seen at rest since the kiosk
+	// started or the validator's line was lost (settleAtRest).
+	restUnseen bool
 	// held counts the notes held for staff (store.HeldIntents) known to
 	// this run; heldMsg describes the one held last.
 	held    int
@@ -278,6 +281,7 @@ func (m *Machine) cashPoint(p string) {
 func (m *Machine) initCash() {
 	c := m.cfg.Cash
 	m.cash.maxCredit, m.cash.payoutLimit, m.cash.validity = c.MaxCredit, c.PayoutLimit, c.VoucherValidity
+	m.cash.restUnseen = true // the validator's first status is at the kiosk's start
 	accept := c.Validator.Accept
 	if accept == nil {
 		accept = id003.DefaultEnabled

@@ -384,6 +384,7 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 		})
 	case id003.EventDisconnected:
 		m.update(func() {
+			m.cash.restUnseen = true // the next session's first status is reported first
 			m.cash.noteInPath = false
 			m.cash.vStatus = DeviceStatus{Configured: true, Code: "offline", Message: msgOffline}
 		})
@@ -407,6 +408,7 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 			}
 		})
 	case id003.EventState:
+		m.settleAtRest(e.Status.State)
 		m.validatorState(e.Status)
 	case id003.EventEscrow:
 		if !e.Accepted && e.Detail != "" {
@@ -454,6 +456,57 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 		m.update(func() {
 			m.cash.vStatus.Warning = Message{Code: MsgValidatorAnomaly}
 		})
+	}
+}
+
+// settleAtRest resolves the open intent when the unit is first seen at
+// rest (idle or disabled) since the kiosk started or the line was lost. With no note in its path, the note of an
+// open intent left it without VEND VALID while this run of the host could
+// not see it (the line down, or the kiosk restarting): an intent whose
+// STACK was never sent (pending) is void, the unit gave the note back; one
+// whose STACK may have been sent (stacking) is held for staff, who count
+// the cash box, since the note may be in it. A note still in the path
+// (escrow, VEND VALID, a power-up report) is settled by the host's own
+// calls (Escrow, Credit, PowerUp); a unit initialising or in a fault is
+// waited for. Called on the host's goroutine, before the host acts on the
+// status: an intent this run knows is held here first, and the host's
+// own report of it then changes nothing.
+func (m *Machine) settleAtRest(st id003.State) {
+	m.mu.Lock()
+	first := m.cash.restUnseen
+	switch {
+	case !first:
+	case st == id003.StateIdle || st == id003.StateDisabled:
+		m.cash.restUnseen = false
+	case st == id003.StateInitialize || st.Fault():
+		first = false // not yet at rest
+	default:
+		m.cash.restUnseen, first = false, false
+	}
+	m.mu.Unlock()
+	if !first {
+		return
+	}
+	ctx := context.Background()
+	in, err := m.st.PendingBillIntent(ctx)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return
+	case err != nil:
+		m.logCash(store.LevelCritical, "validator", "intent_hold_failed", "open intent at the reconnect: %v", err)
+		return
+	case in.State == store.IntentStacking:
+		var held store.BillIntent
+		held, err = m.st.HoldBillIntent(ctx, in.ID, fmt.Sprintf(
+			"the validator came back %s with no note in its path and no VEND VALID for the note sent to stack", st))
+		if err == nil {
+			m.intentHeld(held)
+		}
+	default:
+		_, err = m.st.VoidBillIntent(ctx, in.ID, fmt.Sprintf("the validator came back %s with no note in its path: STACK was never sent", st))
+	}
+	if err != nil && !errors.Is(err, store.ErrIntentState) {
+		m.logCash(store.LevelCritical, "validator", "intent_hold_failed", "intent %d at the reconnect: %v", in.ID, err)
 	}
 }
 

@@ -427,6 +427,9 @@ func (g *Game) finish() {
 		Shown:     g.play.Prize, // the congratulations show the unit's prize, nothing else
 		Mismatch:  mismatch,
 		Recording: bytes.Clone(g.recording()),
+		// A prize above the hand-pay limit locks the kiosk for staff in
+		// the same commit (handpay.go).
+		HandPayLimit: g.m.finishHandPayLimit(),
 	}
 	var (
 		p      store.Play
@@ -440,25 +443,21 @@ func (g *Game) finish() {
 		p, err = st.FinishPlay(ctx, id, info)
 		if attempt > 0 && errors.Is(err, store.ErrPlayFinished) {
 			// An attempt the store reported failed committed all the
-			// same: the play is finished once, as it says.
-			p, err = st.Play(ctx, id)
+			// same: the play is finished once, as it says, and its lock,
+			// if any, was committed with it.
+			if p, err = st.Play(ctx, id); err == nil {
+				p.HandPay, err = st.HandPayLock(ctx)
+				if p.HandPay.PlayID != id {
+					p.HandPay = HandPay{}
+				}
+			}
 		}
 		if err == nil && p.Prize > 0 {
 			// A losing unit moves nothing: its Balance is the one its
 			// stake left, older than a note credited during the game.
 			g.m.showBalance(p.Balance)
 		}
-		if err == nil {
-			// A prize above the hand-pay limit locks the kiosk for staff
-			// (handpay.go); a restart between the two writes locks again.
-			if hp, locked = g.m.winHandPay(p); locked {
-				if err = lockHandPay(ctx, st, hp); err == nil {
-					_, _ = st.Log(ctx, store.Event{Level: store.LevelWarning, Source: "kiosk", Code: "handpay_locked",
-						Detail: fmt.Sprintf("play %d won %s, above the hand-pay limit: locked for staff to pay %s (%s)",
-							p.ID, p.Prize.Plain(), hp.Amount.Plain(), hp.Ref)})
-				}
-			}
-		}
+		hp, locked = p.HandPay, err == nil && p.HandPay.Pending()
 		return err
 	}, func() {
 		if locked {

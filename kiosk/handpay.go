@@ -2,10 +2,8 @@ package kiosk
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"pharaon/game"
 	"pharaon/store"
@@ -17,9 +15,10 @@ import (
 // amount, and nothing sells, takes notes or prints until staff record in
 // maintenance that they paid it (Office.PayHandPay). The payment debits
 // that amount through the ledger (store.HandPay, its reference used once)
-// and unlocks. The lock is kept in the store, so a restart keeps it; a
-// kiosk stopped between a win's credit and the lock's write finds the win
-// as its last ledger movement at the next start and locks again.
+// and ends the lock in the same commit. The lock is kept in the store, and
+// a win's lock is written in the commit that credits the win
+// (store.FinishInfo.HandPayLimit), so no restart, wherever it falls, finds
+// a big win without its lock or a paid hand-pay still locked.
 
 const (
 	// DefaultHandPayLimit is 1 500 €, the default payout limit: the
@@ -32,13 +31,13 @@ const (
 	DefaultHandPayLimit = 1500 * game.Euro
 	// settingHandPayLock keeps the pending hand-pay (JSON), empty when
 	// there is none.
-	settingHandPayLock = "handpay.lock"
+	settingHandPayLock = store.SettingHandPayLock
 )
 
 // Causes of a hand-pay.
 const (
-	HandPayWin     = "win"      // a play won more than the limit
-	HandPayCashOut = "cash_out" // the player cashed out more than the limit
+	HandPayWin     = store.HandPayWin     // a play won more than the limit
+	HandPayCashOut = store.HandPayCashOut // the player cashed out more than the limit
 )
 
 var (
@@ -49,17 +48,9 @@ var (
 	ErrNoHandPay = errors.New("no hand-pay pending")
 )
 
-// HandPay is a pending hand-pay: what staff pay the player, and why.
-type HandPay struct {
-	Ref    string     `json:"ref"`    // the ledger reference of its payment: "win-12", "cashout-345"
-	Cause  string     `json:"cause"`  // HandPayWin or HandPayCashOut
-	Amount game.Money `json:"amount"` // the whole credit when it locked
-	PlayID int64      `json:"play,omitempty"`
-	At     time.Time  `json:"at"`
-}
-
-// Pending reports whether the kiosk is locked for this hand-pay.
-func (h HandPay) Pending() bool { return h.Amount > 0 }
+// HandPay is a pending hand-pay: what staff pay the player, and why
+// (Pending reports whether the kiosk is locked for it).
+type HandPay = store.HandPayLock
 
 // handPayState is the machine's hand-pay; guarded by Machine.mu.
 type handPayState struct {
@@ -83,34 +74,29 @@ func (m *Machine) HandPay() HandPay {
 
 func (m *Machine) handPayLockedLocked() bool { return m.hp.pending.Pending() }
 
-// loadHandPay reads the limit and the pending hand-pay at start. A win
-// above the limit that is the last movement of the ledger with no lock
-// kept is a lock lost to a crash between the two writes: it is locked
-// again.
+// loadHandPay reads the limit and the pending hand-pay at start. A win's
+// lock is committed with the win; a database written before that (the lock
+// a separate write after the win) may hold a win above the limit, the last
+// movement of the ledger, with no lock kept: it is locked again.
 func (m *Machine) loadHandPay(ctx context.Context) error {
 	limit := m.cfg.Cash.HandPayLimit
 	warn := func(format string, args ...any) { m.logf(store.LevelWarning, "bad_setting", format, args...) }
 	if a, ok := m.amountSetting(ctx, SettingHandPayLimit, PayoutLimitBound, warn); ok {
 		limit = a
 	}
-	var hp HandPay
-	v, ok, err := m.st.Setting(ctx, settingHandPayLock)
+	hp, err := m.st.HandPayLock(ctx)
 	if err != nil {
 		return err
 	}
-	if ok && v != "" {
-		if err := json.Unmarshal([]byte(v), &hp); err != nil || !hp.Pending() || hp.Ref == "" {
-			return fmt.Errorf("hand-pay lock %q unreadable: %v", v, err)
-		}
-	} else {
+	if !hp.Pending() {
 		last, err := m.st.Entries(ctx, 1, 0)
 		if err != nil {
 			return err
 		}
 		if len(last) == 1 && last[0].Kind == store.KindWin && last[0].Amount > limit {
 			e := last[0]
-			hp = HandPay{Ref: fmt.Sprintf("win-%d", e.PlayID), Cause: HandPayWin, Amount: e.Balance, PlayID: e.PlayID, At: e.At}
-			if err := m.st.SetSetting(ctx, "kiosk", settingHandPayLock, hp.encode()); err != nil {
+			hp = HandPay{Ref: store.WinHandPayRef(e.PlayID), Cause: HandPayWin, Amount: e.Balance, PlayID: e.PlayID, At: e.At}
+			if err := lockHandPay(ctx, m.st, hp); err != nil {
 				return err
 			}
 			m.logf(store.LevelCritical, "handpay_locked", "play %d won %s, above the hand-pay limit %s, and its lock was not kept: locked again at start for %s",
@@ -123,29 +109,18 @@ func (m *Machine) loadHandPay(ctx context.Context) error {
 	return nil
 }
 
-func (h HandPay) encode() string {
-	b, _ := json.Marshal(h) // a struct of plain fields always encodes
-	return string(b)
-}
-
-// winHandPay is the hand-pay a finished play asks for, if its prize is
-// above the limit: the whole credit after the prize.
-func (m *Machine) winHandPay(p store.Play) (HandPay, bool) {
+// finishHandPayLimit is the limit a play's finish locks above
+// (store.FinishInfo.HandPayLimit): 0, none, when the limit is not set.
+func (m *Machine) finishHandPayLimit() game.Money {
 	m.mu.Lock()
-	limit := m.hp.limit
-	m.mu.Unlock()
-	if p.Prize <= limit || limit <= 0 {
-		return HandPay{}, false
-	}
-	return HandPay{Ref: fmt.Sprintf("win-%d", p.ID), Cause: HandPayWin, Amount: p.Balance, PlayID: p.ID, At: m.clk.Now()}, true
+	defer m.mu.Unlock()
+	return max(m.hp.limit, 0)
 }
 
-// lockHandPay keeps hp in the store (st is the play writer's store, or the
-// machine's); the caller shows it (m.hp.pending) once kept.
-func lockHandPay(ctx context.Context, st interface {
-	SetSetting(ctx context.Context, source, key, value string) error
-}, hp HandPay) error {
-	return st.SetSetting(ctx, "kiosk", settingHandPayLock, hp.encode())
+// lockHandPay keeps a cash-out's hp in the store (a win's is kept by its
+// finish); the caller shows it (m.hp.pending) once kept.
+func lockHandPay(ctx context.Context, st *store.Store, hp HandPay) error {
+	return st.SetSetting(ctx, "kiosk", settingHandPayLock, hp.Encode())
 }
 
 // cashOutHandPay locks the kiosk instead of printing a voucher when the
@@ -204,7 +179,7 @@ func (m *Machine) cashOutHandPay(ctx context.Context) (bool, error) {
 // PayHandPay records that staff (by names the role) paid the pending
 // hand-pay by hand: its amount is debited in one ledger row (store.HandPay,
 // the hand-pay's reference used once, so a payment recorded twice debits
-// once), the lock is cleared and the kiosk goes home. It returns the
+// once) in the commit that ends the lock, and the kiosk goes home. It returns the
 // hand-pay and its ledger row.
 func (m *Machine) PayHandPay(ctx context.Context, by string) (HandPay, store.Entry, error) {
 	m.mu.Lock()
@@ -224,13 +199,14 @@ func (m *Machine) PayHandPay(ctx context.Context, by string) (HandPay, store.Ent
 		return hp, store.Entry{}, fmt.Errorf("hand-pay %s of %s: %w", hp.Ref, hp.Amount.Plain(), err)
 	}
 	if dup {
-		// Paid before a crash that kept the lock: the first row stands.
+		// Paid, and the lock kept, by an older kiosk that ended the lock
+		// in a write of its own: the first row stands, the lock ends.
 		if _, _, err := m.reloadCredit(ctx); err != nil {
 			return hp, e, err
 		}
-	}
-	if err := m.st.SetSetting(ctx, "kiosk", settingHandPayLock, ""); err != nil {
-		return hp, e, fmt.Errorf("hand-pay %s paid (ledger row %d), lock not cleared: %w", hp.Ref, e.ID, err)
+		if err := m.st.SetSetting(ctx, "kiosk", settingHandPayLock, ""); err != nil {
+			return hp, e, fmt.Errorf("hand-pay %s paid (ledger row %d), lock not cleared: %w", hp.Ref, e.ID, err)
+		}
 	}
 	m.logf(store.LevelInfo, "handpay_paid", "hand-pay %s of %s paid by %s, ledger row %d", hp.Ref, hp.Amount.Plain(), by, e.ID)
 	m.update(func() {

@@ -20,8 +20,8 @@ type playStore interface {
 	FinishPlay(ctx context.Context, id int64, f store.FinishInfo) (store.Play, error)
 	Play(ctx context.Context, id int64) (store.Play, error)
 	Log(ctx context.Context, e store.Event) (store.Event, error)
-	// SetSetting keeps the hand-pay lock a win asks for (handpay.go).
-	SetSetting(ctx context.Context, source, key, value string) error
+	// HandPayLock reads the hand-pay lock a win's finish wrote (handpay.go).
+	HandPayLock(ctx context.Context) (store.HandPayLock, error)
 }
 
 var _ playStore = (*store.Store)(nil)

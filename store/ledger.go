@@ -166,12 +166,25 @@ func (s *Store) VoucherOut(ctx context.Context, amount game.Money, ref string) (
 
 // HandPay debits amount (> 0) that staff paid the player by hand (a win
 // above the kiosk's limit); ref is the hand-pay's reference, used once.
-// Refused while a play is unfinished.
+// The hand-pay lock of that reference (SettingHandPayLock), if pending,
+// ends in the same commit. Refused while a play is unfinished.
 func (s *Store) HandPay(ctx context.Context, amount game.Money, ref string) (Entry, error) {
 	if amount <= 0 {
 		return Entry{}, fmt.Errorf("hand pay %s: %w", amount, ErrBadAmount)
 	}
-	e, err := s.move(ctx, KindHandPay, -amount, ref, "", true)
+	var e Entry
+	err := s.write(ctx, func(t *wtx) error {
+		var err error
+		if e, err = t.move(KindHandPay, -amount, ref, "", true); err != nil {
+			return err
+		}
+		// The lock this payment settles ends in the same commit.
+		lock, err := t.handPayLock()
+		if err != nil || !lock.Pending() || lock.Ref != ref {
+			return err
+		}
+		return t.setSetting(sourceKiosk, SettingHandPayLock, "")
+	})
 	if err != nil {
 		return e, fmt.Errorf("hand pay %s (%s): %w", amount, ref, err)
 	}

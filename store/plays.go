@@ -81,6 +81,9 @@ type Play struct {
 	// Recording is the engine's input recording, kept for replay; filled
 	// by Play and UnfinishedPlays only.
 	Recording []byte
+	// HandPay is the hand-pay lock the play's finish wrote
+	// (FinishInfo.HandPayLimit); filled by FinishPlay only.
+	HandPay HandPayLock
 }
 
 // FinishInfo is what the kiosk reports at the end of a play.
@@ -100,6 +103,13 @@ type FinishInfo struct {
 	// one saved is kept), kept whatever its length: it is the game's end.
 	// Its SHA-256 is chained in the finish step.
 	Recording []byte
+	// HandPayLimit, when above 0, is the kiosk's hand-pay limit: a prize
+	// above it locks the kiosk for a hand-pay in the same commit as the
+	// prize's credit (SettingHandPayLock, reference WinHandPayRef), for
+	// the whole credit after the prize, and the finished play's HandPay
+	// says so. A lock already pending is replaced by this one, whose
+	// amount (the whole credit) includes it.
+	HandPayLimit game.Money
 }
 
 // StartPlay is the play transaction (Art. 4.1, invariant 4): in one
@@ -395,7 +405,8 @@ func (s *Store) EnterBonus(ctx context.Context, id int64, rec []byte) error {
 
 // FinishPlay ends a play in one durable commit: the unit's prize (never
 // an amount from the caller) credited as a win row of the ledger, the
-// meters, and the play finished with what its walls revealed. f.Shown must
+// meters, the play finished with what its walls revealed, and the
+// hand-pay lock of a prize above f.HandPayLimit. f.Shown must
 // be the unit's prize (ErrPrizeMismatch otherwise, nothing written). A
 // play already finished is ErrPlayFinished: a prize is never credited
 // twice. It returns the finished play.
@@ -472,6 +483,11 @@ func (t *wtx) finishPlay(id int64, f FinishInfo) (Play, error) {
 			return Play{}, err
 		}
 		p.Balance = game.Money(win.balance)
+		if f.HandPayLimit > 0 && p.Prize > f.HandPayLimit {
+			if p.HandPay, err = t.lockWin(&p, f.HandPayLimit); err != nil {
+				return Play{}, err
+			}
+		}
 	}
 	if mismatch {
 		if _, err := t.logEvent(LevelError, sourceStore, EventRevealMismatch, fmt.Sprintf(

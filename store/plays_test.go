@@ -387,3 +387,62 @@ func TestTransient(t *testing.T) {
 	_, err = s.FinishPlay(ctx, 999, FinishInfo{})
 	assert.False(t, Transient(err))
 }
+
+// A prize above FinishInfo.HandPayLimit is locked for a hand-pay in the
+// finish's own commit; staff's payment (HandPay) of that reference ends
+// the lock in its own commit, and only that reference does. A refused
+// finish or payment changes neither.
+func TestFinishPlayLocksAHandPayInItsCommit(t *testing.T) {
+	ctx := context.Background()
+	s := openWith(t, block050)
+	p := playUntil(t, s, func(p Play) bool { return p.Prize > 0 && !p.ViaBonus })
+
+	_, err := s.FinishPlay(ctx, p.ID, FinishInfo{Revealed: revealOf(p), Shown: p.Prize + 1, HandPayLimit: 1})
+	require.ErrorIs(t, err, ErrPrizeMismatch)
+	lock, err := s.HandPayLock(ctx)
+	require.NoError(t, err)
+	assert.False(t, lock.Pending(), "a refused finish locks nothing")
+
+	f, err := s.FinishPlay(ctx, p.ID, FinishInfo{Revealed: revealOf(p), Shown: p.Prize, HandPayLimit: p.Prize - 1})
+	require.NoError(t, err)
+	want := HandPayLock{Ref: WinHandPayRef(p.ID), Cause: HandPayWin, Amount: f.Balance, PlayID: p.ID, At: f.Updated}
+	assert.Equal(t, want, f.HandPay)
+	lock, err = s.HandPayLock(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, lock, "kept with the win")
+	ev, err := s.Events(ctx, 10, 0)
+	require.NoError(t, err)
+	var codes []string
+	for _, e := range ev {
+		codes = append(codes, e.Code)
+	}
+	assert.Contains(t, codes, EventHandPayLocked)
+
+	// A prize at the limit, or no limit, locks nothing more.
+	for _, limit := range []game.Money{0, 1 << 40} {
+		q := playUntil(t, s, func(q Play) bool { return q.Prize > 0 && !q.ViaBonus })
+		_, err = s.FinishPlay(ctx, q.ID, FinishInfo{Revealed: revealOf(q), Shown: q.Prize, HandPayLimit: limit})
+		require.NoError(t, err)
+		lock, err = s.HandPayLock(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, want, lock)
+	}
+	credit, err := s.Credit(ctx)
+	require.NoError(t, err)
+
+	_, err = s.HandPay(ctx, credit+1, want.Ref)
+	require.ErrorIs(t, err, ErrInsufficientCredit)
+	_, err = s.HandPay(ctx, 1, "cashout-1")
+	require.NoError(t, err)
+	lock, err = s.HandPayLock(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, want, lock, "another reference's payment keeps the lock")
+
+	e, err := s.HandPay(ctx, credit-1, want.Ref) // the later plays spent some of the locked credit
+	require.NoError(t, err)
+	assert.Zero(t, e.Balance)
+	lock, err = s.HandPayLock(ctx)
+	require.NoError(t, err)
+	assert.False(t, lock.Pending(), "paid: the lock ends with the payment's row")
+	require.NoError(t, s.Verify(ctx))
+}

@@ -53,26 +53,7 @@ func (s *Store) SetSetting(ctx context.Context, source, key, value string) error
 	if key == "" || source == "" {
 		return fmt.Errorf("set setting %q from %q: %w", key, source, ErrBadRequest)
 	}
-	err := s.write(ctx, func(t *wtx) error {
-		var old sql.NullString
-		err := t.rowQ(`SELECT value FROM settings WHERE key = ?`, key).Scan(&old)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		if old.Valid && old.String == value {
-			return nil
-		}
-		if _, err := t.execQ(`INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?)
-			ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`, key, value, t.now); err != nil {
-			return err
-		}
-		detail := fmt.Sprintf("%s = %q", key, value)
-		if old.Valid {
-			detail = fmt.Sprintf("%s: %q -> %q", key, old.String, value)
-		}
-		_, err = t.logEvent(LevelInfo, source, EventSettingChanged, detail)
-		return err
-	})
+	err := s.write(ctx, func(t *wtx) error { return t.setSetting(source, key, value) })
 	if err != nil {
 		return fmt.Errorf("set setting %q: %w", key, err)
 	}

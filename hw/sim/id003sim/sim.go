@@ -11,7 +11,8 @@
 // Time in the simulator is the unit's own, as on the real one: a note moves on when the mechanism
 // has done its part (Config.Timing, on Config.Clock), whatever the host's polling period. A note
 // left in escrow goes back to the player after about 10 s; VEND VALID waits for the host's ACK as
-// long as it takes; POWER UP waits for a RESET. Tests pass a fake Clock rather than wait for the
+// long as it takes, a RESET included (the note stays in the cash box and the unit reports VEND VALID
+// again once initialised); POWER UP waits for a RESET. Tests pass a fake Clock rather than wait for the
 // unit's seconds. The default timing is quicker than a unit's, so by default a polling host is
 // shown every state once before the unit leaves it (Config.MoveOnUnseen).
 //
@@ -186,6 +187,9 @@ type Sim struct {
 	condition byte // a unit fault status, 0 if none
 	failCode  byte
 	powerNote byte // status of the power-up with a note in the path, 0 if none
+	// vendOwed: a RESET found the note past STACK without the host's ACK; the unit stacks it
+	// during its initialisation and then reports its VEND VALID again, for the host to credit.
+	vendOwed bool
 
 	enable, security [2]byte
 	commMode         byte
@@ -674,6 +678,7 @@ func (s *Sim) powerOn(withNote byte) {
 	s.enable, s.security, s.optional = [2]byte{}, [2]byte{}, [2]byte{}
 	s.commMode, s.direction, s.inhibit = 0, 0, 1
 	s.powerNote = withNote
+	s.vendOwed = false // the power-up status tells the host instead
 	switch withNote {
 	case id003.StatusPowerUpBillInAcceptor, id003.StatusPowerUpBillInStacker:
 		s.set(withNote)
@@ -687,10 +692,16 @@ func (s *Sim) reset() {
 		s.condition = 0
 	}
 	if s.note != nil && s.powerNote == 0 {
-		// A reset with a note in the path ends it as a power cut would.
+		// A reset with a note in the path settles it during the initialisation: a note in the
+		// acceptor is given back; a note being stacked, or past the stacker's point of no return,
+		// stays in the cash box. A reset does not discharge the VEND VALID the host has not
+		// acknowledged: the unit reports it again once initialised (moveOn), never silently.
 		s.powerNote = id003.StatusPowerUpBillInAcceptor
 		switch s.status {
-		case id003.StatusStacking, id003.StatusVendValid, id003.StatusStacked:
+		case id003.StatusStacking, id003.StatusVendValid:
+			s.powerNote = id003.StatusPowerUpBillInStacker
+			s.vendOwed = true
+		case id003.StatusStacked:
 			s.powerNote = id003.StatusPowerUpBillInStacker
 		}
 	}
@@ -710,6 +721,9 @@ func (s *Sim) finishNote(stacked bool) {
 			s.stack(n)
 		}
 		return
+	}
+	if n.counted {
+		return // past VEND VALID the note is in the cash box: it never comes back
 	}
 	s.counts.Returned++
 }
@@ -752,10 +766,22 @@ func (s *Sim) moveOn() {
 		s.finishNote(false)
 		s.idle()
 	case id003.StatusInitialize:
-		switch s.powerNote {
-		case id003.StatusPowerUpBillInAcceptor:
+		owed := s.vendOwed && s.note != nil
+		s.vendOwed = false
+		switch {
+		case owed:
+			// Stacked during the initialisation a RESET started, and said: VEND VALID again,
+			// waiting for the host's ACK like any other.
+			s.powerNote = 0
+			if !s.note.counted {
+				s.stack(s.note)
+				s.counts.VendValid++
+			}
+			s.set(id003.StatusVendValid, s.note.code)
+			return
+		case s.powerNote == id003.StatusPowerUpBillInAcceptor:
 			s.finishNote(false)
-		case id003.StatusPowerUpBillInStacker:
+		case s.powerNote == id003.StatusPowerUpBillInStacker:
 			s.finishNote(true) // stacked during initialisation, without VEND VALID
 		}
 		s.powerNote = 0
@@ -868,19 +894,24 @@ func (s *Sim) Clear() {
 		s.counts.Removed++
 	}
 	s.note = nil
+	s.vendOwed = false
 	s.set(id003.StatusInitialize)
 }
 
 // PowerCycle cuts and restores the unit's power. A note in the acceptor comes back at the next
-// reset; a note being stacked (or waiting for its ACK) is stacked during the reset, with no VEND
-// VALID: POWER UP WITH BILL IN ACCEPTOR / IN STACKER tells the host.
+// reset; a note being stacked (or waiting for its ACK, or being stacked by the initialisation of a
+// RESET) is stacked during the reset, with no VEND VALID: POWER UP WITH BILL IN ACCEPTOR / IN
+// STACKER tells the host.
 func (s *Sim) PowerCycle() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	where := byte(0)
 	if s.note != nil {
-		switch s.status {
-		case id003.StatusStacking, id003.StatusVendValid, id003.StatusStacked:
+		switch {
+		case s.status == id003.StatusStacking, s.status == id003.StatusVendValid, s.status == id003.StatusStacked,
+			s.note.counted, s.powerNote == id003.StatusPowerUpBillInStacker:
+			// Being stacked, in the cash box, or being stacked by the initialisation a RESET
+			// started.
 			where = id003.StatusPowerUpBillInStacker
 		default:
 			where = id003.StatusPowerUpBillInAcceptor
