@@ -480,6 +480,12 @@ func (t *wtx) finishPlay(id int64, f FinishInfo) (Play, error) {
 			return Play{}, err
 		}
 	}
+	if id%SnapshotEveryPlays == 0 {
+		// Every SnapshotEveryPlays-th play reports the meters (snapshot.go).
+		if _, err := t.snapshotMeters(SnapshotPlays); err != nil {
+			return Play{}, err
+		}
+	}
 	p.State, p.Updated, p.Revealed, p.Mismatch = PlayFinished, time.Unix(0, t.now).UTC(), f.Revealed, mismatch
 	return p, nil
 }
