@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -291,4 +292,82 @@ func TestSnapshotChainVerified(t *testing.T) {
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, "meter_snapshots", ie.Table)
 	assert.Equal(t, int64(2), ie.ID)
+}
+
+// The published records older than the retention are pruned, oldest
+// first; the younger ones and every record not published stay, however
+// old.
+func TestPruneOutboxBefore(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	s, err := Open(filepath.Join(t.TempDir(), "pharaon.db"), WithClock(clk.now))
+	require.NoError(t, err)
+	defer s.Close()
+	var at []time.Time
+	for range 6 {
+		ev, err := s.Log(ctx, Event{Level: LevelInfo, Source: "test", Code: "tick"})
+		require.NoError(t, err)
+		at = append(at, ev.At)
+		clk.advance(24 * time.Hour)
+	}
+	require.NoError(t, s.MarkPublished(ctx, 4))
+
+	n, err := s.PruneOutboxBefore(ctx, at[2])
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), n, "records 1 and 2, written before record 3")
+	n, err = s.PruneOutboxBefore(ctx, at[5].Add(time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), n, "records 3 and 4: 5 and 6 are not published")
+	recs, err := s.Outbox(ctx, 0, 10)
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	assert.Equal(t, int64(5), recs[0].Seq)
+	n, err = s.PruneOutboxBefore(ctx, at[5].Add(time.Hour))
+	require.NoError(t, err)
+	assert.Zero(t, n)
+}
+
+// The fold of a kiosk's records gives, at each snapshot's record, the
+// snapshot's meters: the fleet's centre can check them.
+func TestMeterFoldMatchesEverySnapshot(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	anchoredHistory(t, dir)
+	path := filepath.Join(dir, "pharaon.db")
+	s, err := Open(path, WithClock(newClock().now), WithAnchor(DefaultAnchor(path)))
+	require.NoError(t, err)
+	defer s.Close()
+	_, err = s.SnapshotMeters(ctx, SnapshotBoot)
+	require.NoError(t, err)
+	playUntil(t, s, func(p Play) bool { return p.ID >= 30 })
+	v, err := s.IssueVoucher(ctx, VoucherRequest{Amount: 50, Validation: val2, Expires: newClock().now().AddDate(1, 0, 0)})
+	require.NoError(t, err)
+	_, err = s.VoidVoucher(ctx, v.ID, "paper jam")
+	require.NoError(t, err)
+	_, err = s.SnapshotMeters(ctx, SnapshotReport)
+	require.NoError(t, err)
+	recs, err := s.Outbox(ctx, 0, 1_000_000)
+	require.NoError(t, err)
+	f := NewMeterFold()
+	n := 0
+	for _, r := range recs {
+		require.NoError(t, f.Apply(r))
+		if r.Kind != "meters" {
+			continue
+		}
+		var p struct {
+			Meters   string `json:"meters"`
+			LedgerID int64  `json:"ledger_id"`
+		}
+		require.NoError(t, json.Unmarshal(r.Payload, &p))
+		var m Meters
+		require.NoError(t, json.Unmarshal([]byte(p.Meters), &m))
+		assert.Empty(t, DiffMeters(m, f.Meters), "snapshot %d", r.RefID)
+		assert.Equal(t, p.LedgerID, f.LedgerID)
+		n++
+	}
+	assert.Equal(t, 2, n)
+	assert.Empty(t, DiffMeters(derivedNow(t, s), f.Meters))
+	assert.Positive(t, f.Meters.Get(MeterVouchersPaid))
+	assert.Positive(t, f.Meters.Get(MeterVouchersVoidCount))
 }
