@@ -1,10 +1,12 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -29,13 +31,37 @@ type KioskStatus struct {
 	BillsIn  int64 // notes credited, cents
 	Vouchers int64 // vouchers printed, cents
 	Faults   int64 // events of level error or critical
+	// Meters are the kiosk's latest meter snapshot (MetersID, written at
+	// MetersAt), nil before the first.
+	Meters   store.Meters
+	MetersID int64
+	MetersAt time.Time
+	// Anchors is the number of anchor records received; AnchorMAC the seal
+	// of the last (hexadecimal), as the kiosk's reports print its start.
+	Anchors   int64
+	AnchorMAC string
 	// Problems are what the centre found wrong: a hole in the sequence, a
-	// chain whose prev_hash is not the hash before it, a ledger whose sum is
-	// not its balance.
+	// row whose content does not give its hash, a chain whose prev_hash is
+	// not the hash before it, a ledger whose sum is not its balance, a meter
+	// snapshot that is not what the records give, chains' heads anchored by
+	// the kiosk that are not the rows received (a history cut or
+	// rewritten).
 	Problems []string
 
-	heads      map[string]string // kind → hash of its last row
-	playStakes map[int64]int64   // play id → stake
+	heads      map[string]chainHead // kind → its last row received
+	playStakes map[int64]int64      // play id → stake
+	meters     *store.MeterFold     // the meters the records give
+	anchored   map[string]int64     // kind → its head's id in the last anchor record
+	// partial: the records of a chain the meters count began after its
+	// first row (a kiosk whose history predates its outbox); its first
+	// meter snapshot is then the base the records are counted from.
+	partial, based bool
+}
+
+// chainHead is the last row of a chain received.
+type chainHead struct {
+	id   int64
+	hash string
 }
 
 // StakeReport is the fleet's sales and wins at one stake.
@@ -59,13 +85,14 @@ func NewFleet() *Fleet {
 
 // chained are the kinds of records whose rows are hash-chained.
 var chained = map[string]bool{"play": true, "play_step": true, "ledger": true, "event": true, "voucher": true, "voucher_step": true,
-	"bill_intent": true, "bill_intent_step": true}
+	"bill_intent": true, "bill_intent_step": true, "meters": true}
 
 // Apply folds one record of kiosk, stored by the server at stored.
 func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 	k := f.Kiosks[kiosk]
 	if k == nil {
-		k = &KioskStatus{Kiosk: kiosk, heads: map[string]string{}, playStakes: map[int64]int64{}}
+		k = &KioskStatus{Kiosk: kiosk, heads: map[string]chainHead{}, playStakes: map[int64]int64{},
+			meters: store.NewMeterFold(), anchored: map[string]int64{}}
 		f.Kiosks[kiosk] = k
 	}
 	if r.Seq != k.LastSeq+1 {
@@ -89,12 +116,30 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		return
 	}
 	if chained[r.Kind] {
-		if prev, ok := k.heads[r.Kind]; ok && prev != p.PrevHash {
-			k.Problems = append(k.Problems, fmt.Sprintf("%s %d: chain broken (record %d)", r.Kind, p.ID, r.Seq))
+		// The row's content against its hash, with the store's own
+		// function, then its link to the row before it.
+		stored, computed, err := store.RecordHash(r.Kind, r.Payload)
+		switch {
+		case err != nil:
+			k.Problems = append(k.Problems, fmt.Sprintf("record %d: %v", r.Seq, err))
+		case !bytes.Equal(stored, computed):
+			k.Problems = append(k.Problems, fmt.Sprintf("%s %d: content does not match its hash (record %d)", r.Kind, p.ID, r.Seq))
 		}
-		k.heads[r.Kind] = p.Hash
+		if prev, ok := k.heads[r.Kind]; ok && !strings.EqualFold(prev.hash, p.PrevHash) {
+			k.Problems = append(k.Problems, fmt.Sprintf("%s %d: chain broken (record %d)", r.Kind, p.ID, r.Seq))
+		} else if !ok && p.ID != 1 && (r.Kind == "ledger" || r.Kind == "play" || r.Kind == "voucher" || r.Kind == "voucher_step") {
+			k.partial = true
+		}
+		k.heads[r.Kind] = chainHead{id: p.ID, hash: p.Hash}
+	}
+	if err := k.meters.Apply(r); err != nil {
+		k.Problems = append(k.Problems, err.Error())
 	}
 	switch r.Kind {
+	case "meters":
+		k.snapshot(r)
+	case "anchor":
+		k.anchor(r)
 	case "play":
 		k.Plays++
 		k.playStakes[p.ID] = p.Stake
@@ -122,6 +167,77 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		if p.Level == "error" || p.Level == "critical" {
 			k.Faults++
 		}
+	}
+}
+
+// snapshot takes a meter snapshot's record as the kiosk's meters, and
+// compares it with what the records before it give.
+func (k *KioskStatus) snapshot(r store.OutboxRecord) {
+	var p struct {
+		ID            int64  `json:"id"`
+		At            int64  `json:"at"`
+		LedgerID      int64  `json:"ledger_id"`
+		VoucherStepID int64  `json:"voucher_step_id"`
+		Meters        string `json:"meters"`
+	}
+	var m store.Meters
+	if err := json.Unmarshal(r.Payload, &p); err == nil {
+		err = json.Unmarshal([]byte(p.Meters), &m)
+	}
+	if m == nil {
+		k.Problems = append(k.Problems, fmt.Sprintf("meter snapshot (record %d): its meters do not decode", r.Seq))
+		return
+	}
+	k.Meters, k.MetersID, k.MetersAt = m, p.ID, time.Unix(0, p.At).UTC()
+	f := k.meters
+	if k.partial && !k.based {
+		// The records do not hold the kiosk's whole history: count from
+		// this snapshot on.
+		k.based = true
+		f.Meters = maps.Clone(m)
+		f.LedgerID, f.VoucherStepID = p.LedgerID, p.VoucherStepID
+		return
+	}
+	if p.LedgerID != f.LedgerID || p.VoucherStepID != f.VoucherStepID {
+		k.Problems = append(k.Problems, fmt.Sprintf("meter snapshot %d (record %d): counts up to ledger row %d and voucher step %d, the records reached %d and %d",
+			p.ID, r.Seq, p.LedgerID, p.VoucherStepID, f.LedgerID, f.VoucherStepID))
+	}
+	if diffs := store.DiffMeters(m, f.Meters); len(diffs) > 0 {
+		k.Problems = append(k.Problems, fmt.Sprintf("meter snapshot %d (record %d): %s", p.ID, r.Seq, strings.Join(diffs, "; ")))
+	}
+}
+
+// anchor compares the chains' heads the kiosk anchored, as the record's
+// transaction left them, with the last rows received: every row before
+// the record in the kiosk's outbox, so they must be the same rows. A
+// history cut shows as a chain the kiosk says ends before the rows
+// received, or at a row whose hash is not the one received; a head that
+// goes back from the previous anchor record is a cut too.
+func (k *KioskStatus) anchor(r store.OutboxRecord) {
+	var a store.AnchorRecord
+	if err := json.Unmarshal(r.Payload, &a); err != nil || len(a.Heads) == 0 {
+		k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d does not decode", r.Seq))
+		return
+	}
+	k.Anchors++
+	k.AnchorMAC = a.MAC
+	for _, h := range a.Heads {
+		held, received := k.heads[h.Kind]
+		switch {
+		case !received && h.ID != 0 && k.partial:
+			// A chain whose rows predate the outbox and none since: its
+			// head is checked against the next anchor records only.
+		case h.ID != held.id:
+			k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d: the kiosk's %s ends at row %d, the records received at row %d",
+				r.Seq, h.Table, h.ID, held.id))
+		case h.ID != 0 && !strings.EqualFold(h.Hash, held.hash):
+			k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d: the kiosk's %s row %d is not the row received",
+				r.Seq, h.Table, h.ID))
+		}
+		if prev, ok := k.anchored[h.Kind]; ok && h.ID < prev {
+			k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d: %s went back from row %d to row %d", r.Seq, h.Table, prev, h.ID))
+		}
+		k.anchored[h.Kind] = h.ID
 	}
 }
 
