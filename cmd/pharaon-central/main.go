@@ -158,6 +158,18 @@ func printStatus(w io.Writer, f *fleet.Fleet, now time.Time) error {
 		bad = bad || len(k.Problems) > 0
 	}
 	tw.Flush()
+	// The kiosk's latest meter snapshot, which the centre checked against
+	// its records (a difference is a problem below).
+	for _, k := range f.Sorted() {
+		if k.Meters == nil {
+			continue
+		}
+		m := k.Meters
+		fmt.Fprintf(w, "COMPTEURS / METERS %s\u00a0: relevé / snapshot %d, %s UTC, parties / plays %d, mises / staked %s, gains / won %s, billets / notes %s, tickets payés / vouchers paid %s\n",
+			k.Kiosk, k.MetersID, k.MetersAt.UTC().Format("2006-01-02 15:04:05"), m.Get(store.MeterPlays),
+			game.Money(m.Get(store.MeterStaked)), game.Money(m.Get(store.MeterWon)), game.Money(m.Get(store.MeterBillsIn)),
+			game.Money(m.Get(store.MeterVouchersPaid)))
+	}
 	for _, k := range f.Sorted() {
 		for _, p := range k.Problems {
 			fmt.Fprintf(w, "PROBLÈME / PROBLEM %s\u00a0: %s\n", k.Kiosk, p)

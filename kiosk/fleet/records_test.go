@@ -183,6 +183,7 @@ func TestCentreDetectsACutHistory(t *testing.T) {
 		require.NoError(t, err)
 	}
 	fold(t, f, "k1", s, held)
+	t.Logf("problems: %q", k.Problems)
 	assert.True(t, hasProblem(k, "the kiosk's ledger ends at row"), "%q", k.Problems)
 	assert.True(t, hasProblem(k, "the kiosk's plays ends at row"), "%q", k.Problems)
 }
