@@ -56,6 +56,8 @@ type KioskStatus struct {
 	// first row (a kiosk whose history predates its outbox); its first
 	// meter snapshot is then the base the records are counted from.
 	partial, based bool
+	cut            map[string]bool // kinds whose cut was reported: once per chain, not at every anchor after
+	metersOff      bool            // the last snapshot was not what the records give (reported once until one is)
 }
 
 // chainHead is the last row of a chain received.
@@ -92,7 +94,7 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 	k := f.Kiosks[kiosk]
 	if k == nil {
 		k = &KioskStatus{Kiosk: kiosk, heads: map[string]chainHead{}, playStakes: map[int64]int64{},
-			meters: store.NewMeterFold(), anchored: map[string]int64{}}
+			meters: store.NewMeterFold(), anchored: map[string]int64{}, cut: map[string]bool{}}
 		f.Kiosks[kiosk] = k
 	}
 	if r.Seq != k.LastSeq+1 {
@@ -115,7 +117,10 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		k.Problems = append(k.Problems, fmt.Sprintf("record %d: %v", r.Seq, err))
 		return
 	}
+	firstOfKind := false
 	if chained[r.Kind] {
+		_, seen := k.heads[r.Kind]
+		firstOfKind = !seen
 		// The row's content against its hash, with the store's own
 		// function, then its link to the row before it.
 		stored, computed, err := store.RecordHash(r.Kind, r.Payload)
@@ -145,6 +150,11 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		k.playStakes[p.ID] = p.Stake
 		f.stake(p.Stake).Plays++
 	case "ledger":
+		if firstOfKind && p.ID != 1 {
+			// The history before the outbox: its movements sum to the
+			// balance before this row.
+			k.Ledger = p.BalanceAfter - p.Amount
+		}
 		k.Ledger += p.Amount
 		k.Credit = p.BalanceAfter
 		if k.Ledger != k.Credit {
@@ -190,6 +200,9 @@ func (k *KioskStatus) snapshot(r store.OutboxRecord) {
 	}
 	k.Meters, k.MetersID, k.MetersAt = m, p.ID, time.Unix(0, p.At).UTC()
 	f := k.meters
+	if (p.LedgerID > 0 && f.LedgerID == 0) || (p.VoucherStepID > 0 && f.VoucherStepID == 0) {
+		k.partial = true // rows counted that no record brought
+	}
 	if k.partial && !k.based {
 		// The records do not hold the kiosk's whole history: count from
 		// this snapshot on.
@@ -198,13 +211,16 @@ func (k *KioskStatus) snapshot(r store.OutboxRecord) {
 		f.LedgerID, f.VoucherStepID = p.LedgerID, p.VoucherStepID
 		return
 	}
+	var diffs []string
 	if p.LedgerID != f.LedgerID || p.VoucherStepID != f.VoucherStepID {
-		k.Problems = append(k.Problems, fmt.Sprintf("meter snapshot %d (record %d): counts up to ledger row %d and voucher step %d, the records reached %d and %d",
-			p.ID, r.Seq, p.LedgerID, p.VoucherStepID, f.LedgerID, f.VoucherStepID))
+		diffs = append(diffs, fmt.Sprintf("counts up to ledger row %d and voucher step %d, the records reached %d and %d",
+			p.LedgerID, p.VoucherStepID, f.LedgerID, f.VoucherStepID))
 	}
-	if diffs := store.DiffMeters(m, f.Meters); len(diffs) > 0 {
+	diffs = append(diffs, store.DiffMeters(m, f.Meters)...)
+	if len(diffs) > 0 && !k.metersOff {
 		k.Problems = append(k.Problems, fmt.Sprintf("meter snapshot %d (record %d): %s", p.ID, r.Seq, strings.Join(diffs, "; ")))
 	}
+	k.metersOff = len(diffs) > 0
 }
 
 // anchor compares the chains' heads the kiosk anchored, as the record's
@@ -223,21 +239,28 @@ func (k *KioskStatus) anchor(r store.OutboxRecord) {
 	k.AnchorMAC = a.MAC
 	for _, h := range a.Heads {
 		held, received := k.heads[h.Kind]
+		var problem string
 		switch {
 		case !received && h.ID != 0 && k.partial:
 			// A chain whose rows predate the outbox and none since: its
 			// head is checked against the next anchor records only.
 		case h.ID != held.id:
-			k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d: the kiosk's %s ends at row %d, the records received at row %d",
-				r.Seq, h.Table, h.ID, held.id))
+			problem = fmt.Sprintf("anchor record %d: the kiosk's %s ends at row %d, the records received at row %d",
+				r.Seq, h.Table, h.ID, held.id)
 		case h.ID != 0 && !strings.EqualFold(h.Hash, held.hash):
-			k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d: the kiosk's %s row %d is not the row received",
-				r.Seq, h.Table, h.ID))
+			problem = fmt.Sprintf("anchor record %d: the kiosk's %s row %d is not the row received", r.Seq, h.Table, h.ID)
 		}
 		if prev, ok := k.anchored[h.Kind]; ok && h.ID < prev {
-			k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d: %s went back from row %d to row %d", r.Seq, h.Table, prev, h.ID))
+			if problem == "" {
+				problem = fmt.Sprintf("anchor record %d: the kiosk's %s ends at row %d", r.Seq, h.Table, h.ID)
+			}
+			problem += fmt.Sprintf(", back from row %d at the previous anchor record", prev)
 		}
 		k.anchored[h.Kind] = h.ID
+		if problem != "" && !k.cut[h.Kind] {
+			k.cut[h.Kind] = true
+			k.Problems = append(k.Problems, problem)
+		}
 	}
 }
 

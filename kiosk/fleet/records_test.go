@@ -233,3 +233,31 @@ func TestPublisherPrunesTheOutbox(t *testing.T) {
 	assert.Equal(t, []int64{0, 55}, pruned)
 	mu.Unlock()
 }
+
+// A kiosk whose history predates its outbox (its records begin after the
+// first rows) has its first snapshot taken as the base of its meters; the
+// snapshots after it are checked against it and the records since.
+func TestCentreCountsAPartialHistoryFromItsFirstSnapshot(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	importBlock(t, game.Stake050, 1, s)
+	playN(t, s, game.Stake050, 20)
+	o, err := s.OutboxState(ctx)
+	require.NoError(t, err)
+	_, err = s.SnapshotMeters(ctx, store.SnapshotBoot)
+	require.NoError(t, err)
+	playN(t, s, game.Stake050, 10)
+	_, err = s.SnapshotMeters(ctx, store.SnapshotReport)
+	require.NoError(t, err)
+
+	f := NewFleet()
+	recs, err := s.Outbox(ctx, o.Last, 1_000_000)
+	require.NoError(t, err)
+	for i, r := range recs {
+		r.Seq = int64(i + 1) // the outbox began after the history
+		f.Apply("k1", r, time.Now())
+	}
+	k := f.Kiosks["k1"]
+	assert.Empty(t, k.Problems)
+	assert.Equal(t, int64(30), k.Meters.Get(store.MeterPlays))
+}
