@@ -503,8 +503,10 @@ func (a *anchor) close() error {
 }
 
 // anchorMAC is the short HMAC of a set of heads, as printed on reports.
-func (a *anchor) mac(h heads) []byte {
-	m := hmac.New(sha256.New, a.key)
+func (a *anchor) mac(h heads) []byte { return headsMAC(a.key, h) }
+
+func headsMAC(key []byte, h heads) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte("pharaon/anchor-heads/v1"))
 	m.Write(putHeads(nil, &h))
 	return m.Sum(nil)

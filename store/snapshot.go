@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
@@ -243,4 +244,33 @@ func verifySnapshotsFrom(tx *rtx, from head) error {
 		return fmt.Errorf("verify meter snapshots chain: %w", err)
 	}
 	return nil
+}
+
+// AnchorRecordMAC recomputes an anchor record's seal with the kiosk's
+// anchor secret, for whoever holds it (the operator's centre): equal to
+// the record's MAC when the kiosk wrote those heads. A record naming a
+// table that is not a chain, or a hash that is not hexadecimal, is
+// ErrBadRequest.
+func AnchorRecordMAC(key []byte, a AnchorRecord) ([]byte, error) {
+	var h heads
+	for _, x := range a.Heads {
+		c := -1
+		for i, table := range chainTables {
+			if table == x.Table {
+				c = i
+			}
+		}
+		if c < 0 {
+			return nil, fmt.Errorf("anchor record: table %q is not a chain: %w", x.Table, ErrBadRequest)
+		}
+		var hash []byte
+		if x.ID != 0 {
+			var err error
+			if hash, err = hex.DecodeString(x.Hash); err != nil || len(hash) != sha256.Size {
+				return nil, fmt.Errorf("anchor record: hash of %s: %w", x.Table, ErrBadRequest)
+			}
+		}
+		h.set(chainID(c), x.ID, hash)
+	}
+	return headsMAC(key, h), nil
 }

@@ -129,6 +129,15 @@ func TestSnapshotWritesTheAnchorRecord(t *testing.T) {
 			assert.Equal(t, strings.ToUpper(hex.EncodeToString(h.Hash)), ar.Heads[i].Hash, h.Table)
 		}
 	}
+	key, err := os.ReadFile(DefaultAnchor(path).Key)
+	require.NoError(t, err)
+	mac, err := AnchorRecordMAC(key, ar)
+	require.NoError(t, err)
+	assert.Equal(t, ar.MAC, hex.EncodeToString(mac), "whoever holds the secret recomputes the seal")
+	ar.Heads[chLedger].ID--
+	mac, err = AnchorRecordMAC(key, ar)
+	require.NoError(t, err)
+	assert.NotEqual(t, ar.MAC, hex.EncodeToString(mac))
 	assert.Equal(t, "meter_snapshots", ar.Heads[chMeterSnapshots].Table)
 	assert.Equal(t, snap.ID, ar.Heads[chMeterSnapshots].ID)
 

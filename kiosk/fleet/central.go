@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,6 +79,11 @@ type StakeReport struct {
 type Fleet struct {
 	Kiosks  map[string]*KioskStatus
 	ByStake map[int64]*StakeReport
+	// Keys are the kiosks' anchor secrets (kiosk id → the 32 bytes of its
+	// anchor.key), when the operator keeps them: an anchor record whose
+	// seal does not hold under its kiosk's secret is reported. Without a
+	// kiosk's key its seals are shown, not checked.
+	Keys map[string][]byte
 }
 
 // NewFleet returns an empty fold.
@@ -144,7 +150,7 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 	case "meters":
 		k.snapshot(r)
 	case "anchor":
-		k.anchor(r)
+		k.anchor(r, f.Keys[kiosk])
 	case "play":
 		k.Plays++
 		k.playStakes[p.ID] = p.Stake
@@ -229,11 +235,17 @@ func (k *KioskStatus) snapshot(r store.OutboxRecord) {
 // history cut shows as a chain the kiosk says ends before the rows
 // received, or at a row whose hash is not the one received; a head that
 // goes back from the previous anchor record is a cut too.
-func (k *KioskStatus) anchor(r store.OutboxRecord) {
+func (k *KioskStatus) anchor(r store.OutboxRecord, key []byte) {
 	var a store.AnchorRecord
 	if err := json.Unmarshal(r.Payload, &a); err != nil || len(a.Heads) == 0 {
 		k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d does not decode", r.Seq))
 		return
+	}
+	if key != nil {
+		mac, err := store.AnchorRecordMAC(key, a)
+		if err != nil || !strings.EqualFold(hex.EncodeToString(mac), a.MAC) {
+			k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d: its seal is not the kiosk's", r.Seq))
+		}
 	}
 	k.Anchors++
 	k.AnchorMAC = a.MAC

@@ -261,3 +261,44 @@ func TestCentreCountsAPartialHistoryFromItsFirstSnapshot(t *testing.T) {
 	assert.Empty(t, k.Problems)
 	assert.Equal(t, int64(30), k.Meters.Get(store.MeterPlays))
 }
+
+// With the kiosk's anchor secret, the centre checks each anchor record's
+// seal: heads rewritten in a record are reported.
+func TestCentreChecksTheSealWithTheKey(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "pharaon.db")
+	s, err := store.Open(path, store.WithAnchor(store.DefaultAnchor(path)))
+	require.NoError(t, err)
+	defer s.Close()
+	logN(t, s, 5)
+	_, err = s.SnapshotMeters(ctx, store.SnapshotBoot)
+	require.NoError(t, err)
+	key, err := os.ReadFile(store.DefaultAnchor(path).Key)
+	require.NoError(t, err)
+	recs, err := s.Outbox(ctx, 0, 100)
+	require.NoError(t, err)
+
+	f := NewFleet()
+	f.Keys = map[string][]byte{"k1": key}
+	for _, r := range recs {
+		f.Apply("k1", r, time.Now())
+	}
+	assert.Empty(t, f.Kiosks["k1"].Problems)
+	assert.Equal(t, int64(1), f.Kiosks["k1"].Anchors)
+
+	g := NewFleet()
+	g.Keys = map[string][]byte{"k1": key}
+	for _, r := range recs {
+		if r.Kind == "anchor" {
+			var a store.AnchorRecord
+			require.NoError(t, json.Unmarshal(r.Payload, &a))
+			a.Heads[3].Hash = strings.Repeat("AB", 32) // the events' head
+			r.Payload, err = json.Marshal(a)
+			require.NoError(t, err)
+		}
+		g.Apply("k1", r, time.Now())
+	}
+	k := g.Kiosks["k1"]
+	assert.True(t, hasProblem(k, "its seal is not the kiosk's"), "%q", k.Problems)
+	assert.True(t, hasProblem(k, "the kiosk's events row"), "%q", k.Problems)
+}
