@@ -59,6 +59,7 @@ var errFound = errors.New("problems found")
 
 const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
   status  [-kiosk ID]         état de chaque borne / each kiosk's status
+          [-anchor-keys DIR]  vérifier les sceaux avec DIR/<borne>.key / check the seals with DIR/<kiosk>.key
   report                      ventes et gains par mise / sales and wins by stake
   voucher VALIDATION          le ticket est-il valable et non payé / is the voucher valid and unpaid
   pay -by COUNTER VALIDATION  payer un ticket une fois dans la flotte / pay a voucher once fleet-wide
@@ -86,6 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	by := fs.String("by", "", "the counter paying (pay)")
 	listen := fs.String("listen", "127.0.0.1:4222", "address to serve on (serve)")
 	dir := fs.String("store", "", "JetStream store `directory` (serve)")
+	keys := fs.String("anchor-keys", "", "`directory` of the kiosks' anchor secrets, <kiosk>.key (status, report)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
@@ -109,6 +111,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	switch cmd {
 	case "status", "report":
 		f := fleet.NewFleet()
+		if *keys != "" {
+			if f.Keys, err = readAnchorKeys(*keys); err != nil {
+				return err
+			}
+		}
 		if err := fleet.ReadRecords(ctx, js, *kioskID, func(k string, r store.OutboxRecord, at time.Time) error {
 			f.Apply(k, r, at)
 			return nil
