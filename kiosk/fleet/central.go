@@ -129,11 +129,11 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		firstOfKind = !seen
 		// The row's content against its hash, with the store's own
 		// function, then its link to the row before it.
-		stored, computed, err := store.RecordHash(r.Kind, r.Payload)
+		carried, computed, err := store.RecordHash(r.Kind, r.Payload)
 		switch {
 		case err != nil:
 			k.Problems = append(k.Problems, fmt.Sprintf("record %d: %v", r.Seq, err))
-		case !bytes.Equal(stored, computed):
+		case !bytes.Equal(carried, computed):
 			k.Problems = append(k.Problems, fmt.Sprintf("%s %d: content does not match its hash (record %d)", r.Kind, p.ID, r.Seq))
 		}
 		if prev, ok := k.heads[r.Kind]; ok && !strings.EqualFold(prev.hash, p.PrevHash) {
@@ -197,10 +197,11 @@ func (k *KioskStatus) snapshot(r store.OutboxRecord) {
 		Meters        string `json:"meters"`
 	}
 	var m store.Meters
-	if err := json.Unmarshal(r.Payload, &p); err == nil {
+	err := json.Unmarshal(r.Payload, &p)
+	if err == nil {
 		err = json.Unmarshal([]byte(p.Meters), &m)
 	}
-	if m == nil {
+	if err != nil || m == nil {
 		k.Problems = append(k.Problems, fmt.Sprintf("meter snapshot (record %d): its meters do not decode", r.Seq))
 		return
 	}
