@@ -480,8 +480,11 @@ func (t *wtx) finishPlay(id int64, f FinishInfo) (Play, error) {
 			return Play{}, err
 		}
 	}
-	if id%SnapshotEveryPlays == 0 {
-		// Every SnapshotEveryPlays-th play reports the meters (snapshot.go).
+	// Every SnapshotEveryPlays-th play, and one an hour, reports the
+	// meters (snapshot.go).
+	if due, err := t.snapshotDue(id); err != nil {
+		return Play{}, err
+	} else if due {
 		if _, err := t.snapshotMeters(SnapshotPlays); err != nil {
 			return Play{}, err
 		}

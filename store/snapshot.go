@@ -19,9 +19,12 @@ import (
 //   - at every start, once the boot check passed (SnapshotBoot);
 //   - with every daily report (SnapshotReport): the figures printed are
 //     those the centre receives;
-//   - by the play that finishes every SnapshotEveryPlays-th play, in its
+//   - by the play that finishes every SnapshotEveryPlays-th play, or the
+//     first play finished SnapshotEvery after the newest snapshot, in its
 //     own transaction: a kiosk that is never restarted nor reported still
-//     reports its meters, at a cost spread over that many plays.
+//     reports its meters, at a cost spread over that many plays, and a
+//     quiet one at least hourly while it plays (a kiosk with no play has no
+//     meter to report but those its starts and reports write).
 //
 // Each snapshot also writes an 'anchor' record: the chains' heads as the
 // transaction leaves them (the snapshot included) and their HMAC under the
@@ -35,8 +38,34 @@ const (
 )
 
 // SnapshotEveryPlays is how many plays pass between two snapshots written
-// by the plays themselves.
-const SnapshotEveryPlays = 500
+// by the plays themselves; SnapshotEvery the longest time a play waits
+// for one.
+const (
+	SnapshotEveryPlays = 500
+	SnapshotEvery      = time.Hour
+)
+
+// snapshotDue says whether the play id, finishing, writes a snapshot: the
+// SnapshotEveryPlays-th, or the first SnapshotEvery after the newest
+// snapshot (or after the clock went back before it). The newest
+// snapshot's time is read once, then kept by the store.
+func (t *wtx) snapshotDue(id int64) (bool, error) {
+	if id%SnapshotEveryPlays == 0 {
+		return true, nil
+	}
+	s := t.s
+	if !s.snapRead {
+		err := t.rowQ(`SELECT at FROM meter_snapshots ORDER BY id DESC LIMIT 1`).Scan(&s.snapAt)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			s.snapAt = t.now // none yet: the first an hour of play from now
+		case err != nil:
+			return false, err
+		}
+		s.snapRead = true
+	}
+	return t.now-s.snapAt >= int64(SnapshotEvery) || t.now < s.snapAt, nil
+}
 
 const domainMeterSnapshot = "pharaon/meter_snapshot/v1"
 
@@ -113,6 +142,9 @@ func (t *wtx) snapshotMeters(reason string) (MeterSnapshot, error) {
 		return MeterSnapshot{}, fmt.Errorf("insert snapshot: %w", err)
 	}
 	t.heads.set(chMeterSnapshots, row.id, row.hash)
+	// Kept before the commit: a transaction that then fails only delays
+	// the next hourly snapshot.
+	t.s.snapAt, t.s.snapRead = row.at, true
 	if err := t.anchorRecord(); err != nil {
 		return MeterSnapshot{}, err
 	}

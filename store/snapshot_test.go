@@ -384,3 +384,39 @@ func TestMeterFoldMatchesEverySnapshot(t *testing.T) {
 	assert.Positive(t, f.Meters.Get(MeterVouchersPaid))
 	assert.Positive(t, f.Meters.Get(MeterVouchersVoidCount))
 }
+
+// A play finished an hour or more after the newest snapshot writes one,
+// and so does the first play after the clock went back before it.
+func TestPlaysSnapshotHourly(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	path := filepath.Join(t.TempDir(), "pharaon.db")
+	copyFile(t, templateWith(t, block050), path)
+	s, err := Open(path, WithClock(clk.now))
+	require.NoError(t, err)
+	defer s.Close()
+	count := func() int {
+		snaps, err := s.MeterSnapshots(ctx, 0)
+		require.NoError(t, err)
+		return len(snaps)
+	}
+	finish := func() {
+		p := playUntil(t, s, func(Play) bool { return true })
+		_, err := s.FinishPlay(ctx, p.ID, FinishInfo{Revealed: revealOf(p), Shown: p.Prize})
+		require.NoError(t, err)
+	}
+	finish()
+	assert.Equal(t, 0, count(), "the first hour counts from the first play")
+	clk.advance(SnapshotEvery)
+	finish()
+	assert.Equal(t, 1, count())
+	finish()
+	assert.Equal(t, 1, count(), "not again within the hour")
+	clk.advance(-2 * time.Hour)
+	finish()
+	assert.Equal(t, 2, count(), "the clock went back before the newest")
+	snaps, err := s.MeterSnapshots(ctx, 0)
+	require.NoError(t, err)
+	assert.Equal(t, SnapshotPlays, snaps[1].Reason)
+	assert.Equal(t, derivedNow(t, s), snaps[1].Meters)
+}
