@@ -311,6 +311,12 @@ func (m *Machine) serve(ctx context.Context, background bool) error {
 		m.logf(store.LevelCritical, FaultRecovery, "%v", err)
 	}
 	m.bootStep(BootRecovery, true)
+	// The meters as the start found them, an interrupted play completed,
+	// for the fleet's centre (store.SnapshotMeters): a failure to write
+	// them is logged and stops nothing.
+	if _, err := m.st.SnapshotMeters(ctx, store.SnapshotBoot); err != nil {
+		m.logf(store.LevelWarning, "snapshot_failed", "meter snapshot at start: %v", err)
+	}
 	m.bootStep(BootCredit, false)
 	if err := m.refresh(ctx); err != nil {
 		return err

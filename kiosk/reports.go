@@ -336,9 +336,17 @@ func (o *Office) PrintDaily(ctx context.Context, s *Session, day time.Time) erro
 	if err != nil {
 		return err
 	}
-	mt, err := o.m.st.Meters(ctx)
-	if err != nil {
-		return err
+	// The meters printed are a snapshot the fleet's centre receives too
+	// (store.SnapshotMeters); a store that refuses the write still prints
+	// its meters as read.
+	var mt store.Meters
+	if snap, err := o.m.st.SnapshotMeters(ctx, store.SnapshotReport); err == nil {
+		mt = snap.Meters
+	} else {
+		o.audit(store.LevelWarning, "snapshot_failed", "meter snapshot of the daily report: %v", err)
+		if mt, err = o.m.st.Meters(ctx); err != nil {
+			return err
+		}
 	}
 	date := from.Format("2006-01-02")
 	if err := o.m.printReport(ctx, "daily report "+date, o.m.dailyDoc(tot, mt, o.m.clk.Now())); err != nil {

@@ -102,11 +102,17 @@ const (
 	chVoucherSteps
 	chIntents
 	chIntentSteps
+	chMeterSnapshots
 	numChains
 )
 
 var chainTables = [numChains]string{"ledger", "plays", "play_steps", "events", "vouchers", "voucher_steps",
-	"bill_intents", "bill_intent_steps"}
+	"bill_intents", "bill_intent_steps", "meter_snapshots"}
+
+// numChainsV1 is the number of chains of an anchor record of the first
+// format (anchorMagicV1), written before the meter snapshots were chained:
+// the chains it lacks were empty then.
+const numChainsV1 = chMeterSnapshots
 
 // head is the last row of a chain: id 0 and a zero hash for an empty one.
 type head struct {
@@ -165,15 +171,21 @@ func describe(db, a heads) string {
 //	magic(8) seq(8) committed heads(numChains×40) has-pending(1)
 //	pending heads(numChains×40) HMAC-SHA256 of all that(32)
 //
-// written in turn (seq even: slot 0, odd: slot 1).
+// written in turn (seq even: slot 0, odd: slot 1). A record of the first
+// format (magic anchorMagicV1) has numChainsV1 heads; it is still read,
+// and the next commit writes the current format.
 const (
-	anchorMagic = "PHANCHR1"
-	headSize    = 8 + sha256.Size
-	recordBody  = 8 + 8 + int(numChains)*headSize + 1 + int(numChains)*headSize
-	recordSize  = recordBody + sha256.Size
-	slotSize    = 1024
-	keySize     = 32
+	anchorMagic   = "PHANCHR2"
+	anchorMagicV1 = "PHANCHR1"
+	headSize      = 8 + sha256.Size
+	recordBody    = 8 + 8 + int(numChains)*headSize + 1 + int(numChains)*headSize
+	recordSize    = recordBody + sha256.Size
+	slotSize      = 1024
+	keySize       = 32
 )
+
+// recordBodyOf is the size of a record's body with n chains.
+func recordBodyOf(n int) int { return 8 + 8 + n*headSize + 1 + n*headSize }
 
 type record struct {
 	seq       uint64
@@ -189,8 +201,8 @@ func putHeads(b []byte, h *heads) []byte {
 	return b
 }
 
-func getHeads(b []byte, h *heads) []byte {
-	for c := range h {
+func getHeads(b []byte, h *heads, n int) []byte {
+	for c := range n {
 		h[c].id = int64(binary.BigEndian.Uint64(b))
 		copy(h[c].hash[:], b[8:headSize])
 		b = b[headSize:]
@@ -219,20 +231,29 @@ func (r *record) encode(key []byte, buf []byte) []byte {
 }
 
 func decodeRecord(key, b []byte) (record, bool) {
-	if len(b) < recordSize || string(b[:8]) != anchorMagic {
+	n := int(numChains)
+	switch {
+	case len(b) >= 8 && string(b[:8]) == anchorMagic:
+	case len(b) >= 8 && string(b[:8]) == anchorMagicV1:
+		n = int(numChainsV1)
+	default:
+		return record{}, false
+	}
+	body := recordBodyOf(n)
+	if len(b) < body+sha256.Size {
 		return record{}, false
 	}
 	m := hmac.New(sha256.New, key)
-	m.Write(b[:recordBody])
-	if !hmac.Equal(m.Sum(nil), b[recordBody:recordSize]) {
+	m.Write(b[:body])
+	if !hmac.Equal(m.Sum(nil), b[body:body+sha256.Size]) {
 		return record{}, false
 	}
 	var r record
 	r.seq = binary.BigEndian.Uint64(b[8:16])
-	rest := getHeads(b[16:], &r.committed)
+	rest := getHeads(b[16:], &r.committed, n)
 	if rest[0] == 1 {
 		var p heads
-		getHeads(rest[1:], &p)
+		getHeads(rest[1:], &p, n)
 		r.pending = &p
 	}
 	return r, true
@@ -423,7 +444,7 @@ func (a *anchor) read() (record, error) {
 	b = b[:n]
 	var best record
 	found := false
-	for off := 0; off+recordSize <= len(b); off += slotSize {
+	for off := 0; off < len(b); off += slotSize {
 		if r, ok := decodeRecord(a.key, b[off:]); ok && (!found || r.seq > best.seq) {
 			best, found = r, true
 		}
@@ -498,8 +519,10 @@ func (a *anchor) close() error {
 }
 
 // anchorMAC is the short HMAC of a set of heads, as printed on reports.
-func (a *anchor) mac(h heads) []byte {
-	m := hmac.New(sha256.New, a.key)
+func (a *anchor) mac(h heads) []byte { return headsMAC(a.key, h) }
+
+func headsMAC(key []byte, h heads) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte("pharaon/anchor-heads/v1"))
 	m.Write(putHeads(nil, &h))
 	return m.Sum(nil)

@@ -6,9 +6,9 @@ import (
 	"os"
 )
 
-// AnchorRecord is the newest record of an anchor file whose HMAC holds:
+// AnchorOnDisk is the newest record of an anchor file whose HMAC holds:
 // what a crash or a power cut left of the anchor on the disk.
-type AnchorRecord struct {
+type AnchorOnDisk struct {
 	Seq uint64
 	// Committed are the heads the record says the database is at.
 	Committed []Head
@@ -23,25 +23,25 @@ type AnchorRecord struct {
 // ReadAnchor reads the newest whole record of the anchor a, without a
 // store: the fault harness reads what a power cut left on the disk before
 // the kiosk starts again. The database is not read.
-func ReadAnchor(a AnchorConfig) (AnchorRecord, error) {
+func ReadAnchor(a AnchorConfig) (AnchorOnDisk, error) {
 	key, err := os.ReadFile(a.Key)
 	if err != nil {
-		return AnchorRecord{}, fmt.Errorf("the anchor's secret: %w", err)
+		return AnchorOnDisk{}, fmt.Errorf("the anchor's secret: %w", err)
 	}
 	if len(key) != keySize {
-		return AnchorRecord{}, fmt.Errorf("the anchor's secret %s is %d bytes, not %d: %w", a.Key, len(key), keySize, ErrAnchor)
+		return AnchorOnDisk{}, fmt.Errorf("the anchor's secret %s is %d bytes, not %d: %w", a.Key, len(key), keySize, ErrAnchor)
 	}
 	f, err := os.Open(a.Path)
 	if err != nil {
-		return AnchorRecord{}, fmt.Errorf("the anchor: %w", err)
+		return AnchorOnDisk{}, fmt.Errorf("the anchor: %w", err)
 	}
 	defer f.Close()
 	anc := &anchor{cfg: a, key: key, f: f}
 	r, err := anc.read()
 	if err != nil {
-		return AnchorRecord{}, err
+		return AnchorOnDisk{}, err
 	}
-	out := AnchorRecord{Seq: r.seq, Committed: headList(&r.committed)}
+	out := AnchorOnDisk{Seq: r.seq, Committed: headList(&r.committed)}
 	if r.pending != nil {
 		out.Pending = headList(r.pending)
 	}

@@ -3,6 +3,9 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"hash"
 )
 
@@ -120,4 +123,104 @@ type eventRow struct {
 	id, at                      int64
 	level, source, code, detail string
 	prevHash, hash              []byte
+}
+
+// RecordHash recomputes the chain hash of a row from its outbox record's
+// payload (outbox_schema.go, snapshot_schema.go: the row as written, its
+// hashes in hexadecimal), with the very function that hashed it, so that
+// whoever holds the records (the fleet's centre) checks each row's content
+// against its hash without a second copy of the algorithm. It returns the
+// hash the record carries and the one its content gives; they differ when
+// the content was changed. A kind whose rows are not chained (play_state,
+// voucher_state, anchor) is ErrBadRequest.
+func RecordHash(kind string, payload []byte) (stored, computed []byte, err error) {
+	var p struct {
+		ID            int64   `json:"id"`
+		At            int64   `json:"at"`
+		Stake         int64   `json:"stake"`
+		Mode          string  `json:"mode"`
+		Layout        int64   `json:"layout_version"`
+		BlockID       int64   `json:"block_id"`
+		UnitIdx       int64   `json:"unit_idx"`
+		Tier          int64   `json:"tier"`
+		ViaBonus      int64   `json:"via_bonus"`
+		Seed          int64   `json:"seed"`
+		Prize         int64   `json:"prize"`
+		PlayID        int64   `json:"play_id"`
+		State         string  `json:"state"`
+		Revealed      *string `json:"revealed"`
+		Mismatch      int64   `json:"mismatch"`
+		RecDigest     string  `json:"rec_digest"`
+		Kind          string  `json:"kind"`
+		Amount        int64   `json:"amount"`
+		BalanceAfter  int64   `json:"balance_after"`
+		Ref           *string `json:"ref"`
+		Note          string  `json:"note"`
+		Level         string  `json:"level"`
+		Source        string  `json:"source"`
+		Code          string  `json:"code"`
+		Detail        string  `json:"detail"`
+		Validation    string  `json:"validation"`
+		ExpiresAt     int64   `json:"expires_at"`
+		VoucherID     int64   `json:"voucher_id"`
+		EntryID       int64   `json:"entry_id"`
+		Denom         int64   `json:"denom"`
+		IntentID      int64   `json:"intent_id"`
+		Reason        string  `json:"reason"`
+		LedgerID      int64   `json:"ledger_id"`
+		VoucherStepID int64   `json:"voucher_step_id"`
+		Meters        string  `json:"meters"`
+		PrevHash      string  `json:"prev_hash"`
+		Hash          string  `json:"hash"`
+	}
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return nil, nil, fmt.Errorf("record %s: %w: %w", kind, ErrBadRequest, err)
+	}
+	prev, err := hex.DecodeString(p.PrevHash)
+	if err != nil {
+		return nil, nil, fmt.Errorf("record %s %d: prev_hash: %w: %w", kind, p.ID, ErrBadRequest, err)
+	}
+	stored, err = hex.DecodeString(p.Hash)
+	if err != nil {
+		return nil, nil, fmt.Errorf("record %s %d: hash: %w: %w", kind, p.ID, ErrBadRequest, err)
+	}
+	str := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	switch kind {
+	case "play":
+		computed = playHash(prev, &playRow{id: p.ID, at: p.At, stake: p.Stake, mode: p.Mode, layout: p.Layout,
+			blockID: p.BlockID, unit: p.UnitIdx, tier: p.Tier, viaBonus: p.ViaBonus != 0, seed: p.Seed, prize: p.Prize})
+	case "play_step":
+		digest, err := hex.DecodeString(p.RecDigest)
+		if err != nil {
+			return nil, nil, fmt.Errorf("record %s %d: rec_digest: %w: %w", kind, p.ID, ErrBadRequest, err)
+		}
+		computed = stepHash(prev, &stepRow{id: p.ID, playID: p.PlayID, at: p.At, state: p.State,
+			revealed: str(p.Revealed), mismatch: p.Mismatch != 0, recDigest: digest})
+	case "ledger":
+		computed = entryHash(prev, &entryRow{id: p.ID, at: p.At, kind: p.Kind, amount: p.Amount,
+			balance: p.BalanceAfter, playID: p.PlayID, ref: str(p.Ref), note: p.Note})
+	case "event":
+		computed = eventHash(prev, &eventRow{id: p.ID, at: p.At, level: p.Level, source: p.Source, code: p.Code, detail: p.Detail})
+	case "voucher":
+		computed = voucherHash(prev, &voucherRow{id: p.ID, at: p.At, validation: p.Validation, amount: p.Amount, expires: p.ExpiresAt})
+	case "voucher_step":
+		computed = voucherStepHash(prev, &voucherStepRow{id: p.ID, voucherID: p.VoucherID, at: p.At, state: p.State,
+			entryID: p.EntryID, detail: p.Detail})
+	case "bill_intent":
+		computed = intentHash(prev, &intentRow{id: p.ID, at: p.At, denom: p.Denom})
+	case "bill_intent_step":
+		computed = intentStepHash(prev, &intentStepRow{id: p.ID, intentID: p.IntentID, at: p.At, state: p.State,
+			entryID: p.EntryID, reason: p.Reason})
+	case "meters":
+		computed = snapshotHash(prev, &snapshotRow{id: p.ID, at: p.At, reason: p.Reason, ledgerID: p.LedgerID,
+			voucherStepID: p.VoucherStepID, meters: p.Meters})
+	default:
+		return nil, nil, fmt.Errorf("record %s: not a chained row: %w", kind, ErrBadRequest)
+	}
+	return stored, computed, nil
 }

@@ -236,6 +236,7 @@ func (s *Store) VerifyBoot(ctx context.Context) (full bool, err error) {
 			func() error { return verifyIntentChains(tx, cp.head(chIntents), cp.head(chIntentSteps)) },
 			func() error { return verifyIntentsFrom(tx, cp) },
 			func() error { return verifyMetersFrom(tx, cp) },
+			func() error { return verifySnapshotsFrom(tx, cp.head(chMeterSnapshots)) },
 		} {
 			if err := check(); err != nil {
 				return err

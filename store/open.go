@@ -44,6 +44,12 @@ type Store struct {
 
 	mu     sync.RWMutex // guards closed; held for reading by every operation
 	closed bool
+
+	// snapAt is the time of the newest meter snapshot (Unix nanoseconds),
+	// read once, then kept by the writer (under wmu): a play checks it
+	// without a query (snapshot.go).
+	snapAt   int64
+	snapRead bool
 }
 
 // Option configures Open.

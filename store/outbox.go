@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,6 +96,47 @@ func (s *Store) PruneOutbox(ctx context.Context, keep int64) (int64, error) {
 	var n int64
 	err := s.write(ctx, func(t *wtx) error {
 		res, err := t.execQ(`DELETE FROM outbox WHERE seq <= (SELECT value FROM meta WHERE key = 'outbox_published') - ?`, keep)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("prune outbox: %w", err)
+	}
+	return n, nil
+}
+
+// OutboxRetention is how long the published records stay in the outbox
+// (PruneOutboxBefore): long enough to be read again at the kiosk (the
+// maintenance screen, a technician's copy) after the centre holds them.
+// The records that were not published stay, however old.
+const OutboxRetention = 30 * 24 * time.Hour
+
+// PruneOutboxBefore deletes the published records written before before,
+// oldest first, and returns how many it deleted. It stops at the first
+// record written at or after before (a clock set back keeps the records
+// after it a little longer rather than leaving holes), and never deletes
+// one beyond the published mark (the outbox_prune trigger refuses it
+// too). Its cost is the number of records it deletes.
+func (s *Store) PruneOutboxBefore(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := s.write(ctx, func(t *wtx) error {
+		var published, first int64
+		if err := t.rowQ(`SELECT value FROM meta WHERE key = 'outbox_published'`).Scan(&published); err != nil {
+			return err
+		}
+		// Rows in seq order from the oldest: SQLite stops at the first one
+		// young enough, having read only those to delete.
+		err := t.rowQ(`SELECT seq FROM outbox WHERE seq <= ? AND at >= ? ORDER BY seq LIMIT 1`, published, before.UnixNano()).Scan(&first)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			first = published + 1
+		case err != nil:
+			return err
+		}
+		res, err := t.execQ(`DELETE FROM outbox WHERE seq < ?`, first)
 		if err != nil {
 			return err
 		}

@@ -28,6 +28,7 @@ var outboxKinds = map[string]string{
 	"voucher_steps":     "voucher_step",
 	"bill_intents":      "bill_intent",
 	"bill_intent_steps": "bill_intent_step",
+	"meter_snapshots":   "meters",
 }
 
 // chainedTables lists the tables of the file with a prev_hash column.
@@ -85,6 +86,8 @@ func TestOutboxHoldsEveryChainedRow(t *testing.T) {
 	_, err = s.VoidVoucher(ctx, v2.ID, "paper jam")
 	require.NoError(t, err)
 	_, err = s.Log(ctx, Event{Level: LevelInfo, Source: "test", Code: "tick"})
+	require.NoError(t, err)
+	_, err = s.SnapshotMeters(ctx, SnapshotReport)
 	require.NoError(t, err)
 
 	tables := chainedTables(t, s)

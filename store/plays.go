@@ -496,6 +496,15 @@ func (t *wtx) finishPlay(id int64, f FinishInfo) (Play, error) {
 			return Play{}, err
 		}
 	}
+	// Every SnapshotEveryPlays-th play, and one an hour, reports the
+	// meters (snapshot.go).
+	if due, err := t.snapshotDue(id); err != nil {
+		return Play{}, err
+	} else if due {
+		if _, err := t.snapshotMeters(SnapshotPlays); err != nil {
+			return Play{}, err
+		}
+	}
 	p.State, p.Updated, p.Revealed, p.Mismatch = PlayFinished, time.Unix(0, t.now).UTC(), f.Revealed, mismatch
 	return p, nil
 }

@@ -21,6 +21,7 @@ var migrations = []string{
 	schemaV5BlockSignatures, // the issuer's signature of each block, checked at boot (blocks_schema.go)
 	schemaV6Anchors,         // the bill intents chained, the verification's checkpoints (anchor_schema.go)
 	schemaV7Outbox,          // the fleet's outbox, filled by triggers (outbox_schema.go)
+	schemaV8Snapshots,       // meter snapshots, the anchor's records in the outbox (snapshot_schema.go)
 }
 
 // schemaV1 is the first schema. (Lists of allowed values are written as

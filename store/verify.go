@@ -26,7 +26,7 @@ func (s *Store) Verify(ctx context.Context) error {
 // verifyAll runs every check of Verify in one read transaction.
 func (s *Store) verifyAll(tx *rtx) error {
 	for _, check := range []func(*rtx) error{
-		integrityCheck, s.verifySchema, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyCash, verifyMeters,
+		integrityCheck, s.verifySchema, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyCash, verifyMeters, verifySnapshots,
 	} {
 		if err := check(tx); err != nil {
 			return err
@@ -46,7 +46,7 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 func (s *Store) VerifyChains(ctx context.Context) error {
 	return s.read(ctx, func(tx *rtx) error {
 		for _, check := range []func(*rtx) error{verifyLedger, verifyPlayChains, verifyEvents, verifyVoucherChains,
-			func(tx *rtx) error { return verifyIntentChains(tx, head{}, head{}) }} {
+			func(tx *rtx) error { return verifyIntentChains(tx, head{}, head{}) }, verifySnapshots} {
 			if err := check(tx); err != nil {
 				return err
 			}

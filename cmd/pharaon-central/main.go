@@ -61,6 +61,7 @@ var errFound = errors.New("problems found")
 
 const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
   status  [-kiosk ID]         état de chaque borne / each kiosk's status
+          [-anchor-keys DIR]  vérifier les sceaux avec DIR/<borne>.key / check the seals with DIR/<kiosk>.key
   report                      ventes et gains par mise / sales and wins by stake
   voucher VALIDATION          le ticket est-il valable et non payé / is the voucher valid and unpaid
   pay -by COUNTER VALIDATION  payer un ticket une fois dans la flotte / pay a voucher once fleet-wide
@@ -93,6 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	blockFile := fs.String("file", "", "signed block `file` (send-block)")
 	toKiosk := fs.String("to", "", "the `kiosk` the block is for (send-block)")
 	toGroup := fs.String("group", "", "the `group` the block is for (send-block)")
+	keys := fs.String("anchor-keys", "", "`directory` of the kiosks' anchor secrets, <kiosk>.key (status, report)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return errUsage
 	}
@@ -116,6 +118,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	switch cmd {
 	case "status", "report":
 		f := fleet.NewFleet()
+		if *keys != "" {
+			if f.Keys, err = readAnchorKeys(*keys); err != nil {
+				return err
+			}
+		}
 		if err := fleet.ReadRecords(ctx, js, *kioskID, func(k string, r store.OutboxRecord, at time.Time) error {
 			f.Apply(k, r, at)
 			return nil
@@ -169,6 +176,18 @@ func printStatus(w io.Writer, f *fleet.Fleet, now time.Time) error {
 		bad = bad || len(k.Problems) > 0
 	}
 	tw.Flush()
+	// The kiosk's latest meter snapshot, which the centre checked against
+	// its records (a difference is a problem below).
+	for _, k := range f.Sorted() {
+		if k.Meters == nil {
+			continue
+		}
+		m := k.Meters
+		fmt.Fprintf(w, "COMPTEURS / METERS %s\u00a0: relevé / snapshot %d, %s UTC, parties / plays %d, mises / staked %s, gains / won %s, billets / notes %s, tickets payés / vouchers paid %s\n",
+			k.Kiosk, k.MetersID, k.MetersAt.UTC().Format("2006-01-02 15:04:05"), m.Get(store.MeterPlays),
+			game.Money(m.Get(store.MeterStaked)), game.Money(m.Get(store.MeterWon)), game.Money(m.Get(store.MeterBillsIn)),
+			game.Money(m.Get(store.MeterVouchersPaid)))
+	}
 	for _, k := range f.Sorted() {
 		for _, p := range k.Problems {
 			fmt.Fprintf(w, "PROBLÈME / PROBLEM %s\u00a0: %s\n", k.Kiosk, p)

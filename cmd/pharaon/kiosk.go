@@ -227,7 +227,7 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 		return nil, storeFailure(err)
 	}
 	if cfg.Fleet.URL != "" {
-		p.stopFleet, err = startFleet(ctx, cfg.Fleet, st, p.m, logger)
+		p.stopFleet, err = startFleet(ctx, cfg.Fleet, st, p.m, clk, logger)
 		if err != nil {
 			p.Close()
 			return nil, err
@@ -249,7 +249,7 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 // startFleet starts the outbox publisher on its own goroutine: the kiosk
 // plays whether or not the centre answers. Its failures are logged when
 // they change (a server down is one line, not one a second).
-func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, m *kiosk.Machine, logger *log.Logger) (stop func(), err error) {
+func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, m *kiosk.Machine, clk kiosk.Clock, logger *log.Logger) (stop func(), err error) {
 	p, err := fleet.NewPublisher(cfg, st)
 	if err != nil {
 		return nil, err
@@ -261,6 +261,7 @@ func startFleet(ctx context.Context, cfg fleet.Config, st *store.Store, m *kiosk
 	}
 	m.SetVoucherRegistry(reg, 0)
 	p.OnConflict = func(c fleet.VoucherConflict) { fleet.ReportConflict(ctx, st, c, logger.Printf) }
+	p.Now = clk.Now // the outbox's retention, by the kiosk's clock
 	var last string
 	p.OnError = func(err error) {
 		if err.Error() != last {

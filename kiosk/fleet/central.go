@@ -1,10 +1,13 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -29,13 +32,39 @@ type KioskStatus struct {
 	BillsIn  int64 // notes credited, cents
 	Vouchers int64 // vouchers printed, cents
 	Faults   int64 // events of level error or critical
+	// Meters are the kiosk's latest meter snapshot (MetersID, written at
+	// MetersAt), nil before the first.
+	Meters   store.Meters
+	MetersID int64
+	MetersAt time.Time
+	// Anchors is the number of anchor records received; AnchorMAC the seal
+	// of the last (hexadecimal), as the kiosk's reports print its start.
+	Anchors   int64
+	AnchorMAC string
 	// Problems are what the centre found wrong: a hole in the sequence, a
-	// chain whose prev_hash is not the hash before it, a ledger whose sum is
-	// not its balance; and a voucher the kiosk reported paid twice.
+	// row whose content does not give its hash, a chain whose prev_hash is
+	// not the hash before it, a ledger whose sum is not its balance, a meter
+	// snapshot that is not what the records give, chains' heads anchored by
+	// the kiosk that are not the rows received (a history cut or
+	// rewritten); and a voucher the kiosk reported paid twice.
 	Problems []string
 
-	heads      map[string]string // kind → hash of its last row
-	playStakes map[int64]int64   // play id → stake
+	heads      map[string]chainHead // kind → its last row received
+	playStakes map[int64]int64      // play id → stake
+	meters     *store.MeterFold     // the meters the records give
+	anchored   map[string]int64     // kind → its head's id in the last anchor record
+	// partial: the records of a chain the meters count began after its
+	// first row (a kiosk whose history predates its outbox); its first
+	// meter snapshot is then the base the records are counted from.
+	partial, based bool
+	cut            map[string]bool // kinds whose cut was reported: once per chain, not at every anchor after
+	metersOff      bool            // the last snapshot was not what the records give (reported once until one is)
+}
+
+// chainHead is the last row of a chain received.
+type chainHead struct {
+	id   int64
+	hash string
 }
 
 // StakeReport is the fleet's sales and wins at one stake.
@@ -50,6 +79,11 @@ type StakeReport struct {
 type Fleet struct {
 	Kiosks  map[string]*KioskStatus
 	ByStake map[int64]*StakeReport
+	// Keys are the kiosks' anchor secrets (kiosk id → the 32 bytes of its
+	// anchor.key), when the operator keeps them: an anchor record whose
+	// seal does not hold under its kiosk's secret is reported. Without a
+	// kiosk's key its seals are shown, not checked.
+	Keys map[string][]byte
 }
 
 // NewFleet returns an empty fold.
@@ -59,13 +93,14 @@ func NewFleet() *Fleet {
 
 // chained are the kinds of records whose rows are hash-chained.
 var chained = map[string]bool{"play": true, "play_step": true, "ledger": true, "event": true, "voucher": true, "voucher_step": true,
-	"bill_intent": true, "bill_intent_step": true}
+	"bill_intent": true, "bill_intent_step": true, "meters": true}
 
 // Apply folds one record of kiosk, stored by the server at stored.
 func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 	k := f.Kiosks[kiosk]
 	if k == nil {
-		k = &KioskStatus{Kiosk: kiosk, heads: map[string]string{}, playStakes: map[int64]int64{}}
+		k = &KioskStatus{Kiosk: kiosk, heads: map[string]chainHead{}, playStakes: map[int64]int64{},
+			meters: store.NewMeterFold(), anchored: map[string]int64{}, cut: map[string]bool{}}
 		f.Kiosks[kiosk] = k
 	}
 	if r.Seq != k.LastSeq+1 {
@@ -90,18 +125,44 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		k.Problems = append(k.Problems, fmt.Sprintf("record %d: %v", r.Seq, err))
 		return
 	}
+	firstOfKind := false
 	if chained[r.Kind] {
-		if prev, ok := k.heads[r.Kind]; ok && prev != p.PrevHash {
-			k.Problems = append(k.Problems, fmt.Sprintf("%s %d: chain broken (record %d)", r.Kind, p.ID, r.Seq))
+		_, seen := k.heads[r.Kind]
+		firstOfKind = !seen
+		// The row's content against its hash, with the store's own
+		// function, then its link to the row before it.
+		carried, computed, err := store.RecordHash(r.Kind, r.Payload)
+		switch {
+		case err != nil:
+			k.Problems = append(k.Problems, fmt.Sprintf("record %d: %v", r.Seq, err))
+		case !bytes.Equal(carried, computed):
+			k.Problems = append(k.Problems, fmt.Sprintf("%s %d: content does not match its hash (record %d)", r.Kind, p.ID, r.Seq))
 		}
-		k.heads[r.Kind] = p.Hash
+		if prev, ok := k.heads[r.Kind]; ok && !strings.EqualFold(prev.hash, p.PrevHash) {
+			k.Problems = append(k.Problems, fmt.Sprintf("%s %d: chain broken (record %d)", r.Kind, p.ID, r.Seq))
+		} else if !ok && p.ID != 1 && (r.Kind == "ledger" || r.Kind == "play" || r.Kind == "voucher" || r.Kind == "voucher_step") {
+			k.partial = true
+		}
+		k.heads[r.Kind] = chainHead{id: p.ID, hash: p.Hash}
+	}
+	if err := k.meters.Apply(r); err != nil {
+		k.Problems = append(k.Problems, err.Error())
 	}
 	switch r.Kind {
+	case "meters":
+		k.snapshot(r)
+	case "anchor":
+		k.anchor(r, f.Keys[kiosk])
 	case "play":
 		k.Plays++
 		k.playStakes[p.ID] = p.Stake
 		f.stake(p.Stake).Plays++
 	case "ledger":
+		if firstOfKind && p.ID != 1 {
+			// The history before the outbox: its movements sum to the
+			// balance before this row.
+			k.Ledger = p.BalanceAfter - p.Amount
+		}
 		k.Ledger += p.Amount
 		k.Credit = p.BalanceAfter
 		if k.Ledger != k.Credit {
@@ -126,6 +187,97 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		}
 		if p.Code == EventVoucherPaidTwice {
 			k.Problems = append(k.Problems, p.Detail)
+		}
+	}
+}
+
+// snapshot takes a meter snapshot's record as the kiosk's meters, and
+// compares it with what the records before it give.
+func (k *KioskStatus) snapshot(r store.OutboxRecord) {
+	var p struct {
+		ID            int64  `json:"id"`
+		At            int64  `json:"at"`
+		LedgerID      int64  `json:"ledger_id"`
+		VoucherStepID int64  `json:"voucher_step_id"`
+		Meters        string `json:"meters"`
+	}
+	var m store.Meters
+	err := json.Unmarshal(r.Payload, &p)
+	if err == nil {
+		err = json.Unmarshal([]byte(p.Meters), &m)
+	}
+	if err != nil || m == nil {
+		k.Problems = append(k.Problems, fmt.Sprintf("meter snapshot (record %d): its meters do not decode", r.Seq))
+		return
+	}
+	k.Meters, k.MetersID, k.MetersAt = m, p.ID, time.Unix(0, p.At).UTC()
+	f := k.meters
+	if (p.LedgerID > 0 && f.LedgerID == 0) || (p.VoucherStepID > 0 && f.VoucherStepID == 0) {
+		k.partial = true // rows counted that no record brought
+	}
+	if k.partial && !k.based {
+		// The records do not hold the kiosk's whole history: count from
+		// this snapshot on.
+		k.based = true
+		f.Meters = maps.Clone(m)
+		f.LedgerID, f.VoucherStepID = p.LedgerID, p.VoucherStepID
+		return
+	}
+	var diffs []string
+	if p.LedgerID != f.LedgerID || p.VoucherStepID != f.VoucherStepID {
+		diffs = append(diffs, fmt.Sprintf("counts up to ledger row %d and voucher step %d, the records reached %d and %d",
+			p.LedgerID, p.VoucherStepID, f.LedgerID, f.VoucherStepID))
+	}
+	diffs = append(diffs, store.DiffMeters(m, f.Meters)...)
+	if len(diffs) > 0 && !k.metersOff {
+		k.Problems = append(k.Problems, fmt.Sprintf("meter snapshot %d (record %d): %s", p.ID, r.Seq, strings.Join(diffs, "; ")))
+	}
+	k.metersOff = len(diffs) > 0
+}
+
+// anchor compares the chains' heads the kiosk anchored, as the record's
+// transaction left them, with the last rows received: every row before
+// the record in the kiosk's outbox, so they must be the same rows. A
+// history cut shows as a chain the kiosk says ends before the rows
+// received, or at a row whose hash is not the one received; a head that
+// goes back from the previous anchor record is a cut too.
+func (k *KioskStatus) anchor(r store.OutboxRecord, key []byte) {
+	var a store.AnchorRecord
+	if err := json.Unmarshal(r.Payload, &a); err != nil || len(a.Heads) == 0 {
+		k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d does not decode", r.Seq))
+		return
+	}
+	if key != nil {
+		mac, err := store.AnchorRecordMAC(key, a)
+		if err != nil || !strings.EqualFold(hex.EncodeToString(mac), a.MAC) {
+			k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d: its seal is not the kiosk's", r.Seq))
+		}
+	}
+	k.Anchors++
+	k.AnchorMAC = a.MAC
+	for _, h := range a.Heads {
+		held, received := k.heads[h.Kind]
+		var problem string
+		switch {
+		case !received && h.ID != 0 && k.partial:
+			// A chain whose rows predate the outbox and none since: its
+			// head is checked against the next anchor records only.
+		case h.ID != held.id:
+			problem = fmt.Sprintf("anchor record %d: the kiosk's %s ends at row %d, the records received at row %d",
+				r.Seq, h.Table, h.ID, held.id)
+		case h.ID != 0 && !strings.EqualFold(h.Hash, held.hash):
+			problem = fmt.Sprintf("anchor record %d: the kiosk's %s row %d is not the row received", r.Seq, h.Table, h.ID)
+		}
+		if prev, ok := k.anchored[h.Kind]; ok && h.ID < prev {
+			if problem == "" {
+				problem = fmt.Sprintf("anchor record %d: the kiosk's %s ends at row %d", r.Seq, h.Table, h.ID)
+			}
+			problem += fmt.Sprintf(", back from row %d at the previous anchor record", prev)
+		}
+		k.anchored[h.Kind] = h.ID
+		if problem != "" && !k.cut[h.Kind] {
+			k.cut[h.Kind] = true
+			k.Problems = append(k.Problems, problem)
 		}
 	}
 }

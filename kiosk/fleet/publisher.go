@@ -98,6 +98,12 @@ type Outbox interface {
 	MarkPublished(ctx context.Context, seq int64) error
 }
 
+// Pruner deletes the published records written before a time
+// (store.Store.PruneOutboxBefore); never one not yet published.
+type Pruner interface {
+	PruneOutboxBefore(ctx context.Context, before time.Time) (int64, error)
+}
+
 // Publisher sends a kiosk's outbox to the centre.
 type Publisher struct {
 	cfg  Config
@@ -121,6 +127,17 @@ type Publisher struct {
 	// before the record of the payment is marked published (so at least
 	// once: again if the record is sent again).
 	OnConflict func(VoucherConflict)
+	// Retention is how long the published records stay in the outbox
+	// (default store.OutboxRetention): once the mark moved, the records
+	// published and older are pruned (when the outbox is a Pruner), at
+	// most once every PruneEvery (default 1 h), by the clock Now (default
+	// time.Now; the kiosk gives its own). A negative Retention keeps them.
+	Retention, PruneEvery time.Duration
+	Now                   func() time.Time
+	// OnPrune, when set, is called with the number of records each prune
+	// deleted.
+	OnPrune   func(n int64)
+	lastPrune time.Time
 
 	mu     sync.Mutex
 	status Status
@@ -143,7 +160,8 @@ func NewPublisher(cfg Config, src Outbox) (*Publisher, error) {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
 	return &Publisher{cfg: cfg, src: src, wake: make(chan struct{}, 1),
-		Batch: 256, Poll: time.Second, MinBackoff: 250 * time.Millisecond, MaxBackoff: 30 * time.Second}, nil
+		Batch: 256, Poll: time.Second, MinBackoff: 250 * time.Millisecond, MaxBackoff: 30 * time.Second,
+		Retention: store.OutboxRetention, PruneEvery: time.Hour, Now: time.Now}, nil
 }
 
 // Notify tells the publisher that records were written. It never blocks.
@@ -278,7 +296,7 @@ func (p *Publisher) resync(ctx context.Context, stream jetstream.Stream, kv jets
 		if err := p.src.MarkPublished(ctx, seq); err != nil {
 			return err
 		}
-		p.acked(seq)
+		p.acked(ctx, seq)
 	}
 	return nil
 }
@@ -313,10 +331,36 @@ func (p *Publisher) applyVouchers(ctx context.Context, kv jetstream.KeyValue, fr
 	return nil
 }
 
-func (p *Publisher) acked(upTo int64) {
+func (p *Publisher) acked(ctx context.Context, upTo int64) {
 	p.setStatus(func(s *Status) { s.Published = upTo; s.LastAck = time.Now(); s.LastError = "" })
 	if p.OnAck != nil {
 		p.OnAck(upTo)
+	}
+	p.prune(ctx)
+}
+
+// prune deletes the published records older than the retention, at most
+// once every PruneEvery. A failure is reported (OnError) and publishing
+// goes on: the records stay until the next prune.
+func (p *Publisher) prune(ctx context.Context) {
+	pr, ok := p.src.(Pruner)
+	if !ok || p.Retention < 0 {
+		return
+	}
+	now := p.Now()
+	if !p.lastPrune.IsZero() && now.Sub(p.lastPrune) < p.PruneEvery && now.After(p.lastPrune) {
+		return
+	}
+	p.lastPrune = now
+	n, err := pr.PruneOutboxBefore(ctx, now.Add(-p.Retention))
+	if err != nil {
+		if p.OnError != nil {
+			p.OnError(fmt.Errorf("prune the outbox: %w", err))
+		}
+		return
+	}
+	if p.OnPrune != nil {
+		p.OnPrune(n)
 	}
 }
 
@@ -390,7 +434,7 @@ wait:
 		if err := p.src.MarkPublished(ctx, upTo); err != nil {
 			return 0, err
 		}
-		p.acked(upTo)
+		p.acked(ctx, upTo)
 	}
 	return len(recs), failed
 }

@@ -201,7 +201,7 @@ type run struct {
 	// it, compared with the heads the next start opens at.
 	disk      string
 	fs        *cutProc
-	cutAnchor *store.AnchorRecord
+	cutAnchor *store.AnchorOnDisk
 	// ack are the operations the kiosk acknowledged, which its store
 	// must hold after every restart.
 	ack struct {
