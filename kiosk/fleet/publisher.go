@@ -333,10 +333,10 @@ func (p *Publisher) applyVouchers(ctx context.Context, kv jetstream.KeyValue, fr
 
 func (p *Publisher) acked(ctx context.Context, upTo int64) {
 	p.setStatus(func(s *Status) { s.Published = upTo; s.LastAck = time.Now(); s.LastError = "" })
+	p.prune(ctx) // before OnAck: who waits on an acknowledgement finds its prune done
 	if p.OnAck != nil {
 		p.OnAck(upTo)
 	}
-	p.prune(ctx)
 }
 
 // prune deletes the published records older than the retention, at most
@@ -348,7 +348,9 @@ func (p *Publisher) prune(ctx context.Context) {
 		return
 	}
 	now := p.Now()
-	if !p.lastPrune.IsZero() && now.Sub(p.lastPrune) < p.PruneEvery && now.After(p.lastPrune) {
+	// Within PruneEvery of the last prune, nothing; a clock put back
+	// before it prunes at once.
+	if !p.lastPrune.IsZero() && !now.Before(p.lastPrune) && now.Sub(p.lastPrune) < p.PruneEvery {
 		return
 	}
 	p.lastPrune = now
