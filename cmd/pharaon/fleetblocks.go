@@ -18,7 +18,7 @@ import (
 // then itself.
 func startFleetBlocks(ctx context.Context, cfg fleet.Config, st *store.Store, m *kiosk.Machine, clk kiosk.Clock,
 	logger *log.Logger, then func()) (stop func(), err error) {
-	f, err := fleet.NewBlockFetcher(cfg, st, m.ImportBlock)
+	f, err := fleet.NewBlockFetcher(cfg, st, m.ImportBlockClaimed)
 	if err != nil {
 		return then, err
 	}
