@@ -37,6 +37,9 @@ type BlockClaims interface {
 	// centre that cannot be reached is ErrFleetOffline. release gives the
 	// claim back when the kiosk did not import the block after all.
 	Claim(ctx context.Context, c BlockClaim) (release func(context.Context) error, err error)
+	// Later says that the block c was imported while the centre did not
+	// answer: it is to be claimed when the centre answers again.
+	Later(c BlockClaim)
 }
 
 // ErrBlockTaken: another kiosk of the fleet claimed the block: it is on
@@ -82,17 +85,34 @@ func (m *Machine) blockClaims() BlockClaims {
 }
 
 // ImportBlock imports a signed block file verified against the trusted
-// keys (the maintenance screen's import). On a kiosk joined to a fleet the
-// block, once its file is verified, is first claimed in the fleet's record:
-// a block another kiosk claimed is refused (a *BlockTakenError, the event
-// EventBlockTaken) and nothing changes; while the centre does not answer
-// the block is imported with the warning EventBlockUnclaimed, and the fleet
-// claims it when the centre answers again (and reports it if another
-// kiosk took it meanwhile). A claim whose import then fails is given back.
+// keys (the maintenance screen's import), through ImportBlockClaiming with
+// the fleet's claims when the kiosk is joined to a fleet, then reads the
+// stakes on sale again.
 func (m *Machine) ImportBlock(ctx context.Context, r io.Reader) (store.BlockInfo, error) {
 	claims := m.blockClaims()
 	if claims == nil {
 		return m.ImportBlockClaimed(ctx, r)
+	}
+	info, err := ImportBlockClaiming(ctx, m.st, m.cfg.Keys, claims, m.clk.Now(), r)
+	if err != nil {
+		return info, err
+	}
+	return info, m.refresh(ctx)
+}
+
+// ImportBlockClaiming imports a block file at a kiosk joined to a fleet
+// (the maintenance screen, pharaon import): once its file is verified, the
+// block is claimed in the fleet's record first. A block another kiosk
+// claimed is refused (a *BlockTakenError, the event EventBlockTaken) and
+// nothing changes; while the centre does not answer the block is imported
+// with the warning EventBlockUnclaimed, and the kiosk claims it when the
+// centre answers again (kiosk/fleet/claims.go: a block found on sale at
+// another kiosk is then reported). A claim whose import fails is given
+// back. A file that does not verify is not claimed: the store refuses it
+// and logs why, as at a kiosk alone.
+func ImportBlockClaiming(ctx context.Context, st *store.Store, keys block.Keys, claims BlockClaims, now time.Time, r io.Reader) (store.BlockInfo, error) {
+	logf := func(level store.Level, code, format string, args ...any) {
+		_, _ = st.Log(context.WithoutCancel(ctx), store.Event{Level: level, Source: "kiosk", Code: code, Detail: fmt.Sprintf(format, args...)})
 	}
 	// A block file is block.FileSize bytes: read once, verified, then
 	// imported from memory.
@@ -100,20 +120,18 @@ func (m *Machine) ImportBlock(ctx context.Context, r io.Reader) (store.BlockInfo
 	if err != nil {
 		return store.BlockInfo{}, fmt.Errorf("import block: read: %w", err)
 	}
-	sum, err := block.Verify(bytes.NewReader(file), m.cfg.Keys)
+	sum, err := block.Verify(bytes.NewReader(file), keys)
 	if err != nil {
-		// Not a block this kiosk would import: nothing to claim. The
-		// store refuses it and logs why, as for a kiosk alone.
-		return m.ImportBlockClaimed(ctx, bytes.NewReader(file))
+		return st.ImportBlock(ctx, bytes.NewReader(file), keys)
 	}
 	h := sum.Header
 	release, err := claims.Claim(ctx, BlockClaim{Emission: h.Emission, Number: h.Number, FileDigest: sum.FileDigest,
-		At: m.clk.Now(), Via: "local"})
+		At: now, Via: "local"})
 	offline := errors.Is(err, ErrFleetOffline)
 	var taken *BlockTakenError
 	switch {
 	case errors.As(err, &taken):
-		m.logf(store.LevelWarning, EventBlockTaken, "block %d/%d (file %x) not imported: on sale at kiosk %s since %s",
+		logf(store.LevelWarning, EventBlockTaken, "block %d/%d (file %x) not imported: on sale at kiosk %s since %s",
 			h.Emission, h.Number, sum.FileDigest[:8], taken.Kiosk, taken.At.UTC().Format(time.RFC3339))
 		return store.BlockInfo{}, err
 	case offline:
@@ -121,18 +139,19 @@ func (m *Machine) ImportBlock(ctx context.Context, r io.Reader) (store.BlockInfo
 	case err != nil:
 		return store.BlockInfo{}, fmt.Errorf("import block %d/%d: claim it in the fleet: %w", h.Emission, h.Number, err)
 	}
-	info, err := m.ImportBlockClaimed(ctx, bytes.NewReader(file))
+	info, err := st.ImportBlock(ctx, bytes.NewReader(file), keys)
 	if err != nil {
-		if release != nil && !m.holds(context.WithoutCancel(ctx), h.Emission, h.Number) {
+		if release != nil && !holds(context.WithoutCancel(ctx), st, h.Emission, h.Number) {
 			if rerr := release(context.WithoutCancel(ctx)); rerr != nil {
-				m.logf(store.LevelWarning, EventBlockTaken, "block %d/%d refused here, its claim in the fleet not given back: %v",
+				logf(store.LevelWarning, EventBlockTaken, "block %d/%d refused here, its claim in the fleet not given back: %v",
 					h.Emission, h.Number, rerr)
 			}
 		}
 		return info, err
 	}
 	if offline {
-		m.logf(store.LevelWarning, EventBlockUnclaimed, "block %d/%d (file %x) imported while the fleet's centre does not answer: "+
+		claims.Later(BlockClaim{Emission: h.Emission, Number: h.Number, FileDigest: sum.FileDigest, At: now, Via: "local"})
+		logf(store.LevelWarning, EventBlockUnclaimed, "block %d/%d (file %x) imported while the fleet's centre does not answer: "+
 			"claimed when it answers; on sale at another kiosk, it is reported there and here", h.Emission, h.Number, sum.FileDigest[:8])
 	}
 	return info, nil
@@ -140,8 +159,8 @@ func (m *Machine) ImportBlock(ctx context.Context, r io.Reader) (store.BlockInfo
 
 // holds reports whether the store has a block of that emission and number
 // (or cannot tell: then it is taken as held, and a claim is kept).
-func (m *Machine) holds(ctx context.Context, emission, number uint32) bool {
-	blocks, err := m.st.Blocks(ctx)
+func holds(ctx context.Context, st *store.Store, emission, number uint32) bool {
+	blocks, err := st.Blocks(ctx)
 	if err != nil {
 		return true
 	}

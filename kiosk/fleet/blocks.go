@@ -372,6 +372,10 @@ type BlockFetcher struct {
 	OnResult func(BlockResult)
 	OnError  func(error)
 
+	// reclaim asks the session to claim the blocks the kiosk holds
+	// (Reclaim).
+	reclaim chan struct{}
+
 	// beforeAck, in tests, runs between the result and the
 	// acknowledgement; an error from it ends the session there (a crash).
 	beforeAck func(BlockResult) error
@@ -386,8 +390,18 @@ func NewBlockFetcher(cfg Config, st BlockStore, imp ImportFunc) (*BlockFetcher, 
 	if err := cfg.Check(); err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	return &BlockFetcher{cfg: cfg, st: st, imp: imp, groups: cfg.Groups, Poll: 5 * time.Second,
+	return &BlockFetcher{cfg: cfg, st: st, imp: imp, groups: cfg.Groups, Poll: 5 * time.Second, reclaim: make(chan struct{}, 1),
 		MinBackoff: 250 * time.Millisecond, MaxBackoff: 30 * time.Second, Now: time.Now}, nil
+}
+
+// Reclaim asks the fetcher to claim in the fleet every block the kiosk
+// holds, at its next poll (within Poll) if it is connected, else when it
+// connects: a block imported while the centre did not answer.
+func (f *BlockFetcher) Reclaim() {
+	select {
+	case f.reclaim <- struct{}{}:
+	default:
+	}
 }
 
 // addresses are the kiosk's addresses.
@@ -452,6 +466,10 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 	}
 	// The blocks imported while the centre did not answer are claimed
 	// first, before any delivery is taken.
+	select {
+	case <-f.reclaim:
+	default:
+	}
 	if err := claimHeld(ctx, claims, f.st, f.cfg.KioskID, f.Now()); err != nil {
 		return false, fmt.Errorf("claim the blocks held: %w", err)
 	}
@@ -491,6 +509,14 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 		}
 		if nc.IsClosed() || !nc.IsConnected() {
 			return progressed, errors.New("connection lost")
+		}
+		select {
+		case <-f.reclaim:
+			if err := claimHeld(ctx, claims, f.st, f.cfg.KioskID, f.Now()); err != nil {
+				f.Reclaim() // again at the next session
+				return progressed, fmt.Errorf("claim the blocks held: %w", err)
+			}
+		default:
 		}
 	}
 }

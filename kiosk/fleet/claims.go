@@ -242,6 +242,10 @@ type Claimer struct {
 	// Timeout bounds each claim, connection included (default 5 s).
 	Timeout time.Duration
 
+	// OnLater, when set, is called with a block imported while the centre
+	// did not answer (cmd/pharaon: the fetcher's Reclaim).
+	OnLater func(kiosk.BlockClaim)
+
 	mu sync.Mutex
 	nc *nats.Conn
 	kv jetstream.KeyValue
@@ -350,4 +354,12 @@ func (c *Claimer) Claim(ctx context.Context, b kiosk.BlockClaim) (func(context.C
 		}
 		return ReleaseClaim(ctx, kv, holder)
 	}, nil
+}
+
+// Later passes a block imported offline to OnLater: the fetcher claims
+// every block the kiosk holds at each connection, and at once when told.
+func (c *Claimer) Later(b kiosk.BlockClaim) {
+	if c.OnLater != nil {
+		c.OnLater(b)
+	}
 }
