@@ -612,9 +612,8 @@ func (f *BlockFetcher) deliver(ctx context.Context, obj jetstream.ObjectStore, c
 	// one kiosk only. The header is the file's own; a file whose header
 	// cannot be read is refused by the import, nothing claimed.
 	var claim BlockClaim
-	created := false
 	if s, _ := block.Inspect(bytes.NewReader(file), nil); s.Header.Emission != 0 {
-		claim, created, err = ClaimBlock(ctx, claims, BlockClaim{Kiosk: f.cfg.KioskID, Emission: s.Header.Emission,
+		claim, _, err = ClaimBlock(ctx, claims, BlockClaim{Kiosk: f.cfg.KioskID, Emission: s.Header.Emission,
 			Number: s.Header.Number, SHA256: d.SHA256, At: f.Now(), Via: "delivery " + strconv.FormatUint(d.Seq, 10)})
 		if err != nil {
 			return "", 0, "", fmt.Errorf("delivery %d: %w", d.Seq, err)
@@ -626,10 +625,11 @@ func (f *BlockFetcher) deliver(ctx context.Context, obj jetstream.ObjectStore, c
 	}
 	t1 := time.Now()
 	b, err := f.imp(ctx, bytes.NewReader(file))
-	if err != nil && created && ctx.Err() == nil && !errors.Is(err, store.ErrClosed) {
-		// Refused here (the file, the disk): the claim is given back so
-		// that the block may go to another kiosk, unless the store holds
-		// a block of that number after all.
+	if err != nil && claim.Kiosk == f.cfg.KioskID && ctx.Err() == nil && !errors.Is(err, store.ErrClosed) {
+		// Refused here (the file, the disk): the claim (this one, or one
+		// left by a crash before an import) is given back so that the
+		// block may go to another kiosk, unless the store holds a block
+		// of that number after all.
 		if held, herr := f.holds(ctx, claim.Emission, claim.Number); herr == nil && !held {
 			if rerr := ReleaseClaim(ctx, claims, claim); rerr != nil {
 				return "", 0, "", fmt.Errorf("delivery %d: %w", d.Seq, rerr)

@@ -321,8 +321,8 @@ func (c *Claimer) failed(err error) error {
 
 // Claim claims a block for this kiosk: a block claimed by another kiosk
 // is a *kiosk.BlockTakenError; one this kiosk claimed before is claimed
-// again (its release does nothing); a new claim's release deletes it if
-// no one wrote it since.
+// again. The release deletes the claim if no one wrote it since (the
+// caller gives it back only when its store does not hold the block).
 func (c *Claimer) Claim(ctx context.Context, b kiosk.BlockClaim) (func(context.Context) error, error) {
 	timeout := c.Timeout
 	if timeout <= 0 {
@@ -334,16 +334,13 @@ func (c *Claimer) Claim(ctx context.Context, b kiosk.BlockClaim) (func(context.C
 	if err != nil {
 		return nil, err
 	}
-	holder, created, err := ClaimBlock(ctx, kv, BlockClaim{Kiosk: c.cfg.KioskID, Emission: b.Emission, Number: b.Number,
+	holder, _, err := ClaimBlock(ctx, kv, BlockClaim{Kiosk: c.cfg.KioskID, Emission: b.Emission, Number: b.Number,
 		SHA256: hex.EncodeToString(b.FileDigest[:]), At: b.At, Via: b.Via})
 	if err != nil {
 		return nil, c.failed(err)
 	}
 	if holder.Kiosk != c.cfg.KioskID {
 		return nil, &kiosk.BlockTakenError{Emission: b.Emission, Number: b.Number, Kiosk: holder.Kiosk, At: holder.At}
-	}
-	if !created {
-		return func(context.Context) error { return nil }, nil
 	}
 	return func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
