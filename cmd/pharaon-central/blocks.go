@@ -19,6 +19,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/block"
+	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
 	"pharaon/store"
 )
@@ -186,6 +187,10 @@ func outcome(o string) string {
 	return o
 }
 
+// demoEmission is the emission of a development kiosk's demonstration
+// blocks (kiosk.DemoEmission), each signed with that kiosk's own demo key.
+const demoEmission = kiosk.DemoEmission
+
 // blockSales are the kiosks each block was imported at, from the kiosks'
 // published records (the store's event store.EventBlockImported, "block
 // E/N at …") and from the claims (a block imported while the centre did
@@ -195,6 +200,9 @@ func outcome(o string) string {
 type blockSales map[[2]uint32]map[string]bool
 
 func (s blockSales) add(emission, number uint32, kiosk string) {
+	if emission == demoEmission {
+		return // every development kiosk has its own demonstration blocks
+	}
 	k := [2]uint32{emission, number}
 	if s[k] == nil {
 		s[k] = map[string]bool{}

@@ -197,9 +197,9 @@ func addAlso(ctx context.Context, kv jetstream.KeyValue, holder, c BlockClaim) (
 	}
 }
 
-// claimHeld claims every block of the kiosk's store: the blocks imported
-// while the centre did not answer (and those imported before the fleet
-// claimed blocks). A block found claimed by another kiosk is added to its
+// claimHeld claims every block of the kiosk's store but the demonstration
+// ones (kiosk.DemoEmission): the blocks imported while the centre did not
+// answer (and those imported before the fleet claimed blocks). A block found claimed by another kiosk is added to its
 // entry's Also and reported in the kiosk's events, once.
 func claimHeld(ctx context.Context, kv jetstream.KeyValue, st BlockStore, me string, now time.Time) error {
 	blocks, err := st.Blocks(ctx)
@@ -207,6 +207,11 @@ func claimHeld(ctx context.Context, kv jetstream.KeyValue, st BlockStore, me str
 		return err
 	}
 	for _, b := range blocks {
+		if b.Emission == kiosk.DemoEmission {
+			// A development kiosk's demonstration blocks, signed with
+			// its own demo key: every development kiosk has its 9999/1.
+			continue
+		}
 		c := BlockClaim{Kiosk: me, Emission: b.Emission, Number: b.Number, SHA256: hex.EncodeToString(b.FileDigest[:]),
 			At: now, Via: "late"}
 		holder, created, err := ClaimBlock(ctx, kv, c)
