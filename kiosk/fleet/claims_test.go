@@ -22,7 +22,7 @@ import (
 // A block sent to a group is imported by exactly one member, whichever
 // claims it first; the others record it taken, quietly, and sell nothing
 // of it. The members take the delivery concurrently.
-func TestBlockBlockSentToGroupImportedOnce(t *testing.T) {
+func TestBlockSentToGroupImportedOnce(t *testing.T) {
 	ns := startNATS(t)
 	js := ns.js(t)
 	ctx := context.Background()
