@@ -103,20 +103,44 @@ run: build
 # make run-fleet: a development fleet on this machine: a nats-server with
 # JetStream on loopback (pharaon-central serve, its store in bin/fleet) and
 # two development kiosks, PH-DEV-1 and PH-DEV-2, each with its own database,
-# publishing their records to it (DESIGN.md §11). Stop with Ctrl-C; read the
+# publishing their records to it (DESIGN.md §11). Both are in the group
+# FLEET_GROUP (dev) and trust the fleet's development issuer key
+# (bin/fleet/issuer.pub, made on first use). Stop with Ctrl-C; read the
 # fleet with make fleet-status.
+#
+# To try a block sent to the group, from another terminal while it runs:
+#   make fleet-send-block BLOCK=1
+# generates block 77/1 at 1 € signed with that key and sends it to the
+# group: one kiosk imports it, the other records it taken (make
+# fleet-blocks shows both); BLOCK=1 again is refused, already on sale;
+# TO=PH-DEV-2 sends to one kiosk instead of the group.
 FLEET_DIR ?= $(BIN)/fleet
 NATS_ADDR ?= 127.0.0.1:4222
-.PHONY: run-fleet fleet-status
-run-fleet: build
-	@mkdir -p $(FLEET_DIR)
+FLEET_GROUP ?= dev
+.PHONY: run-fleet fleet-status fleet-key fleet-send-block fleet-blocks
+run-fleet: build fleet-key
 	@set -m; trap 'kill $$pids 2>/dev/null; wait' EXIT INT TERM; \
 	$(BIN)/pharaon-central serve -listen $(NATS_ADDR) -store $(FLEET_DIR)/jetstream & pids="$$!"; \
 	for k in PH-DEV-1 PH-DEV-2; do \
 	  $(BIN)/pharaon -dev -fullscreen=false -kiosk-id $$k -db $(FLEET_DIR)/$$k/pharaon.db \
-	    -nats-url nats://$(NATS_ADDR) $(RUN_ARGS) & pids="$$pids $$!"; \
+	    -nats-url nats://$(NATS_ADDR) -nats-groups $(FLEET_GROUP) -keys $(FLEET_DIR)/issuer.pub $(RUN_ARGS) & pids="$$pids $$!"; \
 	done; \
 	wait -n
+
+fleet-key: build
+	@mkdir -p $(FLEET_DIR)
+	@test -f $(FLEET_DIR)/issuer.key || $(BIN)/pharaon-issuer keygen -out $(FLEET_DIR)/issuer
+
+BLOCK ?= 1
+TO ?=
+fleet-send-block: fleet-key
+	@test -f $(FLEET_DIR)/block-$(BLOCK).pblk || $(BIN)/pharaon-issuer generate -emission 77 -block $(BLOCK) -stake 1 \
+	  -key $(FLEET_DIR)/issuer.key -out $(FLEET_DIR)/block-$(BLOCK).pblk
+	$(BIN)/pharaon-central send-block -nats nats://$(NATS_ADDR) -file $(FLEET_DIR)/block-$(BLOCK).pblk \
+	  $(if $(TO),-to $(TO),-group $(FLEET_GROUP))
+
+fleet-blocks: build
+	$(BIN)/pharaon-central blocks -nats nats://$(NATS_ADDR)
 
 fleet-status: build
 	$(BIN)/pharaon-central status -nats nats://$(NATS_ADDR); $(BIN)/pharaon-central report -nats nats://$(NATS_ADDR)

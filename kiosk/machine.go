@@ -238,6 +238,9 @@ type Machine struct {
 	// for a kiosk alone; offlineLimit what it pays while the centre is away.
 	registry     VoucherRegistry
 	offlineLimit game.Money
+	// claims is the fleet's record of the blocks on sale (SetBlockClaims),
+	// nil for a kiosk alone.
+	claims BlockClaims
 
 	// layoutHook, in tests only, replaces reveal.Layout to make a wall
 	// that does not match its unit.
@@ -787,8 +790,10 @@ func (m *Machine) pollLoop(every time.Duration) {
 	}
 }
 
-// ImportBlock imports a signed block file verified against the trusted keys.
-func (m *Machine) ImportBlock(ctx context.Context, r io.Reader) (store.BlockInfo, error) {
+// ImportBlockClaimed imports a signed block file verified against the
+// trusted keys, without claiming it in the fleet: for the fleet's fetcher,
+// which claimed it itself (kiosk/fleet/blocks.go), and through ImportBlock.
+func (m *Machine) ImportBlockClaimed(ctx context.Context, r io.Reader) (store.BlockInfo, error) {
 	info, err := m.st.ImportBlock(ctx, r, m.cfg.Keys)
 	if err != nil {
 		return info, err

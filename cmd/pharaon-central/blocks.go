@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,7 +19,9 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/block"
+	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
+	"pharaon/store"
 )
 
 // sendBlock sends a signed block file to a kiosk or a group
@@ -48,7 +55,23 @@ func sendBlock(ctx context.Context, w, errw io.Writer, js jetstream.JetStream, n
 		return errFound
 	}
 	d, err := fleet.SendBlock(ctx, js, file, to, now)
-	if err != nil {
+	var elsewhere *fleet.SendRefusal
+	switch {
+	case errors.As(err, &elsewhere):
+		// A block is on sale at one kiosk only: there is no way to force
+		// it elsewhere (its units sold there would be sold twice).
+		if c := elsewhere.Claim; c != nil {
+			fmt.Fprintf(w, "REFUSÉ / REFUSED\u00a0: bloc / block %d/%d déjà en vente à la borne / already on sale at kiosk %s "+
+				"depuis / since %s (%s)\u00a0: rien n’est envoyé à / nothing sent to %s\n",
+				elsewhere.Emission, elsewhere.Number, c.Kiosk, c.At.UTC().Format(time.RFC3339), c.Via, to)
+		} else {
+			d := elsewhere.Delivery
+			fmt.Fprintf(w, "REFUSÉ / REFUSED\u00a0: bloc / block %d/%d déjà envoyé à / already sent to %s (livraison / delivery %d, %s)"+
+				"\u00a0: rien n’est envoyé à / nothing sent to %s\n",
+				elsewhere.Emission, elsewhere.Number, d.To, d.Seq, d.SentAt.UTC().Format(time.RFC3339), to)
+		}
+		return errFound
+	case err != nil:
 		return err
 	}
 	fmt.Fprintf(w, "ENVOYÉ / SENT\u00a0: bloc / block %d/%d (%s) → %s, livraison / delivery %d, %s\n",
@@ -98,11 +121,40 @@ func printBlocks(ctx context.Context, w io.Writer, js jetstream.JetStream, kiosk
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\t%d\t%s\t%s\n", r.Kiosk, r.Delivery, r.Emission, r.Number, outcome(r.Outcome), r.BlockID,
 			r.At.UTC().Format(time.RFC3339), r.Detail)
-		bad = bad || r.Outcome == fleet.BlockRefused || r.Outcome == fleet.BlockMisaddressed
+		bad = bad || r.Outcome == fleet.BlockRefused || r.Outcome == fleet.BlockMisaddressed ||
+			r.Outcome == fleet.BlockTaken && !strings.HasPrefix(r.To, "group:")
 	}
 	tw.Flush()
 	for _, p := range pending {
 		fmt.Fprintf(w, "EN ATTENTE / PENDING\u00a0: livraison / delivery %s\n", p)
+	}
+	claims, err := fleet.ReadClaims(ctx, js)
+	if err != nil {
+		return err
+	}
+	if len(claims) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "bloc/block	en vente à/on sale at	depuis/since	par/via")
+		for _, c := range claims {
+			if kiosk != "" && c.Kiosk != kiosk {
+				continue
+			}
+			fmt.Fprintf(tw, "%d/%d\t%s\t%s\t%s\n", c.Emission, c.Number, c.Kiosk, c.At.UTC().Format(time.RFC3339), c.Via)
+		}
+		tw.Flush()
+	}
+	sales := blockSales{}
+	sales.addClaims(claims)
+	err = fleet.ReadRecords(ctx, js, "", func(k string, r store.OutboxRecord, _ time.Time) error {
+		sales.apply(k, r)
+		return nil
+	})
+	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return err
+	}
+	if sales.print(w, kiosk) {
+		bad = true
 	}
 	if bad {
 		return errFound
@@ -129,6 +181,73 @@ func outcome(o string) string {
 		return "REFUSÉ/REFUSED"
 	case fleet.BlockMisaddressed:
 		return "MAL ADRESSÉ/MISADDRESSED"
+	case fleet.BlockTaken:
+		return "pris ailleurs/taken"
 	}
 	return o
+}
+
+// demoEmission is the emission of a development kiosk's demonstration
+// blocks (kiosk.DemoEmission), each signed with that kiosk's own demo key.
+const demoEmission = kiosk.DemoEmission
+
+// blockSales are the kiosks each block was imported at, from the kiosks'
+// published records (the store's event store.EventBlockImported, "block
+// E/N at …") and from the claims (a block imported while the centre did
+// not answer, found claimed by another kiosk when it answered). A block
+// imported at two kiosks is on sale at both: its units sold twice, its
+// lots paid twice.
+type blockSales map[[2]uint32]map[string]bool
+
+func (s blockSales) add(emission, number uint32, kiosk string) {
+	if emission == demoEmission {
+		return // every development kiosk has its own demonstration blocks
+	}
+	k := [2]uint32{emission, number}
+	if s[k] == nil {
+		s[k] = map[string]bool{}
+	}
+	s[k][kiosk] = true
+}
+
+// apply reads a kiosk's record.
+func (s blockSales) apply(kiosk string, r store.OutboxRecord) {
+	if r.Kind != "event" {
+		return
+	}
+	var e struct{ Source, Code, Detail string }
+	if json.Unmarshal(r.Payload, &e) != nil || e.Code != store.EventBlockImported {
+		return
+	}
+	var em, num uint32
+	if _, err := fmt.Sscanf(e.Detail, "block %d/%d", &em, &num); err == nil {
+		s.add(em, num, kiosk)
+	}
+}
+
+func (s blockSales) addClaims(claims []fleet.BlockClaim) {
+	for _, c := range claims {
+		s.add(c.Emission, c.Number, c.Kiosk)
+		for _, a := range c.Also {
+			s.add(c.Emission, c.Number, a.Kiosk)
+		}
+	}
+}
+
+// print writes each block on sale at more than one kiosk (involving kiosk
+// when it is not "") and reports whether there is one.
+func (s blockSales) print(w io.Writer, kiosk string) bool {
+	keys := slices.SortedFunc(maps.Keys(s), func(a, b [2]uint32) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+	})
+	found := false
+	for _, k := range keys {
+		if len(s[k]) < 2 || kiosk != "" && !s[k][kiosk] {
+			continue
+		}
+		found = true
+		fmt.Fprintf(w, "EN VENTE À %d BORNES / ON SALE AT %d KIOSKS\u00a0: bloc / block %d/%d\u00a0: %s "+
+			"(tickets vendus deux fois / units sold twice)\n", len(s[k]), len(s[k]), k[0], k[1], strings.Join(slices.Sorted(maps.Keys(s[k])), ", "))
+	}
+	return found
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -52,6 +53,7 @@ func TestCentralSendsBlocks(t *testing.T) {
 		func(ctx context.Context, r io.Reader) (store.BlockInfo, error) { return st.ImportBlock(ctx, r, keys) })
 	require.NoError(t, err)
 	f.Poll = 100 * time.Millisecond
+	f.Now = func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) } // the kiosk's clock
 	results := make(chan fleet.BlockResult, 4)
 	f.OnResult = func(r fleet.BlockResult) { results <- r }
 	runCtx, cancel := context.WithCancel(ctx)
@@ -78,8 +80,24 @@ func TestCentralSendsBlocks(t *testing.T) {
 	_, err = st.OpenBlock(ctx, game.Stake200)
 	require.NoError(t, err, "on sale at the kiosk")
 
-	out, err = central(t, now, "send-block", "-nats", url, "-file", good, "-to", "borne-2")
+	// On sale at borne-1: not sent to another kiosk, nor to a group.
+	for _, to := range [][]string{{"-to", "borne-2"}, {"-group", "nord"}} {
+		out, err = central(t, now, append([]string{"send-block", "-nats", url, "-file", good}, to...)...)
+		assert.ErrorIs(t, err, errFound, out)
+		assert.Contains(t, out, "REFUSÉ / REFUSED\u00a0: bloc / block 5/2 déjà en vente à la borne / already on sale at kiosk borne-1 "+
+			"depuis / since 2026-12-01T09:00:00Z (delivery 1)\u00a0: rien n’est envoyé à / nothing sent to ")
+	}
+	var buf2 bytes.Buffer
+	_, err = block.Generate(&buf2, block.Params{Emission: 5, Number: 3, Stake: game.Stake200,
+		Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Rand: rand.NewChaCha8([32]byte{6})}, key)
+	require.NoError(t, err)
+	other := filepath.Join(dir, "other.pblk")
+	require.NoError(t, os.WriteFile(other, buf2.Bytes(), 0o600))
+	out, err = central(t, now, "send-block", "-nats", url, "-file", other, "-to", "borne-2")
 	require.NoError(t, err, out)
+	out, err = central(t, now, "send-block", "-nats", url, "-file", other, "-to", "borne-3")
+	assert.ErrorIs(t, err, errFound, "delivered to borne-2, not answered yet: %s", out)
+	assert.Contains(t, out, "REFUSÉ / REFUSED\u00a0: bloc / block 5/3 déjà envoyé à / already sent to kiosk:borne-2 (livraison / delivery 2")
 	out, err = central(t, now, "blocks", "-nats", url)
 	require.NoError(t, err, out)
 	assert.Regexp(t, `(?m)^1 +2026-12-01T09:00:00Z +kiosk:borne-1 +5/2 +2\x{a0}€ +block-`, out)
@@ -126,4 +144,66 @@ func natsJS(t *testing.T, url string) jetstream.JetStream {
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	return js
+}
+
+// A block imported at two kiosks while the centre did not answer (a file
+// copied to two USB sticks) is on sale at both: the centre reports it from
+// the kiosks' published records, and from the claims once a kiosk claims
+// it late.
+func TestCentralReportsBlockOnSaleTwice(t *testing.T) {
+	url := startNATS(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, ed25519.SeedSize))
+	keys := block.NewKeySet(key.Public().(ed25519.PublicKey))
+	files := map[uint32][]byte{}
+	for _, n := range []uint32{1, 2} {
+		var buf bytes.Buffer
+		_, err := block.Generate(&buf, block.Params{Emission: 6, Number: n, Stake: game.Stake100,
+			Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Rand: rand.NewChaCha8([32]byte{byte(n)})}, key)
+		require.NoError(t, err)
+		files[n] = buf.Bytes()
+	}
+	imports := map[string][]uint32{"borne-1": {1, 2}, "borne-2": {1}, "borne-3": {}}
+	for _, id := range []string{"borne-1", "borne-2", "borne-3"} {
+		st, err := store.Open(filepath.Join(dir, id+".db"))
+		require.NoError(t, err)
+		defer st.Close()
+		for _, n := range imports[id] {
+			_, err := st.ImportBlock(ctx, bytes.NewReader(files[n]), keys)
+			require.NoError(t, err)
+		}
+		_, err = st.Log(ctx, store.Event{Level: store.LevelInfo, Source: "test", Code: "start"})
+		require.NoError(t, err)
+		publish(t, url, id, st)
+	}
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	const twice = "EN VENTE À 2 BORNES / ON SALE AT 2 KIOSKS\u00a0: bloc / block 6/1\u00a0: borne-1, borne-2 (tickets vendus deux fois / units sold twice)"
+	out, err := central(t, now, "blocks", "-nats", url)
+	assert.ErrorIs(t, err, errFound, out)
+	assert.Contains(t, out, twice)
+	assert.NotContains(t, out, "6/2\u00a0:")
+	out, err = central(t, now, "status", "-nats", url)
+	assert.ErrorIs(t, err, errFound, out)
+	assert.Contains(t, out, twice)
+	out, err = central(t, now, "blocks", "-nats", url, "-kiosk", "borne-3")
+	assert.NoError(t, err, out)
+	assert.NotContains(t, out, "EN VENTE À")
+
+	// From the claims alone: borne-6 imported 7/1 offline and found it
+	// claimed by borne-5 when the centre answered (kiosk/fleet/claims.go).
+	js := natsJS(t, url)
+	kv, err := fleet.EnsureClaims(ctx, js, 1)
+	require.NoError(t, err)
+	data, err := json.Marshal(fleet.BlockClaim{Kiosk: "borne-5", Emission: 7, Number: 1, At: now, Via: "local",
+		Also: []fleet.BlockClaim{{Kiosk: "borne-6", Emission: 7, Number: 1, At: now, Via: "late"}}})
+	require.NoError(t, err)
+	_, err = kv.Put(ctx, fleet.ClaimKey(7, 1), data)
+	require.NoError(t, err)
+	out, err = central(t, now, "blocks", "-nats", url, "-kiosk", "borne-6")
+	assert.ErrorIs(t, err, errFound, out)
+	assert.Contains(t, out, "bloc / block 7/1\u00a0: borne-5, borne-6")
+	out, err = central(t, now, "blocks", "-nats", url, "-kiosk", "borne-5")
+	assert.ErrorIs(t, err, errFound, out)
+	assert.Regexp(t, `(?m)^7/1 +borne-5 +2026-12-01T09:00:00Z +local$`, out)
 }

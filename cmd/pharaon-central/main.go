@@ -123,14 +123,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 				return err
 			}
 		}
+		sales := blockSales{}
 		if err := fleet.ReadRecords(ctx, js, *kioskID, func(k string, r store.OutboxRecord, at time.Time) error {
 			f.Apply(k, r, at)
+			sales.apply(k, r)
 			return nil
 		}); err != nil {
 			return err
 		}
 		if cmd == "status" {
-			return printStatus(stdout, f, now())
+			err := printStatus(stdout, f, now())
+			if claims, cerr := fleet.ReadClaims(ctx, js); cerr == nil {
+				sales.addClaims(claims)
+			}
+			if sales.print(stdout, *kioskID) && err == nil {
+				err = errFound
+			}
+			return err
 		}
 		return printReport(stdout, f)
 	case "send-block":

@@ -10,9 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"pharaon/game"
 	"pharaon/game/block"
+	"pharaon/kiosk"
+	"pharaon/kiosk/fleet"
 	"pharaon/kiosk/ui"
 	"pharaon/store"
 )
@@ -145,13 +148,45 @@ func runImport(ctx context.Context, args []string, e env, stdout, stderr io.Writ
 		return err
 	}
 	defer st.Close()
+	// A kiosk joined to a fleet claims each block in the fleet before
+	// importing it (kiosk.ImportBlockClaiming): a block on sale at
+	// another kiosk is refused; with the centre away, it is imported
+	// and claimed when the kiosk runs again.
+	var claims kiosk.BlockClaims
+	lc := &laterClaims{}
+	if cfg.Fleet.URL != "" {
+		cl, err := fleet.NewClaimer(cfg.Fleet)
+		if err != nil {
+			fmt.Fprintf(stderr, "pharaon import: %v\n", err)
+			return &usageError{err.Error()}
+		}
+		defer cl.Close()
+		claims = lc
+		lc.BlockClaims = cl
+	}
 	refused := 0
 	for _, name := range files {
-		b, err := importFile(ctx, st, name, keys)
-		if err != nil {
+		lc.later = false
+		b, err := importFile(ctx, st, name, keys, claims)
+		var taken *kiosk.BlockTakenError
+		switch {
+		case errors.As(err, &taken):
+			refused++
+			fmt.Fprintf(stderr, "pharaon import: %s %s%s %s\n", name, w.pick("refusé", "refused"), w.pick("\u00a0:", ":"),
+				w.pick(fmt.Sprintf("le bloc %d/%d est déjà en vente à la borne %s depuis le %s (flotte)", taken.Emission, taken.Number,
+					taken.Kiosk, taken.At.Local().Format("02/01/2006 15:04")),
+					fmt.Sprintf("block %d/%d is already on sale at kiosk %s since %s (fleet)", taken.Emission, taken.Number,
+						taken.Kiosk, taken.At.Local().Format("2006-01-02 15:04"))))
+			continue
+		case err != nil:
 			refused++
 			fmt.Fprintf(stderr, "pharaon import: %s %s%s %v\n", name, w.pick("refusé", "refused"), w.pick("\u00a0:", ":"), err)
 			continue
+		}
+		if lc.later {
+			fmt.Fprintf(stderr, "pharaon import: %s%s %s\n", name, w.pick("\u00a0:", ":"),
+				w.pick("la flotte ne répond pas\u00a0: bloc importé sans être réservé, il le sera au démarrage de la borne",
+					"the fleet does not answer: block imported without its claim, claimed when the kiosk starts"))
 		}
 		fmt.Fprintf(stdout, "%s%s %s %d/%d, %s, %s %s, %s\n", name, w.pick("\u00a0:", ":"), w.pick("bloc", "block"), b.Emission, b.Number,
 			w.money(b.Stake.Money()), w.count(b.Units), w.pick("tickets", "units"), w.state(b.State))
@@ -162,15 +197,29 @@ func runImport(ctx context.Context, args []string, e env, stdout, stderr io.Writ
 	return nil
 }
 
-// importFile imports one block file (store.ImportBlock verifies it).
-func importFile(ctx context.Context, st *store.Store, name string, keys block.Keys) (store.BlockInfo, error) {
+// importFile imports one block file (store.ImportBlock verifies it),
+// claimed in the fleet first when claims is not nil.
+func importFile(ctx context.Context, st *store.Store, name string, keys block.Keys, claims kiosk.BlockClaims) (store.BlockInfo, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return store.BlockInfo{}, err
 	}
 	defer f.Close()
+	if claims != nil {
+		return kiosk.ImportBlockClaiming(ctx, st, keys, claims, time.Now(), f)
+	}
 	return st.ImportBlock(ctx, f, keys)
 }
+
+// laterClaims are the fleet's claims of a stopped kiosk: the blocks
+// imported while the centre did not answer are noted, for the technician;
+// the kiosk claims them when it runs (kiosk/fleet/claims.go).
+type laterClaims struct {
+	kiosk.BlockClaims
+	later bool
+}
+
+func (c *laterClaims) Later(kiosk.BlockClaim) { c.later = true }
 
 func runBlocks(ctx context.Context, args []string, e env, stdout, stderr io.Writer) error {
 	cfg, err := loadConfig(args, e, stderr)

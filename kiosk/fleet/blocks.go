@@ -95,6 +95,11 @@ const (
 	BlockAlready      = "already"      // the same file was imported before: nothing done
 	BlockRefused      = "refused"      // the kiosk's import refused it (signature, lots, header, duplicate number)
 	BlockMisaddressed = "misaddressed" // not for this kiosk: not imported
+	// BlockTaken: another kiosk claimed the block (claims.go): not
+	// imported. For a group's delivery it is how one member takes the
+	// block and the others leave it; for a kiosk's own delivery, a
+	// refusal.
+	BlockTaken = "taken"
 )
 
 // BlockResult is what a kiosk did with a delivery: an entry of the bucket
@@ -155,8 +160,93 @@ func EnsureBlocks(ctx context.Context, js jetstream.JetStream, replicas int) (je
 // SendBlock puts a block file in the object store (named by its SHA-256:
 // the same file sent again is one object) and publishes its delivery to
 // to. The file's header, when it can be read, names the block in the
-// delivery; the kiosk verifies the file, not the centre.
+// delivery; the kiosk verifies the file, not the centre. A block claimed
+// by a kiosk, or delivered to another address, is not sent (CheckSend):
+// a block is on sale at one kiosk only.
 func SendBlock(ctx context.Context, js jetstream.JetStream, file []byte, to Address, now time.Time) (Delivery, error) {
+	if s, _ := block.Inspect(bytes.NewReader(file), nil); s.Header.Emission != 0 {
+		sum := sha256.Sum256(file)
+		if err := CheckSend(ctx, js, s.Header.Emission, s.Header.Number, hex.EncodeToString(sum[:]), to); err != nil {
+			return Delivery{}, err
+		}
+	}
+	return publishBlock(ctx, js, file, to, now)
+}
+
+// ErrBlockElsewhere: the block is claimed by a kiosk, or was delivered to
+// another address, so it is not sent to this one.
+var ErrBlockElsewhere = errors.New("block already given to another kiosk")
+
+// SendRefusal is ErrBlockElsewhere with the claim or the delivery that
+// holds the block.
+type SendRefusal struct {
+	Emission, Number uint32
+	To               Address
+	Claim            *BlockClaim // the kiosk that claimed it, or
+	Delivery         *Delivery   // the delivery to another address no kiosk refused
+}
+
+func (e *SendRefusal) Error() string {
+	if e.Claim != nil {
+		return fmt.Sprintf("block %d/%d is on sale at kiosk %s since %s (%s): not sent to %s: %v", e.Emission, e.Number,
+			e.Claim.Kiosk, e.Claim.At.UTC().Format(time.RFC3339), e.Claim.Via, e.To, ErrBlockElsewhere)
+	}
+	return fmt.Sprintf("block %d/%d was sent to %s (delivery %d, %s): not sent to %s: %v", e.Emission, e.Number,
+		e.Delivery.To, e.Delivery.Seq, e.Delivery.SentAt.UTC().Format(time.RFC3339), e.To, ErrBlockElsewhere)
+}
+func (e *SendRefusal) Unwrap() error { return ErrBlockElsewhere }
+
+// CheckSend refuses (a *SendRefusal) to send a block to to when a kiosk
+// other than to claimed it (to a group, when any kiosk claimed it: the
+// centre does not know the groups' members; it is sent again to its
+// kiosk), or when it was delivered to another address and no kiosk there
+// refused it. Sent again to the same address, it is the kiosk's to say
+// "already".
+func CheckSend(ctx context.Context, js jetstream.JetStream, emission, number uint32, sha string, to Address) error {
+	kv, err := EnsureClaims(ctx, js, 1)
+	if err != nil {
+		return err
+	}
+	c, err := ReadClaim(ctx, kv, emission, number)
+	switch {
+	case err == nil:
+		if to.Group || c.Kiosk != to.Name {
+			return &SendRefusal{Emission: emission, Number: number, To: to, Claim: &c}
+		}
+		return nil
+	case !errors.Is(err, ErrNoClaim):
+		return err
+	}
+	deliveries, err := ReadDeliveries(ctx, js)
+	if err != nil {
+		return err
+	}
+	results, err := ReadBlockResults(ctx, js)
+	if err != nil {
+		return err
+	}
+	// A delivery is closed when a kiosk answered it and none imported
+	// it: refused (a tampered file), misaddressed, or taken elsewhere.
+	open := map[uint64]bool{}
+	answered := map[uint64]bool{}
+	for _, r := range results {
+		answered[r.Delivery] = true
+		if r.Outcome == BlockImported || r.Outcome == BlockAlready {
+			open[r.Delivery] = true
+		}
+	}
+	for _, d := range deliveries {
+		same := d.SHA256 == sha || d.Emission == emission && d.Number == number
+		if !same || d.To == to.String() || answered[d.Seq] && !open[d.Seq] {
+			continue
+		}
+		return &SendRefusal{Emission: emission, Number: number, To: to, Delivery: &d}
+	}
+	return nil
+}
+
+// publishBlock is SendBlock without its check.
+func publishBlock(ctx context.Context, js jetstream.JetStream, file []byte, to Address, now time.Time) (Delivery, error) {
 	if !ValidKioskID(to.Name) {
 		return Delivery{}, fmt.Errorf("address %q: letters, digits, - and _ only, 1 to 64", to.Name)
 	}
@@ -282,6 +372,10 @@ type BlockFetcher struct {
 	OnResult func(BlockResult)
 	OnError  func(error)
 
+	// reclaim asks the session to claim the blocks the kiosk holds
+	// (Reclaim).
+	reclaim chan struct{}
+
 	// beforeAck, in tests, runs between the result and the
 	// acknowledgement; an error from it ends the session there (a crash).
 	beforeAck func(BlockResult) error
@@ -296,8 +390,18 @@ func NewBlockFetcher(cfg Config, st BlockStore, imp ImportFunc) (*BlockFetcher, 
 	if err := cfg.Check(); err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	return &BlockFetcher{cfg: cfg, st: st, imp: imp, groups: cfg.Groups, Poll: 5 * time.Second,
+	return &BlockFetcher{cfg: cfg, st: st, imp: imp, groups: cfg.Groups, Poll: 5 * time.Second, reclaim: make(chan struct{}, 1),
 		MinBackoff: 250 * time.Millisecond, MaxBackoff: 30 * time.Second, Now: time.Now}, nil
+}
+
+// Reclaim asks the fetcher to claim in the fleet every block the kiosk
+// holds, at its next poll (within Poll) if it is connected, else when it
+// connects: a block imported while the centre did not answer.
+func (f *BlockFetcher) Reclaim() {
+	select {
+	case f.reclaim <- struct{}{}:
+	default:
+	}
 }
 
 // addresses are the kiosk's addresses.
@@ -356,6 +460,19 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 	if err != nil {
 		return false, err
 	}
+	claims, err := EnsureClaims(ctx, js, f.cfg.Replicas)
+	if err != nil {
+		return false, err
+	}
+	// The blocks imported while the centre did not answer are claimed
+	// first, before any delivery is taken.
+	select {
+	case <-f.reclaim:
+	default:
+	}
+	if err := claimHeld(ctx, claims, f.st, f.cfg.KioskID, f.Now()); err != nil {
+		return false, fmt.Errorf("claim the blocks held: %w", err)
+	}
 	var subjects []string
 	for _, a := range f.addresses() {
 		subjects = append(subjects, a.Subject())
@@ -380,7 +497,7 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 			return progressed, fmt.Errorf("fetch a delivery: %w", err)
 		}
 		for m := range batch.Messages() {
-			if err := f.take(ctx, obj, kv, m); err != nil {
+			if err := f.take(ctx, obj, kv, claims, m); err != nil {
 				// Not acknowledged: delivered again after the ack wait.
 				_ = m.Nak()
 				return progressed, err
@@ -393,6 +510,14 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 		if nc.IsClosed() || !nc.IsConnected() {
 			return progressed, errors.New("connection lost")
 		}
+		select {
+		case <-f.reclaim:
+			if err := claimHeld(ctx, claims, f.st, f.cfg.KioskID, f.Now()); err != nil {
+				f.Reclaim() // again at the next session
+				return progressed, fmt.Errorf("claim the blocks held: %w", err)
+			}
+		default:
+		}
 	}
 }
 
@@ -400,7 +525,7 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 // the delivery acknowledged; an error leaves it to be delivered again
 // (nothing the kiosk cannot do again: a file imported is found by its
 // digest and not imported twice).
-func (f *BlockFetcher) take(ctx context.Context, obj jetstream.ObjectStore, kv jetstream.KeyValue, m jetstream.Msg) error {
+func (f *BlockFetcher) take(ctx context.Context, obj jetstream.ObjectStore, kv, claims jetstream.KeyValue, m jetstream.Msg) error {
 	meta, err := m.Metadata()
 	if err != nil {
 		return err
@@ -412,7 +537,7 @@ func (f *BlockFetcher) take(ctx context.Context, obj jetstream.ObjectStore, kv j
 	} else {
 		d.Seq = meta.Sequence.Stream
 		r.To, r.Object, r.Emission, r.Number = d.To, d.Object, d.Emission, d.Number
-		r.Outcome, r.BlockID, r.Detail, err = f.deliver(ctx, obj, m.Subject(), d)
+		r.Outcome, r.BlockID, r.Detail, err = f.deliver(ctx, obj, claims, m.Subject(), d)
 		if err != nil {
 			return err
 		}
@@ -435,7 +560,7 @@ func (f *BlockFetcher) take(ctx context.Context, obj jetstream.ObjectStore, kv j
 // deliver checks a delivery's address, downloads its file and imports it.
 // An error is a failure to try again (the network, the kiosk stopping);
 // every other case is an outcome.
-func (f *BlockFetcher) deliver(ctx context.Context, obj jetstream.ObjectStore, subject string, d Delivery) (outcome string, id int64, detail string, err error) {
+func (f *BlockFetcher) deliver(ctx context.Context, obj jetstream.ObjectStore, claims jetstream.KeyValue, subject string, d Delivery) (outcome string, id int64, detail string, err error) {
 	var mine *Address
 	for _, a := range f.addresses() {
 		if a.Subject() == subject {
@@ -483,8 +608,34 @@ func (f *BlockFetcher) deliver(ctx context.Context, obj jetstream.ObjectStore, s
 			return BlockAlready, b.ID, fmt.Sprintf("%s is block id %d, %s", b.Name(), b.ID, b.State), nil
 		}
 	}
+	// Claimed in the fleet before it is imported: a block is on sale at
+	// one kiosk only. The header is the file's own; a file whose header
+	// cannot be read is refused by the import, nothing claimed.
+	var claim BlockClaim
+	if s, _ := block.Inspect(bytes.NewReader(file), nil); s.Header.Emission != 0 {
+		claim, _, err = ClaimBlock(ctx, claims, BlockClaim{Kiosk: f.cfg.KioskID, Emission: s.Header.Emission,
+			Number: s.Header.Number, SHA256: d.SHA256, At: f.Now(), Via: "delivery " + strconv.FormatUint(d.Seq, 10)})
+		if err != nil {
+			return "", 0, "", fmt.Errorf("delivery %d: %w", d.Seq, err)
+		}
+		if claim.Kiosk != f.cfg.KioskID {
+			return BlockTaken, 0, fmt.Sprintf("block %d/%d is on sale at kiosk %s since %s (%s)", claim.Emission, claim.Number,
+				claim.Kiosk, claim.At.Format(time.RFC3339), claim.Via), nil
+		}
+	}
 	t1 := time.Now()
 	b, err := f.imp(ctx, bytes.NewReader(file))
+	if err != nil && claim.Kiosk == f.cfg.KioskID && ctx.Err() == nil && !errors.Is(err, store.ErrClosed) {
+		// Refused here (the file, the disk): the claim (this one, or one
+		// left by a crash before an import) is given back so that the
+		// block may go to another kiosk, unless the store holds a block
+		// of that number after all.
+		if held, herr := f.holds(ctx, claim.Emission, claim.Number); herr == nil && !held {
+			if rerr := ReleaseClaim(ctx, claims, claim); rerr != nil {
+				return "", 0, "", fmt.Errorf("delivery %d: %w", d.Seq, rerr)
+			}
+		}
+	}
 	switch {
 	case err == nil:
 		return BlockImported, b.ID, fmt.Sprintf("%s at %s: block id %d, %s (download %d ms, import %d ms)", b.Name(), b.Stake, b.ID, b.State,
@@ -499,6 +650,16 @@ func (f *BlockFetcher) deliver(ctx context.Context, obj jetstream.ObjectStore, s
 	}
 }
 
+// holds reports whether the kiosk's store has a block of that emission and
+// number.
+func (f *BlockFetcher) holds(ctx context.Context, emission, number uint32) (bool, error) {
+	blocks, err := f.st.Blocks(ctx)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(blocks, func(b store.BlockInfo) bool { return b.Emission == emission && b.Number == number }), nil
+}
+
 func addressList(as []Address) string {
 	s := make([]string, len(as))
 	for i, a := range as {
@@ -511,7 +672,7 @@ func addressList(as []Address) string {
 // carries to the centre) and in the bucket of results.
 func (f *BlockFetcher) record(ctx context.Context, kv jetstream.KeyValue, r BlockResult) error {
 	level := store.LevelInfo
-	if r.Outcome == BlockRefused || r.Outcome == BlockMisaddressed {
+	if r.Outcome == BlockRefused || r.Outcome == BlockMisaddressed || r.Outcome == BlockTaken && !strings.HasPrefix(r.To, "group:") {
 		level = store.LevelWarning
 	}
 	if _, err := f.st.Log(ctx, store.Event{Level: level, Source: "fleet", Code: EventFleetBlock,

@@ -205,31 +205,6 @@ func TestBlockSentToKioskIsImported(t *testing.T) {
 	idle(t, js, "PH-1")
 }
 
-// The same block sent to a group reaches each member, and only them.
-func TestBlockSentToGroupReachesEachMember(t *testing.T) {
-	ns := startNATS(t)
-	js := ns.js(t)
-	ctx := context.Background()
-	k1 := startBlockKiosk(t, ns, "PH-1", "nord")
-	k2 := startBlockKiosk(t, ns, "PH-2", "sud", "nord")
-	k3 := startBlockKiosk(t, ns, "PH-3", "sud")
-
-	d, err := SendBlock(ctx, js, signedBlock(t, 2), ToGroup("nord"), time.Now())
-	require.NoError(t, err)
-	for _, k := range []*testKiosk{k1, k2} {
-		r := k.result(t)
-		assert.Equal(t, BlockImported, r.Outcome, "%s: %s", k.id, r.Detail)
-		assert.Equal(t, "group:nord", r.To)
-		assert.Equal(t, d.Seq, r.Delivery)
-		_, err := k.st.OpenBlock(ctx, game.Stake100)
-		assert.NoError(t, err, "%s sells the block", k.id)
-		idle(t, js, k.id)
-	}
-	idle(t, js, "PH-3")
-	assert.Empty(t, k3.blocks(t), "not a member")
-	assert.Empty(t, results(t, js, "PH-3"))
-}
-
 // A tampered block (a unit changed after signing, or the header of another
 // game's table) is refused by the kiosk's import, changes nothing, and is
 // reported to the centre and in the kiosk's events.

@@ -70,6 +70,8 @@ var _ = words(map[word]text{
 	"blocks.why.signature":   {"la signature ne correspond pas au contenu (fichier modifié ou abîmé)", "the signature does not match the content (file altered or damaged)"},
 	"blocks.why.key":         {"signé par une clé d’émetteur qui n’est pas de confiance", "signed by an issuer key that is not trusted"},
 	"blocks.why.duplicate":   {"ce bloc est déjà importé", "this block is already imported"},
+	"blocks.why.taken":       {"ce bloc est déjà en vente à une autre borne de la flotte", "this block is already on sale at another kiosk of the fleet"},
+	"blocks.why.takenby":     {"ce bloc est déjà en vente à la borne %s de la flotte", "this block is already on sale at kiosk %s of the fleet"},
 	"blocks.why.truncated":   {"fichier incomplet (copie interrompue\u00a0?)", "incomplete file (copy interrupted?)"},
 	"blocks.why.counts":      {"les lots ne sont pas ceux du règlement", "the lots are not the regulation’s"},
 	"blocks.why.format":      {"ce n’est pas un fichier de bloc Pharaon valide", "not a valid Pharaon block file"},
@@ -394,7 +396,11 @@ func (v *blocksView) importChosen() {
 		env.Do(func() {
 			v.busy = false
 			if err != nil {
-				v.status.SetText(tr.F("blocks.refused", name, tr.T(refusal(err))))
+				why := tr.T(refusal(err))
+				if taken := (*kiosk.BlockTakenError)(nil); errors.As(err, &taken) {
+					why = tr.F("blocks.why.takenby", taken.Kiosk)
+				}
+				v.status.SetText(tr.F("blocks.refused", name, why))
 				fmt.Fprintf(blocksStderr, "maintenance: block file %s refused: %v\n", path, err)
 			} else {
 				v.status.SetText(tr.F("blocks.imported", name, b.Emission, b.Number, tr.Money(b.Stake.Money()),
@@ -414,6 +420,8 @@ func refusal(err error) word {
 		return "blocks.why.key"
 	case errors.Is(err, store.ErrDuplicateBlock):
 		return "blocks.why.duplicate"
+	case errors.Is(err, kiosk.ErrBlockTaken):
+		return "blocks.why.taken"
 	case errors.Is(err, block.ErrTruncated):
 		return "blocks.why.truncated"
 	case errors.Is(err, block.ErrCounts):
