@@ -75,7 +75,7 @@ func (v view) text(s string, size float32, c color.Color, bold bool) *canvas.Tex
 	t := canvas.NewText(s, c)
 	t.TextSize = size * v.k
 	t.TextStyle.Bold = bold
-	return t
+	return art.Typeset(t)
 }
 
 // textAt places one line of text in the design box (x, y, w) with an
@@ -90,7 +90,7 @@ func (v view) textAt(s string, size float32, c color.Color, bold bool, align fyn
 
 // lineHeight is the design height of a line of text at size.
 func (v view) lineHeight(size float32, bold bool) float32 {
-	return fyne.MeasureText("Ég", size*v.k, fyne.TextStyle{Bold: bold}).Height / v.k
+	return art.MeasureText("Ég", size*v.k, fyne.TextStyle{Bold: bold}).Height / v.k
 }
 
 // para lays a paragraph out in the design box starting at (x, y), w wide,
@@ -123,7 +123,7 @@ func wrap(s string, width, size float32, style fyne.TextStyle) []string {
 			if line != "" {
 				try = line + " " + w
 			}
-			if line != "" && fyne.MeasureText(try, size, style).Width > width {
+			if line != "" && art.MeasureText(try, size, style).Width > width {
 				lines = append(lines, line)
 				line = w
 				continue
