@@ -60,7 +60,7 @@ func (s *Screens) buildHistory(v view, h kiosk.PlayerHistory, readErr error) fyn
 	tr := s.tr
 	entries := h.Games
 	objs := []fyne.CanvasObject{
-		v.cover(art.HomeBackdropResource()),
+		s.cover(v, art.HomeBackdropResource()),
 		v.panel(histX, histTop, histW, histBottom-histTop),
 		v.textAt(s.historyTitle(h.Since), sizeTitle-4, art.GoldLight, true, fyne.TextAlignCenter, histX, histTop+14, histW),
 		v.textAt(tr.T(msgHistorySub), sizeBody, art.Sand, false, fyne.TextAlignCenter, histX, histTop+68, histW),

@@ -174,19 +174,52 @@ func (v view) dim(x, y, w, h float32) *canvas.Rectangle {
 }
 
 // cover is a drawing covering the whole canvas at its aspect (cropped),
-// drawn from the raster cache.
-func (v view) cover(res fyne.Resource) fyne.CanvasObject {
+// drawn from the raster cache. The screens that show it (home, history,
+// out of service) share one image per drawing: a screen is built again at
+// every change of what it shows, and under Fyne each new image is a new
+// texture of the window's size, kept a minute after it was last drawn (at
+// 1280×800, 4 MB of llvmpipe's memory each).
+func (s *Screens) cover(v view, res fyne.Resource) fyne.CanvasObject {
 	w, h := play.Pixels(v.size, 1)
 	img := play.Raster(res, w, h, canvas.ImageFillCover)
-	var o *canvas.Image
 	if img == nil {
-		o = canvas.NewImageFromResource(res)
+		o := canvas.NewImageFromResource(res)
 		o.FillMode = canvas.ImageFillCover
-	} else {
+		return v.full(o)
+	}
+	if s.covers == nil {
+		s.covers = map[string]cover{}
+	}
+	o := s.covers[res.Name()].img
+	switch {
+	case o == nil:
 		o = canvas.NewImageFromImage(img)
 		o.FillMode = canvas.ImageFillStretch
+		s.covers[res.Name()] = cover{res, o}
+	case o.Image != img:
+		o.Image = img
+		o.Refresh()
 	}
 	return v.full(o)
+}
+
+// restCovers lets go of the covers' pixels while a screen without them
+// shows (the game): their images show nothing until a screen shows them
+// again, and the raster cache keeps them packed (play.Rest).
+func (s *Screens) restCovers() {
+	for _, c := range s.covers {
+		if c.img.Image == nil {
+			continue
+		}
+		c.img.Image = nil
+		play.Rest(c.res)
+	}
+}
+
+// cover is a drawing and the image that shows it (Screens.cover).
+type cover struct {
+	res fyne.Resource
+	img *canvas.Image
 }
 
 // framed is a drawing at pixel size fitting the design box (x, y, w, h),

@@ -155,6 +155,7 @@ type Screens struct {
 	scrBox   *fyne.Container
 	ovBox    *fyne.Container
 	toastBox *fyne.Container
+	covers   map[string]cover // the backdrops the screens share (cover)
 	// do hands work to the Fyne goroutine (fyne.Do; the tests queue it).
 	do func(func())
 	v  view
@@ -400,6 +401,9 @@ func (s *Screens) setScreen(sc screen, build func(view) fyne.CanvasObject) {
 	}
 	if s.screen == scrAttract && sc != scrAttract {
 		s.stopAttract()
+	}
+	if sc == scrGame {
+		s.restCovers()
 	}
 	s.screen = sc
 	s.buildScr = build
