@@ -299,7 +299,7 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		"a new kiosk: create its database (without it a production kiosk refuses to start with no database)")
 	fs.Func("dev-seed", "development: draw the demo blocks of a new development database from this `number` (a scripted session's known games; with -dev only)",
 		func(s string) error { return c.set("dev-seed", s, "") })
-	fs.BoolFunc("fps", "log frames per second and time per frame during a game", func(s string) error { return c.set("fps", s, "") })
+	fs.BoolFunc("fps", "log frames per second and time per frame during a game, and each screen and window shown", func(s string) error { return c.set("fps", s, "") })
 	fs.Func("keys", "trusted issuer public key `files`, comma-separated", func(s string) error { return c.set("keys", s, "") })
 	fs.Func("validator", "bill validator (ID-003) serial `device`", func(s string) error { return c.set("validator", s, "") })
 	fs.Func("printer", "voucher printer (ESC/POS) serial `device`", func(s string) error { return c.set("printer", s, "") })

@@ -335,6 +335,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		p.bo.onSetup = up
 		if cfg.FPS {
 			opt.OnFrameStats = func(s play.FrameStats) { logger.Print(s) }
+			opt.OnShow = func(screen, overlay string) { logger.Printf("show %s %s", screen, overlay) }
 		}
 		if p.devs != nil {
 			opt.Dev = devPanel{p.devs}

@@ -205,13 +205,16 @@ func (s *Screens) cover(v view, res fyne.Resource) fyne.CanvasObject {
 
 // restCovers lets go of the covers' pixels while a screen without them
 // shows (the game): their images show nothing until a screen shows them
-// again, and the raster cache keeps them packed (play.Rest).
+// again, the refresh has Fyne free their textures now rather than a
+// minute after they were last drawn, and the raster cache keeps the
+// pixels packed (play.Rest).
 func (s *Screens) restCovers() {
 	for _, c := range s.covers {
 		if c.img.Image == nil {
 			continue
 		}
 		c.img.Image = nil
+		c.img.Refresh()
 		play.Rest(c.res)
 	}
 }
