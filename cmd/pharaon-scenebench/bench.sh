@@ -268,6 +268,7 @@ scene() {
 	game_plain) run game_plain "$2" 1280x800 "$sb" -fullbackdrop=false ;;
 	attract) run attract "$2" 1280x800 "$sb" -scene attract ;;
 	game_1080) run game_1080 "$2" 1920x1080 "$sb" -w 1920 -h 1080 ;;
+	game_1080_capped) run game_1080_capped "$2" 1920x1080 "$sb" -w 1920 -h 1080 -backdropmax "${BACKDROPMAX:-960}" ;;
 	kiosk) run kiosk "$2" 1280x800 -prep athome env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
 	kiosk_play) run kiosk_play "$2" 1280x800 $played env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev $seeded -fps -db "$(kdb "$1" "$2")" ;;
 	kiosk_play_base) [ -x "$BASE/pharaon" ] && run kiosk_play_base "$2" 1280x800 $played env PHARAON_MEMLOG=1 "$BASE/pharaon" -dev $seeded -fps -db "$(kdb "$1" "$2")" ;;

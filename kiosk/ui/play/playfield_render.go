@@ -413,7 +413,7 @@ func (r *playfieldRenderer) layoutBackdrop() {
 		r.frieze.Hide()
 		r.base.Hide()
 		r.sky.Move(fyne.NewPos(g.X, g.Y))
-		setArtFill(r.sky, art.PlayfieldBackdropResource(), size, r.scale, canvas.ImageFillCover)
+		setBackdrop(r.sky, art.PlayfieldBackdropResource(), size, r.scale)
 		r.sky.Show()
 		return
 	}
