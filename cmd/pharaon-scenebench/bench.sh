@@ -16,9 +16,13 @@
 #   game_1080   the game screen at 1920×1080 (frame rate and gaps)
 #   kiosk       bin/pharaon -dev on a development database: first frame
 #               (its start-up screen), home, memory at home
-#   kiosk_play  the same, a 20 € note inserted and a 2 € Auto game played
-#               (xdotool taps): frame gaps and memory of the real kiosk in play
+#   kiosk_play  the same running a player's whole session (session, below:
+#               notes, Jouer, Auto with a win, Rejouer, the bonus game, a
+#               cash-out; xdotool taps): frame gaps and memory of the real
+#               kiosk in play, measured over the session
 #   kiosk_play_1080  the same at 1920×1080
+#   game_1080_capped  game_1080 with the backdrop rasterised at most
+#               BACKDROPMAX (960) px wide, scaled by the GL (not by default)
 #   kiosk_play_base, kiosk_play_1080_base  the same with BASE/pharaon, another
 #               build (before and after a change, alternated in one run;
 #               not in the default SCENES)
@@ -35,7 +39,9 @@
 # average. The kiosk's runs measure once its home screen is shown.
 #
 # Environment: PEER, BASE, ROUNDS (3), WARM (2 s), WIN (8 s), SCENES (all the
-# scenes above), BIN (bin, where this tree's pharaon and
+# scenes above but the capped one), SESSION (1; 0: the kiosk's runs in play
+# are a 20 € note and one 2 € Auto game, then WIN s, for a build without
+# -dev-seed), DEVSEED (112), BACKDROPMAX (960), BIN (bin, where this tree's pharaon and
 # pharaon-scenebench are built first; another directory: its binaries as
 # they are, to compare builds), OUT (a directory for the logs and
 # results.csv; a new temporary one).
