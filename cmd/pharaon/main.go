@@ -105,7 +105,6 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer, st
 	}
 	fixLocale(e, cfg.Lang)
 	setGCPercent(e)
-	setMallocThresholds(e)
 	startMemLog(e, stderr)
 	// A failure to start is said on stderr by runKiosk (the journal is all
 	// a technician reads), then shown on the screen.
