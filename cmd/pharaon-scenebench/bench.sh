@@ -138,13 +138,26 @@ waitlog() {
 # won, Accueil; Encaisser, Imprimer, the voucher. Each step waits for the
 # screen or window the kiosk logs (-fps: "show SCREEN WINDOW"); it ends
 # with the voucher shown, or at the first step that does not come.
+# note DISPLAY WxH LOG X EUROS: the panel's note button at (X, 706),
+# tapped again if the note is not credited (the panel takes no note while
+# one is on its way to the cash box).
+note() {
+	local n try
+	for try in 1 2 3; do
+		n=$(wc -l <"$3")
+		tap "$1" "$2" "$4" 706
+		waitlog "$3" "$n" "note of $5 EUR" 20 2>/dev/null && return 0
+	done
+	echo "bench.sh: the $5 € note was not credited (its log: $3)" >&2
+	return 1
+}
+
 session() {
 	local disp=$1 size=$2 log=$3 n
-	n=$(wc -l <"$log")
-	tap "$disp" "$size" 882 706 # the panel's 20 €
-	waitlog "$log" "$n" 'note of 20 EUR' || return 1
-	tap "$disp" "$size" 817 706 # 10 €
-	waitlog "$log" "$n" 'note of 10 EUR' || return 1
+	note "$disp" "$size" "$log" 882 20 || return 1 # the panel's 20 €
+	sleep 1
+	note "$disp" "$size" "$log" 817 10 || return 1 # 10 €
+	sleep 1
 	tap "$disp" "$size" 1103 358 # 2 €
 	sleep 0.5
 	n=$(wc -l <"$log")
