@@ -16,9 +16,13 @@
 #   game_1080   the game screen at 1920×1080 (frame rate and gaps)
 #   kiosk       bin/pharaon -dev on a development database: first frame
 #               (its start-up screen), home, memory at home
-#   kiosk_play  the same, a 20 € note inserted and a 2 € Auto game played
-#               (xdotool taps): frame gaps and memory of the real kiosk in play
+#   kiosk_play  the same running a player's whole session (session, below:
+#               notes, Jouer, Auto with a win, Rejouer, the bonus game, a
+#               cash-out; xdotool taps): frame gaps and memory of the real
+#               kiosk in play, measured over the session
 #   kiosk_play_1080  the same at 1920×1080
+#   game_1080_capped  game_1080 with the backdrop rasterised at most
+#               BACKDROPMAX (960) px wide, scaled by the GL (not by default)
 #   kiosk_play_base, kiosk_play_1080_base  the same with BASE/pharaon, another
 #               build (before and after a change, alternated in one run;
 #               not in the default SCENES)
@@ -35,7 +39,9 @@
 # average. The kiosk's runs measure once its home screen is shown.
 #
 # Environment: PEER, BASE, ROUNDS (3), WARM (2 s), WIN (8 s), SCENES (all the
-# scenes above), BIN (bin, where this tree's pharaon and
+# scenes above but the capped one), SESSION (1; 0: the kiosk's runs in play
+# are a 20 € note and one 2 € Auto game, then WIN s, for a build without
+# -dev-seed), DEVSEED (112), BACKDROPMAX (960), BIN (bin, where this tree's pharaon and
 # pharaon-scenebench are built first; another directory: its binaries as
 # they are, to compare builds), OUT (a directory for the logs and
 # results.csv; a new temporary one).
@@ -60,6 +66,16 @@ freedisp() {
 	local n
 	while :; do n=$((140 + RANDOM % 200)); [ -e /tmp/.X$n-lock ] || { echo $n; return; }; done
 }
+# The kiosk's runs in play: the scripted session (SESSION=1, the default)
+# on a database whose demo blocks are drawn from DEVSEED, or (SESSION=0,
+# for a build without -dev-seed) a 20 € note and one 2 € Auto game, then
+# WIN s measured.
+DEVSEED=${DEVSEED:-112} SESSION=${SESSION:-1}
+if [ "$SESSION" = 1 ]; then
+	seeded="-dev-seed $DEVSEED" played="-prep athome -session session"
+else
+	seeded="" played="-prep play"
+fi
 # A development database made once, before the rounds: every kiosk run
 # starts on it as a kiosk restarts on its own (not a first start).
 kdata=$OUT/kiosk
@@ -68,7 +84,7 @@ if [[ " $SCENES " == *" kiosk"* ]]; then
 	d=:$(freedisp)
 	Xvfb $d -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 & x=$!
 	sleep 1
-	DISPLAY=$d timeout 120 "$BIN/pharaon" -dev -db "$kdata/pharaon.db" >"$OUT/kiosk.provision.log" 2>&1 & k=$!
+	DISPLAY=$d timeout 120 "$BIN/pharaon" -dev $seeded -db "$kdata/pharaon.db" >"$OUT/kiosk.provision.log" 2>&1 & k=$!
 	for _ in $(seq 1 900); do grep -q 'home shown' "$OUT/kiosk.provision.log" && break; sleep 0.1; done
 	kill $k 2>/dev/null; wait $k 2>/dev/null; kill $x; wait $x 2>/dev/null
 fi
@@ -92,6 +108,98 @@ athome() {
 	for _ in $(seq 1 300); do grep -q 'home shown' "$3" && return; sleep 0.1; done
 }
 
+# ftap DISPLAY WxH X Y: a touch at (X, Y) of the game screen's 960 × 800
+# design playfield (its windows and buttons), which the game screen fits to
+# the window's height at its left edge.
+ftap() {
+	local disp=$1 h=${2#*x}
+	local k; k=$(echo "$h/800" | bc -l)
+	DISPLAY=$disp xdotool mousemove "$(echo "$3*$k" | bc -l | cut -d. -f1)" "$(echo "$4*$k" | bc -l | cut -d. -f1)" click 1
+}
+
+# waitlog LOG FROM PATTERN [SECONDS]: waits for a line matching PATTERN
+# after the first FROM lines of LOG; fails after SECONDS (60).
+waitlog() {
+	local i
+	for i in $(seq 1 $((${4:-60} * 10))); do
+		tail -n +"$(($2 + 1))" "$1" | grep -q -- "$3" && return 0
+		sleep 0.1
+	done
+	echo "bench.sh: no \"$3\" in $1" >&2
+	return 1
+}
+
+# session DISPLAY WxH LOG: the scripted session of a player on the real
+# kiosk (pharaon -dev -dev-seed $DEVSEED -fps, whose 2 € block starts with a
+# loser, a win and a win through the bonus game; cmd/pharaon/devseed.go):
+# a 20 € and a 10 € note, 2 €, Jouer (the ball launched, the paddle
+# dragged, then the Auto hand-over after 5 s untouched), lost, Accueil;
+# Auto, won, Rejouer; the bonus game, its window, Continuer, the total
+# won, Accueil; Encaisser, Imprimer, the voucher. Each step waits for the
+# screen or window the kiosk logs (-fps: "show SCREEN WINDOW"); it ends
+# with the voucher shown, or at the first step that does not come.
+# note DISPLAY WxH LOG X EUROS: the panel's note button at (X, 706),
+# tapped again if the note is not credited (the panel takes no note while
+# one is on its way to the cash box).
+note() {
+	local n try
+	for try in 1 2 3; do
+		n=$(wc -l <"$3")
+		tap "$1" "$2" "$4" 706
+		waitlog "$3" "$n" "note of $5 EUR" 20 2>/dev/null && return 0
+	done
+	echo "bench.sh: the $5 € note was not credited (its log: $3)" >&2
+	return 1
+}
+
+session() {
+	local disp=$1 size=$2 log=$3 n
+	note "$disp" "$size" "$log" 882 20 || return 1 # the panel's 20 €
+	sleep 1
+	note "$disp" "$size" "$log" 817 10 || return 1 # 10 €
+	sleep 1
+	tap "$disp" "$size" 1103 358 # 2 €
+	sleep 0.5
+	n=$(wc -l <"$log")
+	tap "$disp" "$size" 830 460 # Jouer
+	waitlog "$log" "$n" 'show game none' || return 1
+	sleep 1
+	ftap "$disp" "$size" 480 726 # the ball, on the paddle: launched
+	local h=${size#*x}
+	DISPLAY=$disp xdotool mousedown 1 mousemove $((300 * h / 800)) $((740 * h / 800)) sleep 0.3 \
+		mousemove $((650 * h / 800)) $((740 * h / 800)) sleep 0.3 mouseup 1
+	waitlog "$log" "$n" 'show game lose' 120 || return 1
+	sleep 1
+	n=$(wc -l <"$log")
+	ftap "$disp" "$size" 661 682 # Accueil
+	waitlog "$log" "$n" 'show home none' || return 1
+	sleep 1
+	n=$(wc -l <"$log")
+	tap "$disp" "$size" 1063 460 # Auto
+	waitlog "$log" "$n" 'show game win' 120 || return 1
+	sleep 2
+	n=$(wc -l <"$log")
+	ftap "$disp" "$size" 350 669 # Rejouer 2 €
+	waitlog "$log" "$n" 'show game none' || return 1
+	waitlog "$log" "$n" 'show game bonus-win' 180 || return 1
+	sleep 2
+	n=$(wc -l <"$log")
+	ftap "$disp" "$size" 480 669 # Continuer
+	waitlog "$log" "$n" 'show game result' || return 1
+	sleep 2
+	n=$(wc -l <"$log")
+	ftap "$disp" "$size" 660 669 # Accueil
+	waitlog "$log" "$n" 'show home none' || return 1
+	sleep 1
+	n=$(wc -l <"$log")
+	tap "$disp" "$size" 1064 596 # Encaisser
+	waitlog "$log" "$n" 'show home cash-confirm' || return 1
+	sleep 1
+	tap "$disp" "$size" 786 476 # Imprimer
+	waitlog "$log" "$n" 'show home voucher' 60 || return 1
+	sleep 2
+}
+
 # play DISPLAY WxH LOG: once the kiosk's home screen is shown, a player
 # inserts a 20 € note and plays 2 € in Auto (the development panel's
 # simulated note, then the home screen's buttons), then Rejouer.
@@ -107,12 +215,15 @@ play() {
 	tap "$disp" "$size" 1063 460 # Auto
 }
 
-# run NAME ROUND WxH [-prep FUNC] CMD...: one run, one CSV line; FUNC
-# DISPLAY WxH LOG runs once the first frame is drawn, before the warm-up.
+# run NAME ROUND WxH [-prep FUNC] [-session FUNC] CMD...: one run, one CSV
+# line; the prep FUNC DISPLAY WxH LOG runs once the first frame is drawn,
+# before the warm-up; the session FUNC (same arguments) after it, and the
+# window measured is then the session's, however long, instead of WIN s.
 run() {
 	local name=$1 round=$2 size=$3; shift 3
-	local prep=""
+	local prep="" sess=""
 	if [ "$1" = -prep ]; then prep=$2; shift 2; fi
+	if [ "$1" = -session ]; then sess=$2; shift 2; fi
 	local disp=:$(freedisp) log=$OUT/$name.$round.log
 	Xvfb $disp -screen 0 "${size}x24" -nolisten tcp >/dev/null 2>&1 & local xpid=$!
 	sleep 1.5
@@ -125,7 +236,13 @@ run() {
 	sleep "$WARM"
 	local a0 x0 s0 l0; a0=$(cpu $apid); x0=$(cpu $xpid); s0=$(date +%s%N); l0=$(wc -l <"$log")
 	local rss=()
-	for _ in $(seq 1 "$WIN"); do sleep 1; rss+=("$(awk '/VmRSS/{print $2}' /proc/$apid/status)"); done
+	if [ -n "$sess" ]; then
+		"$sess" "$disp" "$size" "$log" & local spid=$!
+		while kill -0 $spid 2>/dev/null; do sleep 1; rss+=("$(awk '/VmRSS/{print $2}' /proc/$apid/status)"); done
+		wait $spid || echo "bench.sh: $name round $round: the session stopped short (its log: $log)" >&2
+	else
+		for _ in $(seq 1 "$WIN"); do sleep 1; rss+=("$(awk '/VmRSS/{print $2}' /proc/$apid/status)"); done
+	fi
 	local a1 x1 s1 l1 hwm; a1=$(cpu $apid); x1=$(cpu $xpid); s1=$(date +%s%N); l1=$(wc -l <"$log")
 	hwm=$(awk '/VmHWM/{print $2}' /proc/$apid/status)
 	# Where the memory is, at the window's end: anonymous (the Go heap,
@@ -170,11 +287,12 @@ scene() {
 	game_plain) run game_plain "$2" 1280x800 "$sb" -fullbackdrop=false ;;
 	attract) run attract "$2" 1280x800 "$sb" -scene attract ;;
 	game_1080) run game_1080 "$2" 1920x1080 "$sb" -w 1920 -h 1080 ;;
+	game_1080_capped) run game_1080_capped "$2" 1920x1080 "$sb" -w 1920 -h 1080 -backdropmax "${BACKDROPMAX:-960}" ;;
 	kiosk) run kiosk "$2" 1280x800 -prep athome env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
-	kiosk_play) run kiosk_play "$2" 1280x800 -prep play env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
-	kiosk_play_base) [ -x "$BASE/pharaon" ] && run kiosk_play_base "$2" 1280x800 -prep play env PHARAON_MEMLOG=1 "$BASE/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
-	kiosk_play_1080_base) [ -x "$BASE/pharaon" ] && run kiosk_play_1080_base "$2" 1920x1080 -prep play env PHARAON_MEMLOG=1 "$BASE/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
-	kiosk_play_1080) run kiosk_play_1080 "$2" 1920x1080 -prep play env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
+	kiosk_play) run kiosk_play "$2" 1280x800 $played env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev $seeded -fps -db "$(kdb "$1" "$2")" ;;
+	kiosk_play_base) [ -x "$BASE/pharaon" ] && run kiosk_play_base "$2" 1280x800 $played env PHARAON_MEMLOG=1 "$BASE/pharaon" -dev $seeded -fps -db "$(kdb "$1" "$2")" ;;
+	kiosk_play_1080_base) [ -x "$BASE/pharaon" ] && run kiosk_play_1080_base "$2" 1920x1080 $played env PHARAON_MEMLOG=1 "$BASE/pharaon" -dev $seeded -fps -db "$(kdb "$1" "$2")" ;;
+	kiosk_play_1080) run kiosk_play_1080 "$2" 1920x1080 $played env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev $seeded -fps -db "$(kdb "$1" "$2")" ;;
 	esac
 }
 

@@ -33,6 +33,10 @@ type Config struct {
 	// on pseudo-terminals and the panel that drives them.
 	Dev bool
 	FPS bool // log frames per second and time per frame while a game runs
+	// DevSeed (-dev only): the demo blocks of a new development database
+	// are drawn from it, so a scripted session knows its games' outcomes
+	// (devseed.go); 0 draws them at random.
+	DevSeed uint64
 	// FirstInstall: there is no database yet and the kiosk may create it
 	// (the flag -first-install only: a configuration file that said it
 	// forever would let a lost database be replaced silently).
@@ -85,7 +89,7 @@ const maxConfigSize = 64 << 10
 
 // configKeys are the keys of the configuration file, which are the long
 // names of the flags.
-var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "fps", "keys", "validator", "printer",
+var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "dev-seed", "fps", "keys", "validator", "printer",
 	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor", "block-dir",
 	"update-keys", "nats-url", "nats-user", "nats-password", "nats-nkey-seed", "nats-ca", "nats-groups"}
 
@@ -227,6 +231,13 @@ func (c *Config) set(key, value, dir string) error {
 		return boolean(&c.Dev)
 	case "fps":
 		return boolean(&c.FPS)
+	case "dev-seed":
+		n, err := strconv.ParseUint(value, 10, 64)
+		if err != nil || n == 0 {
+			return fmt.Errorf("dev-seed = %q: a whole number from 1: %w", value, ErrConfig)
+		}
+		c.DevSeed = n
+		return nil
 	case "keys":
 		var keys []string
 		for _, k := range strings.Split(value, ",") {
@@ -311,7 +322,9 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("update-keys", s, "") })
 	fs.BoolVar(&c.FirstInstall, "first-install", false,
 		"a new kiosk: create its database (without it a production kiosk refuses to start with no database)")
-	fs.BoolFunc("fps", "log frames per second and time per frame during a game", func(s string) error { return c.set("fps", s, "") })
+	fs.Func("dev-seed", "development: draw the demo blocks of a new development database from this `number` (a scripted session's known games; with -dev only)",
+		func(s string) error { return c.set("dev-seed", s, "") })
+	fs.BoolFunc("fps", "log frames per second and time per frame during a game, and each screen and window shown", func(s string) error { return c.set("fps", s, "") })
 	fs.Func("keys", "trusted issuer public key `files`, comma-separated", func(s string) error { return c.set("keys", s, "") })
 	fs.Func("validator", "bill validator (ID-003) serial `device`", func(s string) error { return c.set("validator", s, "") })
 	fs.Func("printer", "voucher printer (ESC/POS) serial `device`", func(s string) error { return c.set("printer", s, "") })

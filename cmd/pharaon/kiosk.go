@@ -186,6 +186,16 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 	if cfg.FirstInstall && !create {
 		logger.Printf("-first-install ignored: the database %s is there", cfg.DB)
 	}
+	if cfg.Dev && cfg.DevSeed != 0 {
+		seeded, err := provisionSeeded(ctx, st, cfg.DevSeed, clk.Now())
+		if err != nil {
+			st.Close()
+			return nil, fmt.Errorf("provision seeded demo blocks: %w", err)
+		}
+		for id, k := range seeded {
+			keys[id] = k
+		}
+	}
 	if cfg.Dev {
 		t0 := time.Now()
 		demo, err := kiosk.ProvisionDemo(ctx, st, filepath.Join(filepath.Dir(cfg.DB), "demo"), clk.Now())
@@ -408,6 +418,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		}
 		if cfg.FPS {
 			opt.OnFrameStats = func(s play.FrameStats) { logger.Print(s) }
+			opt.OnShow = func(screen, overlay string) { logger.Printf("show %s %s", screen, overlay) }
 		}
 		if p.devs != nil {
 			opt.Dev = devPanel{p.devs}

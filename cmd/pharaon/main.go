@@ -184,6 +184,9 @@ func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 			return Config{}, &usageError{"kiosk-id is required with a printer: it identifies the kiosk on its vouchers"}
 		}
 	}
+	if cfg.DevSeed != 0 && !cfg.Dev {
+		return Config{}, &usageError{"dev-seed is for a development run: give -dev with it"}
+	}
 	// In a fleet the kiosk is known by its id.
 	cfg.Fleet.KioskID = cfg.KioskID
 	if err := cfg.Fleet.Check(); err != nil {

@@ -161,7 +161,7 @@ func (s *Screens) buildDevPanel(v view) []fyne.CanvasObject {
 	// A long fault's name shrinks the line to fit the plate, and what is
 	// still too long is cut short.
 	size := float32(sizeCaption - 1)
-	for size > 11 && fyne.MeasureText(line, size*v.k, fyne.TextStyle{Bold: true}).Width > (w-20)*v.k {
+	for size > 11 && art.MeasureText(line, size*v.k, fyne.TextStyle{Bold: true}).Width > (w-20)*v.k {
 		size -= 0.5
 	}
 	line = v.fit(line, size, true, w-20)
@@ -239,13 +239,13 @@ func (s *Screens) buildDevFaults(v view) fyne.CanvasObject {
 // units wide at size.
 func (v view) fit(text string, size float32, bold bool, w float32) string {
 	style := fyne.TextStyle{Bold: bold}
-	if fyne.MeasureText(text, size*v.k, style).Width <= w*v.k {
+	if art.MeasureText(text, size*v.k, style).Width <= w*v.k {
 		return text
 	}
 	r := []rune(text)
 	for len(r) > 1 {
 		r = r[:len(r)-1]
-		if t := strings.TrimRight(string(r), " ·:") + "…"; fyne.MeasureText(t, size*v.k, style).Width <= w*v.k {
+		if t := strings.TrimRight(string(r), " ·:") + "…"; art.MeasureText(t, size*v.k, style).Width <= w*v.k {
 			return t
 		}
 	}

@@ -60,7 +60,7 @@ func (s *Screens) buildHistory(v view, h kiosk.PlayerHistory, readErr error) fyn
 	tr := s.tr
 	entries := h.Games
 	objs := []fyne.CanvasObject{
-		v.cover(art.HomeBackdropResource()),
+		s.cover(v, art.HomeBackdropResource()),
 		v.panel(histX, histTop, histW, histBottom-histTop),
 		v.textAt(s.historyTitle(h.Since), sizeTitle-4, art.GoldLight, true, fyne.TextAlignCenter, histX, histTop+14, histW),
 		v.textAt(tr.T(msgHistorySub), sizeBody, art.Sand, false, fyne.TextAlignCenter, histX, histTop+68, histW),
@@ -112,7 +112,7 @@ func (s *Screens) historyRows(entries []kiosk.HistoryEntry) fyne.CanvasObject {
 		objs = append(objs, v.textAt(date, sizeBody, art.Sand, false, fyne.TextAlignLeading, histColumns[0][0], ty, histColumns[0][1]))
 		if i == 0 {
 			tag := v.textAt(tr.T(msgHistoryLast), sizeCaption, art.TurquoiseLight, true, fyne.TextAlignLeading,
-				histColumns[0][0]+fyne.MeasureText(date, sizeBody*v.k, fyne.TextStyle{}).Width/v.k+12, ty+2, 100)
+				histColumns[0][0]+art.MeasureText(date, sizeBody*v.k, fyne.TextStyle{}).Width/v.k+12, ty+2, 100)
 			objs = append(objs, tag)
 		}
 		objs = append(objs,

@@ -79,7 +79,7 @@ func (s *Screens) play(mode breakout.Mode) {
 func (s *Screens) buildHome(v view) fyne.CanvasObject {
 	tr := s.tr
 	objs := []fyne.CanvasObject{
-		v.cover(art.HomeBackdropResource()),
+		s.cover(v, art.HomeBackdropResource()),
 		v.image(art.WordmarkResource(), 640-160, 46, 320, 320/art.WordmarkAspect),
 		v.textAt(tr.T(msgTagline), sizeBody, art.Sand, false, fyne.TextAlignCenter, 300, 46+320/art.WordmarkAspect+4, 680),
 	}

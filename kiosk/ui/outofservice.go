@@ -46,7 +46,7 @@ func (s *Screens) buildOutOfService(v view) fyne.CanvasObject {
 func (s *Screens) buildBilingual(v view, title msg, titleColour color.Color,
 	body func(tr Tr, size, y float32) ([]fyne.CanvasObject, float32)) fyne.CanvasObject {
 	objs := []fyne.CanvasObject{
-		v.cover(art.HomeBackdropResource()),
+		s.cover(v, art.HomeBackdropResource()),
 		v.image(art.WordmarkResource(), 640-180, 70, 360, 360/art.WordmarkAspect),
 		v.panel(190, 196, 900, 470),
 	}

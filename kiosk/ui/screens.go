@@ -61,6 +61,11 @@ type Options struct {
 	PlainPlayfield bool
 	// OnHome is called each time the home screen is shown (start-up timing).
 	OnHome func()
+	// OnShow is called each time a screen or a window over it is shown,
+	// with their names (screenNames, overlayNames; overlay "none" when a
+	// new screen shows alone): the -fps log, which a scripted session
+	// waits on (docs/performance.md).
+	OnShow func(screen, overlay string)
 	// OnOutOfService is called each time the out-of-service screen is
 	// shown (a kiosk that could not start tells its service manager it is
 	// up, and why it is out of service).
@@ -118,6 +123,10 @@ const (
 	scrHandPay // the hand-pay lock: call the staff (handpay.go)
 )
 
+// screenNames name the screens for Options.OnShow.
+var screenNames = [...]string{scrNone: "none", scrHome: "home", scrGame: "game", scrHistory: "history",
+	scrOutOfService: "out-of-service", scrAttract: "attract", scrHandPay: "hand-pay"}
+
 // overlay is what shows over the screen.
 type overlay uint8
 
@@ -135,6 +144,18 @@ const (
 	ovCashFailed           // cash-out: why no voucher came out; the credit is kept
 	ovDevFaults            // the development panel's faults
 )
+
+// overlayNames name the windows for Options.OnShow.
+var overlayNames = [...]string{ovNone: "none", ovPrizeTable: "prize-table", ovBonusIntro: "bonus-intro", ovWin: "win",
+	ovBonusWin: "bonus-win", ovResult: "result", ovLose: "lose", ovCashConfirm: "cash-confirm",
+	ovCashPrinting: "cash-printing", ovVoucher: "voucher", ovCashFailed: "cash-failed", ovDevFaults: "dev-faults"}
+
+// shown tells Options.OnShow what shows now.
+func (s *Screens) shown() {
+	if s.opt.OnShow != nil {
+		s.opt.OnShow(screenNames[s.screen], overlayNames[s.overlay])
+	}
+}
 
 // Screens are the player's screens of the kiosk and the way between them:
 // home (Art. 4.1), the game (play.Screen, Art. 4.2–4.7) with the prize
@@ -155,6 +176,7 @@ type Screens struct {
 	scrBox   *fyne.Container
 	ovBox    *fyne.Container
 	toastBox *fyne.Container
+	covers   map[string]cover // the backdrops the screens share (cover)
 	// do hands work to the Fyne goroutine (fyne.Do; the tests queue it).
 	do func(func())
 	v  view
@@ -401,6 +423,9 @@ func (s *Screens) setScreen(sc screen, build func(view) fyne.CanvasObject) {
 	if s.screen == scrAttract && sc != scrAttract {
 		s.stopAttract()
 	}
+	if sc == scrGame {
+		s.restCovers()
+	}
 	s.screen = sc
 	s.buildScr = build
 	s.clearOverlay()
@@ -410,6 +435,7 @@ func (s *Screens) setScreen(sc screen, build func(view) fyne.CanvasObject) {
 	}
 	s.scrBox.Refresh()
 	s.showToast() // where the new screen shows it, or not at all
+	s.shown()
 }
 
 // sized reports whether the window has its size: until then nothing is
@@ -426,6 +452,7 @@ func (s *Screens) setOverlay(ov overlay, build func(view) fyne.CanvasObject) {
 		s.ovBox.Objects = []fyne.CanvasObject{build(s.v)}
 	}
 	s.ovBox.Refresh()
+	s.shown()
 }
 
 func (s *Screens) clearOverlay() {

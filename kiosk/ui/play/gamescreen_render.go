@@ -51,6 +51,7 @@ func newScreenRenderer(g *Screen) *screenRenderer {
 	r.creditVal.TextStyle.Bold = true
 	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal} {
 		t.Alignment = fyne.TextAlignCenter
+		art.Typeset(t)
 	}
 	r.objects = append(r.objects, g.field, r.rule, r.stakeCap, r.stakeVal, g.cart, r.creditCap, r.creditVal)
 	for s := range r.flyers {

@@ -269,6 +269,7 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 		h.gem = newArtImage()
 		h.secs = canvas.NewText("", art.GoldLight)
 		h.secs.TextStyle.Bold = true
+		art.Typeset(h.secs)
 		h.shownSecs = -1
 		h.secs.Hide()
 		add(h.gem, h.secs)
@@ -321,6 +322,9 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	hideAll(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
 	r.countSecs = -1
 	add(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
+	for _, t := range []*canvas.Text{r.badgeTxt, r.redCap, r.redCount, r.tip, r.countTxt, r.noticeTxt} {
+		art.Typeset(t)
+	}
 
 	r.applyLabels()
 	r.setWorld()
@@ -409,7 +413,7 @@ func (r *playfieldRenderer) layoutBackdrop() {
 		r.frieze.Hide()
 		r.base.Hide()
 		r.sky.Move(fyne.NewPos(g.X, g.Y))
-		setArtFill(r.sky, art.PlayfieldBackdropResource(), size, r.scale, canvas.ImageFillCover)
+		setBackdrop(r.sky, art.PlayfieldBackdropResource(), size, r.scale)
 		r.sky.Show()
 		return
 	}

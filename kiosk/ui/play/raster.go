@@ -2,6 +2,7 @@ package play
 
 import (
 	"image"
+	"slices"
 	"sync"
 
 	"fyne.io/fyne/v2"
@@ -47,9 +48,19 @@ type rasterCache struct {
 }
 
 // rasterEntry is a raster and when it was last used (rasterCache.tick).
+// A raster no screen shows for a while (Rest) is kept packed instead.
 type rasterEntry struct {
-	img  *image.RGBA
-	used uint64
+	img    *image.RGBA
+	packed *packedRaster
+	used   uint64
+}
+
+// size is what e holds, in bytes.
+func (e *rasterEntry) size() int {
+	if e.img != nil {
+		return len(e.img.Pix)
+	}
+	return e.packed.size()
 }
 
 // rasterCacheBytes bounds the pixels the cache holds: twice and a half
@@ -72,7 +83,26 @@ func (c *rasterCache) lookup(k rasterKey) (*image.RGBA, bool) {
 	}
 	c.tick++
 	e.used = c.tick
+	if e.img == nil { // resting: unpacked for its use (a few ms)
+		c.bytes -= e.size()
+		e.img, e.packed = e.packed.unpack(), nil
+		c.bytes += e.size()
+	}
 	return e.img, true
+}
+
+// rest packs the rasters of the drawing named name (Rest).
+func (c *rasterCache) rest(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.m {
+		if k.name != name || e.img == nil {
+			continue
+		}
+		c.bytes -= e.size()
+		e.img, e.packed = nil, pack(e.img)
+		c.bytes += e.size()
+	}
 }
 
 // get returns res rasterised at w×h pixels, meeting them as fill says
@@ -138,7 +168,7 @@ func (c *rasterCache) put(k rasterKey, img *image.RGBA) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.m[k]; ok {
-		c.bytes -= len(old.img.Pix)
+		c.bytes -= old.size()
 		delete(c.m, k)
 	}
 	for c.bytes+len(img.Pix) > c.max && len(c.m) > 0 {
@@ -149,13 +179,63 @@ func (c *rasterCache) put(k rasterKey, img *image.RGBA) {
 				oldest, first = key, false
 			}
 		}
-		c.bytes -= len(c.m[oldest].img.Pix)
+		c.bytes -= c.m[oldest].size()
 		delete(c.m, oldest)
 	}
 	c.tick++
 	c.m[k] = &rasterEntry{img: img, used: c.tick}
 	c.bytes += len(img.Pix)
 }
+
+// Rest packs the rasters of res until their next use (Raster): for a
+// drawing no screen shows for a while, such as the home screen's backdrop
+// during a game. Its pixels are then kept as runs of equal pixels, about a
+// fifth of their size for the kiosk's flat-coloured drawings, and unpacked
+// in a few milliseconds when a screen shows it again, instead of a second
+// of rasterising. The caller lets go of the raster (an image showing it
+// would keep it).
+func Rest(res fyne.Resource) { rasters.rest(res.Name()) }
+
+// packedRaster is a raster as runs of equal pixels, row after row.
+type packedRaster struct {
+	rect image.Rectangle
+	runs []uint32 // how many pixels of each run
+	px   []uint32 // the pixel of each run, its four bytes R, G, B, A
+}
+
+func pack(img *image.RGBA) *packedRaster {
+	p := &packedRaster{rect: img.Rect}
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	for y := 0; y < h; y++ {
+		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+		for i := 0; i < len(row); i += 4 {
+			v := uint32(row[i]) | uint32(row[i+1])<<8 | uint32(row[i+2])<<16 | uint32(row[i+3])<<24
+			if n := len(p.px); n > 0 && p.px[n-1] == v {
+				p.runs[n-1]++
+				continue
+			}
+			p.px = append(p.px, v)
+			p.runs = append(p.runs, 1)
+		}
+	}
+	p.runs, p.px = slices.Clip(p.runs), slices.Clip(p.px)
+	return p
+}
+
+func (p *packedRaster) unpack() *image.RGBA {
+	img := image.NewRGBA(p.rect)
+	i := 0
+	for r, n := range p.runs {
+		v := p.px[r]
+		b0, b1, b2, b3 := byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+		for end := i + 4*int(n); i < end; i += 4 {
+			img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = b0, b1, b2, b3
+		}
+	}
+	return img
+}
+
+func (p *packedRaster) size() int { return 4 * (cap(p.runs) + cap(p.px)) }
 
 // Raster is res rasterised at w×h pixels from the cache the game widget
 // shares with the screens, meeting them as fill says (art.Rasterize); nil if
@@ -218,6 +298,35 @@ func setArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale floa
 		return
 	}
 	setPixels(img, ras, size)
+}
+
+// BackdropMaxWidth caps the pixel width the playfield's full backdrop is
+// rasterised at (0: none): wider, it is rasterised at this width and the
+// GL scales it up (setBackdrop).
+var BackdropMaxWidth = 0
+
+// setBackdrop is setArtFill with a cover fill for a backdrop, its raster
+// at most BackdropMaxWidth pixels wide, scaled to size by the GL.
+func setBackdrop(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32) {
+	w, h := Pixels(size, scale)
+	if BackdropMaxWidth <= 0 || w <= BackdropMaxWidth || w < 1 || h < 1 {
+		setArtFill(img, res, size, scale, canvas.ImageFillCover)
+		return
+	}
+	cw, ch := BackdropMaxWidth, max(1, h*BackdropMaxWidth/w)
+	ras := rasters.get(res, cw, ch, canvas.ImageFillCover)
+	if ras == nil {
+		setArtFill(img, res, size, scale, canvas.ImageFillCover)
+		return
+	}
+	if img.Image != ras || img.Resource != nil {
+		img.Resource, img.File = nil, ""
+		img.Image = ras
+		img.FillMode = canvas.ImageFillStretch
+		img.ScaleMode = canvas.ImageScaleSmooth
+		img.Refresh()
+	}
+	img.Resize(size)
 }
 
 // canvasScale is the scale of the canvas o is drawn on (1 before it is on

@@ -1,6 +1,7 @@
 package play
 
 import (
+	"image"
 	"testing"
 
 	"fyne.io/fyne/v2/canvas"
@@ -58,4 +59,44 @@ func TestRasterCacheBands(t *testing.T) {
 	require.NotNil(t, big)
 	assert.Len(t, c.m, 1)
 	assert.Equal(t, len(big.Pix), c.bytes)
+}
+
+// TestRasterCacheRest: a resting raster is kept packed, smaller, and its
+// next use gives the same pixels back without rasterising the drawing
+// again; the other drawings' rasters are left as they are.
+func TestRasterCacheRest(t *testing.T) {
+	home, ball := art.HomeBackdropResource(), art.BallResource()
+	c := newRasterCache(64 << 20)
+	full := c.get(home, 1280, 800, canvas.ImageFillCover)
+	b := c.get(ball, 10, 10, canvas.ImageFillStretch)
+	require.NotNil(t, full)
+	require.NotNil(t, b)
+	want := append([]byte(nil), full.Pix...)
+	before := c.bytes
+
+	c.rest(home.Name())
+	assert.Less(t, c.bytes, before-len(full.Pix)*3/4, "packed, the backdrop takes less than a quarter")
+	k := rasterKey{home.Name(), 1280, 800, canvas.ImageFillCover}
+	assert.Nil(t, c.m[k].img)
+	assert.Same(t, b, c.get(ball, 10, 10, canvas.ImageFillStretch), "another drawing's raster is not packed")
+
+	got, ok := c.lookup(k) // unpacked from the cache, not rasterised
+	require.True(t, ok)
+	assert.Equal(t, want, got.Pix)
+	assert.Equal(t, full.Rect, got.Rect)
+	assert.Equal(t, before, c.bytes)
+	assert.Same(t, got, c.get(home, 1280, 800, canvas.ImageFillCover))
+}
+
+// TestPackedRasterRoundTrip: packing keeps every pixel, runs split by a
+// row's end or a colour change included.
+func TestPackedRasterRoundTrip(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 7, 3))
+	for i := range img.Pix {
+		img.Pix[i] = byte(i / 12 % 3 * 60) // runs of three pixels
+	}
+	img.Pix[4*9+3] = 7 // one pixel differs in alpha only
+	p := pack(img)
+	assert.Less(t, len(p.runs), 7*3)
+	assert.Equal(t, img.Pix, p.unpack().Pix)
 }

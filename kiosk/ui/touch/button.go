@@ -123,7 +123,7 @@ func (b *Button) FitCaption(caption string) {
 	b.Caption = caption
 	size := b.TextSize * 0.55
 	room := b.Size().Width - b.TextSize*0.6
-	for size > b.TextSize*0.4 && fyne.MeasureText(caption, size, fyne.TextStyle{}).Width > room {
+	for size > b.TextSize*0.4 && art.MeasureText(caption, size, fyne.TextStyle{}).Width > room {
 		size -= 0.5
 	}
 	b.CaptionSize = size
@@ -136,6 +136,8 @@ func (b *Button) CreateRenderer() fyne.WidgetRenderer {
 	r.label.Alignment = fyne.TextAlignCenter
 	r.label.TextStyle.Bold = true
 	r.caption.Alignment = fyne.TextAlignCenter
+	art.Typeset(r.label)
+	art.Typeset(r.caption)
 	r.objects = []fyne.CanvasObject{r.bg, r.label, r.caption}
 	r.Refresh()
 	return r
@@ -153,7 +155,7 @@ func (r *buttonRenderer) Objects() []fyne.CanvasObject { return r.objects }
 func (r *buttonRenderer) Destroy()                     {}
 
 func (r *buttonRenderer) MinSize() fyne.Size {
-	ls := fyne.MeasureText(r.b.Text, r.b.TextSize, r.label.TextStyle)
+	ls := art.MeasureText(r.b.Text, r.b.TextSize, r.label.TextStyle)
 	return fyne.NewSize(ls.Width+r.b.TextSize, max(ls.Height+r.b.TextSize/2, MinTouch))
 }
 
