@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/kiosk"
+	"pharaon/store"
+)
+
+// The boot check of the data, through the real binary: an edited unit, a
+// dropped trigger and a cut tail each put the kiosk out of service with
+// its fault on the screen (no credit shown), the reason on stderr (the
+// journal), and a critical event in its log where the store still takes
+// one; a database behind its anchor takes no write at all, so the reason
+// is in the journal only, and the data are left as they were. The next
+// start is no cleaner: only a technician clears it.
+func TestBinarySelfTestOfTheStore(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base")
+	r := runBinary(t, dir, "-dev", "-db", filepath.Join(base, "pharaon.db"))
+	require.Equal(t, exitOK, r.status, r.stderr)
+	require.Equal(t, "SCREEN home  credit=0\n", r.stdout, r.stderr)
+
+	for _, c := range []struct {
+		name, sql, fault, says string
+		event                  bool
+	}{
+		{"an edited unit", `DROP TRIGGER units_no_update;
+			UPDATE units SET tier = CASE tier WHEN 1 THEN 2 ELSE 1 END
+			WHERE block_id = (SELECT min(id) FROM blocks) AND idx = 0`, kiosk.FaultIntegrity, "units", true},
+		{"a dropped trigger", `DROP TRIGGER plays_no_delete`, kiosk.FaultIntegrity, "plays_no_delete", true},
+		{"a cut tail", `DROP TRIGGER events_rotation_only; DELETE FROM events WHERE id = (SELECT max(id) FROM events)`,
+			kiosk.FaultAnchor, "events", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			require.NoError(t, os.MkdirAll(data, 0o700))
+			for _, name := range []string{"pharaon.db", "anchor.key", "pharaon.anchor"} {
+				b, err := os.ReadFile(filepath.Join(base, name))
+				require.NoError(t, err, name)
+				require.NoError(t, os.WriteFile(filepath.Join(data, name), b, 0o600))
+			}
+			db := filepath.Join(data, "pharaon.db")
+			raw, err := sql.Open("sqlite3", db)
+			require.NoError(t, err)
+			_, err = raw.Exec(c.sql)
+			require.NoError(t, err)
+			require.NoError(t, raw.Close())
+			before := countEvents(t, db)
+
+			for start := 1; start <= 2; start++ {
+				r := runBinary(t, dir, "-dev", "-db", db)
+				require.Equal(t, exitOK, r.status, r.stderr)
+				assert.Equal(t, "SCREEN out_of_service "+c.fault+" credit=0\n", r.stdout, "start %d: %s", start, r.stderr)
+				assert.Contains(t, r.stderr, "pharaon: out of service: "+c.fault+": ", "start %d", start)
+				assert.Contains(t, r.stderr, c.says, "start %d", start)
+			}
+
+			st, err := store.Open(db)
+			require.NoError(t, err)
+			defer st.Close()
+			ev, err := st.EventsWhere(context.Background(), store.EventQuery{Source: "kiosk", N: 10})
+			require.NoError(t, err)
+			if !c.event {
+				assert.Equal(t, before, countEvents(t, db), "a database behind its anchor takes no write")
+				return
+			}
+			require.NotEmpty(t, ev)
+			assert.Equal(t, c.fault, ev[0].Code, "the newest event")
+			assert.Equal(t, store.LevelCritical, ev[0].Level)
+			assert.Contains(t, ev[0].Detail, c.says)
+		})
+	}
+}
+
+func countEvents(t *testing.T, db string) int {
+	t.Helper()
+	raw, err := sql.Open("sqlite3", db)
+	require.NoError(t, err)
+	defer raw.Close()
+	var n int
+	require.NoError(t, raw.QueryRow(`SELECT count(*) FROM events`).Scan(&n))
+	return n
+}
