@@ -20,9 +20,10 @@ import (
 // nothing of the note). The unit, as a real one, gives the note back on
 // its own timer. When the line comes back the unit is idle: the note left
 // the path after STACK without VEND VALID, so it may be in the cash box.
-// The kiosk resolves its intent at that first idle status, as the cash-in
-// rules say (held for staff), instead of leaving it "stacking" until the
-// next note's escrow.
+// The kiosk, out of service for the validator's silence at its boot until a
+// technician's clear, resolves its intent at the unit's first idle status,
+// as the cash-in rules say (held for staff), instead of leaving it
+// "stacking" until the next note's escrow.
 func TestReconnectIdleAfterStackHoldsTheNote(t *testing.T) {
 	f, d := newPowerFixture(t, id003sim.Config{MoveOnUnseen: true,
 		Timing: id003sim.Durations{Escrow: 300 * time.Millisecond}})
@@ -46,9 +47,16 @@ func TestReconnectIdleAfterStackHoldsTheNote(t *testing.T) {
 	require.Equal(t, store.IntentStacking, in.State)
 
 	f.stop() // the kiosk restarts while the line is down
+	f.cfg.DeviceCheck = 200 * time.Millisecond
 	f.start()
 	f.boot()
+	// A validator that does not answer at boot is a fault of the devices'
+	// self-test: nothing of the cash is touched until a technician's clear
+	// finds it answering.
+	require.Equal(t, FaultValidator, f.m.Snapshot().Fault.Code)
 	require.NoError(t, d.Validator.Replug())
+	o, tech := technician(t, f)
+	require.NoError(t, o.ClearFault(ctx, tech))
 	cashReady(t, f.m)
 	var held []store.BillIntent
 	waitFor(t, func() bool {
@@ -112,10 +120,18 @@ func TestResetAtVendValidWhileOfflineCreditsOnce(t *testing.T) {
 			b, _ := d.Validator.Handle(id003.Frame{Cmd: id003.CmdReset})
 			require.NotNil(t, b, "the unit answers the reset")
 			if restart {
+				f.cfg.DeviceCheck = 200 * time.Millisecond
 				f.start()
 				f.boot()
+				// The line still down at boot: the devices' self-test fault,
+				// cleared by a technician once the unit answers.
+				require.Equal(t, FaultValidator, f.m.Snapshot().Fault.Code)
 			}
 			require.NoError(t, d.Validator.Replug())
+			if restart {
+				o, tech := technician(t, f)
+				require.NoError(t, o.ClearFault(ctx, tech))
+			}
 			waitFor(t, func() bool { return f.m.Snapshot().Credit == 10*game.Euro }, "the note credited: %+v", d.Validator.Counts())
 			cashReady(t, f.m)
 			held, err := f.st.HeldIntents(ctx)
