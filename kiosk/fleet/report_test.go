@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -106,4 +107,49 @@ func TestCentreReportByBlock(t *testing.T) {
 		}
 		assert.Equal(t, own, left(id), id)
 	}
+}
+
+// A kiosk whose records begin after its block's import and opening: the
+// block is known by its id at the kiosk and its stake, open since it is
+// drawn from, and its units left counted from the last unit drawn (units
+// are drawn in order), as the kiosk counts them.
+func TestCentreStockFromAPartialHistory(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	importBlock(t, game.Stake100, 2, s)
+	playN(t, s, game.Stake100, 10)
+	o, err := s.OutboxState(ctx)
+	require.NoError(t, err)
+	importBlock(t, game.Stake100, 3, s)
+	playN(t, s, game.Stake100, 5)
+
+	f := NewFleet()
+	recs, err := s.Outbox(ctx, o.Last, 1_000_000)
+	require.NoError(t, err)
+	for i, r := range recs {
+		r.Seq = int64(i + 1) // the outbox began after the history
+		f.Apply("k1", r, time.Now())
+	}
+	var rows []string
+	var plays, sales int64
+	for _, b := range f.Blocks() {
+		rows = append(rows, b.Name()+" "+b.State)
+		plays, sales = plays+b.Plays, sales+b.Sales
+	}
+	assert.Equal(t, []string{"1/3 queued", "id 1 open"}, rows)
+	require.Len(t, f.Stakes(), 1)
+	assert.Equal(t, f.Stakes()[0].Plays, plays)
+	assert.Equal(t, f.Stakes()[0].Sales, sales)
+	assert.Equal(t, int64(500), sales)
+
+	blocks, err := s.Blocks(ctx)
+	require.NoError(t, err)
+	var own int64
+	for _, b := range blocks {
+		own += int64(b.Remaining())
+	}
+	stock := f.Kiosks["k1"].Stock()[1]
+	assert.Equal(t, int64(game.Stake100), stock.Stake)
+	assert.Equal(t, own, stock.Left)
+	assert.Equal(t, int64(2*game.UnitsPerBlock-15), stock.Left)
 }
