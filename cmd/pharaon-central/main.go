@@ -1,11 +1,12 @@
 // Command pharaon-central is the operator's view of the fleet (DESIGN.md
 // §11): it reads the records the kiosks published to NATS JetStream and
-// prints each kiosk's status and the fleet's report by stake, checks and
+// prints each kiosk's status (its block stock among it) and the fleet's
+// report by stake and by block, checks and
 // pays vouchers once across the fleet through the bucket vouchers, and,
 // for a development run, serves a local nats-server with JetStream.
 //
 //	pharaon-central status  [-nats URL] [-kiosk ID]   per-kiosk status
-//	pharaon-central report  [-nats URL]               sales and wins by stake
+//	pharaon-central report  [-nats URL]               sales and wins by stake and by block
 //	pharaon-central voucher [-nats URL] VALIDATION    is it valid and unpaid
 //	pharaon-central pay     [-nats URL] -by COUNTER VALIDATION
 //	pharaon-central serve   -listen 127.0.0.1:4222 -store DIR
@@ -62,7 +63,7 @@ var errFound = errors.New("problems found")
 const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
   status  [-kiosk ID]         état de chaque borne / each kiosk's status
           [-anchor-keys DIR]  vérifier les sceaux avec DIR/<borne>.key / check the seals with DIR/<kiosk>.key
-  report                      ventes et gains par mise / sales and wins by stake
+  report                      ventes et gains par mise et par bloc / sales and wins by stake and by block
   voucher VALIDATION          le ticket est-il valable et non payé / is the voucher valid and unpaid
   pay -by COUNTER VALIDATION  payer un ticket une fois dans la flotte / pay a voucher once fleet-wide
   serve -listen ADDR -store DIR  un nats-server local avec JetStream / a local nats-server with JetStream
@@ -197,6 +198,7 @@ func printStatus(w io.Writer, f *fleet.Fleet, now time.Time) error {
 			game.Money(m.Get(store.MeterStaked)), game.Money(m.Get(store.MeterWon)), game.Money(m.Get(store.MeterBillsIn)),
 			game.Money(m.Get(store.MeterVouchersPaid)))
 	}
+	printStock(w, f)
 	for _, k := range f.Sorted() {
 		for _, p := range k.Problems {
 			fmt.Fprintf(w, "PROBLÈME / PROBLEM %s\u00a0: %s\n", k.Kiosk, p)
@@ -206,6 +208,45 @@ func printStatus(w io.Writer, f *fleet.Fleet, now time.Time) error {
 		return errFound
 	}
 	return nil
+}
+
+// printStock writes each kiosk's block stock by stake: the units left to
+// sell in its open and queued blocks (game.UnitsPerBlock each, less the
+// units drawn), and a line for each stake it has none left at.
+func printStock(w io.Writer, f *fleet.Fleet) {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "borne/kiosk\tmise/stake\tbillets restants/units left\touvert/open\ten attente/queued")
+	var empty []string
+	for _, k := range f.Sorted() {
+		for _, s := range k.Stock() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.Kiosk, game.Money(s.Stake), game.Count(int(s.Left)),
+				blockNames(s.Open), blockNames(s.Queued))
+			if s.Left == 0 {
+				empty = append(empty, fmt.Sprintf("STOCK %s\u00a0: plus de billets à %s / no units left at %s", k.Kiosk,
+					game.Money(s.Stake), game.Money(s.Stake).English()))
+			}
+		}
+	}
+	tw.Flush()
+	for _, e := range empty {
+		fmt.Fprintln(w, e)
+	}
+}
+
+// blockNames lists blocks as "E/N (units left)", "—" for none.
+func blockNames(bs []fleet.BlockReport) string {
+	if len(bs) == 0 {
+		return "—"
+	}
+	out := ""
+	for i, b := range bs {
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%s (%s)", b.Name(), game.Count(int(b.Left())))
+	}
+	return out
 }
 
 func ago(d time.Duration) string {
@@ -228,7 +269,37 @@ func printReport(w io.Writer, f *fleet.Fleet) error {
 		plays, sales, wins = plays+s.Plays, sales+s.Sales, wins+s.Wins
 	}
 	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t\n", plays, game.Money(sales), game.Money(wins))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// The same plays by the block they drew from, at the kiosk selling
+	// it: the totals are the same to the cent.
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "bloc/block\tmise/stake\tborne/kiosk\tétat/state\tparties/plays\tventes/sales\tgains/wins\t")
+	plays, sales, wins = 0, 0, 0
+	for _, b := range f.Blocks() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t\n", b.Name(), game.Money(b.Stake), b.Kiosk, blockState(b.State),
+			b.Plays, game.Money(b.Sales), game.Money(b.Wins))
+		plays, sales, wins = plays+b.Plays, sales+b.Sales, wins+b.Wins
+	}
+	fmt.Fprintf(tw, "total\t\t\t\t%d\t%s\t%s\t\n", plays, game.Money(sales), game.Money(wins))
 	return tw.Flush()
+}
+
+// blockState names a block's state in both languages.
+func blockState(s string) string {
+	switch store.BlockState(s) {
+	case store.BlockQueued:
+		return "en attente/queued"
+	case store.BlockOpen:
+		return "ouvert/open"
+	case store.BlockExhausted:
+		return "épuisé/exhausted"
+	case store.BlockWithdrawn:
+		return "retiré/withdrawn"
+	}
+	return "?"
 }
 
 func checkVoucher(ctx context.Context, w io.Writer, kv jetstream.KeyValue, val string, now time.Time) error {

@@ -80,8 +80,10 @@ func TestCentral(t *testing.T) {
 
 	out, err := central(t, now, "status", "-nats", url)
 	require.NoError(t, err, out)
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	table, stock, _ := strings.Cut(out, "\n\n") // the kiosks, then their block stock
+	lines := strings.Split(strings.TrimSpace(table), "\n")
 	require.Len(t, lines, 2, out)
+	assert.Contains(t, stock, "STOCK borne-7\u00a0: plus de billets à 1\u00a0€ / no units left at €1", "no block imported")
 	fields := strings.Fields(lines[1])
 	assert.Equal(t, "borne-7", fields[0])
 	o, err := st.OutboxState(ctx)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"pharaon/game"
 	"pharaon/store"
 )
 
@@ -48,9 +49,16 @@ type KioskStatus struct {
 	// the kiosk that are not the rows received (a history cut or
 	// rewritten); and a voucher the kiosk reported paid twice.
 	Problems []string
+	// Blocks are the blocks the kiosk sells or sold, by their id at the
+	// kiosk (the play records' block_id): what its store's block events
+	// (store.EventBlockImported, …) and its plays say of each. Id 0 holds
+	// the stakes and wins of plays whose record was not received (a
+	// history that predates the outbox).
+	Blocks map[int64]*BlockReport
 
 	heads      map[string]chainHead // kind → its last row received
 	playStakes map[int64]int64      // play id → stake
+	playBlocks map[int64]int64      // play id → its block's id at the kiosk
 	meters     *store.MeterFold     // the meters the records give
 	anchored   map[string]int64     // kind → its head's id in the last anchor record
 	// partial: the records of a chain the meters count began after its
@@ -73,6 +81,141 @@ type StakeReport struct {
 	Plays int64
 	Sales int64
 	Wins  int64
+}
+
+// BlockReport is one block at one kiosk, from the kiosk's records: its
+// sales and wins, and the units drawn from it.
+type BlockReport struct {
+	Kiosk string
+	ID    int64 // the block's id at the kiosk; 0 for plays whose record was not received
+	// Emission and Number name the block, from its events; Named is false
+	// when none was received (its import predates the kiosk's outbox).
+	Emission, Number uint32
+	Named            bool
+	Stake            int64
+	State            string // queued, open, exhausted, withdrawn (store.BlockState); "" unknown
+	Plays            int64  // plays received drawn from it
+	Sales            int64  // their stakes, cents
+	Wins             int64  // their wins, cents
+	Sold             int64  // units drawn: the last unit index drawn + 1 (units are drawn in order)
+}
+
+// Left is the number of units the block has left to sell: none once
+// exhausted or withdrawn.
+func (b BlockReport) Left() int64 {
+	switch store.BlockState(b.State) {
+	case store.BlockQueued, store.BlockOpen:
+		return max(game.UnitsPerBlock-b.Sold, 0)
+	}
+	return 0
+}
+
+// Name is "E/N", or the block's id at the kiosk when no event named it.
+func (b BlockReport) Name() string {
+	switch {
+	case b.Named:
+		return fmt.Sprintf("%d/%d", b.Emission, b.Number)
+	case b.ID == 0:
+		return "?"
+	}
+	return fmt.Sprintf("id %d", b.ID)
+}
+
+// StakeStock is a kiosk's stock of units at one stake: the units left in
+// its blocks open or queued.
+type StakeStock struct {
+	Stake  int64
+	Left   int64
+	Open   []BlockReport // the open block (one, unless the records are odd)
+	Queued []BlockReport // in their order of opening
+}
+
+// Stock returns the kiosk's stock at each stake of the game, smallest
+// first, from its records. Blocks imported before the kiosk's outbox
+// began and not drawn from since are not seen.
+func (k *KioskStatus) Stock() []StakeStock {
+	out := make([]StakeStock, 0, len(game.Stakes))
+	for _, st := range game.Stakes {
+		s := StakeStock{Stake: int64(st)}
+		for _, b := range k.sortedBlocks() {
+			if b.Stake != s.Stake {
+				continue
+			}
+			switch store.BlockState(b.State) {
+			case store.BlockOpen:
+				s.Open = append(s.Open, *b)
+			case store.BlockQueued:
+				s.Queued = append(s.Queued, *b)
+			default:
+				continue
+			}
+			s.Left += b.Left()
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (k *KioskStatus) sortedBlocks() []*BlockReport {
+	out := make([]*BlockReport, 0, len(k.Blocks))
+	for _, b := range k.Blocks {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func (k *KioskStatus) block(id int64) *BlockReport {
+	b := k.Blocks[id]
+	if b == nil {
+		b = &BlockReport{Kiosk: k.Kiosk, ID: id}
+		k.Blocks[id] = b
+	}
+	return b
+}
+
+// blockEvent reads the store's event of a block (imported, opened,
+// exhausted, withdrawn): "block E/N at STAKE: id ID…".
+func (k *KioskStatus) blockEvent(code, detail string) {
+	var state store.BlockState
+	switch code {
+	case store.EventBlockImported:
+		state = store.BlockQueued // opened by the event after it, if it opens at once
+	case store.EventBlockOpened:
+		state = store.BlockOpen
+	case store.EventBlockExhausted:
+		state = store.BlockExhausted
+	case store.EventBlockWithdrawn:
+		state = store.BlockWithdrawn
+	default:
+		return
+	}
+	var em, num uint32
+	if _, err := fmt.Sscanf(detail, "block %d/%d at ", &em, &num); err != nil {
+		return
+	}
+	_, rest, ok := strings.Cut(detail, " at ")
+	if !ok {
+		return
+	}
+	stakeText, rest, ok := strings.Cut(rest, ": id ")
+	if !ok {
+		return
+	}
+	var id int64
+	if _, err := fmt.Sscanf(rest, "%d", &id); err != nil || id <= 0 {
+		return
+	}
+	b := k.block(id)
+	b.Emission, b.Number, b.Named, b.State = em, num, true, string(state)
+	for _, st := range game.Stakes {
+		if st.String() == stakeText {
+			b.Stake = int64(st)
+		}
+	}
+	if state == store.BlockExhausted {
+		b.Sold = game.UnitsPerBlock
+	}
 }
 
 // Fleet folds the records of every kiosk.
@@ -100,6 +243,7 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 	k := f.Kiosks[kiosk]
 	if k == nil {
 		k = &KioskStatus{Kiosk: kiosk, heads: map[string]chainHead{}, playStakes: map[int64]int64{},
+			playBlocks: map[int64]int64{}, Blocks: map[int64]*BlockReport{},
 			meters: store.NewMeterFold(), anchored: map[string]int64{}, cut: map[string]bool{}}
 		f.Kiosks[kiosk] = k
 	}
@@ -116,6 +260,9 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		BalanceAfter int64  `json:"balance_after"`
 		PlayID       int64  `json:"play_id"`
 		Level        string `json:"level"`
+		Source       string `json:"source"`
+		BlockID      int64  `json:"block_id"`
+		UnitIdx      int64  `json:"unit_idx"`
 		Code         string `json:"code"`
 		Detail       string `json:"detail"`
 		PrevHash     string `json:"prev_hash"`
@@ -156,7 +303,17 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 	case "play":
 		k.Plays++
 		k.playStakes[p.ID] = p.Stake
+		k.playBlocks[p.ID] = p.BlockID
 		f.stake(p.Stake).Plays++
+		b := k.block(p.BlockID)
+		b.Plays++
+		b.Stake = p.Stake
+		b.Sold = max(b.Sold, p.UnitIdx+1)
+		if b.State == "" || b.State == string(store.BlockQueued) {
+			// Drawn from: open (its opening predates the records, or
+			// its event is to come).
+			b.State = string(store.BlockOpen)
+		}
 	case "ledger":
 		if firstOfKind && p.ID != 1 {
 			// The history before the outbox: its movements sum to the
@@ -173,9 +330,11 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		case "stake":
 			k.Sales -= p.Amount
 			f.stake(k.playStakes[p.PlayID]).Sales -= p.Amount
+			k.playBlock(p.PlayID).Sales -= p.Amount
 		case "win":
 			k.Wins += p.Amount
 			f.stake(k.playStakes[p.PlayID]).Wins += p.Amount
+			k.playBlock(p.PlayID).Wins += p.Amount
 		case "bill_in":
 			k.BillsIn += p.Amount
 		case "voucher_out":
@@ -184,6 +343,9 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 	case "event":
 		if p.Level == "error" || p.Level == "critical" {
 			k.Faults++
+		}
+		if p.Source == "store" {
+			k.blockEvent(p.Code, p.Detail)
 		}
 		if p.Code == EventVoucherPaidTwice {
 			k.Problems = append(k.Problems, p.Detail)
@@ -282,6 +444,20 @@ func (k *KioskStatus) anchor(r store.OutboxRecord, key []byte) {
 	}
 }
 
+// playBlock is the block a play drew from (id 0 when its record was not
+// received).
+func (k *KioskStatus) playBlock(play int64) *BlockReport {
+	id, ok := k.playBlocks[play]
+	if !ok {
+		id = 0
+	}
+	b := k.block(id)
+	if !ok {
+		b.Stake = k.playStakes[play]
+	}
+	return b
+}
+
 func (f *Fleet) stake(s int64) *StakeReport {
 	r := f.ByStake[s]
 	if r == nil {
@@ -308,6 +484,32 @@ func (f *Fleet) Stakes() []StakeReport {
 		out = append(out, *r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Stake < out[j].Stake })
+	return out
+}
+
+// Blocks returns the report by block, every kiosk's: by emission and
+// number, then kiosk; the blocks no event named after them, by kiosk and
+// id. Its sums equal the report by stake's.
+func (f *Fleet) Blocks() []BlockReport {
+	var out []BlockReport
+	for _, k := range f.Kiosks {
+		for _, b := range k.Blocks {
+			out = append(out, *b)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Named != b.Named {
+			return a.Named
+		}
+		if a.Emission != b.Emission || a.Number != b.Number {
+			return a.Emission < b.Emission || a.Emission == b.Emission && a.Number < b.Number
+		}
+		if a.Kiosk != b.Kiosk {
+			return a.Kiosk < b.Kiosk
+		}
+		return a.ID < b.ID
+	})
 	return out
 }
 
