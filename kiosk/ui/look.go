@@ -166,6 +166,21 @@ func (v view) image(res fyne.Resource, x, y, w, h float32) *canvas.Image {
 	return im
 }
 
+// artImage is a drawing placed in the design box, contained in it, drawn
+// from the raster cache: a window's symbols are rasterised once (or ahead,
+// warmWindows), not by Fyne in the frame that first shows them.
+func (v view) artImage(res fyne.Resource, x, y, w, h float32) *canvas.Image {
+	pw, ph := play.Pixels(v.sz(w, h), 1)
+	ras := play.Raster(res, pw, ph, canvas.ImageFillContain)
+	if ras == nil {
+		return v.image(res, x, y, w, h)
+	}
+	im := canvas.NewImageFromImage(ras)
+	im.FillMode = canvas.ImageFillStretch
+	v.place(im, x, y, w, h)
+	return im
+}
+
 // dim is a veil over the canvas region (x, y, w, h) behind a window.
 func (v view) dim(x, y, w, h float32) *canvas.Rectangle {
 	r := canvas.NewRectangle(color.NRGBA{R: art.Night.R, G: art.Night.G, B: art.Night.B, A: 0xB0})

@@ -206,6 +206,7 @@ type Screens struct {
 	requesting bool
 	result     kiosk.GameResult
 	riseAnim   *fyne.Animation
+	warmedK    float32 // the field's scale the windows' drawings were rasterised for (warmWindows)
 
 	// awaitEnd: the game screen's game is over and its end shows once the
 	// kiosk's snapshot has it (showEnd).

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,6 +16,8 @@ import (
 	"pharaon/game/breakout"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
+	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/play"
 	"pharaon/store"
 )
 
@@ -420,4 +423,35 @@ func (f *scrFixture) tapCatcher() {
 // storeOpen opens the fixture's database again, as a restarted kiosk does.
 func storeOpen(f *scrFixture) (*store.Store, error) {
 	return store.Open(f.path, store.WithClock(f.clock.Now))
+}
+
+// The game screen rasterises the drawings of the windows a game may end
+// with while the wall plays (warmWindows), so that the frame showing a
+// window only places them. A canvas size no other test uses: the cache is
+// the process's.
+func TestScreensWarmTheWindowsDrawings(t *testing.T) {
+	f := newScrFixtureSized(t, fyne.NewSize(1111, 777))
+	v := f.s.fieldView()
+	frame := func() (int, int) { return play.Pixels(v.sz(frameW, frameH), 1) }
+	snake := func(side float32) (int, int) { return play.Pixels(v.sz(side, side), 1) }
+	w, h := frame()
+	require.False(t, play.Cached(art.CongratulationFrameResource(), w, h, canvas.ImageFillStretch), "nothing warm before a game")
+	f.credit(10 * game.Euro)
+	f.tap(fr(game.Stake100.Money()))
+	f.tap("Jouer")
+	v = f.s.fieldView()
+	w, h = frame()
+	require.Eventually(t, func() bool {
+		if !play.Cached(art.CongratulationFrameResource(), w, h, canvas.ImageFillStretch) {
+			return false
+		}
+		for _, sym := range game.Symbols {
+			sw, sh := snake(winSymbolSide)
+			if !play.Cached(art.SymbolResource(sym, true), sw, sh, canvas.ImageFillContain) {
+				return false
+			}
+		}
+		bw, bh := snake(bonusSymbolSide)
+		return play.Cached(art.SymbolResource(game.Snake, true), bw, bh, canvas.ImageFillContain)
+	}, 30*time.Second, 10*time.Millisecond, "the windows' drawings rasterised while the wall plays")
 }

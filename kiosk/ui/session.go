@@ -21,6 +21,7 @@ func (s *Screens) showGame(g Game) {
 	s.gs.SetCredit(s.snap.Credit)
 	s.setScreen(scrGame, func(view) fyne.CanvasObject { return s.gs })
 	s.gs.Play(g)
+	s.warmWindows()
 }
 
 // onCombination: the main wall is cleared and shows a combination, which

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 
 	"pharaon/game"
@@ -146,13 +147,52 @@ func (s *Screens) againButton(v view, x, y, w, h float32) *touchButton {
 	return again
 }
 
+// The sides of the windows' symbols, in design units of the field.
+const (
+	winSymbolSide    = 54
+	bonusSymbolSide  = 70
+	resultSymbolSide = 52
+)
+
+// warmWindows rasterises, on its own goroutine, the drawings of the windows
+// a game may end with (the frame, the symbols, the bonus brick) at the
+// field's size, once per size: the frame that shows a window then only
+// places them (rasterising them there cost that frame 50 to 85 ms at
+// 1280×800).
+func (s *Screens) warmWindows() {
+	v := s.fieldView()
+	if v.k <= 0 || v.k == s.warmedK {
+		return
+	}
+	s.warmedK = v.k
+	type job struct {
+		res  fyne.Resource
+		w, h float32
+		fill canvas.ImageFill
+	}
+	jobs := []job{{art.CongratulationFrameResource(), frameW, frameH, canvas.ImageFillStretch},
+		{art.BonusBrickResource(true), 144, 144 / art.BrickAspect, canvas.ImageFillContain}}
+	for _, sym := range game.Symbols {
+		jobs = append(jobs, job{art.SymbolResource(sym, true), winSymbolSide, winSymbolSide, canvas.ImageFillContain})
+	}
+	for _, side := range []float32{bonusSymbolSide, resultSymbolSide} {
+		jobs = append(jobs, job{art.SymbolResource(game.Snake, true), side, side, canvas.ImageFillContain})
+	}
+	go func() {
+		for _, j := range jobs {
+			pw, ph := play.Pixels(v.sz(j.w, j.h), 1)
+			play.Raster(j.res, pw, ph, j.fill)
+		}
+	}()
+}
+
 // symbols is n drawings of sym, centred in the design box.
 func symbols(v view, sym game.Symbol, n int, cx, y, side float32) []fyne.CanvasObject {
 	var objs []fyne.CanvasObject
 	gap := side * 0.15
 	x := cx - (float32(n)*side+float32(n-1)*gap)/2
 	for i := 0; i < n; i++ {
-		objs = append(objs, v.image(art.SymbolResource(sym, true), x+float32(i)*(side+gap), y, side, side))
+		objs = append(objs, v.artImage(art.SymbolResource(sym, true), x+float32(i)*(side+gap), y, side, side))
 	}
 	return objs
 }
@@ -169,7 +209,7 @@ func (s *Screens) showWinWindow(comb game.Combination, won game.Money) {
 				v.textAt(tr.T(msgCongratsTitle), sizeTitle+4, art.GoldLight, true, fyne.TextAlignCenter, x, y+4, w),
 				v.textAt(tr.F(msgCongratsFound, tr.Combination(comb)), sizeBody+3, art.Sand, false, fyne.TextAlignCenter, x, y+68, w),
 			}
-			objs = append(objs, symbols(v, comb.Symbol, comb.Count, x+w/2, y+104, 54)...)
+			objs = append(objs, symbols(v, comb.Symbol, comb.Count, x+w/2, y+104, winSymbolSide)...)
 			objs = append(objs,
 				v.textAt(tr.T(msgCongratsWin), sizeBody+1, art.Sand, false, fyne.TextAlignCenter, x, y+166, w),
 				v.textAt(tr.Money(won), sizeAmount+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+190, w),
@@ -187,7 +227,7 @@ func (s *Screens) showBonusIntro() {
 		return s.window(v, func(v view, x, y, w, h float32) []fyne.CanvasObject {
 			tr := s.tr
 			objs := []fyne.CanvasObject{v.textAt(tr.T(msgBonusIntroTitle), sizeTitle+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+6, w)}
-			objs = append(objs, symbols(v, game.Snake, game.MaxPerSymbol, x+w/2, y+74, 70)...)
+			objs = append(objs, symbols(v, game.Snake, game.MaxPerSymbol, x+w/2, y+74, bonusSymbolSide)...)
 			lines, _ := v.para(tr.T(msgBonusIntroText), sizeBody+3, art.Sand, false, fyne.TextAlignCenter, x+20, y+170, w-40)
 			return append(objs, lines...)
 		}, nil)
@@ -204,7 +244,7 @@ func (s *Screens) showBonusWindow(amount game.Money) {
 			return []fyne.CanvasObject{
 				v.textAt(tr.T(msgBonusWinTitle), sizeTitle, art.GoldLight, true, fyne.TextAlignCenter, x, y+6, w),
 				v.textAt(tr.T(msgBonusWinText), sizeBody+3, art.Sand, false, fyne.TextAlignCenter, x, y+62, w),
-				v.image(art.BonusBrickResource(true), x+w/2-72, y+98, 144, 144/art.BrickAspect),
+				v.artImage(art.BonusBrickResource(true), x+w/2-72, y+98, 144, 144/art.BrickAspect),
 				v.textAt(tr.T(msgBonusWinAmount), sizeBody+1, art.Sand, false, fyne.TextAlignCenter, x, y+166, w),
 				v.textAt(tr.Money(amount), sizeAmount+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+190, w),
 			}
@@ -223,7 +263,7 @@ func (s *Screens) showResultWindow() {
 			objs := []fyne.CanvasObject{
 				v.textAt(tr.T(msgCongratsTitle), sizeTitle+4, art.GoldLight, true, fyne.TextAlignCenter, x, y+4, w),
 			}
-			objs = append(objs, symbols(v, game.Snake, game.MaxPerSymbol, x+w/2, y+66, 52)...)
+			objs = append(objs, symbols(v, game.Snake, game.MaxPerSymbol, x+w/2, y+66, resultSymbolSide)...)
 			objs = append(objs,
 				v.textAt(tr.T(msgResultTotal), sizeBody+3, art.Sand, false, fyne.TextAlignCenter, x, y+140, w),
 				v.textAt(tr.Money(won), sizeAmount+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+172, w),

@@ -244,6 +244,15 @@ func Raster(res fyne.Resource, w, h int, fill canvas.ImageFill) *image.RGBA {
 	return rasters.get(res, w, h, fill)
 }
 
+// Cached reports whether the raster cache holds res at w×h as fill says,
+// without making it.
+func Cached(res fyne.Resource, w, h int, fill canvas.ImageFill) bool {
+	rasters.mu.Lock()
+	defer rasters.mu.Unlock()
+	_, ok := rasters.m[rasterKey{res.Name(), w, h, fill}]
+	return ok
+}
+
 // Pixels is size in pixels at scale, rounded.
 func Pixels(size fyne.Size, scale float32) (w, h int) {
 	return int(size.Width*scale + 0.5), int(size.Height*scale + 0.5)
