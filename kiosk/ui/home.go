@@ -38,6 +38,7 @@ func (s *Screens) showHome() {
 	s.game = nil
 	s.pickStake()
 	s.setScreen(scrHome, s.buildHome)
+	s.warmWindows() // while the kiosk waits for a player, not while a wall plays
 	if s.opt.OnHome != nil {
 		s.opt.OnHome()
 	}

@@ -425,33 +425,34 @@ func storeOpen(f *scrFixture) (*store.Store, error) {
 	return store.Open(f.path, store.WithClock(f.clock.Now))
 }
 
-// The game screen rasterises the drawings of the windows a game may end
-// with while the wall plays (warmWindows), so that the frame showing a
-// window only places them. A canvas size no other test uses: the cache is
-// the process's.
+// The drawings of the windows a game may end with are rasterised while the
+// kiosk waits at home (warmWindows), at the size the game's field will
+// have, so that the frame showing a window only places them and the game
+// screen has nothing left to warm. A canvas size no other test uses: the
+// cache is the process's.
 func TestScreensWarmTheWindowsDrawings(t *testing.T) {
 	f := newScrFixtureSized(t, fyne.NewSize(1111, 777))
-	v := f.s.fieldView()
-	frame := func() (int, int) { return play.Pixels(v.sz(frameW, frameH), 1) }
-	snake := func(side float32) (int, int) { return play.Pixels(v.sz(side, side), 1) }
-	w, h := frame()
-	require.False(t, play.Cached(art.CongratulationFrameResource(), w, h, canvas.ImageFillStretch), "nothing warm before a game")
-	f.credit(10 * game.Euro)
-	f.tap(fr(game.Stake100.Money()))
-	f.tap("Jouer")
-	v = f.s.fieldView()
-	w, h = frame()
-	require.Eventually(t, func() bool {
+	warm := func() bool {
+		v := f.s.fieldView()
+		side := func(d float32) (int, int) { return play.Pixels(v.sz(d, d), 1) }
+		w, h := play.Pixels(v.sz(frameW, frameH), 1)
 		if !play.Cached(art.CongratulationFrameResource(), w, h, canvas.ImageFillStretch) {
 			return false
 		}
 		for _, sym := range game.Symbols {
-			sw, sh := snake(winSymbolSide)
+			sw, sh := side(winSymbolSide)
 			if !play.Cached(art.SymbolResource(sym, true), sw, sh, canvas.ImageFillContain) {
 				return false
 			}
 		}
-		bw, bh := snake(bonusSymbolSide)
+		bw, bh := side(bonusSymbolSide)
 		return play.Cached(art.SymbolResource(game.Snake, true), bw, bh, canvas.ImageFillContain)
-	}, 30*time.Second, 10*time.Millisecond, "the windows' drawings rasterised while the wall plays")
+	}
+	require.Eventually(t, warm, 30*time.Second, 10*time.Millisecond, "the windows' drawings rasterised at home")
+	k := f.s.warmedK
+	f.credit(10 * game.Euro)
+	f.tap(fr(game.Stake100.Money()))
+	f.tap("Jouer")
+	assert.Equal(t, k, f.s.warmedK, "the field has the size the home screen foresaw: nothing more to warm")
+	assert.True(t, warm())
 }

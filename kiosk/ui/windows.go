@@ -157,8 +157,9 @@ const (
 // warmWindows rasterises, on its own goroutine, the drawings of the windows
 // a game may end with (the frame, the symbols, the bonus brick) at the
 // field's size, once per size: the frame that shows a window then only
-// places them (rasterising them there cost that frame 50 to 85 ms at
-// 1280×800).
+// places them (rasterising them there cost that frame 50 to 124 ms at
+// 1280×800). The home screen asks first, while the kiosk waits for a
+// player; the game screen again, should its field have another size.
 func (s *Screens) warmWindows() {
 	v := s.fieldView()
 	if v.k <= 0 || v.k == s.warmedK {
