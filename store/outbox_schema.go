@@ -28,12 +28,18 @@ CREATE TABLE outbox (
 	ref_id  INTEGER NOT NULL,
 	payload TEXT NOT NULL CHECK (json_valid(payload))
 );
+INSERT INTO meta(key, value) VALUES ('outbox_published', 0);
+` + outboxTriggers
+
+// outboxTriggers are the outbox's guards and the triggers that fill it from
+// the chained tables, as schemaV7Outbox made them; schemaV8Snapshots writes
+// them again over its rebuilt table.
+const outboxTriggers = `
 CREATE TRIGGER outbox_fixed BEFORE UPDATE ON outbox
 BEGIN SELECT RAISE(ABORT, 'outbox rows never change'); END;
 CREATE TRIGGER outbox_prune BEFORE DELETE ON outbox
 WHEN OLD.seq > (SELECT value FROM meta WHERE key = 'outbox_published')
 BEGIN SELECT RAISE(ABORT, 'only published outbox rows are deleted'); END;
-INSERT INTO meta(key, value) VALUES ('outbox_published', 0);
 CREATE TRIGGER outbox_mark BEFORE UPDATE OF value ON meta
 WHEN NEW.key = 'outbox_published' AND (NEW.value < OLD.value OR
 	NEW.value > coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'outbox'), 0))

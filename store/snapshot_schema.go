@@ -62,60 +62,7 @@ INSERT INTO sqlite_sequence(name, seq) SELECT 'outbox_v8', seq FROM sqlite_seque
 DROP TABLE outbox;
 ALTER TABLE outbox_v8 RENAME TO outbox;
 
-CREATE TRIGGER outbox_fixed BEFORE UPDATE ON outbox
-BEGIN SELECT RAISE(ABORT, 'outbox rows never change'); END;
-CREATE TRIGGER outbox_prune BEFORE DELETE ON outbox
-WHEN OLD.seq > (SELECT value FROM meta WHERE key = 'outbox_published')
-BEGIN SELECT RAISE(ABORT, 'only published outbox rows are deleted'); END;
-CREATE TRIGGER outbox_mark BEFORE UPDATE OF value ON meta
-WHEN NEW.key = 'outbox_published' AND (NEW.value < OLD.value OR
-	NEW.value > coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'outbox'), 0))
-BEGIN SELECT RAISE(ABORT, 'the published mark moves forward, up to the last outbox row'); END;
-
-CREATE TRIGGER outbox_plays AFTER INSERT ON plays
-BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'play', NEW.id, json_object(
-	'id', NEW.id, 'at', NEW.at, 'stake', NEW.stake, 'mode', NEW.mode, 'layout_version', NEW.layout_version,
-	'block_id', NEW.block_id, 'unit_idx', NEW.unit_idx, 'tier', NEW.tier, 'via_bonus', NEW.via_bonus,
-	'seed', NEW.seed, 'prize', NEW.prize, 'stake_entry', NEW.stake_entry,
-	'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
-CREATE TRIGGER outbox_play_state AFTER UPDATE OF state ON plays WHEN NEW.state <> OLD.state
-BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.updated_at, 'play_state', NEW.id, json_object(
-	'id', NEW.id, 'at', NEW.updated_at, 'state', NEW.state, 'revealed', NEW.revealed, 'mismatch', NEW.mismatch,
-	'win_entry', NEW.win_entry)); END;
-CREATE TRIGGER outbox_play_steps AFTER INSERT ON play_steps
-BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'play_step', NEW.id, json_object(
-	'id', NEW.id, 'play_id', NEW.play_id, 'at', NEW.at, 'state', NEW.state, 'revealed', NEW.revealed,
-	'mismatch', NEW.mismatch, 'rec_digest', hex(NEW.rec_digest),
-	'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
-CREATE TRIGGER outbox_ledger AFTER INSERT ON ledger
-BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'ledger', NEW.id, json_object(
-	'id', NEW.id, 'at', NEW.at, 'kind', NEW.kind, 'amount', NEW.amount, 'balance_after', NEW.balance_after,
-	'play_id', NEW.play_id, 'ref', NEW.ref, 'note', NEW.note,
-	'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
-CREATE TRIGGER outbox_events AFTER INSERT ON events
-BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'event', NEW.id, json_object(
-	'id', NEW.id, 'at', NEW.at, 'level', NEW.level, 'source', NEW.source, 'code', NEW.code, 'detail', NEW.detail,
-	'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
-CREATE TRIGGER outbox_vouchers AFTER INSERT ON vouchers
-BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'voucher', NEW.id, json_object(
-	'id', NEW.id, 'at', NEW.at, 'validation', NEW.validation, 'amount', NEW.amount, 'expires_at', NEW.expires_at,
-	'state', NEW.state, 'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
-CREATE TRIGGER outbox_voucher_state AFTER UPDATE OF state ON vouchers WHEN NEW.state <> OLD.state
-BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.updated_at, 'voucher_state', NEW.id, json_object(
-	'id', NEW.id, 'at', NEW.updated_at, 'validation', NEW.validation, 'amount', NEW.amount,
-	'expires_at', NEW.expires_at, 'state', NEW.state, 'entry_id', NEW.entry_id)); END;
-CREATE TRIGGER outbox_voucher_steps AFTER INSERT ON voucher_steps
-BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'voucher_step', NEW.id, json_object(
-	'id', NEW.id, 'voucher_id', NEW.voucher_id, 'at', NEW.at, 'state', NEW.state, 'entry_id', NEW.entry_id,
-	'detail', NEW.detail, 'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
-CREATE TRIGGER outbox_bill_intents AFTER INSERT ON bill_intents
-BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'bill_intent', NEW.id, json_object(
-	'id', NEW.id, 'at', NEW.at, 'denom', NEW.denom, 'state', NEW.state,
-	'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
-CREATE TRIGGER outbox_bill_intent_steps AFTER INSERT ON bill_intent_steps
-BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'bill_intent_step', NEW.id, json_object(
-	'id', NEW.id, 'intent_id', NEW.intent_id, 'at', NEW.at, 'state', NEW.state, 'entry_id', NEW.entry_id,
-	'reason', NEW.reason, 'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
+` + outboxTriggers + `
 CREATE TRIGGER outbox_meter_snapshots AFTER INSERT ON meter_snapshots
 BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'meters', NEW.id, json_object(
 	'id', NEW.id, 'at', NEW.at, 'reason', NEW.reason, 'ledger_id', NEW.ledger_id,
