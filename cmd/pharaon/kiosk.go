@@ -9,12 +9,14 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 
+	"pharaon/cmd/pharaon/internal/early"
 	"pharaon/game/block"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
@@ -377,6 +379,9 @@ func trustedKeys(paths []string) (block.KeySet, error) {
 func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started time.Time) error {
 	logger := newLogger(stderr, osEnv{})
 	logger.Printf("database %s, kiosk %q, language %s, development %v", cfg.DB, cfg.KioskID, cfg.Lang, cfg.Dev)
+	if len(early.Applied) > 0 {
+		logger.Printf("memory: %s", strings.Join(early.Applied, ", "))
+	}
 	sd := newSystemd(ctx, osEnv{}, logger, fyne.Do)
 	var p *parts
 	var startErr error

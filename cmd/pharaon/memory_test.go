@@ -1,10 +1,14 @@
 package main
 
 import (
+	"os"
+	"os/exec"
 	"runtime/metrics"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The kiosk sets its own garbage collection target unless the operator set
@@ -25,4 +29,25 @@ func TestMemLine(t *testing.T) {
 	l = memLine(s, residentBytes())
 	assert.Regexp(t, `^mem go_mib [0-9.]+ .* rss_mib [0-9.]+ non_go_mib -?[0-9.]+$`, l)
 	assert.NotZero(t, residentBytes(), "this process's VmRSS")
+}
+
+// Package early sets Fyne's cache lifetime in the environment before
+// Fyne's cache package reads it at its initialisation: Go's order of
+// initialisation (by import path, among the packages ready) puts it first,
+// and this checks that order in the program as linked.
+func TestEarlyRunsBeforeFynesCache(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-h")
+	cmd.Env = []string{binaryEnv + "=1", "GODEBUG=inittrace=1", "LANG=fr_FR.UTF-8", "PATH=" + os.Getenv("PATH")}
+	out, _ := cmd.CombinedOutput()
+	at := func(pkg string) int {
+		for i, l := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(l); len(f) > 1 && f[0] == "init" && f[1] == pkg {
+				return i
+			}
+		}
+		return -1
+	}
+	early, cache := at("pharaon/cmd/pharaon/internal/early"), at("fyne.io/fyne/v2/internal/cache")
+	require.True(t, early >= 0 && cache >= 0, "both initialisations traced:\n%s", out)
+	assert.Less(t, early, cache, "package early initialised before Fyne's cache")
 }
