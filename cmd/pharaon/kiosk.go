@@ -239,6 +239,7 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 		return nil, storeFailure(err)
 	}
 	if cfg.Fleet.URL != "" {
+		cfg.Fleet.OnAsyncError = func(err error) { logger.Printf("fleet: the connection to the centre: %v", err) }
 		p.stopFleet, err = startFleet(ctx, cfg.Fleet, st, p.m, clk, logger)
 		if err != nil {
 			p.Close()

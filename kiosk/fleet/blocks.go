@@ -416,27 +416,11 @@ func (f *BlockFetcher) addresses() []Address {
 // Run fetches until ctx is cancelled, reconnecting after a failure with
 // a doubling wait. It returns ctx's error.
 func (f *BlockFetcher) Run(ctx context.Context) error {
-	backoff := f.MinBackoff
-	for {
-		progressed, err := f.session(ctx)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if progressed {
-			backoff = f.MinBackoff
-		}
+	return reconnecting(ctx, f.MinBackoff, f.MaxBackoff, f.session, func(err error) {
 		if f.OnError != nil {
 			f.OnError(err)
 		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-		backoff = min(backoff*2, f.MaxBackoff)
-	}
+	}, sleep)
 }
 
 // session is one connection: it takes the deliveries one at a time.

@@ -51,11 +51,26 @@ type Config struct {
 	// Groups are the groups the kiosk takes blocks for, besides its id
 	// (blocks.go).
 	Groups []string
+
+	// OnAsyncError receives what the NATS client reports outside a call
+	// (a write on a connection that broke, a slow consumer), which it
+	// would otherwise print on stderr by itself; nil drops them. The call
+	// that meets the broken connection next returns its own error too.
+	OnAsyncError func(error)
 }
 
 // Options returns the connection options of the configuration.
 func (c Config) Options() ([]nats.Option, error) {
-	opts := []nats.Option{nats.Name("pharaon kiosk " + c.KioskID), nats.MaxReconnects(0), nats.Timeout(5 * time.Second)}
+	opts := []nats.Option{nats.Name("pharaon kiosk " + c.KioskID), nats.MaxReconnects(0), nats.Timeout(5 * time.Second),
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			if c.OnAsyncError == nil {
+				return
+			}
+			if sub != nil {
+				err = fmt.Errorf("subscription %s: %w", sub.Subject, err)
+			}
+			c.OnAsyncError(err)
+		})}
 	if c.User != "" {
 		opts = append(opts, nats.UserInfo(c.User, c.Password))
 	}
@@ -190,27 +205,46 @@ func (p *Publisher) setStatus(f func(*Status)) {
 // closes the connection, waits (doubling from MinBackoff up to
 // MaxBackoff) and starts again from the mark. It returns ctx's error.
 func (p *Publisher) Run(ctx context.Context) error {
-	backoff := p.MinBackoff
-	for {
-		progressed, err := p.session(ctx)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if progressed {
-			backoff = p.MinBackoff
-		}
+	return reconnecting(ctx, p.MinBackoff, p.MaxBackoff, p.session, func(err error) {
 		p.setStatus(func(s *Status) { s.Connected = false; s.LastError = err.Error() })
 		if p.OnError != nil {
 			p.OnError(err)
 		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+	}, sleep)
+}
+
+// reconnecting runs session until ctx is cancelled: after each session
+// that ends, it tells failed why, waits (doubling from lo up to hi, and
+// from lo again after a session that made progress) and starts another.
+// wait is how it waits (sleep). It returns ctx's error.
+func reconnecting(ctx context.Context, lo, hi time.Duration, session func(context.Context) (progressed bool, err error),
+	failed func(error), wait func(context.Context, time.Duration) error) error {
+	backoff := lo
+	for {
+		progressed, err := session(ctx)
+		if ctx.Err() != nil {
 			return ctx.Err()
-		case <-t.C:
 		}
-		backoff = min(backoff*2, p.MaxBackoff)
+		if progressed {
+			backoff = lo
+		}
+		failed(err)
+		if err := wait(ctx, backoff); err != nil {
+			return err
+		}
+		backoff = min(backoff*2, hi)
+	}
+}
+
+// sleep waits d, or until ctx is cancelled (its error).
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

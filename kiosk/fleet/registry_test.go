@@ -8,9 +8,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -353,4 +355,63 @@ func TestOfficeGivesBackAClaimTheStoreRefused(t *testing.T) {
 	assert.Empty(t, a.events("voucher_claim_left"))
 	_, err = PayVoucher(ctx, kv, v.Validation, "central", time.Now())
 	require.NoError(t, err, "payable at the centre")
+}
+
+// What the NATS client reports outside a call (a write on a broken
+// connection) goes to the kiosk's log, not to the client's own print on
+// stderr.
+func TestClientAsyncErrorsGoToTheKiosksLog(t *testing.T) {
+	var got []error
+	c := Config{URL: "nats://127.0.0.1:4222", KioskID: "PH-0001", OnAsyncError: func(err error) { got = append(got, err) }}
+	for _, receiver := range []bool{true, false} {
+		if !receiver {
+			c.OnAsyncError = nil
+		}
+		opts, err := c.Options()
+		require.NoError(t, err)
+		o := nats.GetDefaultOptions()
+		for _, set := range opts {
+			require.NoError(t, set(&o))
+		}
+		require.NotNil(t, o.AsyncErrorCB, "the client's default handler prints on stderr")
+		o.AsyncErrorCB(nil, nil, syscall.EPIPE)
+	}
+	require.Len(t, got, 1, "received with a receiver, dropped without")
+	assert.ErrorIs(t, got[0], syscall.EPIPE)
+}
+
+// The publisher and the block fetcher reconnect alike: after each session
+// that ends, the wait doubles up to its bound, and starts from the
+// shortest again after a session that made progress; a cancelled context
+// ends it at once.
+func TestReconnectingBacksOff(t *testing.T) {
+	const lo, hi = 250 * time.Millisecond, time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	progress := []bool{false, false, false, false, true, false, false}
+	sessions := 0
+	var told []error
+	var waits []time.Duration
+	err := reconnecting(ctx, lo, hi, func(context.Context) (bool, error) {
+		sessions++
+		if sessions > len(progress) {
+			cancel()
+			return false, ctx.Err()
+		}
+		return progress[sessions-1], errors.New("link down")
+	}, func(err error) { told = append(told, err) }, func(_ context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return nil
+	})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, len(progress)+1, sessions)
+	assert.Len(t, told, len(progress), "every session's end told, not the cancelled one's")
+	assert.Equal(t, []time.Duration{lo, 2 * lo, hi, hi, lo, 2 * lo, hi}, waits)
+
+	// A context cancelled during a wait ends it with the context's error.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	err = reconnecting(context.Background(), lo, hi, func(context.Context) (bool, error) { return false, errors.New("down") },
+		func(error) {}, func(context.Context, time.Duration) error { return sleep(ctx2, time.Hour) })
+	assert.ErrorIs(t, err, context.Canceled)
 }
