@@ -13,7 +13,10 @@
 #   game_plain  the same with only the backdrop's frieze and base band
 #               (-fullbackdrop=false, ui.Options.PlainPlayfield)
 #   attract     pharaon-scenebench -scene attract: the idle kiosk's attract loop
-#   game_1080   the game screen at 1920×1080 (frame rate and gaps)
+#   game_1080   the game screen at 1920×1080 (frame rate and gaps), with
+#               the whole backdrop (the kiosk's backdrop = full)
+#   game_1080_plain  the same with its frieze and base band alone, as the
+#               kiosk draws a 1920×1080 screen by default (backdrop = auto)
 #   kiosk       bin/pharaon -dev on a development database: first frame
 #               (its start-up screen), home, memory at home
 #   kiosk_play  the same running a player's whole session (session, below:
@@ -287,6 +290,7 @@ scene() {
 	game_plain) run game_plain "$2" 1280x800 "$sb" -fullbackdrop=false ;;
 	attract) run attract "$2" 1280x800 "$sb" -scene attract ;;
 	game_1080) run game_1080 "$2" 1920x1080 "$sb" -w 1920 -h 1080 ;;
+	game_1080_plain) run game_1080_plain "$2" 1920x1080 "$sb" -w 1920 -h 1080 -fullbackdrop=false ;;
 	game_1080_capped) run game_1080_capped "$2" 1920x1080 "$sb" -w 1920 -h 1080 -backdropmax "${BACKDROPMAX:-960}" ;;
 	kiosk) run kiosk "$2" 1280x800 -prep athome env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
 	kiosk_play) run kiosk_play "$2" 1280x800 $played env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev $seeded -fps -db "$(kdb "$1" "$2")" ;;

@@ -33,6 +33,12 @@ type Config struct {
 	// on pseudo-terminals and the panel that drives them.
 	Dev bool
 	FPS bool // log frames per second and time per frame while a game runs
+	// Backdrop is how much of the playfield's backdrop the game screen
+	// draws: "auto" (the whole of it on a field up to
+	// ui.DefaultFullBackdropMaxPixels, the frieze and base band alone on a
+	// larger one), "full" (at any size: a kiosk with a GPU) or "plain"
+	// (never the whole).
+	Backdrop string
 	// DevSeed (-dev only): the demo blocks of a new development database
 	// are drawn from it, so a scripted session knows its games' outcomes
 	// (devseed.go); 0 draws them at random.
@@ -89,7 +95,7 @@ const maxConfigSize = 64 << 10
 
 // configKeys are the keys of the configuration file, which are the long
 // names of the flags.
-var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "dev-seed", "fps", "keys", "validator", "printer",
+var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "dev-seed", "fps", "backdrop", "keys", "validator", "printer",
 	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor", "block-dir",
 	"update-keys", "nats-url", "nats-user", "nats-password", "nats-nkey-seed", "nats-ca", "nats-groups"}
 
@@ -231,6 +237,13 @@ func (c *Config) set(key, value, dir string) error {
 		return boolean(&c.Dev)
 	case "fps":
 		return boolean(&c.FPS)
+	case "backdrop":
+		switch value {
+		case "auto", "full", "plain":
+			c.Backdrop = value
+			return nil
+		}
+		return fmt.Errorf("backdrop = %q: auto, full or plain: %w", value, ErrConfig)
 	case "dev-seed":
 		n, err := strconv.ParseUint(value, 10, 64)
 		if err != nil || n == 0 {
@@ -324,6 +337,8 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		"a new kiosk: create its database (without it a production kiosk refuses to start with no database)")
 	fs.Func("dev-seed", "development: draw the demo blocks of a new development database from this `number` (a scripted session's known games; with -dev only)",
 		func(s string) error { return c.set("dev-seed", s, "") })
+	fs.Func("backdrop", "the playfield's backdrop: `auto` (whole on a field up to 1 000 000 pixels, its frieze and base band alone on a larger one), full (a kiosk with a GPU) or plain",
+		func(s string) error { return c.set("backdrop", s, "") })
 	fs.BoolFunc("fps", "log frames per second and time per frame during a game, and each screen and window shown", func(s string) error { return c.set("fps", s, "") })
 	fs.Func("keys", "trusted issuer public key `files`, comma-separated", func(s string) error { return c.set("keys", s, "") })
 	fs.Func("validator", "bill validator (ID-003) serial `device`", func(s string) error { return c.set("validator", s, "") })

@@ -64,6 +64,28 @@ func TestParseConfigCashAmounts(t *testing.T) {
 	}
 }
 
+// The backdrop key: auto (the screens' own limit by size), full at any
+// size, or plain.
+func TestConfigBackdrop(t *testing.T) {
+	for in, want := range map[string]ui.Options{
+		"auto":  {},
+		"full":  {FullBackdropMaxPixels: -1},
+		"plain": {PlainPlayfield: true},
+	} {
+		var c Config
+		require.NoError(t, ParseConfigFile(strings.NewReader("backdrop = "+in+"\n"), "", &c), in)
+		assert.Equal(t, in, c.Backdrop)
+		var opt ui.Options
+		backdropOptions(c.Backdrop, &opt)
+		assert.Equal(t, want.FullBackdropMaxPixels, opt.FullBackdropMaxPixels, in)
+		assert.Equal(t, want.PlainPlayfield, opt.PlainPlayfield, in)
+	}
+	var opt ui.Options
+	backdropOptions("", &opt)
+	assert.Zero(t, opt.FullBackdropMaxPixels, "no key: the screens' default")
+	assert.False(t, opt.PlainPlayfield)
+}
+
 func TestParseConfigFileRefusesAndChangesNothing(t *testing.T) {
 	cases := map[string]string{
 		"unknown key":     "db = a.db\ncolour = blue\n",
@@ -90,6 +112,7 @@ func TestParseConfigFileRefusesAndChangesNothing(t *testing.T) {
 		"credit huge":     "max-credit = 100 000\n",
 		"limit huge":      "payout-limit = 1 000 000\n",
 		"credit overflow": "max-credit = 99999999999999999999\n",
+		"bad backdrop":    "backdrop = stars\n",
 	}
 	for name, text := range cases {
 		t.Run(name, func(t *testing.T) {

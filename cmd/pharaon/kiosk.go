@@ -416,6 +416,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		var home, setup sync.Once
 		up := func() { home.Do(func() { shown(logger, "home", started); nextFrame(sd.ready) }) }
 		opt := ui.Options{Lang: startLang(cfg.Lang, p.m.Language(), logger), OnHome: up}
+		backdropOptions(cfg.Backdrop, &opt)
 		p.bo.onSetup = func() {
 			setup.Do(func() {
 				shown(logger, "setup screen", started)
@@ -599,4 +600,16 @@ func startLang(configured ui.Lang, setting string, logger *log.Logger) ui.Lang {
 		return configured
 	}
 	return l
+}
+
+// backdropOptions sets how much of the playfield's backdrop the screens
+// draw, from the configuration's backdrop ("" or "auto": the screens'
+// default, by the field's size).
+func backdropOptions(mode string, opt *ui.Options) {
+	switch mode {
+	case "full":
+		opt.FullBackdropMaxPixels = -1
+	case "plain":
+		opt.PlainPlayfield = true
+	}
 }

@@ -263,3 +263,25 @@ func (v view) button(label string, kind buttonKind, size float32, tapped func(),
 	v.place(b, x, y, w, h)
 	return b
 }
+
+// DefaultFullBackdropMaxPixels is the largest playfield, in pixels, the
+// kiosk draws the whole backdrop behind (Options.FullBackdropMaxPixels).
+// Under a software GL each frame draws the sky again, at a cost per pixel:
+// the field of a 1280×800 screen (960 × 800, 768 000 pixels) draws it and
+// the game screen still costs less CPU than the bare peer scene; the field
+// of a 1920×1080 screen (1 296 × 1 080, 1 399 680 pixels) drawing it cost
+// 144–148 % of a core against 84–90 % without, and its frame rate fell
+// below 60 (docs/performance.md).
+const DefaultFullBackdropMaxPixels = 1_000_000
+
+// fullBackdropLimit is the playfield's limit for an Options value (play's
+// 0 is no limit).
+func fullBackdropLimit(opt int) int {
+	switch {
+	case opt < 0:
+		return 0
+	case opt == 0:
+		return DefaultFullBackdropMaxPixels
+	}
+	return opt
+}

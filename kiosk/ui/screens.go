@@ -59,6 +59,11 @@ type Options struct {
 	// game screen costs less CPU than the bare peer scene of
 	// docs/performance.md.
 	PlainPlayfield bool
+	// FullBackdropMaxPixels bounds the playfield's size the whole backdrop
+	// is drawn at: a larger field draws it as PlainPlayfield does (0:
+	// DefaultFullBackdropMaxPixels; negative: whatever its size, for a
+	// kiosk with a GPU).
+	FullBackdropMaxPixels int
 	// OnHome is called each time the home screen is shown (start-up timing).
 	OnHome func()
 	// OnShow is called each time a screen or a window over it is shown,
@@ -230,6 +235,7 @@ func New(m Machine, opt Options) *Screens {
 	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox, container.New(cornerLayout{}, s.corner))
 	s.gs = play.NewScreen(s.now)
 	s.gs.SetFullBackdrop(!opt.PlainPlayfield)
+	s.gs.SetFullBackdropLimit(fullBackdropLimit(opt.FullBackdropMaxPixels))
 	s.gs.BonusDelay = opt.BonusDelay
 	s.gs.OnActivity = s.activity
 	s.gs.OnCartoucheTapped = func() { s.showPrizeTable(s.gs.Stake()) }

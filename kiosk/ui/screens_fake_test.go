@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,12 +139,15 @@ func (g *fakeGame) ID() int64 { return g.id }
 
 // newFakeFixture shows the screens of m in a headless window; the fixture's
 // helpers (tap, texts, frames) work on it as on the kiosk's.
-func newFakeFixture(t *testing.T, m *fakeMachine) *scrFixture {
+func newFakeFixture(t *testing.T, m *fakeMachine, opts ...func(*Options)) *scrFixture {
 	t.Helper()
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(art.Theme())
 	f := &scrFixture{t: t, clock: &scrClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}}
 	f.opt = Options{Now: f.clock.Now, AttractAfter: 45 * time.Second}
+	for _, o := range opts {
+		o(&f.opt)
+	}
 	f.s = New(m, f.opt)
 	f.s.do = f.ui.do
 	f.w = test.NewWindow(f.s.Content())
@@ -244,6 +248,40 @@ func TestFakeGameResultComesByThePush(t *testing.T) {
 	f.tap("Accueil")
 	assert.Equal(t, 1, m.ended, "Accueil ends the result")
 	assert.Equal(t, scrHome, f.s.screen)
+}
+
+// The game screen draws the playfield's whole backdrop at the kiosk's
+// 1280×800, and only its frieze and base band at 1920×1080, where the sky
+// would cost the frame rate under a software GL; a kiosk said to have the
+// GPU for it draws it at any size, and a plain one at none.
+func TestFakeGameBackdropBySize(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		opt           func(*Options)
+		at800, at1080 bool
+	}{
+		{"default", func(*Options) {}, true, false},
+		{"no limit", func(o *Options) { o.FullBackdropMaxPixels = -1 }, true, true},
+		{"plain", func(o *Options) { o.PlainPlayfield = true }, false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := newFakeMachine(t, 10*game.Euro)
+			m.layouts = []reveal.Walls{fakeLayout(t, game.Stake100, game.TierLose, false)}
+			f := newFakeFixture(t, m, c.opt)
+			f.tap(fr(game.Stake100.Money()))
+			f.tap("Auto")
+			require.Equal(t, scrGame, f.s.screen)
+			f.frame()
+			field := f.s.gs.Playfield()
+			assert.Equal(t, c.at800, field.FullBackdropShown(), "at 1280×800")
+			f.runUI(func() { f.w.Resize(fyne.NewSize(1920, 1080)) })
+			f.frame()
+			assert.Equal(t, c.at1080, field.FullBackdropShown(), "at 1920×1080")
+			f.runUI(func() { f.w.Resize(windowSize) })
+			f.frame()
+			assert.Equal(t, c.at800, field.FullBackdropShown(), "at 1280×800 again")
+		})
+	}
 }
 
 // Cash-out on the fake: Encaisser, Imprimer, then the voucher card with

@@ -157,6 +157,10 @@ func (g *Screen) Playfield() *Playfield { return g.field }
 // Playfield.SetFullBackdrop): for a kiosk with a GPU.
 func (g *Screen) SetFullBackdrop(on bool) { g.field.SetFullBackdrop(on) }
 
+// SetFullBackdropLimit bounds the field's size the whole backdrop is drawn
+// at (Playfield.SetFullBackdropLimit).
+func (g *Screen) SetFullBackdropLimit(maxPixels int) { g.field.SetFullBackdropLimit(maxPixels) }
+
 // Cartouche is the screen's cartouche.
 func (g *Screen) Cartouche() *Cartouche { return g.cart }
 

@@ -45,6 +45,9 @@ type Playfield struct {
 	words        Words // the badge, the red brick, the guide
 	now          time.Time
 	fullBackdrop bool
+	// fullMax: the whole backdrop is drawn while the field is at most this
+	// many pixels (SetFullBackdropLimit; 0: whatever its size).
+	fullMax int
 
 	// what the player did since the engine last took it (Input)
 	steer   bool
@@ -111,6 +114,33 @@ func (p *Playfield) SetFullBackdrop(on bool) {
 		p.rend.layoutBackdrop()
 		p.rend.nudge()
 	}
+}
+
+// SetFullBackdropLimit draws the whole backdrop (SetFullBackdrop) only
+// while the field is at most maxPixels pixels; a larger field draws the
+// frieze and the base band alone, as with SetFullBackdrop off. 0 (the
+// default): whatever its size. Under a software GL the sky costs per pixel
+// drawn, at every frame: at 1920×1080 (a field of 1 296 × 1 080 pixels) it
+// took the game screen from 84–90 % of a core to 144–148 %, and its frame
+// rate below 60 (docs/performance.md).
+func (p *Playfield) SetFullBackdropLimit(maxPixels int) {
+	if maxPixels < 0 {
+		maxPixels = 0
+	}
+	if maxPixels == p.fullMax {
+		return
+	}
+	p.fullMax = maxPixels
+	if p.rend != nil && p.rend.size.Width > 0 {
+		p.rend.layoutBackdrop()
+		p.rend.nudge()
+	}
+}
+
+// FullBackdropShown says whether the whole backdrop is drawn at the
+// field's present size (SetFullBackdrop and SetFullBackdropLimit).
+func (p *Playfield) FullBackdropShown() bool {
+	return p.rend != nil && p.rend.sky.Visible()
 }
 
 // World is the wall shown.

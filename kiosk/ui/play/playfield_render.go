@@ -405,11 +405,13 @@ func (r *playfieldRenderer) Layout(size fyne.Size) {
 // and a full-field one was half the CPU of every frame, for a night sky
 // that differs from plain lapis only by a faint glow and faint stars
 // (measured with cmd/pharaon-scenebench: 15 ms of CPU a frame with it, 7
-// without). A kiosk with a GPU can have it all: SetFullBackdrop.
+// without). A kiosk with a GPU can have it all: SetFullBackdrop, up to the
+// size SetFullBackdropLimit allows.
 func (r *playfieldRenderer) layoutBackdrop() {
 	g := r.geom
 	size := g.unitSize(fieldW, fieldH)
-	if r.p.fullBackdrop {
+	w, h := Pixels(size, r.scale)
+	if r.p.fullBackdrop && (r.p.fullMax <= 0 || w*h <= r.p.fullMax) {
 		r.frieze.Hide()
 		r.base.Hide()
 		r.sky.Move(fyne.NewPos(g.X, g.Y))
@@ -418,7 +420,6 @@ func (r *playfieldRenderer) layoutBackdrop() {
 		return
 	}
 	r.sky.Hide()
-	w, h := Pixels(size, r.scale)
 	// The backdrop covers the 6:5 field by its height (it is 4:3), so
 	// its bands keep their share of the height (art.PlayfieldInner).
 	in := art.PlayfieldInner

@@ -299,3 +299,28 @@ func TestPlayfieldBackdrop(t *testing.T) {
 	assert.False(t, r.sky.Visible())
 	assert.True(t, r.frieze.Visible())
 }
+
+// Above its size limit, the whole backdrop gives way to the frieze and the
+// base band, and comes back when the field fits again or the limit goes.
+func TestPlayfieldFullBackdropLimit(t *testing.T) {
+	w, _ := newFieldWorld(t, breakout.Auto, breakout.DefaultSettings())
+	p := newFieldRig(t, w) // a 600 × 500 field at scale 1: 300 000 pixels
+	r := p.rend
+	p.SetFullBackdrop(true)
+	p.SetFullBackdropLimit(300_000)
+	assert.True(t, p.FullBackdropShown(), "a field of exactly the limit")
+	p.SetFullBackdropLimit(299_999)
+	assert.False(t, p.FullBackdropShown())
+	assert.True(t, r.frieze.Visible() && r.base.Visible())
+	assert.InDelta(t, 500, r.base.Position().Y+r.base.Size().Height, 0.01)
+	p.Resize(fyne.NewSize(480, 400)) // smaller than the limit again
+	assert.True(t, p.FullBackdropShown(), "a field that shrank under the limit")
+	assert.False(t, r.frieze.Visible() || r.base.Visible())
+	p.Resize(fyne.NewSize(600, 500))
+	assert.False(t, p.FullBackdropShown(), "and grew over it")
+	p.SetFullBackdropLimit(0)
+	assert.True(t, p.FullBackdropShown(), "no limit")
+	p.SetFullBackdrop(false)
+	p.SetFullBackdropLimit(1 << 30)
+	assert.False(t, p.FullBackdropShown(), "the limit never turns the sky on")
+}
