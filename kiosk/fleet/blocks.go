@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"pharaon/game/block"
+	"pharaon/hw"
 	"pharaon/store"
 )
 
@@ -420,7 +421,7 @@ func (f *BlockFetcher) Run(ctx context.Context) error {
 		if f.OnError != nil {
 			f.OnError(err)
 		}
-	}, sleep)
+	}, hw.SystemClock{}.Sleep)
 }
 
 // session is one connection: it takes the deliveries one at a time.

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"pharaon/hw"
 	"pharaon/store"
 )
 
@@ -210,13 +211,13 @@ func (p *Publisher) Run(ctx context.Context) error {
 		if p.OnError != nil {
 			p.OnError(err)
 		}
-	}, sleep)
+	}, hw.SystemClock{}.Sleep)
 }
 
 // reconnecting runs session until ctx is cancelled: after each session
 // that ends, it tells failed why, waits (doubling from lo up to hi, and
 // from lo again after a session that made progress) and starts another.
-// wait is how it waits (sleep). It returns ctx's error.
+// wait is how it waits (hw.SystemClock's Sleep). It returns ctx's error.
 func reconnecting(ctx context.Context, lo, hi time.Duration, session func(context.Context) (progressed bool, err error),
 	failed func(error), wait func(context.Context, time.Duration) error) error {
 	backoff := lo
@@ -233,18 +234,6 @@ func reconnecting(ctx context.Context, lo, hi time.Duration, session func(contex
 			return err
 		}
 		backoff = min(backoff*2, hi)
-	}
-}
-
-// sleep waits d, or until ctx is cancelled (its error).
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/hw"
 	"pharaon/kiosk"
 	"pharaon/store"
 )
@@ -412,6 +413,6 @@ func TestReconnectingBacksOff(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	cancel2()
 	err = reconnecting(context.Background(), lo, hi, func(context.Context) (bool, error) { return false, errors.New("down") },
-		func(error) {}, func(context.Context, time.Duration) error { return sleep(ctx2, time.Hour) })
+		func(error) {}, func(context.Context, time.Duration) error { return hw.SystemClock{}.Sleep(ctx2, time.Hour) })
 	assert.ErrorIs(t, err, context.Canceled)
 }

@@ -110,6 +110,12 @@ func (p *Playfield) SetFullBackdrop(on bool) {
 		return
 	}
 	p.fullBackdrop = on
+	p.relayoutBackdrop()
+}
+
+// relayoutBackdrop lays the backdrop out again after a change of what it
+// draws (nothing before the first layout).
+func (p *Playfield) relayoutBackdrop() {
 	if p.rend != nil && p.rend.size.Width > 0 {
 		p.rend.layoutBackdrop()
 		p.rend.nudge()
@@ -131,10 +137,7 @@ func (p *Playfield) SetFullBackdropLimit(maxPixels int) {
 		return
 	}
 	p.fullMax = maxPixels
-	if p.rend != nil && p.rend.size.Width > 0 {
-		p.rend.layoutBackdrop()
-		p.rend.nudge()
-	}
+	p.relayoutBackdrop()
 }
 
 // FullBackdropShown says whether the whole backdrop is drawn at the
