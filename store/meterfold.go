@@ -100,6 +100,11 @@ func (f *MeterFold) Apply(r OutboxRecord) error {
 // DiffMeters lists, in name order, the meters whose values differ between
 // got and want (a meter absent counts as 0).
 func DiffMeters(got, want Meters) []string {
+	return diffMeters(got, want, "the records give")
+}
+
+// diffMeters is DiffMeters, saying where want comes from.
+func diffMeters(got, want Meters, source string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, n := range append(got.Names(), want.Names()...) {
@@ -108,7 +113,7 @@ func DiffMeters(got, want Meters) []string {
 		}
 		seen[n] = true
 		if got[n] != want[n] {
-			out = append(out, fmt.Sprintf("%s is %d, the records give %d", n, got[n], want[n]))
+			out = append(out, fmt.Sprintf("%s is %d, %s %d", n, got[n], source, want[n]))
 		}
 	}
 	sort.Strings(out)

@@ -214,19 +214,7 @@ func verifyMetersFrom(tx *rtx, cp *checkpoint) error {
 			want[n] += v
 		}
 	}
-	var diffs []string
-	seen := map[string]bool{}
-	for _, n := range append(got.Names(), want.Names()...) {
-		if seen[n] {
-			continue
-		}
-		seen[n] = true
-		if got[n] != want[n] {
-			diffs = append(diffs, fmt.Sprintf("%s is %d, the ledger and plays give %d", n, got[n], want[n]))
-		}
-	}
-	if len(diffs) > 0 {
-		sort.Strings(diffs)
+	if diffs := diffMeters(got, want, "the ledger and plays give"); len(diffs) > 0 {
 		return integrity("meters", "meters", 0, "%s", strings.Join(diffs, "; "))
 	}
 	return nil

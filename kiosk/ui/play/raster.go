@@ -258,9 +258,17 @@ func Pixels(size fyne.Size, scale float32) (w, h int) {
 	return int(size.Width*scale + 0.5), int(size.Height*scale + 0.5)
 }
 
-// setPixels shows ras on img at size, refreshing img only when its pixels
-// change (the rasters of the cache).
+// setPixels shows ras, a raster of the object's own pixel size, on img at
+// size: nearest sampling copies it as it is (linear sampling would only
+// blur it at a sub-pixel position) and costs a software GL (the kiosk's
+// llvmpipe) a quarter of the texture reads.
 func setPixels(img *canvas.Image, ras *image.RGBA, size fyne.Size) {
+	showRaster(img, ras, size, canvas.ImageScalePixels)
+}
+
+// showRaster shows ras on img at size, stretched and sampled as mode,
+// refreshing img only when its pixels change (the rasters of the cache).
+func showRaster(img *canvas.Image, ras *image.RGBA, size fyne.Size, mode canvas.ImageScale) {
 	if ras == nil {
 		return
 	}
@@ -268,11 +276,7 @@ func setPixels(img *canvas.Image, ras *image.RGBA, size fyne.Size) {
 		img.Resource, img.File = nil, ""
 		img.Image = ras
 		img.FillMode = canvas.ImageFillStretch
-		// The raster has the object's own pixel size: nearest sampling
-		// copies it as it is (linear sampling would only blur it at a
-		// sub-pixel position) and costs a software GL (the kiosk's
-		// llvmpipe) a quarter of the texture reads.
-		img.ScaleMode = canvas.ImageScalePixels
+		img.ScaleMode = mode
 		img.Refresh()
 	}
 	img.Resize(size)
@@ -328,14 +332,7 @@ func setBackdrop(img *canvas.Image, res fyne.Resource, size fyne.Size, scale flo
 		setArtFill(img, res, size, scale, canvas.ImageFillCover)
 		return
 	}
-	if img.Image != ras || img.Resource != nil {
-		img.Resource, img.File = nil, ""
-		img.Image = ras
-		img.FillMode = canvas.ImageFillStretch
-		img.ScaleMode = canvas.ImageScaleSmooth
-		img.Refresh()
-	}
-	img.Resize(size)
+	showRaster(img, ras, size, canvas.ImageScaleSmooth)
 }
 
 // canvasScale is the scale of the canvas o is drawn on (1 before it is on
