@@ -24,8 +24,6 @@
 #               cash-out; xdotool taps): frame gaps and memory of the real
 #               kiosk in play, measured over the session
 #   kiosk_play_1080  the same at 1920×1080
-#   game_1080_capped  game_1080 with the backdrop rasterised at most
-#               BACKDROPMAX (960) px wide, scaled by the GL (not by default)
 #   kiosk_play_base, kiosk_play_1080_base  the same with BASE/pharaon, another
 #               build (before and after a change, alternated in one run;
 #               not in the default SCENES)
@@ -44,7 +42,7 @@
 # Environment: PEER, BASE, ROUNDS (3), WARM (2 s), WIN (8 s), SCENES (all the
 # scenes above but the capped one), SESSION (1; 0: the kiosk's runs in play
 # are a 20 € note and one 2 € Auto game, then WIN s, for a build without
-# -dev-seed), DEVSEED (112), BACKDROPMAX (960), BIN (bin, where this tree's pharaon and
+# -dev-seed), DEVSEED (112), BIN (bin, where this tree's pharaon and
 # pharaon-scenebench are built first; another directory: its binaries as
 # they are, to compare builds), OUT (a directory for the logs and
 # results.csv; a new temporary one).
@@ -291,7 +289,6 @@ scene() {
 	attract) run attract "$2" 1280x800 "$sb" -scene attract ;;
 	game_1080) run game_1080 "$2" 1920x1080 "$sb" -w 1920 -h 1080 ;;
 	game_1080_plain) run game_1080_plain "$2" 1920x1080 "$sb" -w 1920 -h 1080 -fullbackdrop=false ;;
-	game_1080_capped) run game_1080_capped "$2" 1920x1080 "$sb" -w 1920 -h 1080 -backdropmax "${BACKDROPMAX:-960}" ;;
 	kiosk) run kiosk "$2" 1280x800 -prep athome env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev -fps -db "$(kdb "$1" "$2")" ;;
 	kiosk_play) run kiosk_play "$2" 1280x800 $played env PHARAON_MEMLOG=1 "$BIN/pharaon" -dev $seeded -fps -db "$(kdb "$1" "$2")" ;;
 	kiosk_play_base) [ -x "$BASE/pharaon" ] && run kiosk_play_base "$2" 1280x800 $played env PHARAON_MEMLOG=1 "$BASE/pharaon" -dev $seeded -fps -db "$(kdb "$1" "$2")" ;;

@@ -26,7 +26,6 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/breakout"
-	"pharaon/kiosk/ui/play"
 )
 
 func main() {
@@ -87,8 +86,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.DurationVar(&c.pause, "pause", 1500*time.Millisecond, "pause between the end of a game and the next (0: none, the screen always busy)")
 	fs.DurationVar(&c.bonusDelay, "bonusdelay", 0, "how long the cleared main wall stays before the bonus wall (0: the kiosk's, play.DefaultBonusDelay)")
-	fs.IntVar(&play.BackdropMaxWidth, "backdropmax", play.BackdropMaxWidth, "the playfield's full backdrop rasterised at most this many pixels wide, the GL scaling it up (0: none)")
-	fs.BoolVar(&c.fullBackdrop, "fullbackdrop", true, "draw the playfield's whole backdrop at any size, as the kiosk does at 1280×800 and with backdrop = full (play.Screen.SetFullBackdrop; false: as the kiosk at 1920×1080, ui.Options.PlainPlayfield)")
+	fs.BoolVar(&c.fullBackdrop, "fullbackdrop", true, "draw the playfield's whole backdrop at any size, as the kiosk does at 1280×800 and with backdrop = full (play.Screen.SetFullBackdropMaxPixels; false: as the kiosk at 1920×1080, ui.Options.PlainPlayfield)")
 	fs.StringVar(&c.scene, "scene", sceneGame, "game (the game screen playing the playlist) or attract (the idle kiosk's attract loop)")
 	fs.DurationVar(&c.duration, "for", 0, "quit after this long (0: when the window is closed or on SIGINT/SIGTERM)")
 	if err := fs.Parse(args); err != nil {

@@ -32,7 +32,9 @@ func show(c config, stdout io.Writer) error {
 	g.SetWords(ui.PlayWords(ui.French))
 	g.SetCredit(c.credit)
 	g.BonusDelay = c.bonusDelay
-	g.SetFullBackdrop(c.fullBackdrop)
+	if c.fullBackdrop {
+		g.SetFullBackdropMaxPixels(play.FullBackdropAlways)
+	}
 	if c.fps {
 		g.OnFrameStats = func(s play.FrameStats) { fmt.Fprintln(stdout, s) }
 	}

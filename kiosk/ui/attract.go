@@ -77,7 +77,6 @@ func (s *Screens) showAttract() {
 	a.field.SetWords(PlayWords(s.tr.Lang))
 	// The demonstration's field keeps the plain backdrop (the playfield's
 	// default) whatever the game's: the loop runs all day (attractBackdrop).
-	a.field.SetFullBackdrop(false)
 	a.nextWall()
 	s.attract = a
 	s.setScreen(scrAttract, a.build)

@@ -274,14 +274,16 @@ func (v view) button(label string, kind buttonKind, size float32, tapped func(),
 // below 60 (docs/performance.md).
 const DefaultFullBackdropMaxPixels = 1_000_000
 
-// fullBackdropLimit is the playfield's limit for an Options value (play's
-// 0 is no limit).
-func fullBackdropLimit(opt int) int {
+// fullBackdropMaxPixels is the game's playfield's
+// SetFullBackdropMaxPixels for opt.
+func fullBackdropMaxPixels(opt Options) int {
 	switch {
-	case opt < 0:
+	case opt.PlainPlayfield:
 		return 0
-	case opt == 0:
+	case opt.FullBackdropMaxPixels < 0:
+		return play.FullBackdropAlways
+	case opt.FullBackdropMaxPixels == 0:
 		return DefaultFullBackdropMaxPixels
 	}
-	return opt
+	return opt.FullBackdropMaxPixels
 }

@@ -53,8 +53,8 @@ type Options struct {
 	// the attract loop about once a second (the -fps log); nil for none.
 	OnFrameStats func(play.FrameStats)
 	// PlainPlayfield draws only the frieze and the base band of the game's
-	// playfield backdrop, over the theme's lapis (play.Playfield's
-	// SetFullBackdrop off): for a screen whose GL cannot afford the whole
+	// playfield backdrop, over the theme's lapis, whatever the field's size
+	// (play.Playfield's SetFullBackdropMaxPixels 0): for a screen whose GL cannot afford the whole
 	// backdrop at 60 fps. The kiosk draws it whole by default: with it the
 	// game screen costs less CPU than the bare peer scene of
 	// docs/performance.md.
@@ -234,8 +234,7 @@ func New(m Machine, opt Options) *Screens {
 	s.corner = newCornerPress(s)
 	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox, container.New(cornerLayout{}, s.corner))
 	s.gs = play.NewScreen(s.now)
-	s.gs.SetFullBackdrop(!opt.PlainPlayfield)
-	s.gs.SetFullBackdropLimit(fullBackdropLimit(opt.FullBackdropMaxPixels))
+	s.gs.SetFullBackdropMaxPixels(fullBackdropMaxPixels(opt))
 	s.gs.BonusDelay = opt.BonusDelay
 	s.gs.OnActivity = s.activity
 	s.gs.OnCartoucheTapped = func() { s.showPrizeTable(s.gs.Stake()) }

@@ -153,13 +153,9 @@ func NewScreen(now func() time.Time) *Screen {
 // Playfield is the screen's playfield (for its TouchRadius, say).
 func (g *Screen) Playfield() *Playfield { return g.field }
 
-// SetFullBackdrop draws the playfield's whole backdrop (see
-// Playfield.SetFullBackdrop): for a kiosk with a GPU.
-func (g *Screen) SetFullBackdrop(on bool) { g.field.SetFullBackdrop(on) }
-
-// SetFullBackdropLimit bounds the field's size the whole backdrop is drawn
-// at (Playfield.SetFullBackdropLimit).
-func (g *Screen) SetFullBackdropLimit(maxPixels int) { g.field.SetFullBackdropLimit(maxPixels) }
+// SetFullBackdropMaxPixels bounds the field's size the playfield's whole
+// backdrop is drawn at (Playfield.SetFullBackdropMaxPixels).
+func (g *Screen) SetFullBackdropMaxPixels(maxPixels int) { g.field.SetFullBackdropMaxPixels(maxPixels) }
 
 // Cartouche is the screen's cartouche.
 func (g *Screen) Cartouche() *Cartouche { return g.cart }

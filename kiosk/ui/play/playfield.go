@@ -1,6 +1,7 @@
 package play
 
 import (
+	"math"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -41,12 +42,11 @@ type Playfield struct {
 	// still launches it. At least 30 (a 60 px target); 56 if zero.
 	TouchRadius float32
 
-	world        *breakout.World
-	words        Words // the badge, the red brick, the guide
-	now          time.Time
-	fullBackdrop bool
+	world *breakout.World
+	words Words // the badge, the red brick, the guide
+	now   time.Time
 	// fullMax: the whole backdrop is drawn while the field is at most this
-	// many pixels (SetFullBackdropLimit; 0: whatever its size).
+	// many pixels (SetFullBackdropMaxPixels; 0, the default: never).
 	fullMax int
 
 	// what the player did since the engine last took it (Input)
@@ -101,47 +101,32 @@ func (p *Playfield) SetWorld(w *breakout.World) {
 	}
 }
 
-// SetFullBackdrop draws the whole night-sky backdrop behind the field (on)
-// or only its frieze and base band over the theme's plain lapis (off, the
-// default): the whole sky costs about half the CPU of a frame under a
-// software GL, nothing much on a GPU.
-func (p *Playfield) SetFullBackdrop(on bool) {
-	if on == p.fullBackdrop {
+// FullBackdropAlways is the SetFullBackdropMaxPixels that draws the whole
+// backdrop whatever the field's size (a kiosk with a GPU).
+const FullBackdropAlways = math.MaxInt
+
+// SetFullBackdropMaxPixels draws the whole night-sky backdrop behind the
+// field while the field is at most maxPixels pixels, and only its frieze
+// and base band over the theme's plain lapis on a larger one; 0 or less
+// (the default): never. Under a software GL the sky costs per pixel drawn,
+// at every frame: about half a frame's CPU at 1280×800, and at 1920×1080
+// (a field of 1 296 × 1 080 pixels) it took the game screen from 84–90 %
+// of a core to 144–148 % and its frame rate below 60
+// (docs/performance.md); nothing much on a GPU.
+func (p *Playfield) SetFullBackdropMaxPixels(maxPixels int) {
+	maxPixels = max(maxPixels, 0)
+	if maxPixels == p.fullMax {
 		return
 	}
-	p.fullBackdrop = on
-	p.relayoutBackdrop()
-}
-
-// relayoutBackdrop lays the backdrop out again after a change of what it
-// draws (nothing before the first layout).
-func (p *Playfield) relayoutBackdrop() {
+	p.fullMax = maxPixels
 	if p.rend != nil && p.rend.size.Width > 0 {
 		p.rend.layoutBackdrop()
 		p.rend.nudge()
 	}
 }
 
-// SetFullBackdropLimit draws the whole backdrop (SetFullBackdrop) only
-// while the field is at most maxPixels pixels; a larger field draws the
-// frieze and the base band alone, as with SetFullBackdrop off. 0 (the
-// default): whatever its size. Under a software GL the sky costs per pixel
-// drawn, at every frame: at 1920×1080 (a field of 1 296 × 1 080 pixels) it
-// took the game screen from 84–90 % of a core to 144–148 %, and its frame
-// rate below 60 (docs/performance.md).
-func (p *Playfield) SetFullBackdropLimit(maxPixels int) {
-	if maxPixels < 0 {
-		maxPixels = 0
-	}
-	if maxPixels == p.fullMax {
-		return
-	}
-	p.fullMax = maxPixels
-	p.relayoutBackdrop()
-}
-
 // FullBackdropShown says whether the whole backdrop is drawn at the
-// field's present size (SetFullBackdrop and SetFullBackdropLimit).
+// field's present size (SetFullBackdropMaxPixels).
 func (p *Playfield) FullBackdropShown() bool {
 	return p.rend != nil && p.rend.sky.Visible()
 }

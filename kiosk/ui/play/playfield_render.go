@@ -168,7 +168,7 @@ type playfieldRenderer struct {
 	size    fyne.Size
 	scale   float32 // canvas units to pixels, for the rasters
 
-	sky      *canvas.Image     // the whole backdrop (Playfield.SetFullBackdrop)
+	sky      *canvas.Image     // the whole backdrop (Playfield.SetFullBackdropMaxPixels)
 	frieze   *canvas.Image     // the backdrop's top band
 	base     *canvas.Image     // the backdrop's bottom band
 	marker   *canvas.Rectangle // moved to have the canvas drawn again
@@ -405,17 +405,16 @@ func (r *playfieldRenderer) Layout(size fyne.Size) {
 // and a full-field one was half the CPU of every frame, for a night sky
 // that differs from plain lapis only by a faint glow and faint stars
 // (measured with cmd/pharaon-scenebench: 15 ms of CPU a frame with it, 7
-// without). A kiosk with a GPU can have it all: SetFullBackdrop, up to the
-// size SetFullBackdropLimit allows.
+// without). A kiosk with a GPU can have it all: SetFullBackdropMaxPixels.
 func (r *playfieldRenderer) layoutBackdrop() {
 	g := r.geom
 	size := g.unitSize(fieldW, fieldH)
 	w, h := Pixels(size, r.scale)
-	if r.p.fullBackdrop && (r.p.fullMax <= 0 || w*h <= r.p.fullMax) {
+	if w*h <= r.p.fullMax {
 		r.frieze.Hide()
 		r.base.Hide()
 		r.sky.Move(fyne.NewPos(g.X, g.Y))
-		setBackdrop(r.sky, art.PlayfieldBackdropResource(), size, r.scale)
+		setArtFill(r.sky, art.PlayfieldBackdropResource(), size, r.scale, canvas.ImageFillCover)
 		r.sky.Show()
 		return
 	}

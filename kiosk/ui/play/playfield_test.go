@@ -291,11 +291,11 @@ func TestPlayfieldBackdrop(t *testing.T) {
 	assert.InDelta(t, 500, r.base.Position().Y+r.base.Size().Height, 0.01, "the base band ends the field")
 	assert.Less(t, r.frieze.Size().Height+r.base.Size().Height, float32(100), "the bands are a small part of the field")
 
-	p.SetFullBackdrop(true)
+	p.SetFullBackdropMaxPixels(FullBackdropAlways)
 	assert.True(t, r.sky.Visible())
 	assert.Equal(t, fyne.NewSize(600, 500), r.sky.Size())
 	assert.False(t, r.frieze.Visible() || r.base.Visible())
-	p.SetFullBackdrop(false)
+	p.SetFullBackdropMaxPixels(0)
 	assert.False(t, r.sky.Visible())
 	assert.True(t, r.frieze.Visible())
 }
@@ -306,10 +306,9 @@ func TestPlayfieldFullBackdropLimit(t *testing.T) {
 	w, _ := newFieldWorld(t, breakout.Auto, breakout.DefaultSettings())
 	p := newFieldRig(t, w) // a 600 × 500 field at scale 1: 300 000 pixels
 	r := p.rend
-	p.SetFullBackdrop(true)
-	p.SetFullBackdropLimit(300_000)
+	p.SetFullBackdropMaxPixels(300_000)
 	assert.True(t, p.FullBackdropShown(), "a field of exactly the limit")
-	p.SetFullBackdropLimit(299_999)
+	p.SetFullBackdropMaxPixels(299_999)
 	assert.False(t, p.FullBackdropShown())
 	assert.True(t, r.frieze.Visible() && r.base.Visible())
 	assert.InDelta(t, 500, r.base.Position().Y+r.base.Size().Height, 0.01)
@@ -318,9 +317,8 @@ func TestPlayfieldFullBackdropLimit(t *testing.T) {
 	assert.False(t, r.frieze.Visible() || r.base.Visible())
 	p.Resize(fyne.NewSize(600, 500))
 	assert.False(t, p.FullBackdropShown(), "and grew over it")
-	p.SetFullBackdropLimit(0)
+	p.SetFullBackdropMaxPixels(FullBackdropAlways)
 	assert.True(t, p.FullBackdropShown(), "no limit")
-	p.SetFullBackdrop(false)
-	p.SetFullBackdropLimit(1 << 30)
-	assert.False(t, p.FullBackdropShown(), "the limit never turns the sky on")
+	p.SetFullBackdropMaxPixels(-1)
+	assert.False(t, p.FullBackdropShown(), "below 0: never")
 }

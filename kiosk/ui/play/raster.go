@@ -313,28 +313,6 @@ func setArtFill(img *canvas.Image, res fyne.Resource, size fyne.Size, scale floa
 	setPixels(img, ras, size)
 }
 
-// BackdropMaxWidth caps the pixel width the playfield's full backdrop is
-// rasterised at (0: none): wider, it is rasterised at this width and the
-// GL scales it up (setBackdrop).
-var BackdropMaxWidth = 0
-
-// setBackdrop is setArtFill with a cover fill for a backdrop, its raster
-// at most BackdropMaxWidth pixels wide, scaled to size by the GL.
-func setBackdrop(img *canvas.Image, res fyne.Resource, size fyne.Size, scale float32) {
-	w, h := Pixels(size, scale)
-	if BackdropMaxWidth <= 0 || w <= BackdropMaxWidth || w < 1 || h < 1 {
-		setArtFill(img, res, size, scale, canvas.ImageFillCover)
-		return
-	}
-	cw, ch := BackdropMaxWidth, max(1, h*BackdropMaxWidth/w)
-	ras := rasters.get(res, cw, ch, canvas.ImageFillCover)
-	if ras == nil {
-		setArtFill(img, res, size, scale, canvas.ImageFillCover)
-		return
-	}
-	showRaster(img, ras, size, canvas.ImageScaleSmooth)
-}
-
 // canvasScale is the scale of the canvas o is drawn on (1 before it is on
 // one): canvas units to pixels.
 func canvasScale(o fyne.CanvasObject) float32 {
