@@ -308,16 +308,15 @@ func openAnchor(ctx context.Context, db *sql.DB, cfg AnchorConfig) (*anchor, boo
 	if err := db.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = ?), 0)`, metaAnchored).Scan(&anchored); err != nil {
 		return nil, false, fmt.Errorf("anchor: %w", err)
 	}
-	_, keyErr := os.Stat(cfg.Key)
-	_, ancErr := os.Stat(cfg.Path)
-	if errors.Is(ancErr, os.ErrNotExist) && anchored == 0 {
+	if anchored == 0 && !holdsRecord(cfg) {
 		// The first anchoring of this database: new secret, first record.
-		// A secret without its anchor is what a cut during a first
-		// anchoring leaves (the secret is written first, the database
-		// marked last): it never sealed anything, and is made again.
-		if keyErr == nil {
-			if err := os.Remove(cfg.Key); err != nil {
-				return nil, false, fmt.Errorf("anchor: the secret of an unfinished first anchoring: %w", err)
+		// A secret without its anchor, or an anchor file without its first
+		// record, is what a cut during a first anchoring leaves (the secret
+		// is written first, then the anchor file, the database marked
+		// last): they never sealed anything, and are made again.
+		for _, f := range []string{cfg.Key, cfg.Path} {
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, false, fmt.Errorf("anchor: %s of an unfinished first anchoring: %w", f, err)
 			}
 		}
 		if err := a.create(dbHeads); err != nil {
@@ -432,6 +431,34 @@ func (a *anchor) load(dbHeads heads) error {
 		return fmt.Errorf("%s: %w", describe(dbHeads, want), ErrAnchor)
 	}
 	return nil
+}
+
+// holdsRecord says whether cfg's anchor file holds a record signed with
+// its secret; a file that cannot be read for another reason than its
+// absence counts as holding one, so that load says why.
+func holdsRecord(cfg AnchorConfig) bool {
+	key, err := os.ReadFile(cfg.Key)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return false
+	case err != nil:
+		return true
+	case len(key) != keySize:
+		return false
+	}
+	b, err := os.ReadFile(cfg.Path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return false
+	case err != nil:
+		return true
+	}
+	for off := 0; off < len(b); off += slotSize {
+		if _, ok := decodeRecord(key, b[off:]); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // read returns the newest record of the anchor file whose HMAC holds.

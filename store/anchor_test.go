@@ -382,6 +382,25 @@ func TestAnchorFirstCreationInterrupted(t *testing.T) {
 			require.NoError(t, s.Close())
 		})
 	}
+	for name, anchorFile := range map[string][]byte{"an empty anchor": {}, "a torn anchor": {1, 2, 3, 4}, "an anchor of zeros": make([]byte, 2*slotSize)} {
+		t.Run("a whole secret and "+name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "pharaon.db")
+			s, err := Open(path)
+			require.NoError(t, err)
+			require.NoError(t, s.Close())
+			a := DefaultAnchor(path)
+			require.NoError(t, os.WriteFile(a.Key, make([]byte, keySize), 0o600))
+			require.NoError(t, os.WriteFile(a.Path, anchorFile, 0o600), "the cut came before the first record's sync")
+			s, err = Open(path, WithAnchor(a))
+			require.NoError(t, err)
+			require.NoError(t, s.Verify(ctx), "the anchoring begun by the cut start is done again")
+			require.NoError(t, s.Close())
+			s, err = Open(path, WithAnchor(a))
+			require.NoError(t, err)
+			require.NoError(t, s.Verify(ctx))
+			require.NoError(t, s.Close())
+		})
+	}
 	t.Run("the files written, the database not marked", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "pharaon.db")
 		a := DefaultAnchor(path)
