@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -599,11 +598,7 @@ func (s *Store) Anchor() (AnchorHeads, error) {
 	case a.err != nil:
 		return AnchorHeads{}, a.err
 	}
-	out := AnchorHeads{Seq: a.seq, MAC: a.mac(a.heads)}
-	for c, table := range chainTables {
-		out.Heads = append(out.Heads, Head{Table: table, ID: a.heads[c].id, Hash: bytes.Clone(a.heads[c].hash[:])})
-	}
-	return out, nil
+	return AnchorHeads{Seq: a.seq, MAC: a.mac(a.heads), Heads: headList(&a.heads)}, nil
 }
 
 // AnchorErr is why the database does not match its anchor, nil when it

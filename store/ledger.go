@@ -222,9 +222,6 @@ func (s *Store) TestModeMovement(ctx context.Context, amount game.Money, ref, no
 
 // move writes a cash movement and its meters in one transaction.
 func (s *Store) move(ctx context.Context, kind Kind, amount game.Money, ref, note string, idle bool) (Entry, error) {
-	if (kind == KindBillIn || kind == KindVoucherOut || kind == KindHandPay) && ref == "" {
-		return Entry{}, fmt.Errorf("no reference: %w", ErrBadRequest)
-	}
 	var out Entry
 	err := s.write(ctx, func(t *wtx) error {
 		var err error
@@ -235,6 +232,9 @@ func (s *Store) move(ctx context.Context, kind Kind, amount game.Money, ref, not
 }
 
 func (t *wtx) move(kind Kind, amount game.Money, ref, note string, idle bool) (Entry, error) {
+	if (kind == KindBillIn || kind == KindVoucherOut || kind == KindHandPay) && ref == "" {
+		return Entry{}, fmt.Errorf("no reference: %w", ErrBadRequest)
+	}
 	if ref != "" {
 		prev, err := scanEntry(t.row(stEntryByRef, string(kind), ref))
 		switch {

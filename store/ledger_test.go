@@ -84,6 +84,7 @@ func TestCashMovementsRefuse(t *testing.T) {
 		{"voucher with a validation number", func(s *Store) (Entry, error) { return s.VoucherOut(ctx, 100, "123456789012345678") }, ErrBadRequest},
 		{"negative hand pay", func(s *Store) (Entry, error) { return s.HandPay(ctx, -5, "h") }, ErrBadAmount},
 		{"hand pay above the credit", func(s *Store) (Entry, error) { return s.HandPay(ctx, 60*game.Euro, "h") }, ErrInsufficientCredit},
+		{"hand pay without reference", func(s *Store) (Entry, error) { return s.HandPay(ctx, 5*game.Euro, "") }, ErrBadRequest},
 		{"adjustment without reason", func(s *Store) (Entry, error) { return s.Adjust(ctx, 100, "", "") }, ErrBadRequest},
 		{"adjustment below zero", func(s *Store) (Entry, error) { return s.Adjust(ctx, -60*game.Euro, "", "oops") }, ErrInsufficientCredit},
 		{"zero adjustment", func(s *Store) (Entry, error) { return s.Adjust(ctx, 0, "", "nothing") }, ErrBadAmount},

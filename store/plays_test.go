@@ -419,8 +419,11 @@ func TestFinishPlayLocksAHandPayInItsCommit(t *testing.T) {
 	assert.Contains(t, codes, EventHandPayLocked)
 
 	// A prize at the limit, or no limit, locks nothing more.
-	for _, limit := range []game.Money{0, 1 << 40} {
+	for _, limit := range []game.Money{-1, 0, 1 << 40} {
 		q := playUntil(t, s, func(q Play) bool { return q.Prize > 0 && !q.ViaBonus })
+		if limit < 0 {
+			limit = q.Prize // exactly at the limit
+		}
 		_, err = s.FinishPlay(ctx, q.ID, FinishInfo{Revealed: revealOf(q), Shown: q.Prize, HandPayLimit: limit})
 		require.NoError(t, err)
 		lock, err = s.HandPayLock(ctx)
