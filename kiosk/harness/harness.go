@@ -98,10 +98,6 @@ type Config struct {
 	// pharaon_weaksync, is the power-cut harness's proof that it sees
 	// what a store that does not sync loses.
 	Sync string
-	// AfterKill runs after each kill -9, the process gone, before the
-	// restart: a power cut's harness throws away there what the disk had
-	// not flushed (nil: nothing).
-	AfterKill func() error
 	// Logf receives a line per fault (nil: none).
 	Logf func(format string, args ...any)
 }
@@ -481,11 +477,6 @@ func (r *run) restart(kill bool) error {
 			if r.fs != nil {
 				if err := r.powerCut(); err != nil {
 					return err
-				}
-			}
-			if r.cfg.AfterKill != nil {
-				if err := r.cfg.AfterKill(); err != nil {
-					return fmt.Errorf("after the kill: %w", err)
 				}
 			}
 		} else if err := r.p.quit(); err != nil {

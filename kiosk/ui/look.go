@@ -170,15 +170,24 @@ func (v view) image(res fyne.Resource, x, y, w, h float32) *canvas.Image {
 // from the raster cache: a window's symbols are rasterised once (or ahead,
 // warmWindows), not by Fyne in the frame that first shows them.
 func (v view) artImage(res fyne.Resource, x, y, w, h float32) *canvas.Image {
+	return v.rastered(res, canvas.ImageFillContain, x, y, w, h)
+}
+
+// rastered is a drawing meeting the design box (x, y, w, h) as fill says,
+// drawn from the raster cache at the box's pixel size; the Fyne way if the
+// drawing cannot be rasterised.
+func (v view) rastered(res fyne.Resource, fill canvas.ImageFill, x, y, w, h float32) *canvas.Image {
 	pw, ph := play.Pixels(v.sz(w, h), 1)
-	ras := play.Raster(res, pw, ph, canvas.ImageFillContain)
-	if ras == nil {
-		return v.image(res, x, y, w, h)
+	var o *canvas.Image
+	if ras := play.Raster(res, pw, ph, fill); ras != nil {
+		o = canvas.NewImageFromImage(ras)
+		o.FillMode = canvas.ImageFillStretch
+	} else {
+		o = canvas.NewImageFromResource(res)
+		o.FillMode = fill
 	}
-	im := canvas.NewImageFromImage(ras)
-	im.FillMode = canvas.ImageFillStretch
-	v.place(im, x, y, w, h)
-	return im
+	v.place(o, x, y, w, h)
+	return o
 }
 
 // dim is a veil over the canvas region (x, y, w, h) behind a window.
@@ -243,17 +252,7 @@ type cover struct {
 // framed is a drawing at pixel size fitting the design box (x, y, w, h),
 // drawn from the raster cache.
 func (v view) framed(res fyne.Resource, x, y, w, h float32) fyne.CanvasObject {
-	pw, ph := play.Pixels(v.sz(w, h), 1)
-	img := play.Raster(res, pw, ph, canvas.ImageFillStretch)
-	var o *canvas.Image
-	if img == nil {
-		o = canvas.NewImageFromResource(res)
-	} else {
-		o = canvas.NewImageFromImage(img)
-	}
-	o.FillMode = canvas.ImageFillStretch
-	v.place(o, x, y, w, h)
-	return o
+	return v.rastered(res, canvas.ImageFillStretch, x, y, w, h)
 }
 
 // button is a touch button placed in the design box, its text at design size.

@@ -147,11 +147,14 @@ func (s *Screens) againButton(v view, x, y, w, h float32) *touchButton {
 	return again
 }
 
-// The sides of the windows' symbols, in design units of the field.
+// The sides of the windows' symbols and the width of the bonus window's
+// brick, in design units of the field (warmWindows rasterises them at
+// these sizes).
 const (
 	winSymbolSide    = 54
 	bonusSymbolSide  = 70
 	resultSymbolSide = 52
+	bonusBrickW      = 144
 )
 
 // warmWindows rasterises, on its own goroutine, the drawings of the windows
@@ -172,7 +175,7 @@ func (s *Screens) warmWindows() {
 		fill canvas.ImageFill
 	}
 	jobs := []job{{art.CongratulationFrameResource(), frameW, frameH, canvas.ImageFillStretch},
-		{art.BonusBrickResource(true), 144, 144 / art.BrickAspect, canvas.ImageFillContain}}
+		{art.BonusBrickResource(true), bonusBrickW, bonusBrickW / art.BrickAspect, canvas.ImageFillContain}}
 	for _, sym := range game.Symbols {
 		jobs = append(jobs, job{art.SymbolResource(sym, true), winSymbolSide, winSymbolSide, canvas.ImageFillContain})
 	}
@@ -245,7 +248,7 @@ func (s *Screens) showBonusWindow(amount game.Money) {
 			return []fyne.CanvasObject{
 				v.textAt(tr.T(msgBonusWinTitle), sizeTitle, art.GoldLight, true, fyne.TextAlignCenter, x, y+6, w),
 				v.textAt(tr.T(msgBonusWinText), sizeBody+3, art.Sand, false, fyne.TextAlignCenter, x, y+62, w),
-				v.artImage(art.BonusBrickResource(true), x+w/2-72, y+98, 144, 144/art.BrickAspect),
+				v.artImage(art.BonusBrickResource(true), x+w/2-bonusBrickW/2, y+98, bonusBrickW, bonusBrickW/art.BrickAspect),
 				v.textAt(tr.T(msgBonusWinAmount), sizeBody+1, art.Sand, false, fyne.TextAlignCenter, x, y+166, w),
 				v.textAt(tr.Money(amount), sizeAmount+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+190, w),
 			}
