@@ -32,9 +32,21 @@ func ProvisionDemo(ctx context.Context, st *store.Store, dir string, now time.Ti
 		return nil, err
 	}
 	keys := block.NewKeySet(priv.Public().(ed25519.PublicKey))
+	if _, err := ProvisionDemoBlocks(ctx, st, priv, nil, now); err != nil {
+		return nil, err
+	}
+	return keys, nil
+}
+
+// ProvisionDemoBlocks generates and imports, for every stake of st without
+// an open or queued block, a demonstration block signed with priv, its
+// units drawn from source(stake) (nil, or a nil source: crypto/rand, as a
+// real block's must be). It returns how many it imported.
+func ProvisionDemoBlocks(ctx context.Context, st *store.Store, priv ed25519.PrivateKey, source func(game.Stake) io.Reader, now time.Time) (int, error) {
+	keys := block.NewKeySet(priv.Public().(ed25519.PublicKey))
 	blocks, err := st.Blocks(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("demo blocks: %w", err)
+		return 0, fmt.Errorf("demo blocks: %w", err)
 	}
 	next := uint32(1)
 	ready := map[game.Stake]bool{}
@@ -46,23 +58,28 @@ func ProvisionDemo(ctx context.Context, st *store.Store, dir string, now time.Ti
 			ready[b.Stake] = true
 		}
 	}
+	drew := 0
 	for _, s := range game.Stakes {
 		if ready[s] {
 			continue
 		}
 		pr, pw := io.Pipe()
 		p := block.Params{Emission: DemoEmission, Number: next, Stake: s, Created: now}
+		if source != nil {
+			p.Rand = source(s)
+		}
 		go func() {
 			_, err := block.Generate(pw, p, priv)
 			pw.CloseWithError(err)
 		}()
 		if _, err := st.ImportBlock(ctx, pr, keys); err != nil {
 			pr.CloseWithError(err)
-			return nil, fmt.Errorf("demo block %d/%d at %s: %w", DemoEmission, next, s, err)
+			return drew, fmt.Errorf("demo block %d/%d at %s: %w", DemoEmission, next, s, err)
 		}
 		next++
+		drew++
 	}
-	return keys, nil
+	return drew, nil
 }
 
 // demoKey loads the demonstration issuer key from dir, or makes it.

@@ -48,43 +48,14 @@ func devSeedSource(seed uint64, s game.Stake) io.Reader {
 // finds every stake provided for.
 func provisionSeeded(ctx context.Context, st *store.Store, seed uint64, now time.Time) (block.KeySet, error) {
 	priv := devSeedKey(seed)
-	keys := block.NewKeySet(priv.Public().(ed25519.PublicKey))
-	blocks, err := st.Blocks(ctx)
+	drew, err := kiosk.ProvisionDemoBlocks(ctx, st, priv, func(s game.Stake) io.Reader { return devSeedSource(seed, s) }, now)
 	if err != nil {
 		return nil, fmt.Errorf("seeded demo blocks: %w", err)
 	}
-	next := uint32(1)
-	ready := map[game.Stake]bool{}
-	for _, b := range blocks {
-		if b.Emission == kiosk.DemoEmission && b.Number >= next {
-			next = b.Number + 1
-		}
-		if b.State == store.BlockOpen || b.State == store.BlockQueued {
-			ready[b.Stake] = true
-		}
-	}
-	drew := false
-	for _, s := range game.Stakes {
-		if ready[s] {
-			continue
-		}
-		pr, pw := io.Pipe()
-		p := block.Params{Emission: kiosk.DemoEmission, Number: next, Stake: s, Created: now, Rand: devSeedSource(seed, s)}
-		go func() {
-			_, err := block.Generate(pw, p, priv)
-			pw.CloseWithError(err)
-		}()
-		if _, err := st.ImportBlock(ctx, pr, keys); err != nil {
-			pr.CloseWithError(err)
-			return nil, fmt.Errorf("seeded demo block %d/%d at %s: %w", kiosk.DemoEmission, next, s, err)
-		}
-		next++
-		drew = true
-	}
-	if drew {
+	if drew > 0 {
 		if err := st.SetSetting(ctx, "dev-seed", kiosk.SettingAutoSeconds, devSeedAutoSeconds); err != nil {
 			return nil, fmt.Errorf("seeded demo blocks: %w", err)
 		}
 	}
-	return keys, nil
+	return block.NewKeySet(priv.Public().(ed25519.PublicKey)), nil
 }
