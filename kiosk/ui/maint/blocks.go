@@ -396,11 +396,7 @@ func (v *blocksView) importChosen() {
 		env.Do(func() {
 			v.busy = false
 			if err != nil {
-				why := tr.T(refusal(err))
-				if taken := (*kiosk.BlockTakenError)(nil); errors.As(err, &taken) {
-					why = tr.F("blocks.why.takenby", taken.Kiosk)
-				}
-				v.status.SetText(tr.F("blocks.refused", name, why))
+				v.status.SetText(tr.F("blocks.refused", name, refusalText(tr, err)))
 				fmt.Fprintf(blocksStderr, "maintenance: block file %s refused: %v\n", path, err)
 			} else {
 				v.status.SetText(tr.F("blocks.imported", name, b.Emission, b.Number, tr.Money(b.Stake.Money()),
@@ -409,6 +405,15 @@ func (v *blocksView) importChosen() {
 			v.load()
 		})
 	})
+}
+
+// refusalText says why an import was refused, in tr's language: the kiosk
+// that sells the block when the fleet says which.
+func refusalText(tr Tr, err error) string {
+	if taken := (*kiosk.BlockTakenError)(nil); errors.As(err, &taken) {
+		return tr.F("blocks.why.takenby", taken.Kiosk)
+	}
+	return tr.T(refusal(err))
 }
 
 // refusal names why an import was refused.

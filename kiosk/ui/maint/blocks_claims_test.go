@@ -20,4 +20,7 @@ func TestRefusalOfABlockTakenInTheFleet(t *testing.T) {
 	assert.Equal(t, "ce bloc est déjà en vente à la borne PH-1 de la flotte", fr.F("blocks.why.takenby", "PH-1"))
 	assert.Equal(t, "this block is already on sale at kiosk PH-1 of the fleet", en.F("blocks.why.takenby", "PH-1"))
 	assert.NotContains(t, fr.T("blocks.why.taken"), "[")
+	assert.Equal(t, "ce bloc est déjà en vente à la borne PH-1 de la flotte", refusalText(fr, err), "the refusal shown names the kiosk")
+	assert.Equal(t, "this block is already on sale at kiosk PH-1 of the fleet", refusalText(en, err))
+	assert.Equal(t, fr.T("blocks.why.taken"), refusalText(fr, fmt.Errorf("import: %w", kiosk.ErrBlockTaken)), "taken, the kiosk unknown")
 }
