@@ -1,8 +1,8 @@
 package main
 
 import (
-	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/kiosk"
-	"pharaon/store"
 )
 
 // The boot check of the data, through the real binary: an edited unit, a
@@ -57,25 +56,13 @@ func TestBinarySelfTestOfTheStore(t *testing.T) {
 
 			for start := 1; start <= 2; start++ {
 				r := runBinary(t, dir, "-dev", "-db", db)
-				require.Equal(t, exitOK, r.status, r.stderr)
-				assert.Equal(t, "SCREEN out_of_service "+c.fault+" credit=0\n", r.stdout, "start %d: %s", start, r.stderr)
-				assert.Contains(t, r.stderr, "pharaon: out of service: "+c.fault+": ", "start %d", start)
-				assert.Contains(t, r.stderr, c.says, "start %d", start)
+				assertOutOfService(t, r, c.fault, c.says, fmt.Sprintf("start %d", start))
 			}
-
-			st, err := store.Open(db)
-			require.NoError(t, err)
-			defer st.Close()
-			ev, err := st.EventsWhere(context.Background(), store.EventQuery{Source: "kiosk", N: 10})
-			require.NoError(t, err)
 			if !c.event {
 				assert.Equal(t, before, countEvents(t, db), "a database behind its anchor takes no write")
 				return
 			}
-			require.NotEmpty(t, ev)
-			assert.Equal(t, c.fault, ev[0].Code, "the newest event")
-			assert.Equal(t, store.LevelCritical, ev[0].Level)
-			assert.Contains(t, ev[0].Detail, c.says)
+			assertFaultLogged(t, db, c.fault, c.says)
 		})
 	}
 }

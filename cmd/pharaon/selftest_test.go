@@ -86,20 +86,8 @@ func TestBinarySelfTestOfTheSoftware(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			write(c.text, c.key)
 			r := runBinary(t, dir, args...)
-			require.Equal(t, exitOK, r.status, r.stderr)
-			assert.Equal(t, "SCREEN out_of_service "+kiosk.FaultSoftware+" credit=0\n", r.stdout)
-			assert.Contains(t, r.stderr, "pharaon: out of service: software: ")
-			assert.Contains(t, r.stderr, c.says)
-
-			st, err := store.Open(db)
-			require.NoError(t, err)
-			defer st.Close()
-			ev, err := st.EventsWhere(context.Background(), store.EventQuery{Source: "kiosk", N: 5})
-			require.NoError(t, err)
-			require.NotEmpty(t, ev)
-			assert.Equal(t, kiosk.FaultSoftware, ev[0].Code, "the newest event")
-			assert.Equal(t, store.LevelCritical, ev[0].Level)
-			assert.Contains(t, ev[0].Detail, c.says)
+			assertOutOfService(t, r, kiosk.FaultSoftware, c.says, c.name)
+			assertFaultLogged(t, db, kiosk.FaultSoftware, c.says)
 		})
 	}
 }
@@ -174,20 +162,34 @@ func TestBinarySelfTestOfTheDevices(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := runBinary(t, dir, append([]string{"-dev", "-db", db}, c.args...)...)
-			require.Equal(t, exitOK, r.status, r.stderr)
-			assert.Equal(t, "SCREEN out_of_service "+c.code+" credit=0\n", r.stdout, r.stderr)
-			assert.Contains(t, r.stderr, "pharaon: out of service: "+c.code+": ")
-			assert.Contains(t, r.stderr, c.says)
-
-			st, err := store.Open(db)
-			require.NoError(t, err)
-			defer st.Close()
-			ev, err := st.EventsWhere(context.Background(), store.EventQuery{Source: "kiosk", N: 5})
-			require.NoError(t, err)
-			require.NotEmpty(t, ev)
-			assert.Equal(t, c.code, ev[0].Code, "the newest event")
-			assert.Equal(t, store.LevelCritical, ev[0].Level)
-			assert.Contains(t, ev[0].Detail, c.says)
+			assertOutOfService(t, r, c.code, c.says, c.name)
+			assertFaultLogged(t, db, c.code, c.says)
 		})
 	}
+}
+
+// assertOutOfService checks that the binary ran to a clean stop showing the
+// out-of-service screen with fault code and no credit, and said why on
+// stderr; where names the run in the messages.
+func assertOutOfService(t *testing.T, r result, code, says, where string) {
+	t.Helper()
+	require.Equal(t, exitOK, r.status, "%s: %s", where, r.stderr)
+	assert.Equal(t, "SCREEN out_of_service "+code+" credit=0\n", r.stdout, "%s: %s", where, r.stderr)
+	assert.Contains(t, r.stderr, "pharaon: out of service: "+code+": ", where)
+	assert.Contains(t, r.stderr, says, where)
+}
+
+// assertFaultLogged checks that the kiosk's newest event in db is the
+// critical event of fault code, its detail saying says.
+func assertFaultLogged(t *testing.T, db, code, says string) {
+	t.Helper()
+	st, err := store.Open(db)
+	require.NoError(t, err)
+	defer st.Close()
+	ev, err := st.EventsWhere(context.Background(), store.EventQuery{Source: "kiosk", N: 5})
+	require.NoError(t, err)
+	require.NotEmpty(t, ev)
+	assert.Equal(t, code, ev[0].Code, "the newest event")
+	assert.Equal(t, store.LevelCritical, ev[0].Level)
+	assert.Contains(t, ev[0].Detail, says)
 }
