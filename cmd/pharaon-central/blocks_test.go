@@ -186,6 +186,13 @@ func TestCentralReportsBlockOnSaleTwice(t *testing.T) {
 	out, err = central(t, now, "status", "-nats", url)
 	assert.ErrorIs(t, err, errFound, out)
 	assert.Contains(t, out, twice)
+	// One of the two kiosks: the other's records show the block on sale
+	// there too.
+	for _, id := range []string{"borne-1", "borne-2"} {
+		out, err = central(t, now, "status", "-nats", url, "-kiosk", id)
+		assert.ErrorIs(t, err, errFound, out)
+		assert.Contains(t, out, twice)
+	}
 	out, err = central(t, now, "blocks", "-nats", url, "-kiosk", "borne-3")
 	assert.NoError(t, err, out)
 	assert.NotContains(t, out, "EN VENTE À")
@@ -206,4 +213,30 @@ func TestCentralReportsBlockOnSaleTwice(t *testing.T) {
 	out, err = central(t, now, "blocks", "-nats", url, "-kiosk", "borne-5")
 	assert.ErrorIs(t, err, errFound, out)
 	assert.Regexp(t, `(?m)^7/1 +borne-5 +2026-12-01T09:00:00Z +local$`, out)
+}
+
+// A claim the centre cannot read leaves the check of the blocks on sale
+// twice undone: status says so and ends with a problem found.
+func TestCentralStatusClaimsUnreadable(t *testing.T) {
+	url := startNATS(t)
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(t.TempDir(), "pharaon.db"))
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = st.Log(ctx, store.Event{Level: store.LevelInfo, Source: "test", Code: "start"})
+	require.NoError(t, err)
+	publish(t, url, "borne-1", st)
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	out, err := central(t, now, "status", "-nats", url)
+	require.NoError(t, err, out)
+	assert.NotContains(t, out, "PROBLÈME")
+
+	kv, err := fleet.EnsureClaims(ctx, natsJS(t, url), 1)
+	require.NoError(t, err)
+	_, err = kv.Put(ctx, fleet.ClaimKey(8, 1), []byte("{not json"))
+	require.NoError(t, err)
+	out, err = central(t, now, "status", "-nats", url)
+	assert.ErrorIs(t, err, errFound, out)
+	assert.Contains(t, out, "PROBLÈME / PROBLEM "+fleet.ClaimsBucket+"\u00a0: ")
+	assert.Contains(t, out, "claim 8.1: ")
 }

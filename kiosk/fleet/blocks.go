@@ -497,8 +497,9 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 		}
 		select {
 		case <-f.reclaim:
+			// A failure ends the session: the next one claims the
+			// blocks held before it takes a delivery.
 			if err := claimHeld(ctx, claims, f.st, f.cfg.KioskID, f.Now()); err != nil {
-				f.Reclaim() // again at the next session
 				return progressed, fmt.Errorf("claim the blocks held: %w", err)
 			}
 		default:

@@ -56,11 +56,10 @@ type KioskStatus struct {
 	// history that predates the outbox).
 	Blocks map[int64]*BlockReport
 
-	heads      map[string]chainHead // kind → its last row received
-	playStakes map[int64]int64      // play id → stake
-	playBlocks map[int64]int64      // play id → its block's id at the kiosk
-	meters     *store.MeterFold     // the meters the records give
-	anchored   map[string]int64     // kind → its head's id in the last anchor record
+	heads    map[string]chainHead // kind → its last row received
+	plays    map[int64]playDraw   // play id → its stake and block
+	meters   *store.MeterFold     // the meters the records give
+	anchored map[string]int64     // kind → its head's id in the last anchor record
 	// partial: the records of a chain the meters count began after its
 	// first row (a kiosk whose history predates its outbox); its first
 	// meter snapshot is then the base the records are counted from.
@@ -242,8 +241,8 @@ var chained = map[string]bool{"play": true, "play_step": true, "ledger": true, "
 func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 	k := f.Kiosks[kiosk]
 	if k == nil {
-		k = &KioskStatus{Kiosk: kiosk, heads: map[string]chainHead{}, playStakes: map[int64]int64{},
-			playBlocks: map[int64]int64{}, Blocks: map[int64]*BlockReport{},
+		k = &KioskStatus{Kiosk: kiosk, heads: map[string]chainHead{}, plays: map[int64]playDraw{},
+			Blocks: map[int64]*BlockReport{},
 			meters: store.NewMeterFold(), anchored: map[string]int64{}, cut: map[string]bool{}}
 		f.Kiosks[kiosk] = k
 	}
@@ -274,7 +273,7 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 	}
 	firstOfKind := false
 	if chained[r.Kind] {
-		_, seen := k.heads[r.Kind]
+		head, seen := k.heads[r.Kind]
 		firstOfKind = !seen
 		// The row's content against its hash, with the store's own
 		// function, then its link to the row before it.
@@ -285,9 +284,9 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		case !bytes.Equal(carried, computed):
 			k.Problems = append(k.Problems, fmt.Sprintf("%s %d: content does not match its hash (record %d)", r.Kind, p.ID, r.Seq))
 		}
-		if prev, ok := k.heads[r.Kind]; ok && !strings.EqualFold(prev.hash, p.PrevHash) {
+		if seen && !strings.EqualFold(head.hash, p.PrevHash) {
 			k.Problems = append(k.Problems, fmt.Sprintf("%s %d: chain broken (record %d)", r.Kind, p.ID, r.Seq))
-		} else if !ok && p.ID != 1 && (r.Kind == "ledger" || r.Kind == "play" || r.Kind == "voucher" || r.Kind == "voucher_step") {
+		} else if !seen && p.ID != 1 && (r.Kind == "ledger" || r.Kind == "play" || r.Kind == "voucher" || r.Kind == "voucher_step") {
 			k.partial = true
 		}
 		k.heads[r.Kind] = chainHead{id: p.ID, hash: p.Hash}
@@ -302,8 +301,7 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		k.anchor(r, f.Keys[kiosk])
 	case "play":
 		k.Plays++
-		k.playStakes[p.ID] = p.Stake
-		k.playBlocks[p.ID] = p.BlockID
+		k.plays[p.ID] = playDraw{stake: p.Stake, block: p.BlockID}
 		f.stake(p.Stake).Plays++
 		b := k.block(p.BlockID)
 		b.Plays++
@@ -329,12 +327,12 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		switch p.Kind {
 		case "stake":
 			k.Sales -= p.Amount
-			f.stake(k.playStakes[p.PlayID]).Sales -= p.Amount
-			k.playBlock(p.PlayID).Sales -= p.Amount
+			f.stake(k.plays[p.PlayID].stake).Sales -= p.Amount
+			k.block(k.plays[p.PlayID].block).Sales -= p.Amount
 		case "win":
 			k.Wins += p.Amount
-			f.stake(k.playStakes[p.PlayID]).Wins += p.Amount
-			k.playBlock(p.PlayID).Wins += p.Amount
+			f.stake(k.plays[p.PlayID].stake).Wins += p.Amount
+			k.block(k.plays[p.PlayID].block).Wins += p.Amount
 		case "bill_in":
 			k.BillsIn += p.Amount
 		case "voucher_out":
@@ -444,18 +442,12 @@ func (k *KioskStatus) anchor(r store.OutboxRecord, key []byte) {
 	}
 }
 
-// playBlock is the block a play drew from (id 0 when its record was not
-// received).
-func (k *KioskStatus) playBlock(play int64) *BlockReport {
-	id, ok := k.playBlocks[play]
-	if !ok {
-		id = 0
-	}
-	b := k.block(id)
-	if !ok {
-		b.Stake = k.playStakes[play]
-	}
-	return b
+// playDraw is what a play record says of the play: its stake and the
+// block it drew from. A play whose record was not received has the zero
+// playDraw: stake 0, block 0.
+type playDraw struct {
+	stake int64
+	block int64 // its id at the kiosk
 }
 
 func (f *Fleet) stake(s int64) *StakeReport {

@@ -38,14 +38,27 @@ func startNATS(t *testing.T) *natsServer {
 	return n
 }
 
+// start starts the server on its port and store directory (again after
+// stop), failing the test if it does not.
 func (n *natsServer) start() {
 	n.t.Helper()
+	require.NoError(n.t, n.startErr())
+}
+
+// startErr is start for any goroutine: it returns its error.
+func (n *natsServer) startErr() error {
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: n.port, JetStream: true,
 		StoreDir: n.dir, NoLog: true, NoSigs: true})
-	require.NoError(n.t, err)
+	if err != nil {
+		return err
+	}
 	go s.Start()
-	require.True(n.t, s.ReadyForConnections(10*time.Second), "nats-server did not start")
+	if !s.ReadyForConnections(10 * time.Second) {
+		s.Shutdown()
+		return errors.New("nats-server did not start")
+	}
 	n.s = s
+	return nil
 }
 
 func (n *natsServer) stop() {

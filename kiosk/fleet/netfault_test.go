@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"errors"
 	"io/fs"
 	"net"
 	"path/filepath"
@@ -9,15 +8,14 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/nats-io/nats-server/v2/server"
 )
 
 // The network faults of the fleet's tests: a TCP proxy between the kiosks
 // and the server that can cut every connection, refuse new ones, or freeze
 // them (nothing passes, nothing is closed: a link gone dead without a
-// reset); and a server started again off the test's goroutine (startErr
-// returns its error instead of failing the test).
+// reset). A server is started again off the test's goroutine with
+// natsServer.startErr (fleet_test.go), which returns its error instead of
+// failing the test.
 
 // faultProxy forwards loopback connections to target until cut or frozen.
 type faultProxy struct {
@@ -165,23 +163,6 @@ func (p *faultProxy) close() {
 	p.cut()
 	p.restore()
 	p.wg.Wait()
-}
-
-// startErr starts the server again on its port and store directory, as
-// start does, but may run on any goroutine: it returns its error.
-func (n *natsServer) startErr() error {
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: n.port, JetStream: true,
-		StoreDir: n.dir, NoLog: true, NoSigs: true})
-	if err != nil {
-		return err
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		s.Shutdown()
-		return errors.New("nats-server did not start")
-	}
-	n.s = s
-	return nil
 }
 
 // dirSize is the bytes of the files under dir.

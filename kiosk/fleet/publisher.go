@@ -339,17 +339,27 @@ func (p *Publisher) applyVouchers(ctx context.Context, kv jetstream.KeyValue, fr
 			if r.Seq > upTo {
 				return nil
 			}
-			if err := applyVoucherRecord(ctx, kv, p.cfg.KioskID, r); err != nil {
-				var c *VoucherConflict
-				if !errors.As(err, &c) {
-					return err
-				}
-				if p.OnConflict != nil { // paid twice: as sendBatch tells it
-					p.OnConflict(*c)
-				}
+			if err := p.applyVoucher(ctx, kv, r); err != nil {
+				return err
 			}
 			from = r.Seq
 		}
+	}
+	return nil
+}
+
+// applyVoucher brings the vouchers' entries up to one outbox record
+// (applyVoucherRecord). A voucher paid twice is not an error: the
+// centre's entry now says so, the kiosk is told (OnConflict), and the
+// records go on.
+func (p *Publisher) applyVoucher(ctx context.Context, kv jetstream.KeyValue, r store.OutboxRecord) error {
+	err := applyVoucherRecord(ctx, kv, p.cfg.KioskID, r)
+	var c *VoucherConflict
+	if !errors.As(err, &c) {
+		return err
+	}
+	if p.OnConflict != nil {
+		p.OnConflict(*c)
 	}
 	return nil
 }
@@ -444,16 +454,8 @@ wait:
 			if r.Seq > upTo {
 				break
 			}
-			if err := applyVoucherRecord(ctx, kv, p.cfg.KioskID, r); err != nil {
-				var c *VoucherConflict
-				if !errors.As(err, &c) {
-					return 0, err
-				}
-				// Paid twice: the centre's entry now says so; the kiosk
-				// is told, and the records go on.
-				if p.OnConflict != nil {
-					p.OnConflict(*c)
-				}
+			if err := p.applyVoucher(ctx, kv, r); err != nil {
+				return 0, err
 			}
 		}
 		if err := p.src.MarkPublished(ctx, upTo); err != nil {
