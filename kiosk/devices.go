@@ -167,7 +167,7 @@ func checkValidator(ctx context.Context, c CashConfig, bound time.Duration) erro
 			return nil
 		}
 		last = worse(last, err)
-		if !pause(ctx) {
+		if (hw.SystemClock{}).Sleep(ctx, devicePause) != nil {
 			return fmt.Errorf("bill validator %s: no valid answer to a status request within %v: %w", c.ValidatorPath, bound, last)
 		}
 	}
@@ -242,7 +242,7 @@ func checkPrinter(ctx context.Context, c CashConfig, bound time.Duration) error 
 		}
 		last = worse(last, err)
 		_ = p.Close()
-		if !pause(ctx) {
+		if (hw.SystemClock{}).Sleep(ctx, devicePause) != nil {
 			return fmt.Errorf("voucher printer %s: no valid answer to a status request within %v: %w", c.PrinterPath, bound, last)
 		}
 	}
@@ -256,16 +256,4 @@ func worse(old, new error) error {
 		return old
 	}
 	return new
-}
-
-// pause waits devicePause, or less when ctx ends first; false: ctx ended.
-func pause(ctx context.Context) bool {
-	t := time.NewTimer(devicePause)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return ctx.Err() == nil
-	}
 }
