@@ -33,19 +33,6 @@ func (f *fakeClaims) Claim(_ context.Context, c BlockClaim) (func(context.Contex
 
 func (f *fakeClaims) Later(c BlockClaim) { f.later = append(f.later, c) }
 
-func claimEvents(t *testing.T, f *fixture, code string) []store.Event {
-	t.Helper()
-	ev, err := f.st.EventsWhere(ctx, store.EventQuery{N: 100, Source: "kiosk"})
-	require.NoError(t, err)
-	var out []store.Event
-	for _, e := range ev {
-		if e.Code == code {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // A kiosk joined to a fleet imports from the maintenance screen only a
 // block no other kiosk claimed: a block on sale elsewhere is refused,
 // logged, and nothing changes; with the centre away the block is imported,
@@ -77,7 +64,7 @@ func TestImportBlockClaimsInTheFleet(t *testing.T) {
 	assert.Equal(t, uint32(97), claims.claimed[0].Number)
 	assert.Equal(t, "local", claims.claimed[0].Via)
 	assert.Equal(t, f.clock.Now(), claims.claimed[0].At, "the kiosk's clock")
-	taken := claimEvents(t, f, EventBlockTaken)
+	taken := kioskEvents(t, f, EventBlockTaken)
 	require.Len(t, taken, 1)
 	assert.Equal(t, store.LevelWarning, taken[0].Level)
 	assert.Contains(t, taken[0].Detail, "on sale at kiosk PH-1")
@@ -89,7 +76,7 @@ func TestImportBlockClaimsInTheFleet(t *testing.T) {
 	assert.Equal(t, uint32(98), b.Number)
 	require.Len(t, claims.later, 1, "to be claimed when the centre answers")
 	assert.Equal(t, b.FileDigest, claims.later[0].FileDigest)
-	un := claimEvents(t, f, EventBlockUnclaimed)
+	un := kioskEvents(t, f, EventBlockUnclaimed)
 	require.Len(t, un, 1)
 	assert.Equal(t, store.LevelWarning, un[0].Level)
 	assert.Contains(t, un[0].Detail, "block 7/98")

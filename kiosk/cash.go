@@ -331,7 +331,7 @@ func (m *Machine) startCash(ctx context.Context) error {
 	}
 	if in, err := m.st.PendingBillIntent(ctx); err == nil {
 		m.logCash(store.LevelInfo, "validator", "intent_pending",
-			"intent %d (%s) %s at start: settled by the validator's next report (VEND VALID, power up, escrow)", in.ID, in.Denom.Plain(), in.State)
+			"intent %d (%s) %s at start: settled by the validator's next report (VEND VALID, power up with a note, escrow), or when the unit is first seen at rest", in.ID, in.Denom.Plain(), in.State)
 	}
 	if n := m.refreshHeld(ctx); n > 0 {
 		m.logCash(store.LevelWarning, "validator", "intents_held", "%d notes held for staff at start", n)

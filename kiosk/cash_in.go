@@ -466,8 +466,9 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 // STACK was never sent (pending) is void, the unit gave the note back; one
 // whose STACK may have been sent (stacking) is held for staff, who count
 // the cash box, since the note may be in it. A note still in the path
-// (escrow, VEND VALID, a power-up report) is settled by the host's own
-// calls (Escrow, Credit, PowerUp); a unit initialising or in a fault is
+// (escrow, VEND VALID, a power-up report with a note) is settled by the
+// host's own calls (Escrow, Credit, PowerUp, the last before the host's
+// reset); a unit powering up with no note, initialising or in a fault is
 // waited for. Called on the host's goroutine, before the host acts on the
 // status: an intent this run knows is held here first, and the host's
 // own report of it then changes nothing.
@@ -478,8 +479,11 @@ func (m *Machine) settleAtRest(st id003.State) {
 	case !first:
 	case st == id003.StateIdle || st == id003.StateDisabled:
 		m.cash.restUnseen = false
-	case st == id003.StateInitialize || st.Fault():
-		first = false // not yet at rest
+	case st == id003.StateInitialize || st == id003.StatePowerUp || st.Fault():
+		// Not yet at rest: a plain POWER UP (no note) is answered by the
+		// host's reset, not by PowerUp, so the intent is settled at the
+		// first idle status after it.
+		first = false
 	default:
 		m.cash.restUnseen, first = false, false
 	}

@@ -1,9 +1,11 @@
 package kiosk
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -145,4 +147,63 @@ func TestJamClearedAfterStackHoldsTheIntent(t *testing.T) {
 	e, err := f.st.CreditHeldIntent(ctx, held[0].ID, "jam cleared: the note was in the stacker")
 	require.NoError(t, err)
 	assert.Equal(t, 50*game.Euro, e.Balance)
+}
+
+// STACK is sent for a note just as the validator's line is lost; the unit
+// gives the note back on its own timer; then the whole cabinet loses power
+// (the kiosk and the unit). The unit comes back with a plain POWER UP (no
+// note in its path), which the host answers with a reset, not with the
+// kiosk's PowerUp: the intent the kiosk left "stacking" is held for staff
+// when the unit is first seen idle after its reset, not left open until
+// the next note's escrow.
+func TestPowerCutAfterLostStackHoldsTheNote(t *testing.T) {
+	f, d := newPowerFixture(t, id003sim.Config{MoveOnUnseen: true,
+		Timing: id003sim.Durations{Escrow: 300 * time.Millisecond}})
+	var once sync.Once
+	pulled := make(chan struct{})
+	f.m.cash.hook = func(p string) {
+		if p == pointStackMarked {
+			once.Do(func() {
+				_ = d.Validator.Unplug() // STACK is lost on the way
+				close(pulled)
+			})
+		}
+	}
+	f.boot()
+	cashReady(t, f.m)
+	insert(t, d, 1000)
+	<-pulled
+	waitFor(t, func() bool { return d.Validator.Counts().Returned == 1 }, "the unit gives the note back: %+v", d.Validator.Counts())
+	in, err := f.st.PendingBillIntent(ctx)
+	require.NoError(t, err)
+	require.Equal(t, store.IntentStacking, in.State)
+
+	f.stop() // the power cut: the kiosk and the unit
+	d.Validator.PowerCycle()
+	require.Equal(t, id003.StatePowerUp, d.Validator.State())
+	require.NoError(t, d.Validator.Replug())
+	f.start()
+	f.boot()
+	cashReady(t, f.m)
+	var held []store.BillIntent
+	waitFor(t, func() bool {
+		held, err = f.st.HeldIntents(ctx)
+		return err == nil && len(held) == 1
+	}, "the intent is held after the power-up's reset, not left stacking: %v", err)
+	assert.Equal(t, in.ID, held[0].ID)
+	_, err = f.st.PendingBillIntent(ctx)
+	require.True(t, errors.Is(err, store.ErrNotFound), "no intent left open: %v", err)
+	waitFor(t, func() bool {
+		return f.m.Snapshot().Cash.Validator.Warning == Message{Code: MsgNoteHeld, Amount: 10 * game.Euro}
+	}, "staff are told: %+v", f.m.Snapshot().Cash.Validator)
+	assert.Zero(t, f.m.Snapshot().Credit, "nothing credited on a guess")
+	assert.Zero(t, d.Validator.Counts().Stacked, "the note never reached the cash box")
+
+	// The next note is credited on its own.
+	insert(t, d, 500)
+	waitFor(t, func() bool { return f.m.Snapshot().Credit == 5*game.Euro }, "next note credited")
+	_, err = f.st.CloseHeldIntent(ctx, held[0].ID, "cash box counted: the 10 € note was given back")
+	require.NoError(t, err)
+	f.m.Close()
+	assertCashBalances(t, f.st, d)
 }

@@ -10,7 +10,6 @@ import (
 	"pharaon/hw"
 	"pharaon/hw/escpos"
 	"pharaon/hw/id003"
-	"pharaon/store"
 )
 
 // The cash devices are named by stable paths (DESIGN.md §9): on the kiosk
@@ -78,9 +77,9 @@ func (e *DeviceFault) Unwrap() error { return e.Err }
 // without it, cash-in or cash-out shown unavailable), nor a printer given
 // as a driver (CashConfig.Printer: a test's). A device lost after the boot
 // is not a fault: its status is shown and cash-in or cash-out refused
-// (cash.go). The error is a *DeviceFault, the validator's first when both
-// fail (the detail then says both).
-func (m *Machine) checkDevices(ctx context.Context) error {
+// (cash.go). The fault is the validator's first when both fail (the
+// detail then says both); nil: both answer.
+func (m *Machine) checkDevices(ctx context.Context) *DeviceFault {
 	c := m.cfg.Cash
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.DeviceCheck)
 	defer cancel()
@@ -114,34 +113,15 @@ func (m *Machine) checkDevices(ctx context.Context) error {
 
 // startDeviceCheck runs checkDevices on its own goroutine, reporting it as
 // the boot step BootDevices; its result comes on the channel.
-func (m *Machine) startDeviceCheck(ctx context.Context) <-chan error {
-	out := make(chan error, 1)
+func (m *Machine) startDeviceCheck(ctx context.Context) <-chan *DeviceFault {
+	out := make(chan *DeviceFault, 1)
 	m.bootStep(BootDevices, false)
 	go func() {
-		err := m.checkDevices(ctx)
+		df := m.checkDevices(ctx)
 		m.bootStep(BootDevices, true)
-		out <- err
+		out <- df
 	}()
 	return out
-}
-
-// refuseDevices takes the kiosk out of service on a failed self-test of
-// its cash devices, as a failed check of the software: nothing of the store
-// is read (the data stay as they are) until a technician's clear finds the
-// devices answering (clearChecks).
-func (m *Machine) refuseDevices(err error) {
-	code := FaultValidator
-	var df *DeviceFault
-	if errors.As(err, &df) {
-		code = df.Code
-	}
-	m.update(func() {
-		m.rejected = true
-		m.credit = 0
-		clear(m.available)
-		m.setFaultLocked(Fault{code, err.Error()})
-	})
-	m.logf(store.LevelCritical, code, "self-test of the devices: %v", err)
 }
 
 // devicePause is the wait between two attempts of a device that is missing
@@ -167,7 +147,7 @@ func checkValidator(ctx context.Context, c CashConfig, bound time.Duration) erro
 			return nil
 		}
 		last = worse(last, err)
-		if !pause(ctx) {
+		if (hw.SystemClock{}).Sleep(ctx, devicePause) != nil {
 			return fmt.Errorf("bill validator %s: no valid answer to a status request within %v: %w", c.ValidatorPath, bound, last)
 		}
 	}
@@ -242,7 +222,7 @@ func checkPrinter(ctx context.Context, c CashConfig, bound time.Duration) error 
 		}
 		last = worse(last, err)
 		_ = p.Close()
-		if !pause(ctx) {
+		if (hw.SystemClock{}).Sleep(ctx, devicePause) != nil {
 			return fmt.Errorf("voucher printer %s: no valid answer to a status request within %v: %w", c.PrinterPath, bound, last)
 		}
 	}
@@ -256,16 +236,4 @@ func worse(old, new error) error {
 		return old
 	}
 	return new
-}
-
-// pause waits devicePause, or less when ctx ends first; false: ctx ended.
-func pause(ctx context.Context) bool {
-	t := time.NewTimer(devicePause)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return ctx.Err() == nil
-	}
 }

@@ -431,11 +431,7 @@ func (g *Game) finish() {
 		// the same commit (handpay.go).
 		HandPayLimit: g.m.finishHandPayLimit(),
 	}
-	var (
-		p      store.Play
-		hp     HandPay
-		locked bool
-	)
+	var p store.Play
 	g.write("finish", func(ctx context.Context, st playStore, attempt int) error {
 		g.m.ledgerMu.Lock()
 		defer g.m.ledgerMu.Unlock()
@@ -457,11 +453,10 @@ func (g *Game) finish() {
 			// stake left, older than a note credited during the game.
 			g.m.showBalance(p.Balance)
 		}
-		hp, locked = p.HandPay, err == nil && p.HandPay.Pending()
 		return err
 	}, func() {
-		if locked {
-			g.m.hp.pending = hp
+		if p.HandPay.Pending() {
+			g.m.hp.pending = p.HandPay
 		}
 		g.stage = StageDone
 		g.result = GameResult{Outcome: g.expected, Won: p.Prize, Mismatch: mismatch}

@@ -110,11 +110,13 @@ func (m *Machine) loadHandPay(ctx context.Context) error {
 }
 
 // finishHandPayLimit is the limit a play's finish locks above
-// (store.FinishInfo.HandPayLimit): 0, none, when the limit is not set.
+// (store.FinishInfo.HandPayLimit): always above 0, the configuration's
+// (CashConfig.fill refuses a negative one and fills 0 with the default) or
+// the store's setting (amountSetting takes only an amount above 0).
 func (m *Machine) finishHandPayLimit() game.Money {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return max(m.hp.limit, 0)
+	return m.hp.limit
 }
 
 // lockHandPay keeps a cash-out's hp in the store (a win's is kept by its

@@ -20,10 +20,10 @@ import (
 var errCrashed = errors.New("kiosk killed (test)")
 
 // crashAfterFinish is the play writer's store with a kill right after the
-// commit of a play's finish, once armed: FinishPlay commits, then every
-// later write of the writer fails as if the process had died there. It is
-// the crash between the finish of a winning play and whatever the kiosk
-// writes after it.
+// commit of a play's finish, once armed: FinishPlay commits, then the
+// writer's later writes of a play (a finish, an event, a recording, a
+// bonus) fail as if the process had died there. It is the crash between
+// the finish of a winning play and whatever the kiosk writes after it.
 type crashAfterFinish struct {
 	playStore
 	armed, crashed atomic.Bool
@@ -38,15 +38,6 @@ func (c *crashAfterFinish) FinishPlay(ctx context.Context, id int64, f store.Fin
 		c.crashed.Store(true)
 	}
 	return p, err
-}
-
-func (c *crashAfterFinish) SetSetting(ctx context.Context, source, key, value string) error {
-	if c.crashed.Load() {
-		return errCrashed
-	}
-	return c.playStore.(interface {
-		SetSetting(ctx context.Context, source, key, value string) error
-	}).SetSetting(ctx, source, key, value)
 }
 
 func (c *crashAfterFinish) Log(ctx context.Context, e store.Event) (store.Event, error) {

@@ -282,7 +282,7 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 	}()
 
 	if err := m.checkSoftware(ctx); err != nil {
-		m.refuseSoftware(err)
+		m.refuse(FaultSoftware, "self-test of the software", err)
 		return nil
 	}
 	// The devices' self-test runs beside the store's checks: it reads
@@ -294,8 +294,8 @@ func (m *Machine) Start(ctx context.Context) (err error) {
 		m.reject(err)
 		return nil
 	}
-	if err := <-devices; err != nil {
-		m.refuseDevices(err)
+	if df := <-devices; df != nil {
+		m.refuse(df.Code, "self-test of the devices", df)
 		return nil
 	}
 	return m.serve(ctx, true)
@@ -405,13 +405,22 @@ func (m *Machine) reject(err error) {
 	if errors.Is(err, store.ErrAnchor) {
 		code = FaultAnchor
 	}
+	m.refuse(code, "check of the data", err)
+}
+
+// refuse takes the kiosk out of service with the fault code on a failed
+// check (what, for the log: the data, the software's or the devices'
+// self-test): no credit and no block shown, and nothing of the store read
+// again (the data stay as they are) until a technician's clear passes
+// every check (clearChecks).
+func (m *Machine) refuse(code, what string, err error) {
 	m.update(func() {
 		m.rejected = true
 		m.credit = 0
 		clear(m.available)
 		m.setFaultLocked(Fault{code, err.Error()})
 	})
-	m.logf(store.LevelCritical, code, "check of the data: %v", err)
+	m.logf(store.LevelCritical, code, "%s: %v", what, err)
 }
 
 // Close stops the cash devices (after a voucher being printed), then the

@@ -48,19 +48,6 @@ func (m *Machine) checkSoftware(ctx context.Context) error {
 	return update.CheckBinary(c.Manifest, c.Keys, exe, installed)
 }
 
-// refuseSoftware takes the kiosk out of service on a failed self-test of
-// its software: nothing of the store is read by software that is not the
-// one installed (the data stay as they are).
-func (m *Machine) refuseSoftware(err error) {
-	m.update(func() {
-		m.rejected = true
-		m.credit = 0
-		clear(m.available)
-		m.setFaultLocked(Fault{FaultSoftware, err.Error()})
-	})
-	m.logf(store.LevelCritical, FaultSoftware, "self-test of the software: %v", err)
-}
-
 // ErrNotClearable: the fault is not one a technician clears from the
 // maintenance screen (a store write refused, a wall that did not reveal
 // its unit, a play that could not be resumed): the kiosk is restarted once
@@ -90,7 +77,7 @@ func (m *Machine) clearChecks(ctx context.Context) (Fault, error) {
 		return fault, ErrNoFault
 	}
 	if err := m.checkSoftware(ctx); err != nil {
-		m.refuseSoftware(err)
+		m.refuse(FaultSoftware, "self-test of the software", err)
 		return fault, err
 	}
 	if err := m.bootCheck(ctx); err != nil {
@@ -100,9 +87,9 @@ func (m *Machine) clearChecks(ctx context.Context) (Fault, error) {
 	// The devices are asked only while their drivers are not running (a
 	// kiosk that has not served yet): a running driver owns its port.
 	if !served {
-		if err := m.checkDevices(ctx); err != nil {
-			m.refuseDevices(err)
-			return fault, err
+		if df := m.checkDevices(ctx); df != nil {
+			m.refuse(df.Code, "self-test of the devices", df)
+			return fault, df
 		}
 	}
 	if err := m.st.VerifyFull(ctx); err != nil {
