@@ -10,9 +10,10 @@ export LC_ALL :=
 export LC_MESSAGES :=
 export CGO_ENABLED := 1
 
-# Debian packages for the cgo builds of Fyne (OpenGL, X11) and SQLite.
+# Debian packages for the cgo builds of Fyne (OpenGL, X11) and SQLite, and
+# the TPM 2.0 emulator the trust root's tests run (hw/tpm/tpmtest).
 DEB_DEPS := libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
-            libxi-dev libxxf86vm-dev pkg-config gcc
+            libxi-dev libxxf86vm-dev pkg-config gcc swtpm
 
 # make test: -race everywhere; CI gets a longer timeout as it runs on 2 cores.
 TEST_FLAGS ?= -race -count=1 -timeout $(if $(CI),80m,40m)
