@@ -26,16 +26,20 @@ func editDB(t *testing.T, path, stmts string, args ...any) {
 	require.NoError(t, err)
 }
 
-// An unsold unit raised by hand to the top tier is caught at the next boot,
-// before it is sold: the kiosk is out of service and sells nothing.
+// An unsold unit replaced by hand with a winning one (its sealed bytes
+// copied from the next unit, a top prize: the units are sealed, so that is
+// all an editor can do) is caught at the next boot, before it is sold: the
+// kiosk is out of service and sells nothing.
 func TestBootCheckCatchesAnEditedUnit(t *testing.T) {
 	f := newFixture(t)
 	f.boot()
 	b, err := f.st.OpenBlock(ctx, game.Stake050)
 	require.NoError(t, err)
 	require.Equal(t, game.TierLose, scenario()[b.Sold].Tier, "the next unit loses")
+	require.Equal(t, game.Tier(1), scenario()[b.Sold+1].Tier, "the one after wins the top prize")
 	f.stop()
-	editDB(t, f.path, `DROP TRIGGER units_no_update; UPDATE units SET tier = 1 WHERE block_id = ? AND idx = ?`, b.ID, b.Sold)
+	editDB(t, f.path, `DROP TRIGGER units_no_update;
+		UPDATE units SET sealed = (SELECT sealed FROM units WHERE block_id = ?1 AND idx = ?2 + 1) WHERE block_id = ?1 AND idx = ?2`, b.ID, b.Sold)
 
 	f.start()
 	f.boot()
@@ -114,7 +118,7 @@ func TestStartReportsBootSteps(t *testing.T) {
 // start, as the kiosk binary opens it.
 func newAnchoredFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{t: t, path: templateCopy(t), clock: &fakeClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
+	f := &fixture{t: t, path: anchoredCopy(t), clock: &fakeClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
 		cfg: Config{Dev: true, Keys: testKeys}, anchored: true}
 	f.start()
 	t.Cleanup(f.stop)

@@ -75,9 +75,8 @@ func (m *Machine) HandPay() HandPay {
 func (m *Machine) handPayLockedLocked() bool { return m.hp.pending.Pending() }
 
 // loadHandPay reads the limit and the pending hand-pay at start. A win's
-// lock is committed with the win; a database written before that (the lock
-// a separate write after the win) may hold a win above the limit, the last
-// movement of the ledger, with no lock kept: it is locked again.
+// lock is committed with the win (store.FinishInfo.HandPayLimit), so the
+// store's lock is all there is to read.
 func (m *Machine) loadHandPay(ctx context.Context) error {
 	limit := m.cfg.Cash.HandPayLimit
 	warn := func(format string, args ...any) { m.logf(store.LevelWarning, "bad_setting", format, args...) }
@@ -87,21 +86,6 @@ func (m *Machine) loadHandPay(ctx context.Context) error {
 	hp, err := m.st.HandPayLock(ctx)
 	if err != nil {
 		return err
-	}
-	if !hp.Pending() {
-		last, err := m.st.Entries(ctx, 1, 0)
-		if err != nil {
-			return err
-		}
-		if len(last) == 1 && last[0].Kind == store.KindWin && last[0].Amount > limit {
-			e := last[0]
-			hp = HandPay{Ref: store.WinHandPayRef(e.PlayID), Cause: HandPayWin, Amount: e.Balance, PlayID: e.PlayID, At: e.At}
-			if err := lockHandPay(ctx, m.st, hp); err != nil {
-				return err
-			}
-			m.logf(store.LevelCritical, "handpay_locked", "play %d won %s, above the hand-pay limit %s, and its lock was not kept: locked again at start for %s",
-				e.PlayID, e.Amount.Plain(), limit.Plain(), hp.Amount.Plain())
-		}
 	}
 	m.mu.Lock()
 	m.hp = handPayState{limit: limit, pending: hp}
@@ -191,24 +175,16 @@ func (m *Machine) PayHandPay(ctx context.Context, by string) (HandPay, store.Ent
 		return HandPay{}, store.Entry{}, ErrNoHandPay
 	}
 	m.ledgerMu.Lock()
+	// The payment's row ends the lock in its own commit (store.HandPay): a
+	// reference already paid under a lock still kept is data edited, which
+	// the store refuses (ErrDuplicateRef) and nothing here takes as paid.
 	e, err := m.st.HandPay(ctx, hp.Amount, hp.Ref)
-	dup := errors.Is(err, store.ErrDuplicateRef)
 	if err == nil {
 		m.showBalance(e.Balance)
 	}
 	m.ledgerMu.Unlock()
-	if err != nil && !dup {
+	if err != nil {
 		return hp, store.Entry{}, fmt.Errorf("hand-pay %s of %s: %w", hp.Ref, hp.Amount.Plain(), err)
-	}
-	if dup {
-		// Paid, and the lock kept, by an older kiosk that ended the lock
-		// in a write of its own: the first row stands, the lock ends.
-		if _, _, err := m.reloadCredit(ctx); err != nil {
-			return hp, e, err
-		}
-		if err := m.st.SetSetting(ctx, "kiosk", settingHandPayLock, ""); err != nil {
-			return hp, e, fmt.Errorf("hand-pay %s paid (ledger row %d), lock not cleared: %w", hp.Ref, e.ID, err)
-		}
 	}
 	m.logf(store.LevelInfo, "handpay_paid", "hand-pay %s of %s paid by %s, ledger row %d", hp.Ref, hp.Amount.Plain(), by, e.ID)
 	m.update(func() {

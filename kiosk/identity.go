@@ -28,6 +28,11 @@ type Identity struct {
 	GoVersion string
 	Path      string // the running binary
 	SHA256    string // hex
+	// TPM says the trust root is a TPM's (DESIGN.md §4): false, the
+	// kiosk has none, and the whole disk put back is not seen by the kiosk
+	// itself. Trust is what it is, for the technician.
+	TPM   bool
+	Trust string
 }
 
 // SoftwareIdentity reads the running binary (os.Executable) and hashes it.
@@ -66,6 +71,7 @@ func (o *Office) Identity(ctx context.Context, s *Session) (Identity, error) {
 		return Identity{}, err
 	}
 	id, err := SoftwareIdentity()
+	id.Trust, id.TPM = o.m.st.Trust()
 	if err != nil {
 		return id, err
 	}

@@ -45,6 +45,10 @@ const (
 	// FaultAnchor: the database does not match the heads anchored outside
 	// it (a history cut or rewritten, the anchor or its secret missing).
 	FaultAnchor = "anchor"
+	// FaultRollback: the database and its anchor are behind the trust
+	// root's counter: the data partition was put back to an earlier copy
+	// (store.ErrRollback).
+	FaultRollback = "rollback"
 	// FaultSoftware: the running binary is not the one the signed
 	// manifest of the installed package lists (Config.Software).
 	FaultSoftware = "software"
@@ -397,15 +401,23 @@ func (m *Machine) bootCheck(ctx context.Context) error {
 	return errors.Join(err, <-blocks)
 }
 
+// FaultCode is the fault of a failed check of the data: rollback, anchor,
+// or integrity.
+func FaultCode(err error) string {
+	switch {
+	case errors.Is(err, store.ErrRollback):
+		return FaultRollback
+	case errors.Is(err, store.ErrAnchor):
+		return FaultAnchor
+	}
+	return FaultIntegrity
+}
+
 // reject takes the kiosk out of service on a failed check of its data:
 // the credit and the blocks are in the data that failed, and none of it is
 // shown (refresh is not run, and never will be).
 func (m *Machine) reject(err error) {
-	code := FaultIntegrity
-	if errors.Is(err, store.ErrAnchor) {
-		code = FaultAnchor
-	}
-	m.refuse(code, "check of the data", err)
+	m.refuse(FaultCode(err), "check of the data", err)
 }
 
 // refuse takes the kiosk out of service with the fault code on a failed

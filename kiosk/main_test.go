@@ -22,7 +22,8 @@ var (
 	testKeys = kiosktest.Keys
 
 	templateOnce sync.Once
-	template     []byte
+	template     kiosktest.TemplateFiles // opened without an anchor
+	anchoredTmpl kiosktest.TemplateFiles // opened with one, as the kiosk binary does
 	templateErr  error
 )
 
@@ -41,17 +42,34 @@ func buildTemplate() {
 	for _, s := range game.Stakes {
 		heads[s] = scenario()
 	}
-	template, templateErr = kiosktest.Template(filepath.Join(dir, "pharaon.db"), heads)
+	if template, templateErr = kiosktest.Template(filepath.Join(dir, "pharaon.db"), heads); templateErr != nil {
+		return
+	}
+	anchored := filepath.Join(dir, "anchored")
+	if templateErr = os.Mkdir(anchored, 0o700); templateErr == nil {
+		anchoredTmpl, templateErr = kiosktest.AnchoredTemplate(filepath.Join(anchored, "pharaon.db"), heads)
+	}
 }
 
 // templateCopy copies the template database into a new test directory.
-func templateCopy(t testing.TB) string {
+func templateCopy(t testing.TB) string { return copyOf(t, false) }
+
+// anchoredCopy copies the anchored template (the database, its anchor and
+// its trust root) into a new test directory: the store is opened with
+// store.DefaultAnchor beside it.
+func anchoredCopy(t testing.TB) string { return copyOf(t, true) }
+
+func copyOf(t testing.TB, anchored bool) string {
 	t.Helper()
 	templateOnce.Do(buildTemplate)
 	if templateErr != nil {
 		t.Fatalf("template database: %v", templateErr)
 	}
-	path, err := kiosktest.CopyTemplate(template, t.TempDir())
+	tmpl := template
+	if anchored {
+		tmpl = anchoredTmpl
+	}
+	path, err := kiosktest.CopyTemplate(tmpl, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,7 +228,7 @@ func TestReportsPrintTheAnchor(t *testing.T) {
 		f, d, _ := newCashFixture(t, nil)
 		if anchored {
 			f.stop()
-			f.anchored = true
+			f.path, f.anchored = anchoredCopy(t), true
 			f.start()
 		}
 		f.boot()

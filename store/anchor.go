@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
@@ -14,15 +13,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Anchoring (DESIGN.md §4). The hash chains show an edited row, but
 // whoever holds the file can cut the newest rows of a chain, or recompute
 // a chain, and nothing in the file shows it. So the head of every chain
 // (its last id and hash) is also kept outside the database file, in the
-// anchor file, with an HMAC-SHA256 under a per-kiosk secret kept in a file
-// of its own: the holder of the database alone cannot write an anchor
-// that matches a database they changed.
+// anchor file, with an HMAC-SHA256 under a key derived from the kiosk's
+// secret, which lives in the trust root (trust.go), off the data
+// partition: the holder of the database and its anchor cannot write an
+// anchor that matches a database they changed.
 //
 // Every transaction that moves a head writes, before its COMMIT, a record
 // holding the heads committed so far and the heads it is about to commit
@@ -38,29 +39,47 @@ import (
 // newest, and the last transaction could then be cut. (A killed process
 // loses nothing: the confirmation is in the operating system's cache.)
 //
-// What it cannot do: whoever holds the secret too (the whole disk) can
-// write any anchor, and an older copy of both the database and the anchor
-// file is a consistent pair. The heads are printed on the staff reports
-// (Store.Anchor) so that a rollback shows against paper and, later, the
-// fleet's records.
+// Every record also carries the trust root's counter. Every start counts
+// it once, and so does a transaction that moves money out of the kiosk (a
+// voucher printed or paid, a hand-pay, a collection), at most once per
+// AnchorConfig.Pace: such a transaction announces the counter's next
+// value, then counts it, then commits. At open the newest record must
+// carry the trust root's value (or, when it announced the next count
+// that did not happen, the next value, the database at its committed
+// heads): a record behind it is a database and anchor put back to an
+// earlier copy, ErrRollback. A record can never be ahead by more than
+// one.
 
 // ErrAnchor: the database does not match its anchor (a chain cut or
 // extended behind the store's back, another kiosk's or an older database),
-// the anchor or its secret is missing or unreadable, or an anchor could
-// not be written. The store then refuses every write.
+// the anchor or its trust root is missing or unreadable, or an anchor
+// could not be written. The store then refuses every write.
 var ErrAnchor = errors.New("database does not match its anchor")
 
-// AnchorConfig says where the anchor of the chains' heads lives. Both
-// files are the kiosk's alone (mode 0600) and must be outside the
-// database file; by default (DefaultAnchor) they sit beside it, so that a
-// copy of the database alone carries neither.
+// ErrRollback: the database and its anchor are older than the trust
+// root's counter says: an earlier copy put back. It comes with ErrAnchor.
+var ErrRollback = errors.New("database put back to an earlier copy")
+
+// DefaultCounterPace is the least time between two counts of the trust
+// root for money moving out (DESIGN.md §4 has the arithmetic: a TPM's NV
+// memory lasts ten years of a kiosk paying out without pause).
+const DefaultCounterPace = 15 * time.Minute
+
+// AnchorConfig says where the anchor of the chains' heads lives and what
+// it rests on.
 type AnchorConfig struct {
-	// Key is the per-kiosk secret: 32 random bytes, created at the first
-	// anchoring and never rewritten.
-	Key string
+	// Trust is the trust root: a TPM's (hw/tpm.Root) or FileTrust. When
+	// nil, the files trust root in TrustDir is opened (and made the first
+	// time). A trust root that is an io.Closer is closed with the store.
+	Trust    TrustRoot
+	TrustDir string
 	// Path is the anchor file: the heads and their HMAC, rewritten with
-	// every commit that moves a head.
+	// every commit that moves a head (mode 0600).
 	Path string
+	// Pace is the least time between two counts of the trust root for
+	// money moving out: DefaultCounterPace when 0; below 0, every money
+	// move out counts.
+	Pace time.Duration
 	// NoSync leaves the anchor's writes to the operating system's own
 	// flushing: cheaper, but a power cut may lose the newest anchors, and
 	// a tail cut within that window (seconds) would go unseen. For
@@ -68,21 +87,23 @@ type AnchorConfig struct {
 	NoSync bool
 }
 
-// DefaultAnchor is the anchor beside the database at dbPath:
-// anchor.key and pharaon.anchor in its directory.
+// DefaultAnchor is the anchor of a development run and of the tests:
+// pharaon.anchor and a files trust root (trust.secret, trust.counter)
+// beside the database at dbPath. A kiosk keeps its trust root off the data
+// partition (cmd/pharaon's trust settings).
 func DefaultAnchor(dbPath string) AnchorConfig {
 	dir := filepath.Dir(dbPath)
-	return AnchorConfig{Key: filepath.Join(dir, "anchor.key"), Path: filepath.Join(dir, "pharaon.anchor")}
+	return AnchorConfig{TrustDir: dir, Path: filepath.Join(dir, "pharaon.anchor")}
 }
 
 // WithAnchor anchors the chains' heads outside the database (see
-// AnchorConfig). The key and the anchor are created when neither the
-// database nor the files say the kiosk was anchored before; after that, a
-// missing file is ErrAnchor.
+// AnchorConfig). The anchor is made when the trust root never counted (a
+// new kiosk) and the database holds no history; after that, an anchor
+// missing or behind the trust root is ErrAnchor.
 func WithAnchor(a AnchorConfig) Option {
 	return func(c *config) error {
-		if a.Key == "" || a.Path == "" || a.Key == a.Path {
-			return fmt.Errorf("anchor: key %q and anchor %q must be two paths: %w", a.Key, a.Path, ErrBadRequest)
+		if a.Path == "" || (a.Trust == nil && a.TrustDir == "") {
+			return fmt.Errorf("anchor: a path and a trust root are needed: %w", ErrBadRequest)
 		}
 		c.anchor = &a
 		return nil
@@ -108,11 +129,6 @@ const (
 var chainTables = [numChains]string{"ledger", "plays", "play_steps", "events", "vouchers", "voucher_steps",
 	"bill_intents", "bill_intent_steps", "meter_snapshots"}
 
-// numChainsV1 is the number of chains of an anchor record of the first
-// format (anchorMagicV1), written before the meter snapshots were chained:
-// the chains it lacks were empty then.
-const numChainsV1 = chMeterSnapshots
-
 // head is the last row of a chain: id 0 and a zero hash for an empty one.
 type head struct {
 	id   int64
@@ -125,6 +141,9 @@ func (h *heads) set(c chainID, id int64, hash []byte) {
 	h[c].id = id
 	copy(h[c].hash[:], hash)
 }
+
+// empty says whether every chain is empty.
+func (h *heads) empty() bool { return *h == heads{} }
 
 type scanner interface{ Scan(...any) error }
 
@@ -154,9 +173,7 @@ func describe(db, a heads) string {
 	for c, table := range chainTables {
 		d, w := db[c], a[c]
 		switch {
-		case d.id < w.id:
-			parts = append(parts, fmt.Sprintf("%s ends at row %d, its anchor at row %d", table, d.id, w.id))
-		case d.id > w.id:
+		case d.id != w.id:
 			parts = append(parts, fmt.Sprintf("%s ends at row %d, its anchor at row %d", table, d.id, w.id))
 		case d.hash != w.hash:
 			parts = append(parts, fmt.Sprintf("%s row %d is not the row anchored", table, d.id))
@@ -167,27 +184,26 @@ func describe(db, a heads) string {
 
 // The anchor file: two slots of slotSize bytes, each a record
 //
-//	magic(8) seq(8) committed heads(numChains×40) has-pending(1)
-//	pending heads(numChains×40) HMAC-SHA256 of all that(32)
+//	magic(8) seq(8) counter(8) committed heads(numChains×40)
+//	has-pending(1) pending heads(numChains×40) HMAC-SHA256 of all that(32)
 //
-// written in turn (seq even: slot 0, odd: slot 1). A record of the first
-// format (magic anchorMagicV1) has numChainsV1 heads; it is still read,
-// and the next commit writes the current format.
+// written in turn (seq even: slot 0, odd: slot 1). Only this format is
+// read: a file of any other is no anchor of this software.
 const (
-	anchorMagic   = "PHANCHR2"
-	anchorMagicV1 = "PHANCHR1"
-	headSize      = 8 + sha256.Size
-	recordBody    = 8 + 8 + int(numChains)*headSize + 1 + int(numChains)*headSize
-	recordSize    = recordBody + sha256.Size
-	slotSize      = 1024
-	keySize       = 32
+	anchorMagic = "PHANCHR3"
+	headSize    = 8 + sha256.Size
+	recordBody  = 8 + 8 + 8 + int(numChains)*headSize + 1 + int(numChains)*headSize
+	recordSize  = recordBody + sha256.Size
+	slotSize    = 2048
+	keySize     = 32
 )
 
-// recordBodyOf is the size of a record's body with n chains.
-func recordBodyOf(n int) int { return 8 + 8 + n*headSize + 1 + n*headSize }
+// The slots must hold a record; a chain added later grows the record.
+var _ [slotSize - recordSize]struct{}
 
 type record struct {
 	seq       uint64
+	counter   uint64 // the trust root's counter this record goes with
 	committed heads
 	pending   *heads
 }
@@ -200,8 +216,8 @@ func putHeads(b []byte, h *heads) []byte {
 	return b
 }
 
-func getHeads(b []byte, h *heads, n int) []byte {
-	for c := range n {
+func getHeads(b []byte, h *heads) []byte {
+	for c := range h {
 		h[c].id = int64(binary.BigEndian.Uint64(b))
 		copy(h[c].hash[:], b[8:headSize])
 		b = b[headSize:]
@@ -212,6 +228,7 @@ func getHeads(b []byte, h *heads, n int) []byte {
 func (r *record) encode(key []byte, buf []byte) []byte {
 	b := append(buf[:0], anchorMagic...)
 	b = binary.BigEndian.AppendUint64(b, r.seq)
+	b = binary.BigEndian.AppendUint64(b, r.counter)
 	b = putHeads(b, &r.committed)
 	if r.pending != nil {
 		b = append(b, 1)
@@ -230,44 +247,60 @@ func (r *record) encode(key []byte, buf []byte) []byte {
 }
 
 func decodeRecord(key, b []byte) (record, bool) {
-	n := int(numChains)
-	switch {
-	case len(b) >= 8 && string(b[:8]) == anchorMagic:
-	case len(b) >= 8 && string(b[:8]) == anchorMagicV1:
-		n = int(numChainsV1)
-	default:
-		return record{}, false
-	}
-	body := recordBodyOf(n)
-	if len(b) < body+sha256.Size {
+	if len(b) < recordSize || string(b[:8]) != anchorMagic {
 		return record{}, false
 	}
 	m := hmac.New(sha256.New, key)
-	m.Write(b[:body])
-	if !hmac.Equal(m.Sum(nil), b[body:body+sha256.Size]) {
+	m.Write(b[:recordBody])
+	if !hmac.Equal(m.Sum(nil), b[recordBody:recordSize]) {
 		return record{}, false
 	}
 	var r record
 	r.seq = binary.BigEndian.Uint64(b[8:16])
-	rest := getHeads(b[16:], &r.committed, n)
+	r.counter = binary.BigEndian.Uint64(b[16:24])
+	rest := getHeads(b[24:], &r.committed)
 	if rest[0] == 1 {
 		var p heads
-		getHeads(rest[1:], &p, n)
+		getHeads(rest[1:], &p)
 		r.pending = &p
 	}
 	return r, true
 }
 
+// Keys derived from the trust root's secret, one per use: the secret
+// itself never keys anything, so no use of one key helps against another.
+const (
+	domainAnchorKey = "pharaon/key/anchor/v1"
+	domainUnitsKey  = "pharaon/key/units/v1"
+	domainPepperKey = "pharaon/key/pepper/v1"
+)
+
+// AnchorKey is the key that seals a kiosk's anchor records (AnchorRecordMAC),
+// derived from its trust root's secret: what an operator who keeps the
+// secrets of kiosks without a TPM gives the centre.
+func AnchorKey(secret []byte) []byte { return deriveKey(secret, domainAnchorKey) }
+
+func deriveKey(secret []byte, domain string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(domain))
+	return m.Sum(nil)
+}
+
 // anchor is the store's side of the anchor file. Its fields are used under
 // the store's write lock (wmu), or before the store is shared.
 type anchor struct {
-	cfg   AnchorConfig
-	key   []byte
-	f     *os.File
-	seq   uint64
-	heads heads // committed: the database's heads as this store knows them
-	err   error // set once the database or the anchor failed: writes are refused
-	buf   []byte
+	cfg     AnchorConfig
+	trust   TrustRoot
+	key     []byte // the anchor's HMAC key, derived from the trust root's secret
+	f       *os.File
+	seq     uint64
+	counter uint64 // the trust root's counter as the newest record carries it
+	heads   heads  // committed: the database's heads as this store knows them
+	err     error  // set once the database or the anchor failed: writes are refused
+	buf     []byte
+	// lastCount is when the counter last counted (the store's clock), for
+	// the pace of the counts for money out.
+	lastCount time.Time
 	// sync asks the syncer goroutine to sync the confirmations; done is
 	// closed when it has stopped (close).
 	sync chan struct{}
@@ -288,73 +321,94 @@ func (a *anchor) startSyncer() {
 	}()
 }
 
-// metaAnchored is the meta row saying the database was anchored: from
-// then on a missing key or anchor file is ErrAnchor, never a new start.
-const metaAnchored = "anchored"
+// hasHistory says whether the database holds anything a kiosk did: a row
+// of any chain, or a block.
+func hasHistory(ctx context.Context, db *sql.DB, h heads) (bool, error) {
+	if !h.empty() {
+		return true, nil
+	}
+	var blocks int64
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM blocks`).Scan(&blocks); err != nil {
+		return false, fmt.Errorf("anchor: %w", err)
+	}
+	return blocks > 0, nil
+}
 
-// openAnchor loads (or, the first time, creates) the anchor and compares
-// it with the database's heads, on the writer db before the store is
-// shared. A database that does not match is not an error of Open: the
-// store opens, keeps the reason (Verify and every write return it), and
-// the kiosk shows it out of service.
-func openAnchor(ctx context.Context, db *sql.DB, cfg AnchorConfig) (*anchor, bool, error) {
-	a := &anchor{cfg: cfg, buf: make([]byte, 0, slotSize)}
+// openAnchor opens the trust root and the anchor (or, for a new kiosk,
+// makes the anchor) and compares the anchor with the database's heads and
+// the trust root's counter, on the writer db before the store is shared;
+// then it counts the start. A database that does not match is not an
+// error of Open: the store opens, keeps the reason (Verify and every write
+// return it), and the kiosk shows it out of service. created says the
+// anchor was made.
+func openAnchor(ctx context.Context, db *sql.DB, cfg AnchorConfig, now time.Time) (a *anchor, created bool, err error) {
+	a = &anchor{cfg: cfg, trust: cfg.Trust, buf: make([]byte, 0, slotSize)}
+	if a.trust == nil {
+		ft, err := OpenFileTrust(cfg.TrustDir)
+		if err != nil {
+			// Not an error of Open: the kiosk shows why it is out of service.
+			a.err = fmt.Errorf("%w: %w", err, ErrAnchor)
+			return a, false, nil
+		}
+		a.trust = ft
+	}
+	if s := a.trust.Secret(); len(s) != keySize {
+		a.err = fmt.Errorf("the trust root's secret is %d bytes, not %d: %w: %w", len(s), keySize, ErrTrust, ErrAnchor)
+		return a, false, nil
+	}
+	a.key = deriveKey(a.trust.Secret(), domainAnchorKey)
 	dbHeads, err := readHeads(func(q string) scanner { return db.QueryRowContext(ctx, q) })
 	if err != nil {
 		return nil, false, err
 	}
-	var anchored int64
-	if err := db.QueryRowContext(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = ?), 0)`, metaAnchored).Scan(&anchored); err != nil {
-		return nil, false, fmt.Errorf("anchor: %w", err)
+	history, err := hasHistory(ctx, db, dbHeads)
+	if err != nil {
+		return nil, false, err
 	}
-	if anchored == 0 && !holdsRecord(cfg) {
-		// The first anchoring of this database: new secret, first record.
-		// A secret without its anchor, or an anchor file without its first
-		// record, is what a cut during a first anchoring leaves (the secret
-		// is written first, then the anchor file, the database marked
-		// last): they never sealed anything, and are made again.
-		for _, f := range []string{cfg.Key, cfg.Path} {
-			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, false, fmt.Errorf("anchor: %s of an unfinished first anchoring: %w", f, err)
-			}
+	counter, err := a.trust.Counter()
+	if err != nil {
+		a.err = fmt.Errorf("the trust root's counter: %w: %w", err, ErrAnchor)
+		return a, false, nil
+	}
+	if counter == 0 {
+		// A trust root that never counted: a new kiosk, whose database
+		// must hold nothing yet. A database with history is never
+		// anchored afresh.
+		if history {
+			a.err = fmt.Errorf("the database holds history, but the trust root (%s) is new: this database is not this kiosk's, or its trust root was replaced: %w", a.trust, ErrAnchor)
+			return a, false, nil
 		}
-		if err := a.create(dbHeads); err != nil {
-			return nil, false, err
-		}
-		if _, err := db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, 1) ON CONFLICT(key) DO UPDATE SET value = 1`, metaAnchored); err != nil {
+		if err := a.create(dbHeads, now); err != nil {
 			a.close()
-			return nil, false, fmt.Errorf("anchor: mark the database anchored: %w", err)
+			return nil, false, err
 		}
 		a.startSyncer()
 		return a, true, nil
 	}
-	a.err = a.load(dbHeads)
-	if a.err == nil && anchored == 0 {
-		// The files were written and the cut came before the mark: mark
-		// it now, so that files removed later are refused, not replaced.
-		if _, err := db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, 1) ON CONFLICT(key) DO UPDATE SET value = 1`, metaAnchored); err != nil {
-			a.close()
-			return nil, false, fmt.Errorf("anchor: mark the database anchored: %w", err)
-		}
-	}
+	a.err = a.load(dbHeads, counter, history)
 	if a.f != nil {
 		a.startSyncer()
+	}
+	if a.err == nil {
+		// Every start counts: a copy of the disk taken while the kiosk was
+		// stopped is behind from this start on.
+		if err := a.count(now); err != nil {
+			a.err = err
+		}
 	}
 	return a, false, nil
 }
 
-// create writes a new secret and the first record.
-func (a *anchor) create(h heads) error {
-	key := make([]byte, keySize)
-	if _, err := rand.Read(key); err != nil {
-		return fmt.Errorf("anchor: secret: %w", err)
+// create writes the first record of a new kiosk's anchor, then counts the
+// trust root for the first time and confirms it. A cut between the two
+// leaves a record of counter 0, which load accepts only for a database
+// that still holds nothing.
+func (a *anchor) create(h heads, now time.Time) error {
+	if err := os.Remove(a.cfg.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("anchor: %s of an unfinished first anchoring: %w", a.cfg.Path, err)
 	}
-	if err := writeNew(a.cfg.Key, key); err != nil {
-		return fmt.Errorf("anchor: secret: %w", err)
-	}
-	a.key = key
 	r := record{seq: 1, committed: h}
-	b := r.encode(key, a.buf)
+	b := r.encode(a.key, a.buf)
 	if err := writeNew(a.cfg.Path, append(b, make([]byte, slotSize)...)); err != nil {
 		return fmt.Errorf("anchor: %w", err)
 	}
@@ -363,7 +417,7 @@ func (a *anchor) create(h heads) error {
 		return fmt.Errorf("anchor: %w", err)
 	}
 	a.f, a.seq, a.heads = f, 1, h
-	return nil
+	return a.count(now)
 }
 
 // writeNew creates path (mode 0600, refusing an existing file) with b,
@@ -383,31 +437,16 @@ func writeNew(path string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return syncDir(filepath.Dir(path))
 }
 
-// load reads the secret and the newest whole record, and checks the
-// database's heads against it.
-func (a *anchor) load(dbHeads heads) error {
-	key, err := os.ReadFile(a.cfg.Key)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("the anchor's secret %s is missing (the database or the anchor says the kiosk was anchored): %w", a.cfg.Key, ErrAnchor)
-	case err != nil:
-		return fmt.Errorf("the anchor's secret %s: %v: %w", a.cfg.Key, err, ErrAnchor)
-	case len(key) != keySize:
-		return fmt.Errorf("the anchor's secret %s is %d bytes, not %d: %w", a.cfg.Key, len(key), keySize, ErrAnchor)
-	}
-	a.key = key
+// load reads the newest whole record, and checks the database's heads and
+// the trust root's counter against it.
+func (a *anchor) load(dbHeads heads, counter uint64, history bool) error {
 	f, err := os.OpenFile(a.cfg.Path, os.O_RDWR, 0)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("the anchor %s is missing (the database or the secret says the kiosk was anchored): %w", a.cfg.Path, ErrAnchor)
+		return fmt.Errorf("the anchor %s is missing (the trust root has counted to %d): %w", a.cfg.Path, counter, ErrAnchor)
 	case err != nil:
 		return fmt.Errorf("the anchor %s: %v: %w", a.cfg.Path, err, ErrAnchor)
 	}
@@ -417,47 +456,37 @@ func (a *anchor) load(dbHeads heads) error {
 		return err
 	}
 	a.seq = r.seq
+	want := r.committed // the heads the database must be at
+	alsoPending := r.pending != nil
 	switch {
-	case dbHeads == r.committed:
-		a.heads = r.committed
-	case r.pending != nil && dbHeads == *r.pending:
+	case r.counter == counter:
+	case r.counter == counter+1 && r.pending != nil:
+		// A count announced that did not happen: its transaction did not
+		// commit either (it commits after the count).
+		alsoPending = false
+	case r.counter == 0 && !history:
+		// The first anchoring cut between its first record and its first
+		// count: nothing was anchored yet.
+	case r.counter < counter:
+		return fmt.Errorf("the anchor's record %d goes with count %d of the trust root, which has counted to %d: the database and its anchor were put back to an earlier copy: %w: %w",
+			r.seq, r.counter, counter, ErrRollback, ErrAnchor)
+	default:
+		return fmt.Errorf("the trust root (%s) has counted to %d only, its anchor's record %d says %d: another trust root, or one put back: %w",
+			a.trust, counter, r.seq, r.counter, ErrAnchor)
+	}
+	a.counter = counter
+	switch {
+	case dbHeads == want:
+		a.heads = want
+	case alsoPending && dbHeads == *r.pending:
 		a.heads = *r.pending // the last transaction committed after its record
 	default:
-		want := r.committed
-		if r.pending != nil {
+		if alsoPending {
 			want = *r.pending
 		}
 		return fmt.Errorf("%s: %w", describe(dbHeads, want), ErrAnchor)
 	}
 	return nil
-}
-
-// holdsRecord says whether cfg's anchor file holds a record signed with
-// its secret; a file that cannot be read for another reason than its
-// absence counts as holding one, so that load says why.
-func holdsRecord(cfg AnchorConfig) bool {
-	key, err := os.ReadFile(cfg.Key)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return false
-	case err != nil:
-		return true
-	case len(key) != keySize:
-		return false
-	}
-	b, err := os.ReadFile(cfg.Path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return false
-	case err != nil:
-		return true
-	}
-	for off := 0; off < len(b); off += slotSize {
-		if _, ok := decodeRecord(key, b[off:]); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // read returns the newest record of the anchor file whose HMAC holds.
@@ -481,9 +510,10 @@ func (a *anchor) read() (record, error) {
 	return best, nil
 }
 
-// announce writes, before a COMMIT, the record of the heads it will leave.
-func (a *anchor) announce(next heads) error {
-	r := record{seq: a.seq + 1, committed: a.heads, pending: &next}
+// announce writes, before a COMMIT, the record of the heads it will leave
+// and of the counter's value after the transaction's count, if any.
+func (a *anchor) announce(next heads, counter uint64) error {
+	r := record{seq: a.seq + 1, counter: counter, committed: a.heads, pending: &next}
 	a.buf = r.encode(a.key, a.buf)
 	if _, err := a.f.WriteAt(a.buf, int64(r.seq%2)*slotSize); err != nil {
 		return fmt.Errorf("write the anchor: %v: %w", err, ErrAnchor)
@@ -497,6 +527,53 @@ func (a *anchor) announce(next heads) error {
 	return nil
 }
 
+// increment counts the trust root once, after the record announcing the
+// count is durable. The count must be the one announced: anything else
+// means the counter moved behind the store's back.
+func (a *anchor) increment(now time.Time) error {
+	want := a.counter + 1
+	got, err := a.trust.Increment()
+	if err != nil {
+		return fmt.Errorf("count the trust root: %w: %w", err, ErrAnchor)
+	}
+	if a.counter != 0 && got != want {
+		return fmt.Errorf("the trust root counted to %d where %d was due: it moved behind the kiosk's back: %w", got, want, ErrAnchor)
+	}
+	a.counter, a.lastCount = got, now
+	return nil
+}
+
+// count counts the trust root with no change to the database (a start):
+// an announcement of the same heads and the next count, the count, and
+// its confirmation. A first count (the counter never counted, whose first
+// value only the trust root knows) is not announced: the record of
+// counter 0 already stands for it.
+func (a *anchor) count(now time.Time) error {
+	if a.counter != 0 {
+		if err := a.announce(a.heads, a.counter+1); err != nil {
+			return err
+		}
+	}
+	if err := a.increment(now); err != nil {
+		return err
+	}
+	a.confirm(a.heads)
+	if a.err != nil {
+		return a.err
+	}
+	return nil
+}
+
+// due says whether a transaction moving money out counts the trust root
+// now: not within the pace of the last count.
+func (a *anchor) due(now time.Time) bool {
+	pace := a.cfg.Pace
+	if pace == 0 {
+		pace = DefaultCounterPace
+	}
+	return pace < 0 || a.lastCount.IsZero() || now.Sub(a.lastCount) >= pace || now.Before(a.lastCount)
+}
+
 // confirm writes, after a COMMIT, the record of the heads it left, with
 // nothing pending: from then on the database must be exactly at them. It
 // is synced by the syncer goroutine, not on the writer's path: until that
@@ -504,13 +581,22 @@ func (a *anchor) announce(next heads) error {
 // which also accepts the heads before this commit.
 func (a *anchor) confirm(h heads) {
 	a.heads = h
-	r := record{seq: a.seq + 1, committed: h}
+	r := record{seq: a.seq + 1, counter: a.counter, committed: h}
 	a.buf = r.encode(a.key, a.buf)
 	if _, err := a.f.WriteAt(a.buf, int64(r.seq%2)*slotSize); err != nil {
 		a.err = fmt.Errorf("write the anchor: %v: %w", err, ErrAnchor)
 		return
 	}
 	a.seq = r.seq
+	if a.sync == nil {
+		// Before the syncer runs (the first anchoring): synced here.
+		if !a.cfg.NoSync {
+			if err := a.f.Sync(); err != nil {
+				a.err = fmt.Errorf("sync the anchor: %v: %w", err, ErrAnchor)
+			}
+		}
+		return
+	}
 	select {
 	case a.sync <- struct{}{}:
 	default: // a sync is already asked for
@@ -534,22 +620,38 @@ func (a *anchor) check(dbHeads heads) error {
 }
 
 func (a *anchor) close() error {
-	if a == nil || a.f == nil {
+	if a == nil {
 		return nil
+	}
+	if a.f == nil {
+		return a.closeTrust()
 	}
 	if a.sync != nil {
 		close(a.sync)
 		<-a.done
+		a.sync = nil
 	}
-	return errors.Join(a.f.Sync(), a.f.Close())
+	err := errors.Join(a.f.Sync(), a.f.Close())
+	a.f = nil
+	return errors.Join(err, a.closeTrust())
 }
 
-// anchorMAC is the short HMAC of a set of heads, as printed on reports.
-func (a *anchor) mac(h heads) []byte { return headsMAC(a.key, h) }
+// closeTrust closes a trust root that needs it (a TPM's).
+func (a *anchor) closeTrust() error {
+	if c, ok := a.trust.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
 
-func headsMAC(key []byte, h heads) []byte {
+// mac is the HMAC of a set of heads and the counter they go with, as the
+// reports print it and the fleet's anchor records carry it.
+func (a *anchor) mac(counter uint64, h heads) []byte { return headsMAC(a.key, counter, h) }
+
+func headsMAC(key []byte, counter uint64, h heads) []byte {
 	m := hmac.New(sha256.New, key)
-	m.Write([]byte("pharaon/anchor-heads/v1"))
+	m.Write([]byte("pharaon/anchor-heads/v2"))
+	m.Write(binary.BigEndian.AppendUint64(nil, counter))
 	m.Write(putHeads(nil, &h))
 	return m.Sum(nil)
 }
@@ -565,9 +667,11 @@ type Head struct {
 // (printed with Short) and the fleet's records: whoever holds the
 // kiosk's secret recomputes MAC from the heads.
 type AnchorHeads struct {
-	Seq   uint64 // the anchor's record number: one more per commit that moved a head
-	Heads []Head
-	MAC   []byte // HMAC-SHA256 under the kiosk's secret of the heads
+	Seq     uint64 // the anchor's record number: one more per commit that moved a head
+	Counter uint64 // the trust root's counter the heads go with
+	Heads   []Head
+	MAC     []byte // HMAC-SHA256 of the counter and the heads under the anchor's key
+	Trust   string // what the trust root is (TrustRoot.String)
 }
 
 // Short is the MAC's first 8 bytes in four groups of hexadecimal digits,
@@ -598,7 +702,7 @@ func (s *Store) Anchor() (AnchorHeads, error) {
 	case a.err != nil:
 		return AnchorHeads{}, a.err
 	}
-	return AnchorHeads{Seq: a.seq, MAC: a.mac(a.heads), Heads: headList(&a.heads)}, nil
+	return AnchorHeads{Seq: a.seq, Counter: a.counter, MAC: a.mac(a.counter, a.heads), Heads: headList(&a.heads), Trust: a.trust.String()}, nil
 }
 
 // AnchorErr is why the database does not match its anchor, nil when it

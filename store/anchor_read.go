@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // AnchorOnDisk is the newest record of an anchor file whose HMAC holds:
 // what a crash or a power cut left of the anchor on the disk.
 type AnchorOnDisk struct {
 	Seq uint64
+	// Counter is the trust root's counter the record goes with.
+	Counter uint64
 	// Committed are the heads the record says the database is at.
 	Committed []Head
 	// Pending are the heads a transaction announced before its COMMIT
@@ -23,29 +26,46 @@ type AnchorOnDisk struct {
 // ReadAnchor reads the newest whole record of the anchor a, without a
 // store: the fault harness reads what a power cut left on the disk before
 // the kiosk starts again. The database is not read.
+//
+// The secret comes from a.Trust, or from the files trust root in
+// a.TrustDir, read as it is (never made).
 func ReadAnchor(a AnchorConfig) (AnchorOnDisk, error) {
-	key, err := os.ReadFile(a.Key)
+	secret, err := trustSecret(a)
 	if err != nil {
-		return AnchorOnDisk{}, fmt.Errorf("the anchor's secret: %w", err)
-	}
-	if len(key) != keySize {
-		return AnchorOnDisk{}, fmt.Errorf("the anchor's secret %s is %d bytes, not %d: %w", a.Key, len(key), keySize, ErrAnchor)
+		return AnchorOnDisk{}, err
 	}
 	f, err := os.Open(a.Path)
 	if err != nil {
 		return AnchorOnDisk{}, fmt.Errorf("the anchor: %w", err)
 	}
 	defer f.Close()
-	anc := &anchor{cfg: a, key: key, f: f}
+	anc := &anchor{cfg: a, key: deriveKey(secret, domainAnchorKey), f: f}
 	r, err := anc.read()
 	if err != nil {
 		return AnchorOnDisk{}, err
 	}
-	out := AnchorOnDisk{Seq: r.seq, Committed: headList(&r.committed)}
+	out := AnchorOnDisk{Seq: r.seq, Counter: r.counter, Committed: headList(&r.committed)}
 	if r.pending != nil {
 		out.Pending = headList(r.pending)
 	}
 	return out, nil
+}
+
+// trustSecret is a's trust root's secret, without making a trust root.
+func trustSecret(a AnchorConfig) ([]byte, error) {
+	var secret []byte
+	if a.Trust != nil {
+		secret = a.Trust.Secret()
+	} else {
+		var err error
+		if secret, err = os.ReadFile(filepath.Join(a.TrustDir, trustSecretFile)); err != nil {
+			return nil, fmt.Errorf("the trust root's secret: %w", err)
+		}
+	}
+	if len(secret) != keySize {
+		return nil, fmt.Errorf("the trust root's secret is %d bytes, not %d: %w", len(secret), keySize, ErrTrust)
+	}
+	return secret, nil
 }
 
 func headList(h *heads) []Head {
@@ -67,4 +87,17 @@ func SameHeads(a, b []Head) bool {
 		}
 	}
 	return true
+}
+
+// AnchorKeyOf is the key that seals the anchor records of the kiosk whose
+// anchor is a (AnchorKey of its trust root's secret, read as it is): what
+// the operator of kiosks without a TPM may keep for the centre's checks
+// of the seals. A TPM's secret never leaves it: the centre then checks
+// the heads and the counter without the seals.
+func AnchorKeyOf(a AnchorConfig) ([]byte, error) {
+	secret, err := trustSecret(a)
+	if err != nil {
+		return nil, err
+	}
+	return AnchorKey(secret), nil
 }

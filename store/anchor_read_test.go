@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -29,9 +28,11 @@ func TestReadAnchorIsTheStoresHeads(t *testing.T) {
 	require.Nil(t, rec.Pending, "nothing announced after a close")
 	require.False(t, SameHeads(want.Heads, rec.Committed[:len(rec.Committed)-1]))
 
-	other := filepath.Join(t.TempDir(), "anchor.key")
-	require.NoError(t, os.WriteFile(other, make([]byte, keySize), 0o600))
-	_, err = ReadAnchor(AnchorConfig{Key: other, Path: DefaultAnchor(path).Path})
+	require.Equal(t, want.Counter, rec.Counter)
+
+	other, err := OpenFileTrust(t.TempDir())
+	require.NoError(t, err)
+	_, err = ReadAnchor(AnchorConfig{Trust: other, Path: DefaultAnchor(path).Path})
 	require.ErrorIs(t, err, ErrAnchor)
 }
 

@@ -1,19 +1,11 @@
 package store
 
-import (
-	"context"
-	"database/sql"
-	"fmt"
-)
-
 // schemaV6Anchors chains the bill intents and keeps the verification's
 // checkpoints (anchor.go, checkpoint.go). Why each part exists:
 //   - a bill intent is hash-chained on what never changes (id, time, note)
 //     and its state changes are rows of bill_intent_steps, a chain of its
 //     own, as the vouchers and their steps: the intents say which notes
 //     went to the cash box, and a cut or edited intent would hide one;
-//   - the intents already in the file are chained by the migration
-//     (backfillIntentChain), each with one step to the state it is in;
 //   - a checkpoint is what a full verification found (the chains' heads,
 //     the meters, each block's units sold), signed with the kiosk's anchor
 //     secret: the boot check verifies only what was written after the
@@ -47,69 +39,6 @@ CREATE TABLE checkpoints (
 	mac  BLOB NOT NULL CHECK (length(mac) = 32)
 );
 DROP TRIGGER bill_intents_final;
-`
-
-// schemaV6After is run by backfillIntentChain once the intents in the file
-// are chained: bill_intents_final again, as schemaV3HeldIntents made it.
-const schemaV6After = `
 CREATE TRIGGER bill_intents_final BEFORE UPDATE ON bill_intents WHEN OLD.state = 'credited' OR OLD.state = 'void'
 BEGIN SELECT RAISE(ABORT, 'a credited or void bill intent never changes'); END;
 `
-
-// migrationHooks run in a migration's transaction after its script.
-var migrationHooks = map[string]func(ctx context.Context, tx *sql.Tx) error{
-	schemaV6Anchors: backfillIntentChain,
-}
-
-// backfillIntentChain chains the intents written before schemaV6Anchors,
-// oldest first, each with one step to the state it is in (an open intent,
-// pending, has none).
-func backfillIntentChain(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, at, denom, state, coalesce(resolved_at, at), coalesce(entry_id, 0), reason
-		FROM bill_intents ORDER BY id`)
-	if err != nil {
-		return err
-	}
-	type legacy struct {
-		row             intentRow
-		state           string
-		resolved, entry int64
-		reason          string
-	}
-	var all []legacy
-	for rows.Next() {
-		var l legacy
-		if err := rows.Scan(&l.row.id, &l.row.at, &l.row.denom, &l.state, &l.resolved, &l.entry, &l.reason); err != nil {
-			rows.Close()
-			return err
-		}
-		all = append(all, l)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	prev, prevStep := genesis, genesis
-	var stepID int64
-	for _, l := range all {
-		l.row.prevHash = prev
-		l.row.hash = intentHash(prev, &l.row)
-		if _, err := tx.ExecContext(ctx, `UPDATE bill_intents SET prev_hash = ?, hash = ? WHERE id = ?`, l.row.prevHash, l.row.hash, l.row.id); err != nil {
-			return fmt.Errorf("chain intent %d: %w", l.row.id, err)
-		}
-		prev = l.row.hash
-		if l.state == string(IntentPending) {
-			continue
-		}
-		stepID++
-		st := intentStepRow{id: stepID, intentID: l.row.id, at: l.resolved, state: l.state, entryID: l.entry, reason: l.reason, prevHash: prevStep}
-		st.hash = intentStepHash(prevStep, &st)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO bill_intent_steps(id, intent_id, at, state, entry_id, reason, prev_hash, hash)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, st.id, st.intentID, st.at, st.state, nullID(st.entryID), st.reason, st.prevHash, st.hash); err != nil {
-			return fmt.Errorf("step of intent %d: %w", l.row.id, err)
-		}
-		prevStep = st.hash
-	}
-	_, err = tx.ExecContext(ctx, schemaV6After)
-	return err
-}

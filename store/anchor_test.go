@@ -15,14 +15,14 @@ import (
 )
 
 // anchoredHistory makes, in dir, an anchored database (pharaon.db with
-// its anchor.key and pharaon.anchor) holding some of every chain: plays,
+// pharaon.anchor and the trust root's files in trust/, DefaultAnchor)
+// holding some of every chain: plays,
 // ledger rows, events (a critical one last), a voucher paid, bill
 // intents credited and void.
 func anchoredHistory(t *testing.T, dir string) {
 	t.Helper()
 	ctx := context.Background()
-	path := filepath.Join(dir, "pharaon.db")
-	copyFile(t, templateWith(t, block050), path)
+	path := copyAnchoredTo(t, anchoredTemplateWith(t, block050), dir)
 	clk := newClock()
 	s, err := Open(path, WithClock(clk.now), WithAnchor(DefaultAnchor(path)))
 	require.NoError(t, err)
@@ -57,15 +57,22 @@ func anchoredHistory(t *testing.T, dir string) {
 	require.NoError(t, s.Verify(ctx))
 }
 
-// copyAnchored copies the anchored database of dir, its anchor and secret
-// into a new directory and returns the database's path there.
+// copyAnchored copies the anchored database of dir, its anchor and its
+// trust root (the whole disk of a kiosk without a TPM) into a new
+// directory and returns the database's path there.
 func copyAnchored(t *testing.T, dir string) string {
 	t.Helper()
-	to := t.TempDir()
-	for _, name := range []string{"pharaon.db", "anchor.key", "pharaon.anchor"} {
-		copyFile(t, filepath.Join(dir, name), filepath.Join(to, name))
-	}
-	return filepath.Join(to, "pharaon.db")
+	return copyAnchoredTo(t, dir, t.TempDir())
+}
+
+// trustCounter is the files trust root's counter of the database at path.
+func trustCounter(t *testing.T, path string) uint64 {
+	t.Helper()
+	tr, err := OpenFileTrust(DefaultAnchor(path).TrustDir)
+	require.NoError(t, err)
+	c, err := tr.Counter()
+	require.NoError(t, err)
+	return c
 }
 
 // tamper runs q on the database at path behind the store's back.
@@ -126,54 +133,72 @@ func TestAnchorDetectsTailCuts(t *testing.T) {
 	})
 }
 
-// TestAnchorFilesMissing: once anchored, a database whose secret or
-// anchor is gone (a copy of the database alone, an anchor deleted to start
-// over) is out of service; another kiosk's anchor does not fit either.
+// TestAnchorFilesMissing: once anchored, a database whose anchor or
+// trust root is gone (a copy of the database alone, an anchor deleted to
+// start over) is out of service; another kiosk's trust root does not fit
+// either. Nothing is anchored afresh.
 func TestAnchorFilesMissing(t *testing.T) {
 	dir := t.TempDir()
 	anchoredHistory(t, dir)
-	for _, name := range []string{"anchor.key", "pharaon.anchor"} {
-		t.Run(name, func(t *testing.T) {
+	for _, c := range []struct {
+		name, want string
+		remove     []string
+	}{
+		{"the anchor", "missing", []string{"pharaon.anchor"}},
+		{"the trust root's secret", "a counter without its secret", []string{"trust.secret"}},
+		{"the trust root's counter", "the database holds history, but the trust root", []string{"trust.counter"}},
+		{"the anchor and the trust root: the database alone", "the database holds history, but the trust root",
+			[]string{"pharaon.anchor", "trust.secret", "trust.counter"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			path := copyAnchored(t, dir)
-			require.NoError(t, os.Remove(filepath.Join(filepath.Dir(path), name)))
+			for _, name := range c.remove {
+				require.NoError(t, os.Remove(filepath.Join(filepath.Dir(path), name)))
+			}
+			anchorBefore, _ := os.ReadFile(filepath.Join(filepath.Dir(path), "pharaon.anchor"))
 			s, err := Open(path, WithAnchor(DefaultAnchor(path)))
 			require.NoError(t, err)
 			defer s.Close()
 			err = s.Verify(context.Background())
 			require.ErrorIs(t, err, ErrAnchor)
-			assert.Contains(t, err.Error(), "missing")
+			assert.Contains(t, err.Error(), c.want)
+			_, err = s.Log(context.Background(), Event{Level: LevelInfo, Source: "test", Code: "x"})
+			assert.ErrorIs(t, err, ErrAnchor, "nothing written")
+			anchorAfter, _ := os.ReadFile(filepath.Join(filepath.Dir(path), "pharaon.anchor"))
+			assert.Equal(t, anchorBefore, anchorAfter, "no anchor made anew")
 		})
 	}
-	t.Run("both, the database alone", func(t *testing.T) {
+	t.Run("another kiosk's trust root", func(t *testing.T) {
 		path := copyAnchored(t, dir)
-		require.NoError(t, os.Remove(filepath.Join(filepath.Dir(path), "anchor.key")))
-		require.NoError(t, os.Remove(filepath.Join(filepath.Dir(path), "pharaon.anchor")))
-		s, err := Open(path, WithAnchor(DefaultAnchor(path)))
+		other := t.TempDir()
+		tr, err := OpenFileTrust(other)
 		require.NoError(t, err)
-		defer s.Close()
-		require.ErrorIs(t, s.Verify(context.Background()), ErrAnchor, "the database says it was anchored")
-	})
-	t.Run("another kiosk's secret", func(t *testing.T) {
-		path := copyAnchored(t, dir)
-		require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(path), "anchor.key"), make([]byte, keySize), 0o600))
+		for range trustCounter(t, path) {
+			_, err := tr.Increment()
+			require.NoError(t, err)
+		}
+		for _, name := range []string{"trust.secret", "trust.counter"} {
+			copyFile(t, filepath.Join(other, name), filepath.Join(filepath.Dir(path), name))
+		}
 		s, err := Open(path, WithAnchor(DefaultAnchor(path)))
 		require.NoError(t, err)
 		defer s.Close()
 		err = s.Verify(context.Background())
 		require.ErrorIs(t, err, ErrAnchor)
-		assert.Contains(t, err.Error(), "secret")
+		assert.Contains(t, err.Error(), "no record signed with this kiosk's secret")
 	})
 }
 
-// TestAnchorCreatedOnce: the first anchoring makes the secret and the
-// anchor, mode 0600, and logs it; reopening finds them.
+// TestAnchorCreatedOnce: the first anchoring makes the trust root and the
+// anchor, mode 0600, and logs it; reopening finds them, and counts the
+// start.
 func TestAnchorCreatedOnce(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "pharaon.db")
 	a := DefaultAnchor(path)
 	s, err := Open(path, WithAnchor(a))
 	require.NoError(t, err)
-	for _, p := range []string{a.Key, a.Path} {
+	for _, p := range []string{filepath.Join(a.TrustDir, "trust.secret"), filepath.Join(a.TrustDir, "trust.counter"), a.Path} {
 		fi, err := os.Stat(p)
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), p)
@@ -190,7 +215,9 @@ func TestAnchorCreatedOnce(t *testing.T) {
 	require.NoError(t, s.Verify(ctx))
 	h2, err := s.Anchor()
 	require.NoError(t, err)
-	assert.Equal(t, h1, h2)
+	assert.Equal(t, h1.Heads, h2.Heads)
+	assert.Equal(t, h1.Counter+1, h2.Counter, "every start counts")
+	assert.Equal(t, h2.Counter, trustCounter(t, path))
 	assert.Equal(t, []string{EventAnchorCreated}, eventCodes(t, s), "created once")
 	assert.Regexp(t, `^[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}$`, h2.Short())
 	require.Len(t, h2.Heads, int(numChains))
@@ -203,48 +230,57 @@ func TestAnchorCreatedOnce(t *testing.T) {
 // never happened) or after it is accepted.
 func TestAnchorAcceptsACrashBeforeOrAfterCommit(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pharaon.db")
-	s, err := Open(path, WithAnchor(DefaultAnchor(path)))
-	require.NoError(t, err)
-	_, err = s.Log(ctx, Event{Level: LevelInfo, Source: "test", Code: "one"})
-	require.NoError(t, err)
-	require.NoError(t, s.Close())
-	before := t.TempDir()
-	for _, name := range []string{"pharaon.db", "anchor.key"} {
-		copyFile(t, filepath.Join(dir, name), filepath.Join(before, name))
+	// scenario leaves in a new directory the database of after one event
+	// and, when before is set, of before a second one, with the anchor of
+	// after the second, its newest record torn (a power cut after the
+	// second event's announcement, before its confirmation reached the
+	// disk); the trust root is the kiosk's, as it stands.
+	scenario := func(t *testing.T, before bool) string {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "pharaon.db")
+		s, err := Open(path, WithAnchor(DefaultAnchor(path)))
+		require.NoError(t, err)
+		_, err = s.Log(ctx, Event{Level: LevelInfo, Source: "test", Code: "one"})
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+		old := filepath.Join(t.TempDir(), "pharaon.db")
+		copyFile(t, path, old)
+		s, err = Open(path, WithAnchor(DefaultAnchor(path)))
+		require.NoError(t, err)
+		_, err = s.Log(ctx, Event{Level: LevelInfo, Source: "test", Code: "two"})
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+		tearNewest(t, DefaultAnchor(path))
+		if before {
+			copyFile(t, old, path)
+		}
+		return path
 	}
-
-	s, err = Open(path, WithAnchor(DefaultAnchor(path)))
-	require.NoError(t, err)
-	_, err = s.Log(ctx, Event{Level: LevelInfo, Source: "test", Code: "two"})
-	require.NoError(t, err)
-	require.NoError(t, s.Close())
-	// A power cut after the second event's announcement, before its
-	// confirmation reached the disk: the newest slot torn.
-	tearNewest(t, DefaultAnchor(path))
-	// The database of before the second event, the anchor of after it.
-	copyFile(t, filepath.Join(dir, "pharaon.anchor"), filepath.Join(before, "pharaon.anchor"))
-	old := filepath.Join(before, "pharaon.db")
-	s, err = Open(old, WithAnchor(DefaultAnchor(old)))
-	require.NoError(t, err)
-	require.NoError(t, s.Verify(ctx), "the last record's COMMIT did not happen")
-	_, err = s.Log(ctx, Event{Level: LevelInfo, Source: "test", Code: "two again"})
-	require.NoError(t, err)
-	require.NoError(t, s.Close())
-
-	s, err = Open(path, WithAnchor(DefaultAnchor(path)))
-	require.NoError(t, err)
-	defer s.Close()
-	require.NoError(t, s.Verify(ctx), "the last record's COMMIT happened")
+	t.Run("the COMMIT did not happen", func(t *testing.T) {
+		path := scenario(t, true)
+		s, err := Open(path, WithAnchor(DefaultAnchor(path)))
+		require.NoError(t, err)
+		defer s.Close()
+		require.NoError(t, s.Verify(ctx))
+		_, err = s.Log(ctx, Event{Level: LevelInfo, Source: "test", Code: "two again"})
+		require.NoError(t, err)
+	})
+	t.Run("the COMMIT happened", func(t *testing.T) {
+		path := scenario(t, false)
+		s, err := Open(path, WithAnchor(DefaultAnchor(path)))
+		require.NoError(t, err)
+		defer s.Close()
+		require.NoError(t, s.Verify(ctx))
+	})
 }
 
 // tearNewest zeroes the anchor's newest record, as a power cut in its
 // write would leave it.
 func tearNewest(t *testing.T, a AnchorConfig) {
 	t.Helper()
-	key, err := os.ReadFile(a.Key)
+	secret, err := trustSecret(a)
 	require.NoError(t, err)
+	key := deriveKey(secret, domainAnchorKey)
 	b, err := os.ReadFile(a.Path)
 	require.NoError(t, err)
 	r0, ok0 := decodeRecord(key, b[:slotSize])
@@ -349,7 +385,7 @@ func TestTailCutUnseenWithoutAnchor(t *testing.T) {
 	tamper(t, path, `DROP TRIGGER events_rotation_only; DELETE FROM events WHERE id = (SELECT max(id) FROM events); `+triggersBack(t))
 	s, err := Open(path)
 	require.NoError(t, err)
-	require.NoError(t, s.Verify(context.Background()), "unseen without the anchor")
+	require.NoError(t, s.VerifyChains(context.Background()), "unseen without the anchor")
 	require.NoError(t, s.Close())
 	s, err = Open(path, WithAnchor(DefaultAnchor(path)))
 	require.NoError(t, err)
@@ -357,22 +393,24 @@ func TestTailCutUnseenWithoutAnchor(t *testing.T) {
 	assert.ErrorIs(t, s.Verify(context.Background()), ErrAnchor, "seen with it")
 }
 
-// TestAnchorFirstCreationInterrupted: a power cut during the first
-// anchoring (the secret written, the anchor not yet, the database not yet
-// marked) does not leave a new kiosk out of service: the anchoring starts
-// again. Once the files are there the database is marked anchored, so
-// that files removed later are refused, not replaced.
+// TestAnchorFirstCreationInterrupted: a power cut during a new kiosk's
+// first anchoring does not leave it out of service: the trust root made,
+// the anchor not yet (or torn), or the anchor's first record written and
+// the trust root counted once before the record of that count: the
+// anchoring is done again, or taken up. Never for a database with history.
 func TestAnchorFirstCreationInterrupted(t *testing.T) {
 	ctx := context.Background()
-	for name, key := range map[string][]byte{"a whole secret": make([]byte, keySize), "a torn secret": {1, 2, 3}, "an empty secret": {}} {
-		t.Run(name, func(t *testing.T) {
+	for name, anchorFile := range map[string][]byte{"no anchor": nil, "an empty anchor": {}, "a torn anchor": {1, 2, 3, 4},
+		"an anchor of zeros": make([]byte, 2*slotSize)} {
+		t.Run("the trust root made and "+name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "pharaon.db")
-			s, err := Open(path)
-			require.NoError(t, err)
-			require.NoError(t, s.Close())
 			a := DefaultAnchor(path)
-			require.NoError(t, os.WriteFile(a.Key, key, 0o600), "the cut left the secret alone")
-			s, err = Open(path, WithAnchor(a))
+			_, err := OpenFileTrust(a.TrustDir)
+			require.NoError(t, err)
+			if anchorFile != nil {
+				require.NoError(t, os.WriteFile(a.Path, anchorFile, 0o600), "the cut came before the first record's sync")
+			}
+			s, err := Open(path, WithAnchor(a))
 			require.NoError(t, err)
 			require.NoError(t, s.Verify(ctx), "the anchoring begun by the cut start is done again")
 			require.NoError(t, s.Close())
@@ -382,41 +420,41 @@ func TestAnchorFirstCreationInterrupted(t *testing.T) {
 			require.NoError(t, s.Close())
 		})
 	}
-	for name, anchorFile := range map[string][]byte{"an empty anchor": {}, "a torn anchor": {1, 2, 3, 4}, "an anchor of zeros": make([]byte, 2*slotSize)} {
-		t.Run("a whole secret and "+name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "pharaon.db")
-			s, err := Open(path)
-			require.NoError(t, err)
-			require.NoError(t, s.Close())
-			a := DefaultAnchor(path)
-			require.NoError(t, os.WriteFile(a.Key, make([]byte, keySize), 0o600))
-			require.NoError(t, os.WriteFile(a.Path, anchorFile, 0o600), "the cut came before the first record's sync")
-			s, err = Open(path, WithAnchor(a))
-			require.NoError(t, err)
-			require.NoError(t, s.Verify(ctx), "the anchoring begun by the cut start is done again")
-			require.NoError(t, s.Close())
-			s, err = Open(path, WithAnchor(a))
-			require.NoError(t, err)
-			require.NoError(t, s.Verify(ctx))
-			require.NoError(t, s.Close())
-		})
-	}
-	t.Run("the files written, the database not marked", func(t *testing.T) {
+	t.Run("the first record written, the trust root counted, its record not", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "pharaon.db")
 		a := DefaultAnchor(path)
-		s, err := Open(path, WithAnchor(a))
+		tr, err := OpenFileTrust(a.TrustDir)
+		require.NoError(t, err)
+		s, err := Open(path)
 		require.NoError(t, err)
 		require.NoError(t, s.Close())
-		tamper(t, path, `DELETE FROM meta WHERE key = 'anchored'`) // the cut came before the mark
+		first := record{seq: 1}
+		key := deriveKey(tr.Secret(), domainAnchorKey)
+		require.NoError(t, os.WriteFile(a.Path, append(first.encode(key, nil), make([]byte, slotSize)...), 0o600))
+		_, err = tr.Increment()
+		require.NoError(t, err)
 		s, err = Open(path, WithAnchor(a))
 		require.NoError(t, err)
 		require.NoError(t, s.Verify(ctx))
 		require.NoError(t, s.Close())
-		require.NoError(t, os.Remove(a.Key))
-		require.NoError(t, os.Remove(a.Path))
-		s, err = Open(path, WithAnchor(a))
+	})
+	t.Run("a database with history is not anchored afresh", func(t *testing.T) {
+		dir := t.TempDir()
+		anchoredHistory(t, dir)
+		path := filepath.Join(dir, "pharaon.db")
+		a := DefaultAnchor(path)
+		// The insider's way: the anchor and the trust root removed, so that
+		// the database looks never anchored.
+		for _, f := range []string{a.Path, filepath.Join(a.TrustDir, "trust.secret"), filepath.Join(a.TrustDir, "trust.counter")} {
+			require.NoError(t, os.Remove(f))
+		}
+		s, err := Open(path, WithAnchor(a))
 		require.NoError(t, err)
 		defer s.Close()
-		require.ErrorIs(t, s.Verify(ctx), ErrAnchor, "the open that found the files marked the database anchored")
+		err = s.Verify(ctx)
+		require.ErrorIs(t, err, ErrAnchor)
+		assert.Contains(t, err.Error(), "holds history")
+		_, err = os.Stat(a.Path)
+		assert.ErrorIs(t, err, os.ErrNotExist, "no anchor made")
 	})
 }

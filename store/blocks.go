@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/cipher"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
@@ -109,7 +110,7 @@ func (t *wtx) importBlock(ctx context.Context, br *block.Reader) (BlockInfo, err
 	// The whole file is read and its signature checked before the
 	// duplicate checks: a damaged copy of a block imported is a damaged
 	// file, and says so, not "already imported".
-	unitsDigest, err := t.insertUnits(ctx, id, br)
+	unitsDigest, err := t.insertUnits(ctx, id, t.s.units.block(h.Emission, h.Number), br)
 	if err != nil {
 		return BlockInfo{}, err
 	}
@@ -162,16 +163,18 @@ func (t *wtx) importBlock(ctx context.Context, br *block.Reader) (BlockInfo, err
 	return t.block(id)
 }
 
-// insertUnits streams the units into the units table, unitBatch per
-// statement, and returns their digest (see VerifyBlocks). It succeeds only
+// insertUnits streams the units into the units table, sealed with c,
+// unitBatch per statement, and returns the digest of the units in clear
+// (kept with the block as a record of what was imported; the boot check
+// verifies the units against the issuer's signature). It succeeds only
 // when the reader reported io.EOF: the whole file checked.
-func (t *wtx) insertUnits(ctx context.Context, id int64, br *block.Reader) ([]byte, error) {
+func (t *wtx) insertUnits(ctx context.Context, id int64, c cipher.Block, br *block.Reader) ([]byte, error) {
 	full, err := t.prepareQ(unitsInsert(unitBatch))
 	if err != nil {
 		return nil, err
 	}
 	defer full.Close()
-	args := make([]driver.NamedValue, 0, 5*unitBatch)
+	args := make([]driver.NamedValue, 0, 3*unitBatch)
 	add := func(v driver.Value) {
 		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
 	}
@@ -181,7 +184,7 @@ func (t *wtx) insertUnits(ctx context.Context, id int64, br *block.Reader) ([]by
 		}
 		st := full
 		if len(args) < cap(args) {
-			part, err := t.prepareQ(unitsInsert(len(args) / 5))
+			part, err := t.prepareQ(unitsInsert(len(args) / 3))
 			if err != nil {
 				return err
 			}
@@ -211,9 +214,7 @@ func (t *wtx) insertUnits(ctx context.Context, id int64, br *block.Reader) ([]by
 		digest.add(u.Index, u.Tier, u.ViaBonus, u.Seed)
 		add(id)
 		add(int64(u.Index))
-		add(int64(u.Tier))
-		add(u.ViaBonus)
-		add(int64(u.Seed)) // the 64 bits of the seed, as SQLite's signed integer
+		add(sealUnit(c, sealedUnit{idx: u.Index, tier: u.Tier, viaBonus: u.ViaBonus, seed: u.Seed}))
 		if len(args) == cap(args) {
 			if err := flush(); err != nil {
 				return nil, err
@@ -227,8 +228,8 @@ func (t *wtx) insertUnits(ctx context.Context, id int64, br *block.Reader) ([]by
 }
 
 func unitsInsert(n int) string {
-	return `INSERT INTO units(block_id, idx, tier, via_bonus, seed) VALUES ` +
-		strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", n), ", ")
+	return `INSERT INTO units(block_id, idx, sealed) VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
 }
 
 const blockColumns = `id, emission, number, stake, units, state, next_index, key_id, table_digest, file_digest,
@@ -421,7 +422,9 @@ func (s *Store) BlockProgress(ctx context.Context, id int64) (Progress, error) {
 		for t := range p.Tiers {
 			p.Tiers[t].Lots = table.LotsOf(game.Tier(t))
 		}
-		rows, err := tx.query(`SELECT tier, count(*) FROM units WHERE block_id = ? AND idx < ? GROUP BY tier`, id, b.Sold)
+		// The units sold are the block's plays, which keep their outcome in
+		// clear (the unsold units are sealed).
+		rows, err := tx.query(`SELECT tier, count(*) FROM plays WHERE block_id = ? GROUP BY tier`, id)
 		if err != nil {
 			return err
 		}

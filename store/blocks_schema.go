@@ -6,12 +6,9 @@ package store
 // signature. With them the boot check rebuilds the signed message from the
 // row and the stored units and verifies it with the trusted issuer keys
 // (VerifyBlocks), so a unit edited in the file cannot be hidden by
-// recomputing units_digest, which anyone can. Why each constraint exists:
-//   - both columns are set together, at import, and never change;
-//   - a block imported before this migration has neither: the blocks then
-//     in the file are listed in blocks_unsigned, a list closed by its
-//     trigger, and only they fall back to the units digest; any other block
-//     without a signature is an integrity error, not a legacy block.
+// recomputing units_digest, which anyone can. Why the constraints exist:
+//   - both columns are set together, at import, and never change; a block
+//     without them is an integrity fault (there is no unsigned block).
 const schemaV5BlockSignatures = `
 ALTER TABLE blocks ADD COLUMN bonus_lots BLOB CHECK (bonus_lots IS NULL OR length(bonus_lots) = 32);
 ALTER TABLE blocks ADD COLUMN signature BLOB CHECK (signature IS NULL OR length(signature) = 64);
@@ -19,12 +16,4 @@ CREATE TRIGGER blocks_signed BEFORE INSERT ON blocks WHEN NEW.signature IS NULL 
 BEGIN SELECT RAISE(ABORT, 'a block is imported with its signature'); END;
 CREATE TRIGGER blocks_signature_fixed BEFORE UPDATE OF bonus_lots, signature ON blocks
 BEGIN SELECT RAISE(ABORT, 'a block''s signature never changes'); END;
-CREATE TABLE blocks_unsigned (
-	block_id INTEGER PRIMARY KEY REFERENCES blocks(id)
-);
-INSERT INTO blocks_unsigned(block_id) SELECT id FROM blocks;
-CREATE TRIGGER blocks_unsigned_closed BEFORE INSERT ON blocks_unsigned
-BEGIN SELECT RAISE(ABORT, 'only blocks imported before signatures were kept are unsigned'); END;
-CREATE TRIGGER blocks_unsigned_fixed BEFORE UPDATE ON blocks_unsigned
-BEGIN SELECT RAISE(ABORT, 'the unsigned blocks never change'); END;
 `

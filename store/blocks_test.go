@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/binary"
 	"io"
 	"os"
 	"testing"
@@ -64,25 +65,29 @@ func TestImportBlockStates(t *testing.T) {
 	_, err = s.OpenBlock(ctx, game.Stake100)
 	assert.ErrorIs(t, err, ErrNoOpenBlock)
 
-	// The units are the file's, in its order.
+	// The units are the file's, in its order, sealed: none is in clear.
 	f, err := os.Open(blockFile(t, 1, 1, game.Stake050))
 	require.NoError(t, err)
 	defer f.Close()
 	br, err := block.NewReader(f, trusted())
 	require.NoError(t, err)
-	rows, err := s.r.Query(`SELECT idx, tier, via_bonus, seed FROM units WHERE block_id = ? ORDER BY idx`, a.ID)
+	rows, err := s.r.Query(`SELECT idx, sealed FROM units WHERE block_id = ? ORDER BY idx`, a.ID)
 	require.NoError(t, err)
+	seal := s.units.block(1, 1)
 	n := 0
 	for rows.Next() {
 		var idx uint32
-		var tier game.Tier
-		var bonus bool
-		var seed int64
-		require.NoError(t, rows.Scan(&idx, &tier, &bonus, &seed))
+		var sealed []byte
+		require.NoError(t, rows.Scan(&idx, &sealed))
 		u, err := br.Next()
 		require.NoError(t, err)
-		if u != (block.Unit{Index: idx, Tier: tier, ViaBonus: bonus, Seed: uint64(seed)}) {
-			require.Failf(t, "unit differs", "unit %d: file %+v, store %d %d %v %d", n, u, idx, tier, bonus, seed)
+		var seed [8]byte
+		binary.BigEndian.PutUint64(seed[:], u.Seed)
+		require.False(t, bytes.Contains(sealed, seed[:]), "unit %d's seed in clear", n)
+		got, err := openUnit(seal, a.ID, idx, sealed)
+		require.NoError(t, err)
+		if u != (block.Unit{Index: got.idx, Tier: got.tier, ViaBonus: got.viaBonus, Seed: got.seed}) {
+			require.Failf(t, "unit differs", "unit %d: file %+v, store %+v", n, u, got)
 		}
 		n++
 	}

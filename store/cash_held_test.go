@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -167,58 +165,4 @@ func TestHeldIntentSchemaGuards(t *testing.T) {
 		return err
 	})
 	assert.ErrorContains(t, err, "bill intent", "a credited intent is never held")
-}
-
-// A store of schema 2 keeps its intents through the migration, ids and
-// states, and its pending intent is still the open one.
-func TestHeldIntentsMigrationFromV2(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "pharaon.db")
-	s, err := Open(path, func(c *config) error { c.migrations = migrations[:2]; return nil })
-	require.NoError(t, err)
-	// As the software of schema 2 wrote them (unchained): a note credited,
-	// one superseded, one pending.
-	err = s.write(ctx, func(t *wtx) error {
-		if _, err := t.execQ(`INSERT INTO bill_intents(id, at, denom) VALUES (1, ?, 2000)`, t.now); err != nil {
-			return err
-		}
-		e, err := t.move(KindBillIn, 20*game.Euro, IntentRef(1), "", false)
-		if err != nil {
-			return err
-		}
-		for _, q := range []string{
-			`UPDATE bill_intents SET state = 'credited', resolved_at = ?1, entry_id = ?2 WHERE id = 1`,
-			`INSERT INTO bill_intents(id, at, denom) SELECT 2, ?1, 5000 WHERE ?2 > 0`,
-			`UPDATE bill_intents SET state = 'void', resolved_at = ?1, reason = 'superseded' WHERE id = 2 AND ?2 > 0`,
-			`INSERT INTO bill_intents(id, at, denom) SELECT 3, ?1, 1000 WHERE ?2 > 0`,
-		} {
-			if _, err := t.execQ(q, t.now, e.ID); err != nil {
-				return fmt.Errorf("%s: %w", q, err)
-			}
-		}
-		return nil
-	})
-	require.NoError(t, err)
-	pending := BillIntent{ID: 3}
-	require.NoError(t, s.Close())
-
-	s, err = Open(path)
-	require.NoError(t, err)
-	defer s.Close()
-	var version int
-	require.NoError(t, s.r.QueryRow(`PRAGMA user_version`).Scan(&version))
-	assert.Equal(t, len(migrations), version)
-	list, err := s.BillIntents(ctx, 10, 0)
-	require.NoError(t, err)
-	require.Len(t, list, 3)
-	assert.Equal(t, []IntentState{IntentPending, IntentVoid, IntentCredited}, []IntentState{list[0].State, list[1].State, list[2].State})
-	p, err := s.PendingBillIntent(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, pending.ID, p.ID)
-	_, err = s.MarkBillIntentStacking(ctx, p.ID)
-	require.NoError(t, err)
-	e, err := s.CreditBillIntent(ctx, p.ID)
-	require.NoError(t, err)
-	assert.Equal(t, 30*game.Euro, e.Balance)
-	require.NoError(t, s.Verify(ctx))
 }

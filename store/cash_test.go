@@ -555,28 +555,6 @@ func TestPayVoucherRefusals(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotFound)
 }
 
-// A store made before the cash tables migrates, keeps its ledger, and
-// takes notes and vouchers.
-func TestCashMigrationFromV1(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "pharaon.db")
-	s, err := Open(path, func(c *config) error { c.migrations = migrations[:1]; return nil })
-	require.NoError(t, err)
-	_, err = s.BillIn(ctx, 10*game.Euro, "old-note")
-	require.NoError(t, err)
-	require.NoError(t, s.Close())
-
-	s, err = Open(path)
-	require.NoError(t, err)
-	defer s.Close()
-	var version int
-	require.NoError(t, s.r.QueryRow(`PRAGMA user_version`).Scan(&version))
-	assert.Equal(t, len(migrations), version, "migrated to the latest schema")
-	e := creditNote(t, s, 5*game.Euro)
-	assert.Equal(t, 15*game.Euro, e.Balance)
-	require.NoError(t, s.Verify(ctx))
-}
-
 // cashHistory makes a store with every cash fact: intents credited and
 // void, vouchers printed, paid, void and reprinted.
 func cashHistory(t *testing.T, path string) {

@@ -141,6 +141,7 @@ func (s *Store) IssueVoucher(ctx context.Context, req VoucherRequest) (Voucher, 
 	}
 	var out Voucher
 	err := s.write(ctx, func(t *wtx) error {
+		t.movesMoneyOut() // the voucher is printed next: its paper is money out
 		if req.Expires.UnixNano() <= t.now {
 			return fmt.Errorf("expiry %s is not in the future: %w", req.Expires.UTC().Format(time.RFC3339), ErrBadRequest)
 		}
@@ -209,6 +210,7 @@ func (s *Store) ConfirmVoucher(ctx context.Context, id int64) (Voucher, Entry, e
 		e   Entry
 	)
 	err := s.write(ctx, func(t *wtx) error {
+		t.movesMoneyOut() // the voucher printed
 		v, err := t.voucher(`WHERE id = ?`, id)
 		if err != nil {
 			return err
@@ -348,6 +350,7 @@ func (s *Store) PayVoucher(ctx context.Context, validation, by string) (Voucher,
 	}
 	var out Voucher
 	err := s.write(ctx, func(t *wtx) error {
+		t.movesMoneyOut() // cash handed out at the counter
 		// A payout is the last moment a cut history costs money: the
 		// heads must be the anchored ones, and this voucher's own chain
 		// whole (a removed "paid" step would pay it twice).

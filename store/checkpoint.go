@@ -230,7 +230,7 @@ func (s *Store) VerifyBoot(ctx context.Context) (full bool, err error) {
 			func() error { return verifyLedgerFrom(tx, cp.head(chLedger)) },
 			func() error { return verifyPlayChainsFrom(tx, cp.head(chPlays), cp.head(chPlaySteps)) },
 			func() error { return verifyEvents(tx) }, // the newest kept, however old the checkpoint
-			func() error { return verifyPlaysFrom(tx, cp) },
+			func() error { return s.verifyPlaysFrom(tx, cp) },
 			func() error { return verifyVoucherChainsFrom(tx, cp.head(chVouchers), cp.head(chVoucherSteps)) },
 			func() error { return verifyVoucherMoneyFrom(tx, cp) },
 			func() error { return verifyIntentChains(tx, cp.head(chIntents), cp.head(chIntentSteps)) },
@@ -251,7 +251,7 @@ func (s *Store) VerifyBoot(ctx context.Context) (full bool, err error) {
 // unit and ledger rows, the blocks' sales (the checkpoint's plus the
 // plays since) against their next unit and their tables, and the stake
 // and win rows since against the plays since.
-func verifyPlaysFrom(tx *rtx, cp *checkpoint) error {
+func (s *Store) verifyPlaysFrom(tx *rtx, cp *checkpoint) error {
 	since, sinceEntry := cp.Heads[chPlays].ID, cp.Heads[chLedger].ID
 	sold := map[int64]*cpBlock{}
 	for id, b := range cp.Blocks {
@@ -298,7 +298,7 @@ func verifyPlaysFrom(tx *rtx, cp *checkpoint) error {
 	for id := range sold {
 		return integrity("units", "blocks", id, "plays of a block that does not exist")
 	}
-	plays, wins, err := verifyPlayRows(tx, since, nil)
+	plays, wins, err := verifyPlayRows(tx, s.units, since, nil)
 	if err != nil {
 		return err
 	}

@@ -71,10 +71,7 @@ func TestVerifyBootFromCheckpoint(t *testing.T) {
 		{"a ledger row before the checkpoint", `DROP TRIGGER ledger_no_update; UPDATE ledger SET note = 'x' WHERE id = 1`, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "pharaon.db")
-			for _, name := range []string{"pharaon.db", "anchor.key", "pharaon.anchor"} {
-				copyFile(t, filepath.Join(filepath.Dir(path), name), filepath.Join(filepath.Dir(p), name))
-			}
+			p := copyAnchoredTo(t, filepath.Dir(path), t.TempDir())
 			tamper(t, p, restore(c.sql))
 			s, err := Open(p, WithAnchor(DefaultAnchor(p)))
 			require.NoError(t, err)

@@ -147,6 +147,7 @@ func (s *Store) Collect(ctx context.Context, by string) (Collection, error) {
 	}
 	var c Collection
 	err := s.write(ctx, func(t *wtx) error {
+		t.movesMoneyOut() // the cash box leaves the kiosk
 		r, err := t.query(`SELECT name, value FROM meters`)
 		if err != nil {
 			return err

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,8 +61,7 @@ func TestCrash(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 
 	// One block: integrity_check reads the whole file after every kill.
-	path := filepath.Join(t.TempDir(), "pharaon.db")
-	copyFile(t, templateWith(t, block050), path)
+	path := copyAnchoredTo(t, anchoredTemplateWith(t, block050), t.TempDir())
 
 	acked := newAcks()
 	var retry []string // bill refs a child tried and was killed before acknowledging

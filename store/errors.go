@@ -17,6 +17,9 @@ var (
 	// ErrNewerSchema: the database was written by a newer version of the
 	// kiosk software; this one does not know its schema and will not touch it.
 	ErrNewerSchema = errors.New("database schema is newer than this software")
+	// ErrOldSchema: the database was written by a development version of
+	// the kiosk software, before the first release; it is not converted.
+	ErrOldSchema = errors.New("database of a development version")
 	// ErrPragma: SQLite did not put in force a setting the store relies on
 	// for durability (WAL, synchronous=FULL, foreign keys, busy timeout).
 	ErrPragma = errors.New("database setting not in force")

@@ -62,8 +62,9 @@ func FuzzProbe(f *testing.F) {
 			appID := int32(binary.BigEndian.Uint32(data[68:72]))
 			assert.True(t, appID == 0 || appID == applicationID, "application id %#x", appID)
 			assert.LessOrEqual(t, int(version), len(migrations))
+			assert.True(t, version <= 0 || int(version) >= firstRelease, "a development version's schema %d", version)
 		default:
-			assert.True(t, errors.Is(err, ErrNotPharaon) || errors.Is(err, ErrNewerSchema), "%v", err)
+			assert.True(t, errors.Is(err, ErrNotPharaon) || errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrOldSchema), "%v", err)
 		}
 	})
 }

@@ -174,6 +174,7 @@ func (s *Store) HandPay(ctx context.Context, amount game.Money, ref string) (Ent
 	}
 	var e Entry
 	err := s.write(ctx, func(t *wtx) error {
+		t.movesMoneyOut() // cash handed out by staff
 		var err error
 		if e, err = t.move(KindHandPay, -amount, ref, "", true); err != nil {
 			return err

@@ -135,6 +135,42 @@ func templateWith(t testing.TB, blocks ...blockID) string {
 	return p
 }
 
+// anchoredTemplateWith returns the directory of a closed anchored database
+// (pharaon.db, pharaon.anchor and trust/, DefaultAnchor's layout) holding
+// the given blocks, sealed under its trust root's secret: a kiosk's data
+// and trust root, copied whole by copyAnchoredTo.
+func anchoredTemplateWith(t testing.TB, blocks ...blockID) string {
+	t.Helper()
+	key := "anchored " + fmt.Sprint(blocks)
+	templateMu.Lock()
+	defer templateMu.Unlock()
+	if p, ok := templates[key]; ok {
+		return p
+	}
+	dir := filepath.Join(blockDir, fmt.Sprintf("template-%d", len(templates)))
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	p := filepath.Join(dir, "pharaon.db")
+	s, err := Open(p, WithClock(newClock().now), WithAnchor(DefaultAnchor(p)))
+	require.NoError(t, err)
+	for _, b := range blocks {
+		importTest(t, s, b.emission, b.number, b.stake)
+	}
+	require.NoError(t, s.Close())
+	templates[key] = dir
+	return dir
+}
+
+// copyAnchoredTo copies the anchored database of the directory from, its
+// anchor and its trust root (the whole disk of a kiosk without a TPM) into
+// the directory to, and returns the database's path there.
+func copyAnchoredTo(t testing.TB, from, to string) string {
+	t.Helper()
+	for _, name := range []string{"pharaon.db", "pharaon.anchor", "trust.secret", "trust.counter"} {
+		copyFile(t, filepath.Join(from, name), filepath.Join(to, name))
+	}
+	return filepath.Join(to, "pharaon.db")
+}
+
 // openWith opens a copy of a template database holding the given blocks.
 func openWith(t testing.TB, blocks ...blockID) *Store {
 	t.Helper()

@@ -33,9 +33,10 @@ type Store struct {
 	now         func() time.Time
 	busyTimeout time.Duration
 	eventsKept  int
-	onWrite     func()   // WithWriteHook
-	anc         *anchor  // WithAnchor; nil: the heads are not anchored
-	schema      []string // the migrations, whose schema Verify expects
+	onWrite     func()    // WithWriteHook
+	anc         *anchor   // WithAnchor; nil: the heads are not anchored
+	units       *unitSeal // seals the units under the trust root's secret (units_seal.go)
+	schema      []string  // the migrations, whose schema Verify expects
 
 	wc    *sql.Conn                     // the writer connection, held open
 	wmu   sync.Mutex                    // one write transaction at a time on wc
@@ -200,11 +201,16 @@ func open(path string, cfg config) (*Store, error) {
 	}
 	created := false
 	if cfg.anchor != nil {
-		if s.anc, created, err = openAnchor(ctx, w, *cfg.anchor); err != nil {
+		if s.anc, created, err = openAnchor(ctx, w, *cfg.anchor, cfg.now()); err != nil {
 			w.Close()
 			return nil, err
 		}
 	}
+	secret := make([]byte, keySize) // no trust root: a key that hides nothing (units_seal.go)
+	if s.anc != nil && s.anc.trust != nil && len(s.anc.trust.Secret()) == keySize {
+		secret = s.anc.trust.Secret()
+	}
+	s.units = newUnitSeal(secret)
 	s.r, err = sql.Open("sqlite3", dsn(path, cfg.busyTimeout, false))
 	if err != nil {
 		s.anc.close()
@@ -224,7 +230,7 @@ func open(path string, cfg config) (*Store, error) {
 		// The first anchor is an event of its own: a kiosk anchored anew
 		// is seen in its log.
 		if _, err := s.Log(ctx, Event{Level: LevelWarning, Source: sourceStore, Code: EventAnchorCreated,
-			Detail: fmt.Sprintf("secret %s, anchor %s", cfg.anchor.Key, cfg.anchor.Path)}); err != nil {
+			Detail: fmt.Sprintf("anchor %s, trust root: %s", cfg.anchor.Path, s.anc.trust)}); err != nil {
 			s.closeDBs()
 			return nil, err
 		}

@@ -270,3 +270,45 @@ func TestOpenWithoutCreate(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
 }
+
+// TestDevelopmentSchemaRefused: a database written by a development
+// version (a schema below the first release) is refused, never converted,
+// and the file is left as it was: a conversion is code that takes a shape
+// today's schema forbids (unchained intents, unsigned blocks), which whoever
+// edits the file could put back.
+func TestDevelopmentSchemaRefused(t *testing.T) {
+	for v := 1; v < firstRelease; v++ {
+		path := filepath.Join(t.TempDir(), "pharaon.db")
+		s, err := Open(path, func(c *config) error { c.migrations = migrations[:v]; return nil })
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+		before := fileState(t, path)
+		_, err = Open(path)
+		require.ErrorIs(t, err, ErrOldSchema, "schema %d", v)
+		assert.Contains(t, err.Error(), "development version")
+		assert.Equal(t, before, fileState(t, path), "schema %d: nothing written", v)
+	}
+}
+
+// TestNewDatabaseIsOneTransaction: a new database gets its whole schema in
+// one transaction, so a failure (or a cut) while it is made leaves no
+// schema at all, and the next start makes it whole, never a development
+// version's half.
+func TestNewDatabaseIsOneTransaction(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pharaon.db")
+	bad := append(migrations[:len(migrations):len(migrations)], "ALTER TABLE nowhere ADD COLUMN x")
+	_, err := Open(path, func(c *config) error { c.migrations = bad; return nil })
+	require.ErrorIs(t, err, ErrMigration)
+	db, err := sql.Open("sqlite3", path)
+	require.NoError(t, err)
+	var version, tables int
+	require.NoError(t, db.QueryRow(`PRAGMA user_version`).Scan(&version))
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM sqlite_schema`).Scan(&tables))
+	require.NoError(t, db.Close())
+	assert.Zero(t, version)
+	assert.Zero(t, tables, "no table of the failed creation stays")
+	s, err := Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Verify(context.Background()))
+}

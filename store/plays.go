@@ -197,9 +197,15 @@ func (t *wtx) startPlay(req PlayRequest) (Play, error) {
 		return Play{}, fmt.Errorf("open block: %w", err)
 	}
 	p := playRow{at: t.now, stake: stake, mode: string(req.Mode), layout: int64(req.LayoutVersion), blockID: blockID, unit: next}
-	if err := t.row(stUnit, blockID, next).Scan(&p.tier, &p.viaBonus, &p.seed); err != nil {
+	var sealed []byte
+	if err := t.row(stUnit, blockID, next).Scan(&sealed); err != nil {
 		return Play{}, fmt.Errorf("unit %d of block %d/%d: %w", next, emission, number, err)
 	}
+	u, err := openUnit(t.s.units.block(emission, number), blockID, uint32(next), sealed)
+	if err != nil {
+		return Play{}, err
+	}
+	p.tier, p.viaBonus, p.seed = int64(u.tier), u.viaBonus, int64(u.seed)
 	p.prize = int64(game.Table(req.Stake).Amount(game.Tier(p.tier)))
 	p.id, p.prevHash = lastPlay+1, prevPlay
 	p.hash = playHash(p.prevHash, &p)

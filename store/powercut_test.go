@@ -68,7 +68,7 @@ func TestPowerCut(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 0xc07))
 
 	backing, mnt := t.TempDir(), t.TempDir()
-	copyFile(t, templateWith(t, block050), filepath.Join(backing, "pharaon.db"))
+	copyAnchoredTo(t, anchoredTemplateWith(t, block050), backing)
 	path := filepath.Join(mnt, "pharaon.db")
 
 	fsys := powerCutFS(t, backing, mnt)
@@ -133,7 +133,11 @@ func TestPowerCut(t *testing.T) {
 		"%d file syncs; %d torn cuts; %d pending pages thrown away, %d written by torn cuts; cut %d times with a play unfinished, %d times inside a store call, %d times before the child was ready",
 		cuts, time.Since(start).Round(time.Millisecond), len(acked.started), len(acked.finished), len(acked.bills), len(acked.vouchers),
 		acked.rows(), stats.syncs, stats.torn, stats.dropped, stats.kept, stats.midPlay, stats.midCommit, stats.duringOpen)
-	require.Greater(t, len(acked.started), cuts, "the children played")
+	// A child's start counts the trust root and syncs the anchor three
+	// times on the FUSE mount before it plays: the short run's ten cuts
+	// leave it fewer plays than cuts (the full run about one and a half a
+	// cut).
+	require.GreaterOrEqual(t, len(acked.started), cuts/2, "the children played")
 	require.Greater(t, stats.dropped, 0, "some cuts threw pending writes away")
 	require.Greater(t, stats.kept, 0, "some torn cuts wrote pending writes")
 }
@@ -148,7 +152,7 @@ func TestPowerCutSeesLossWithoutSync(t *testing.T) {
 	for _, sync := range []string{"OFF", "NORMAL"} {
 		t.Run(sync, func(t *testing.T) {
 			backing, mnt := t.TempDir(), t.TempDir()
-			copyFile(t, templateWith(t, block050), filepath.Join(backing, "pharaon.db"))
+			copyAnchoredTo(t, anchoredTemplateWith(t, block050), backing)
 			path := filepath.Join(mnt, "pharaon.db")
 			fsys := powerCutFS(t, backing, mnt)
 			out, ready := runAndKill(t, path, 1, nil, true, 300*time.Millisecond, crashSyncEnv+"="+sync)

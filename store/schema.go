@@ -4,15 +4,21 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // applicationID marks a Pharaon database in the SQLite header ("PHAR").
 const applicationID = 0x50484152
 
-// A migration takes the schema from version N-1 to N (its index + 1). Each
-// runs in its own transaction together with the user_version bump, so a
-// migration that fails leaves the previous schema exactly as it was.
-// Migrations are append-only: a released one is never edited.
+// A migration takes the schema from version N-1 to N (its index + 1). A new
+// database gets them all in one transaction, with the user_version set to
+// the last. A database below firstRelease was written by a development
+// version of this software, before any kiosk ran in a shop: it is refused
+// (ErrOldSchema), never converted, for a conversion is code that accepts a
+// file in a shape today's schema forbids, and whoever edits the file can
+// put it back in that shape. From firstRelease on, a migration added later
+// runs in its own transaction with the user_version bump, and a released
+// one is never edited.
 var migrations = []string{
 	schemaV1,
 	schemaV2Cash,            // bill intents and vouchers (cash_schema.go)
@@ -31,7 +37,9 @@ var migrations = []string{
 // Why each constraint exists:
 //   - amounts are integer cents; CHECKs refuse a negative balance, a stake
 //     that is not one of Art. 2, a movement whose sign does not fit its kind;
-//   - units are keyed (block, index) WITHOUT ROWID and never change;
+//   - units are keyed (block, index) WITHOUT ROWID and never change; their
+//     outcome is sealed under the kiosk's key (units_seal.go): the file
+//     does not tell which unit wins;
 //   - a unit is sold at most once (plays UNIQUE(block_id, unit_idx));
 //   - a play names its stake debit (stake_entry, fixed at insert) and its
 //     win credit (win_entry, set once as it finishes, and a finished play
@@ -101,9 +109,7 @@ BEGIN SELECT RAISE(ABORT, 'an exhausted or withdrawn block stays so'); END;
 CREATE TABLE units (
 	block_id  INTEGER NOT NULL REFERENCES blocks(id) DEFERRABLE INITIALLY DEFERRED,
 	idx       INTEGER NOT NULL CHECK (idx >= 0),
-	tier      INTEGER NOT NULL CHECK (tier BETWEEN 0 AND 8),
-	via_bonus INTEGER NOT NULL CHECK (via_bonus IN (0, 1) AND (via_bonus = 0 OR tier > 0)),
-	seed      INTEGER NOT NULL,
+	sealed    BLOB NOT NULL CHECK (length(sealed) = 16), -- tier, bonus flag and seed, sealed (units_seal.go)
 	PRIMARY KEY (block_id, idx)
 ) WITHOUT ROWID;
 CREATE TRIGGER units_no_update BEFORE UPDATE ON units
@@ -226,9 +232,15 @@ WHEN OLD.id > (SELECT max(id) FROM events) - (SELECT value FROM meta WHERE key =
 BEGIN SELECT RAISE(ABORT, 'only events older than the newest kept are deleted'); END;
 `
 
-// migrate brings the schema to the latest version, one transaction per
-// migration. It refuses a database from a newer schema or another
-// application before writing anything.
+// firstRelease is the schema version of the first release: every
+// migration of today's list. (The tests that give the store a longer list
+// of migrations try the migrations of a later release.)
+var firstRelease = len(migrations)
+
+// migrate brings the schema to the latest version: a new database in one
+// transaction, a released one one transaction per migration. It refuses a
+// database from a newer schema, from a development version, or from
+// another application before writing anything.
 func migrate(ctx context.Context, db *sql.DB, migs []string) error {
 	version, appID, err := schemaIdentity(ctx, db)
 	if err != nil {
@@ -246,6 +258,8 @@ func migrate(ctx context.Context, db *sql.DB, migs []string) error {
 		if tables > 0 {
 			return fmt.Errorf("version 0 with %d tables: %w", tables, ErrNotPharaon)
 		}
+		// A cut while a new database is made leaves no schema at all.
+		return applyMigration(ctx, db, len(migs), strings.Join(migs, "\n"))
 	}
 	for v := version; v < len(migs); v++ {
 		if err := applyMigration(ctx, db, v+1, migs[v]); err != nil {
@@ -263,11 +277,6 @@ func applyMigration(ctx context.Context, db *sql.DB, to int, script string) erro
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
 	if _, err := tx.ExecContext(ctx, script); err != nil {
 		return fmt.Errorf("migration %d: %w: %w", to, ErrMigration, err)
-	}
-	if hook := migrationHooks[script]; hook != nil {
-		if err := hook(ctx, tx); err != nil {
-			return fmt.Errorf("migration %d: %w: %w", to, ErrMigration, err)
-		}
 	}
 	// Both pragmas write the header of page 1, which is journaled: they
 	// commit or roll back with the migration.
@@ -290,8 +299,9 @@ func schemaIdentity(ctx context.Context, db *sql.DB) (version, appID int, err er
 	return version, appID, nil
 }
 
-// checkIdentity refuses another application's database and a schema newer
-// than the latest migration this software knows.
+// checkIdentity refuses another application's database, a schema newer
+// than the latest migration this software knows, and one older than the
+// first release (a development version's).
 func checkIdentity(version, appID, latest int) error {
 	if appID != 0 && appID != applicationID {
 		return fmt.Errorf("application id %#x: %w", appID, ErrNotPharaon)
@@ -301,6 +311,10 @@ func checkIdentity(version, appID, latest int) error {
 	}
 	if version > latest {
 		return fmt.Errorf("schema version %d, this software knows up to %d: %w", version, latest, ErrNewerSchema)
+	}
+	if version > 0 && version < firstRelease {
+		return fmt.Errorf("schema version %d was written by a development version of Pharaon, before version %d of the first release: it is not converted: %w",
+			version, firstRelease, ErrOldSchema)
 	}
 	return nil
 }

@@ -15,80 +15,65 @@ import (
 	"pharaon/game/block"
 )
 
-// moveTopPrizeForward is what someone holding the database file does to
-// sell the top prize next: the first unsold losing unit of the open block
-// becomes a top-tier unit and a top-tier unit further on becomes a loser (so
-// the lots per tier still match the table), the units digest kept in the
-// blocks row is recomputed over the edited units, and the triggers that
-// refuse both edits are dropped and recreated as they were.
-func moveTopPrizeForward(t *testing.T, path string) {
-	t.Helper()
+// TestTopPrizeCannotBeMoved is the attack on the block of someone holding
+// the database file who wants the next play to win: with the units in
+// clear and a fallback for "unsigned" blocks, they dropped the triggers,
+// cleared the block's signature, listed it as unsigned, swapped the next
+// unit with a top-prize unit and recomputed the digest, and every check
+// passed. Now there is no unsigned block and the units are sealed: the
+// same edits (the unit to sell replaced by the sealed bytes of another)
+// are refused by the boot check and by the draw itself, and the list of
+// unsigned blocks is a table the schema does not have.
+func TestTopPrizeCannotBeMoved(t *testing.T) {
+	dir := t.TempDir()
+	template := filepath.Join(dir, "template.db")
+	history(t, template)
+	path := filepath.Join(dir, "pharaon.db")
+	copyFile(t, template, path)
 	db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=0")
 	require.NoError(t, err)
-	defer db.Close()
 	triggers := map[string]string{}
-	for _, name := range []string{"units_no_update", "blocks_fixed"} {
+	for _, name := range []string{"units_no_update", "blocks_signature_fixed"} {
 		var q string
 		require.NoError(t, db.QueryRow(`SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?`, name).Scan(&q))
 		triggers[name] = q
 		_, err := db.Exec(`DROP TRIGGER ` + name)
 		require.NoError(t, err)
 	}
-	var id, next, loser, top int64
+	var id, next int64
 	require.NoError(t, db.QueryRow(`SELECT id, next_index FROM blocks WHERE state = 'open'`).Scan(&id, &next))
-	require.NoError(t, db.QueryRow(`SELECT min(idx) FROM units WHERE block_id = ? AND idx >= ? AND tier = 0`, id, next).Scan(&loser))
-	require.NoError(t, db.QueryRow(`SELECT max(idx) FROM units WHERE block_id = ? AND tier = 1`, id).Scan(&top))
-	require.Greater(t, top, loser)
-	_, err = db.Exec(`UPDATE units SET tier = CASE idx WHEN ? THEN 1 ELSE 0 END,
-		via_bonus = CASE idx WHEN ? THEN (SELECT via_bonus FROM units WHERE block_id = ? AND idx = ?) ELSE 0 END
-		WHERE block_id = ? AND idx IN (?, ?)`, loser, loser, id, top, id, loser, top)
-	require.NoError(t, err)
-
-	rows, err := db.Query(`SELECT idx, tier, via_bonus, seed FROM units WHERE block_id = ? ORDER BY idx`, id)
-	require.NoError(t, err)
-	h := newUnitsHash()
-	for rows.Next() {
-		var idx, tier, seed int64
-		var via bool
-		require.NoError(t, rows.Scan(&idx, &tier, &via, &seed))
-		h.add(uint32(idx), game.Tier(tier), via, uint64(seed))
+	for _, q := range []string{
+		`UPDATE blocks SET signature = NULL, bonus_lots = NULL WHERE id = ?1`,
+		`CREATE TABLE blocks_unsigned (block_id INTEGER PRIMARY KEY)`,
+		`INSERT INTO blocks_unsigned VALUES (?1)`,
+		`UPDATE units SET sealed = (SELECT sealed FROM units WHERE block_id = ?1 AND idx = 340000) WHERE block_id = ?1 AND idx = ?2`,
+	} {
+		_, err = db.Exec(q, id, next)
+		require.NoError(t, err, q)
 	}
-	require.NoError(t, rows.Err())
-	rows.Close()
-	_, err = db.Exec(`UPDATE blocks SET units_digest = ? WHERE id = ?`, h.sum(), id)
-	require.NoError(t, err)
 	for _, q := range triggers {
 		_, err := db.Exec(q)
 		require.NoError(t, err)
 	}
-	var tier int64
-	require.NoError(t, db.QueryRow(`SELECT tier FROM units WHERE block_id = ? AND idx = ?`, id, loser).Scan(&tier))
-	require.EqualValues(t, 1, tier, "the unit to sell is now the top prize")
-}
-
-// TestBootCheckRefusesUnitsRedigested: an unsold unit moved to the top
-// tier with the units digest recomputed to match is an integrity error of
-// the boot check, which trusts only the issuer's signature.
-func TestBootCheckRefusesUnitsRedigested(t *testing.T) {
-	dir := t.TempDir()
-	template := filepath.Join(dir, "template.db")
-	history(t, template)
-	path := filepath.Join(dir, "pharaon.db")
-	copyFile(t, template, path)
-	moveTopPrizeForward(t, path)
+	require.NoError(t, db.Close())
 
 	s, err := Open(path)
 	require.NoError(t, err)
 	defer s.Close()
 	ctx := context.Background()
-	require.NoError(t, s.Verify(ctx), "the edit leaves the plays, ledger and chains as they were")
-	err = s.VerifyBlocks(ctx, trusted())
+	err = s.VerifySchema(ctx)
 	require.ErrorIs(t, err, ErrIntegrity)
+	assert.Contains(t, err.Error(), "blocks_unsigned")
+	err = s.VerifyBlocks(ctx, trusted())
 	var ie *IntegrityError
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, "units", ie.Check)
-	assert.Equal(t, "blocks", ie.Table)
-	assert.EqualValues(t, 1, ie.ID)
+	assert.EqualValues(t, id, ie.ID)
+	_, err = s.BillIn(ctx, 10*game.Euro, "attack")
+	require.NoError(t, err)
+	_, err = s.StartPlay(ctx, PlayRequest{Stake: game.Stake050, Mode: ModeAuto, LayoutVersion: 1})
+	require.ErrorIs(t, err, ErrIntegrity, "the unit replaced is never drawn")
+	assert.Contains(t, err.Error(), "does not open")
 }
 
 // TestBootCheckRefusesUntrustedKey: a block whose issuer key the kiosk no
@@ -127,59 +112,4 @@ func TestBootCheckSignedBlockTampering(t *testing.T) {
 			assert.Contains(t, ie.Reason, c.reason)
 		})
 	}
-}
-
-// TestBootCheckUnsignedLegacyBlock: a block imported before the store kept
-// signatures (schema 4) is checked against its units digest, with a
-// warning event; its units edited without the digest are still found, and
-// a block cannot be made legacy by plain SQL.
-func TestBootCheckUnsignedLegacyBlock(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "pharaon.db")
-	s, err := Open(path, func(c *config) error { c.migrations = migrations[:4]; return nil })
-	require.NoError(t, err)
-	require.NoError(t, s.Close())
-	// The block as an import of schema 4 wrote it: the v1 columns of a
-	// block imported today, copied row for row.
-	db, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=1")
-	require.NoError(t, err)
-	_, err = db.Exec(`ATTACH DATABASE ? AS src`, templateWith(t, block050))
-	require.NoError(t, err)
-	_, err = db.Exec(`INSERT INTO blocks(id, emission, number, stake, units, table_digest, key_id, created_at,
-		file_digest, units_digest, imported_at, state, next_index, opened_at, closed_at, note)
-		SELECT id, emission, number, stake, units, table_digest, key_id, created_at,
-		file_digest, units_digest, imported_at, state, next_index, opened_at, closed_at, note FROM src.blocks;
-		INSERT INTO units SELECT * FROM src.units`)
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
-
-	s, err = Open(path, WithClock(newClock().now))
-	require.NoError(t, err)
-	defer s.Close()
-	require.NoError(t, s.VerifyBlocks(ctx, trusted()))
-	evs, err := s.EventsWhere(ctx, EventQuery{Source: sourceStore})
-	require.NoError(t, err)
-	var unsigned []Event
-	for _, e := range evs {
-		if e.Code == EventBlockUnsigned {
-			unsigned = append(unsigned, e)
-		}
-	}
-	require.Len(t, unsigned, 1)
-	assert.Equal(t, LevelWarning, unsigned[0].Level)
-	assert.Contains(t, unsigned[0].Detail, "block 1/1")
-
-	raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=1")
-	require.NoError(t, err)
-	defer raw.Close()
-	_, err = raw.Exec(`INSERT INTO blocks_unsigned(block_id) VALUES (2)`)
-	assert.ErrorContains(t, err, "only blocks imported before")
-	_, err = raw.Exec(`UPDATE blocks SET signature = zeroblob(64) WHERE id = 1`)
-	assert.ErrorContains(t, err, "signature never changes")
-	_, err = raw.Exec(`DROP TRIGGER units_no_update; UPDATE units SET seed = seed + 1 WHERE block_id = 1 AND idx = 200000`)
-	require.NoError(t, err)
-	err = s.VerifyBlocks(ctx, trusted())
-	var ie *IntegrityError
-	require.ErrorAs(t, err, &ie)
-	assert.Contains(t, ie.Reason, "differ from those imported")
 }

@@ -156,8 +156,12 @@ func (t *wtx) snapshotMeters(reason string) (MeterSnapshot, error) {
 // chains' heads as the transaction that wrote it leaves them, and their
 // HMAC under the kiosk's anchor secret (AnchorHeads.MAC).
 type AnchorRecord struct {
-	Heads []AnchorRecordHead `json:"heads"`
-	MAC   string             `json:"mac"` // hexadecimal
+	// Counter is the trust root's counter the heads go with: it never goes
+	// back from one record to the next (a kiosk put back to an earlier
+	// copy shows at the centre too).
+	Counter uint64             `json:"counter"`
+	Heads   []AnchorRecordHead `json:"heads"`
+	MAC     string             `json:"mac"` // hexadecimal
 }
 
 // AnchorRecordHead is one chain's head in an anchor record: the outbox
@@ -184,7 +188,13 @@ func (t *wtx) anchorRecord() error {
 	if a == nil || a.err != nil {
 		return nil
 	}
-	rec := AnchorRecord{MAC: hex.EncodeToString(a.mac(t.heads))}
+	// The counter this transaction's commit goes with (write decides the
+	// same way, at the same time).
+	counter := a.counter
+	if t.moneyOut && a.due(time.Unix(0, t.now)) {
+		counter++
+	}
+	rec := AnchorRecord{Counter: counter, MAC: hex.EncodeToString(a.mac(counter, t.heads))}
 	for c, table := range chainTables {
 		h := ""
 		if t.heads[c].id != 0 {
@@ -304,5 +314,5 @@ func AnchorRecordMAC(key []byte, a AnchorRecord) ([]byte, error) {
 		}
 		h.set(chainID(c), x.ID, hash)
 	}
-	return headsMAC(key, h), nil
+	return headsMAC(key, a.Counter, h), nil
 }

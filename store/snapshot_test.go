@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -38,9 +37,7 @@ func derivedNow(t *testing.T, s *Store) Meters {
 // one asked for after cash movements and vouchers.
 func TestMeterSnapshotIsTheDerivation(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pharaon.db")
-	copyFile(t, templateWith(t, block050), path)
+	path := copyAnchoredTo(t, anchoredTemplateWith(t, block050), t.TempDir())
 	s, err := Open(path, WithClock(newClock().now), WithAnchor(DefaultAnchor(path)))
 	require.NoError(t, err)
 	defer s.Close()
@@ -129,8 +126,10 @@ func TestSnapshotWritesTheAnchorRecord(t *testing.T) {
 			assert.Equal(t, strings.ToUpper(hex.EncodeToString(h.Hash)), ar.Heads[i].Hash, h.Table)
 		}
 	}
-	key, err := os.ReadFile(DefaultAnchor(path).Key)
+	secret, err := trustSecret(DefaultAnchor(path))
 	require.NoError(t, err)
+	key := AnchorKey(secret)
+	assert.Equal(t, anc.Counter, ar.Counter, "the record carries the trust root's counter")
 	mac, err := AnchorRecordMAC(key, ar)
 	require.NoError(t, err)
 	assert.Equal(t, ar.MAC, hex.EncodeToString(mac), "whoever holds the secret recomputes the seal")
@@ -138,6 +137,11 @@ func TestSnapshotWritesTheAnchorRecord(t *testing.T) {
 	mac, err = AnchorRecordMAC(key, ar)
 	require.NoError(t, err)
 	assert.NotEqual(t, ar.MAC, hex.EncodeToString(mac))
+	ar.Heads[chLedger].ID++
+	ar.Counter--
+	mac, err = AnchorRecordMAC(key, ar)
+	require.NoError(t, err)
+	assert.NotEqual(t, ar.MAC, hex.EncodeToString(mac), "the seal covers the counter")
 	assert.Equal(t, "meter_snapshots", ar.Heads[chMeterSnapshots].Table)
 	assert.Equal(t, snap.ID, ar.Heads[chMeterSnapshots].ID)
 
@@ -197,12 +201,12 @@ func TestRecordHash(t *testing.T) {
 	}
 }
 
-// Migration v8 rebuilds the outbox with its rows and its sequence: a
-// number is not given again even when every row was pruned before it.
-func TestMigrationV8KeepsTheOutbox(t *testing.T) {
+// The outbox's sequence is never given twice: not even after every row
+// before it was pruned and the store reopened.
+func TestOutboxNumbersNeverGivenAgain(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "pharaon.db")
-	s, err := Open(path, WithClock(newClock().now), func(c *config) error { c.migrations = migrations[:7]; return nil })
+	s, err := Open(path, WithClock(newClock().now))
 	require.NoError(t, err)
 	for range 4 {
 		_, err = s.Log(ctx, Event{Level: LevelInfo, Source: "test", Code: "tick"})
@@ -234,48 +238,47 @@ func TestMigrationV8KeepsTheOutbox(t *testing.T) {
 	assert.Equal(t, "meters", recs[0].Kind)
 }
 
-// An anchor file written before the meter snapshots were chained (its
-// records hold one head fewer) is still read: the kiosk upgraded opens,
-// and its next commit writes the current format.
-func TestAnchorReadsTheFirstFormat(t *testing.T) {
-	ctx := context.Background()
+// TestAnchorRefusesOtherFormats: an anchor file of another format (the
+// records of a development version, without the trust root's counter) is
+// no anchor: the store is out of service, never reading it as it is.
+func TestAnchorRefusesOtherFormats(t *testing.T) {
 	dir := t.TempDir()
 	anchoredHistory(t, dir)
 	path := filepath.Join(dir, "pharaon.db")
 	a := DefaultAnchor(path)
-	key, err := os.ReadFile(a.Key)
+	secret, err := trustSecret(a)
 	require.NoError(t, err)
+	key := AnchorKey(secret)
 	s, err := Open(path, WithAnchor(a))
 	require.NoError(t, err)
 	h, err := s.Anchor()
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
 
-	// The record as the first format wrote it: numChainsV1 heads.
-	b := []byte(anchorMagicV1)
-	b = binary.BigEndian.AppendUint64(b, h.Seq+1)
-	for _, x := range h.Heads[:numChainsV1] {
-		b = binary.BigEndian.AppendUint64(b, uint64(x.ID))
-		b = append(b, x.Hash...)
+	for _, magic := range []string{"PHANCHR1", "PHANCHR2"} {
+		t.Run(magic, func(t *testing.T) {
+			// The record as that format wrote it, sealed with the right key:
+			// its heads, no counter.
+			b := []byte(magic)
+			b = binary.BigEndian.AppendUint64(b, h.Seq+1)
+			for _, x := range h.Heads {
+				b = binary.BigEndian.AppendUint64(b, uint64(x.ID))
+				b = append(b, x.Hash...)
+			}
+			b = append(b, 0)
+			b = append(b, make([]byte, len(h.Heads)*headSize)...)
+			m := hmac.New(sha256.New, key)
+			m.Write(b)
+			b = m.Sum(b)
+			require.NoError(t, os.WriteFile(a.Path, append(b, make([]byte, 2*slotSize-len(b))...), 0o600))
+			s, err := Open(path, WithAnchor(a))
+			require.NoError(t, err)
+			defer s.Close()
+			err = s.AnchorErr()
+			require.ErrorIs(t, err, ErrAnchor)
+			assert.Contains(t, err.Error(), "no record signed")
+		})
 	}
-	b = append(b, 0)
-	b = append(b, make([]byte, int(numChainsV1)*headSize)...)
-	m := hmac.New(sha256.New, key)
-	m.Write(b)
-	b = m.Sum(b)
-	file := append(b, make([]byte, 2*slotSize-len(b))...)
-	require.NoError(t, os.WriteFile(a.Path, file, 0o600))
-
-	s, err = Open(path, WithAnchor(a))
-	require.NoError(t, err)
-	defer s.Close()
-	require.NoError(t, s.AnchorErr())
-	_, err = s.SnapshotMeters(ctx, SnapshotBoot)
-	require.NoError(t, err)
-	got, err := os.ReadFile(a.Path)
-	require.NoError(t, err)
-	assert.True(t, bytes.Contains(got, []byte(anchorMagic)), "the next commit writes the current format")
-	require.NoError(t, s.Verify(ctx))
 }
 
 // The snapshots are chained: an edited snapshot is reported by the boot

@@ -68,11 +68,13 @@ func TestVerifyDetectsTampering(t *testing.T) {
 		{"an event removed", `DROP TRIGGER events_rotation_only; DELETE FROM events WHERE id = 2`, "chain", "events"},
 		{"a meter raised", `UPDATE meters SET value = value + 50 WHERE name = 'won'`, "meters", "meters"},
 		{"a unit sold again", `UPDATE blocks SET next_index = next_index + 1 WHERE state = 'open'`, "units", "blocks"},
-		{"a sold unit's outcome changed", `DROP TRIGGER units_no_update; UPDATE units SET tier = 1 WHERE block_id = 1 AND idx = 0`, "plays", "plays"},
-		{"an unsold unit made a winner", `DROP TRIGGER units_no_update; UPDATE units SET tier = 1 WHERE block_id = 1 AND idx = 300000`, "units", "blocks"},
+		// The units are sealed (units_seal.go): whoever edits them cannot
+		// read or choose a tier, only change the bytes.
+		{"a sold unit's outcome changed", `DROP TRIGGER units_no_update; UPDATE units SET sealed = randomblob(16) WHERE block_id = 1 AND idx = 0`, "units", "blocks"},
+		{"an unsold unit's bytes replaced", `DROP TRIGGER units_no_update; UPDATE units SET sealed = randomblob(16) WHERE block_id = 1 AND idx = 300000`, "units", "blocks"},
 		{"two unsold units swapped", `DROP TRIGGER units_no_update;
-			UPDATE units SET seed = CASE idx WHEN 1000 THEN (SELECT seed FROM units WHERE block_id = 1 AND idx = 1001)
-				ELSE (SELECT seed FROM units WHERE block_id = 1 AND idx = 1000) END WHERE block_id = 1 AND idx IN (1000, 1001)`, "units", "blocks"},
+			UPDATE units SET sealed = CASE idx WHEN 1000 THEN (SELECT sealed FROM units WHERE block_id = 1 AND idx = 1001)
+				ELSE (SELECT sealed FROM units WHERE block_id = 1 AND idx = 1000) END WHERE block_id = 1 AND idx IN (1000, 1001)`, "units", "blocks"},
 		{"an unsold unit removed", `DROP TRIGGER units_no_delete; DELETE FROM units WHERE block_id = 1 AND idx = 349999`, "units", "blocks"},
 	}
 	for _, c := range cases {
@@ -159,7 +161,7 @@ func TestSchemaRefusesEdits(t *testing.T) {
 		{`DELETE FROM plays WHERE id = 1`, "never deleted"},
 		{`UPDATE plays SET prize = 1 WHERE id = 1`, "never changes"},
 		{`UPDATE plays SET state = 'started' WHERE id = 1`, "never changes"},
-		{`UPDATE units SET tier = 0`, "units never change"},
+		{`UPDATE units SET sealed = zeroblob(16)`, "units never change"},
 		{`DELETE FROM units`, "never deleted"},
 		{`DELETE FROM blocks`, "never deleted"},
 		{`UPDATE blocks SET next_index = 0`, "one at a time"},

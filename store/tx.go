@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -53,7 +54,7 @@ var queries = [numStmts]string{
 	stEntryByRef:  `SELECT ` + entryColumns + ` FROM ledger WHERE kind = ? AND ref = ?`,
 	stLastPlay:    `SELECT id, hash, state FROM plays ORDER BY id DESC LIMIT 1`,
 	stOpenBlock:   `SELECT id, emission, number, next_index, units FROM blocks WHERE stake = ? AND state = 'open'`,
-	stUnit:        `SELECT tier, via_bonus, seed FROM units WHERE block_id = ? AND idx = ?`,
+	stUnit:        `SELECT sealed FROM units WHERE block_id = ? AND idx = ?`,
 	stInsertPlay: `INSERT INTO plays(id, at, stake, mode, layout_version, block_id, unit_idx, tier, via_bonus, seed, prize,
 		stake_entry, prev_hash, hash, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	stAdvanceBlock:  `UPDATE blocks SET next_index = next_index + 1 WHERE id = ? AND next_index = ?`,
@@ -137,7 +138,16 @@ type wtx struct {
 	// heads are the chains' heads as this transaction leaves them: each
 	// insert into a chained table moves its head (anchor.go).
 	heads heads
+	// moneyOut says the transaction moves money out of the kiosk: it
+	// counts the trust root, at the anchor's pace (anchor.go).
+	moneyOut bool
 }
+
+// movesMoneyOut marks the transaction as moving money out of the kiosk (a
+// voucher printed or paid, a hand-pay, a collection): with an anchor, it
+// counts the trust root before its COMMIT, at most once per the anchor's
+// pace (DESIGN.md §4).
+func (t *wtx) movesMoneyOut() { t.moneyOut = true }
 
 func (t *wtx) args(args []any) ([]driver.NamedValue, error) {
 	nv := t.nv[:0]
@@ -380,10 +390,24 @@ func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
 			return err
 		}
 		moved := a != nil && t.heads != a.heads
-		if moved {
-			// The record of the heads this commit leaves, durable before
-			// it: after a crash the database is at a's heads or at these.
-			if err := a.announce(t.heads); err != nil {
+		count := a != nil && t.moneyOut && a.due(time.Unix(0, t.now))
+		if moved || count {
+			// The record of the heads this commit leaves (and of the
+			// count it makes), durable before it: after a crash the
+			// database is at a's heads or at these.
+			next := a.counter
+			if count {
+				next++
+			}
+			if err := a.announce(t.heads, next); err != nil {
+				return err
+			}
+		}
+		if count {
+			// Counted before the COMMIT: a transaction that moved money
+			// out is never on the disk without its count.
+			if err := a.increment(time.Unix(0, t.now)); err != nil {
+				a.err = err
 				return err
 			}
 		}
@@ -391,7 +415,7 @@ func (s *Store) write(ctx context.Context, fn func(*wtx) error) error {
 			return fmt.Errorf("commit: %w", err)
 		}
 		done = true
-		if moved {
+		if moved || count {
 			a.confirm(t.heads)
 		}
 		return nil

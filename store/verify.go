@@ -26,7 +26,7 @@ func (s *Store) Verify(ctx context.Context) error {
 // verifyAll runs every check of Verify in one read transaction.
 func (s *Store) verifyAll(tx *rtx) error {
 	for _, check := range []func(*rtx) error{
-		integrityCheck, s.verifySchema, verifyLedger, verifyPlayChains, verifyEvents, verifyPlays, verifyCash, verifyMeters, verifySnapshots,
+		integrityCheck, s.verifySchema, verifyLedger, verifyPlayChains, verifyEvents, s.verifyPlays, verifyCash, verifyMeters, verifySnapshots,
 	} {
 		if err := check(tx); err != nil {
 			return err
@@ -61,7 +61,7 @@ func (s *Store) VerifyChains(ctx context.Context) error {
 // once finished with a prize, exactly one win credit of that prize (none
 // otherwise).
 func (s *Store) VerifyPlays(ctx context.Context) error {
-	return s.read(ctx, func(tx *rtx) error { return verifyPlays(tx) })
+	return s.read(ctx, s.verifyPlays)
 }
 
 func integrityCheck(tx *rtx) error {
@@ -260,7 +260,7 @@ type soldLots struct {
 	tiers     [game.NumTiers + 1]int
 }
 
-func verifyPlays(tx *rtx) error {
+func (s *Store) verifyPlays(tx *rtx) error {
 	// The plays of a block are its units 0 … next_index-1, each once
 	// (UNIQUE(block_id, unit_idx) makes them distinct): none sold twice,
 	// none skipped.
@@ -288,7 +288,7 @@ func verifyPlays(tx *rtx) error {
 		return fmt.Errorf("verify plays: %w", err)
 	}
 
-	plays, wins, err := verifyPlayRows(tx, 0, func(blockID, tier int64) {
+	plays, wins, err := verifyPlayRows(tx, s.units, 0, func(blockID, tier int64) {
 		if b := sold[blockID]; b != nil {
 			b.tiers[tier]++
 		}
@@ -348,23 +348,24 @@ func verifyPlayMovements(tx *rtx, sinceEntry, plays, wins int64, span string) er
 // their ledger rows (the outcome, the prize, one stake debit of the stake,
 // one win credit of the prize once finished with one), calling tally for
 // each, and counts them and their wins.
-func verifyPlayRows(tx *rtx, since int64, tally func(blockID, tier int64)) (plays, wins int64, err error) {
-	rows, err := tx.query(`SELECT p.id, p.block_id, p.stake, p.tier, p.via_bonus, p.seed, p.prize, p.state,
-		u.tier, u.via_bonus, u.seed, s.kind, s.play_id, s.amount, p.win_entry, w.kind, w.play_id, w.amount
+func verifyPlayRows(tx *rtx, seal *unitSeal, since int64, tally func(blockID, tier int64)) (plays, wins int64, err error) {
+	rows, err := tx.query(`SELECT p.id, p.block_id, p.unit_idx, p.stake, p.tier, p.via_bonus, p.seed, p.prize, p.state,
+		b.emission, b.number, u.sealed, s.kind, s.play_id, s.amount, p.win_entry, w.kind, w.play_id, w.amount
 		FROM plays p LEFT JOIN units u ON u.block_id = p.block_id AND u.idx = p.unit_idx
+		LEFT JOIN blocks b ON b.id = p.block_id
 		LEFT JOIN ledger s ON s.id = p.stake_entry LEFT JOIN ledger w ON w.id = p.win_entry WHERE p.id > ? ORDER BY p.id`, since)
 	if err != nil {
 		return 0, 0, fmt.Errorf("verify plays: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id, blockID, stake, tier, seed, prize int64
+		var id, blockID, unitIdx, stake, tier, seed, prize int64
 		var viaBonus bool
 		var state string
-		var uTier, uSeed, sPlay, sAmount, winEntry, wPlay, wAmount sql.NullInt64
-		var uBonus sql.NullBool
+		var emission, number, sPlay, sAmount, winEntry, wPlay, wAmount sql.NullInt64
+		var sealed []byte
 		var sKind, wKind sql.NullString
-		if err := rows.Scan(&id, &blockID, &stake, &tier, &viaBonus, &seed, &prize, &state, &uTier, &uBonus, &uSeed,
+		if err := rows.Scan(&id, &blockID, &unitIdx, &stake, &tier, &viaBonus, &seed, &prize, &state, &emission, &number, &sealed,
 			&sKind, &sPlay, &sAmount, &winEntry, &wKind, &wPlay, &wAmount); err != nil {
 			return 0, 0, fmt.Errorf("verify plays: %w", err)
 		}
@@ -376,10 +377,15 @@ func verifyPlayRows(tx *rtx, since int64, tally func(blockID, tier int64)) (play
 			tally(blockID, tier)
 		}
 		wantWin := PlayState(state) == PlayFinished && prize > 0
-		switch {
-		case !uTier.Valid:
+		if sealed == nil || !emission.Valid {
 			return 0, 0, integrity("plays", "plays", id, "its unit does not exist")
-		case uTier.Int64 != tier || uBonus.Bool != viaBonus || uSeed.Int64 != seed:
+		}
+		u, err := openUnit(seal.block(uint32(emission.Int64), uint32(number.Int64)), blockID, uint32(unitIdx), sealed)
+		if err != nil {
+			return 0, 0, err
+		}
+		switch {
+		case int64(u.tier) != tier || u.viaBonus != viaBonus || int64(u.seed) != seed:
 			return 0, 0, integrity("plays", "plays", id, "outcome differs from its unit's")
 		case game.Money(prize) != game.Table(game.Stake(stake)).Amount(game.Tier(tier)):
 			return 0, 0, integrity("plays", "plays", id, "prize %s is not tier %d's", game.Money(prize), tier)

@@ -58,7 +58,7 @@ func TestStatusChecksTheSeals(t *testing.T) {
 	publish(t, url, "borne-7", st)
 
 	keys := t.TempDir()
-	key, err := os.ReadFile(store.DefaultAnchor(path).Key)
+	key, err := store.AnchorKeyOf(store.DefaultAnchor(path))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(keys, "borne-7.key"), key, 0o600))
 	out, err := central(t, time.Now(), "status", "-nats", url, "-anchor-keys", keys)

@@ -68,7 +68,14 @@ func openStore(cfg Config) (*store.Store, bool, error) {
 			return nil, false, storeFailure(fmt.Errorf("database directory: %w", err))
 		}
 	}
-	st, err := store.Open(cfg.DB, store.WithCreate(create), store.WithAnchor(cfg.anchor()))
+	anchor, err := anchorConfig(cfg)
+	if err != nil {
+		return nil, false, trustFailure(err)
+	}
+	st, err := store.Open(cfg.DB, store.WithCreate(create), store.WithAnchor(anchor))
+	if c, ok := anchor.Trust.(io.Closer); ok && err != nil {
+		c.Close() // the store did not take it
+	}
 	switch {
 	case errors.Is(err, store.ErrNoDatabase):
 		return nil, false, noDatabase(cfg, err)

@@ -18,7 +18,6 @@ import (
 	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
 	"pharaon/kiosk/ui"
-	"pharaon/store"
 )
 
 // Config is how the kiosk runs: the flags and the configuration file say
@@ -53,11 +52,17 @@ type Config struct {
 	// and no database has lost its data. It must not live on the data
 	// partition, which it vouches for.
 	Installed string
-	// AnchorKey and Anchor are the per-kiosk secret and the anchor file of
-	// the database's chain heads (store.AnchorConfig; by default
-	// anchor.key and pharaon.anchor beside the database, never inside it).
-	AnchorKey, Anchor string
-	Keys              []string
+	// Anchor is the anchor file of the database's chain heads
+	// (store.AnchorConfig; by default pharaon.anchor beside the database).
+	Anchor string
+	// Trust is the trust root the anchor rests on (DESIGN.md §4): "tpm"
+	// (the secret sealed to the TPM, the counter in it), "files" (both in
+	// TrustDir) or "auto" (default: the TPM when TPM exists). TrustDir is
+	// off the data partition: by default the first-install marker's
+	// directory. TPM is the TPM's device, or an emulator's socket
+	// (default /dev/tpmrm0).
+	Trust, TrustDir, TPM string
+	Keys                 []string
 	// The cash devices' stable paths (kiosk.CashConfig); none: no cash-in
 	// or no cash-out, shown as such (with -dev: the simulators).
 	Validator string // the bill validator's serial device (ID-003)
@@ -73,9 +78,6 @@ type Config struct {
 	// point it elsewhere (softwareCheck). UpdateKeys is the directory of
 	// the update keys trusted to sign it (default /etc/pharaon/update-keys).
 	Manifest, UpdateKeys string
-	// Ignored are the configuration file's lines the kiosk no longer reads
-	// (a key of an older package's configuration), logged at start.
-	Ignored []string
 	// The money flow's limits (kiosk.CashConfig; 0: the kiosk's
 	// defaults, and the store's settings, which the maintenance screen
 	// changes, override them).
@@ -96,7 +98,7 @@ const maxConfigSize = 64 << 10
 // configKeys are the keys of the configuration file, which are the long
 // names of the flags.
 var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "dev-seed", "fps", "backdrop", "keys", "validator", "printer",
-	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "anchor-key", "anchor", "block-dir",
+	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "trust", "trust-dir", "tpm", "anchor", "block-dir",
 	"update-keys", "nats-url", "nats-user", "nats-password", "nats-nkey-seed", "nats-ca", "nats-groups"}
 
 // maxValidityDays bounds a voucher's validity: ten years is a mistake.
@@ -138,11 +140,9 @@ func ParseConfigFile(r io.Reader, dir string, c *Config) error {
 		}
 		seen[key] = n
 		if key == "manifest" {
-			// An older package's key: the self-test no longer depends on
-			// the configuration (softwareCheck). Kept readable so that a
-			// configuration a technician edited still starts the kiosk.
-			next.Ignored = append(next.Ignored, fmt.Sprintf("config line %d: manifest is no longer read: the binary's self-test runs whenever the package's signed manifest is installed", n))
-			continue
+			// The self-test does not depend on the configuration
+			// (softwareCheck): no line of it may name a manifest.
+			return fmt.Errorf("config line %d: manifest is not a key of the configuration: the binary's self-test runs whenever the package's signed manifest is installed: %w", n, ErrConfig)
 		}
 		if err := next.set(key, value, dir); err != nil {
 			return fmt.Errorf("config line %d: %w", n, err)
@@ -180,8 +180,17 @@ func (c *Config) set(key, value, dir string) error {
 		return path(&c.DB, value)
 	case "installed-marker":
 		return path(&c.Installed, value)
-	case "anchor-key":
-		return path(&c.AnchorKey, value)
+	case "trust":
+		switch value {
+		case "auto", "tpm", "files":
+			c.Trust = value
+			return nil
+		}
+		return fmt.Errorf("trust = %q: auto, tpm or files: %w", value, ErrConfig)
+	case "trust-dir":
+		return path(&c.TrustDir, value)
+	case "tpm":
+		return path(&c.TPM, value)
 	case "anchor":
 		return path(&c.Anchor, value)
 	case "block-dir":
@@ -323,8 +332,12 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("dev", s, "") })
 	fs.Func("installed-marker", "the first-install marker `file` (default: beside the configuration, else the database)",
 		func(s string) error { return c.set("installed-marker", s, "") })
-	fs.Func("anchor-key", "the anchor's per-kiosk secret `file` (default: anchor.key beside the database)",
-		func(s string) error { return c.set("anchor-key", s, "") })
+	fs.Func("trust", "the trust root: `auto` (the TPM if there is one), tpm or files",
+		func(s string) error { return c.set("trust", s, "") })
+	fs.Func("trust-dir", "the trust root's `directory`, off the data partition: the sealed secret, or the secret and counter without a TPM (default: the first-install marker's)",
+		func(s string) error { return c.set("trust-dir", s, "") })
+	fs.Func("tpm", "the TPM 2.0 `device` (default /dev/tpmrm0), or an emulator's socket",
+		func(s string) error { return c.set("tpm", s, "") })
 	fs.Func("anchor", "the anchor `file` of the database's chain heads (default: pharaon.anchor beside the database)",
 		func(s string) error { return c.set("anchor", s, "") })
 	fs.Func("block-dir", "the `directory` the maintenance screen looks for block files under, where a USB stick is mounted (default /media)",
@@ -356,17 +369,4 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 	fs.Func("nats-ca", "the NATS server's CA `file` (TLS)", func(s string) error { return c.set("nats-ca", s, "") })
 	fs.Func("nats-groups", "the `groups` (comma-separated) whose blocks the kiosk takes from the centre, besides its own",
 		func(s string) error { return c.set("nats-groups", s, "") })
-}
-
-// anchor is where the database's chain heads are anchored: the
-// configured files, by default beside the database.
-func (c Config) anchor() store.AnchorConfig {
-	a := store.DefaultAnchor(c.DB)
-	if c.AnchorKey != "" {
-		a.Key = c.AnchorKey
-	}
-	if c.Anchor != "" {
-		a.Path = c.Anchor
-	}
-	return a
 }

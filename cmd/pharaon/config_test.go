@@ -15,6 +15,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/kiosk/ui"
+	"pharaon/store"
 )
 
 // mapEnv is an environment for the tests.
@@ -243,18 +244,27 @@ func TestFixLocale(t *testing.T) {
 	}
 }
 
-// The anchor's files default to beside the database, and the file or the
-// flags put them elsewhere (a relative path is the configuration's
-// directory's).
+// The anchor defaults to beside the database and the trust root to the
+// first-install marker's directory (off the data partition); the file or
+// the flags put them elsewhere (a relative path is the configuration's
+// directory's), and the trust root's kind is one of three words.
 func TestConfigAnchor(t *testing.T) {
-	c := Config{DB: "/var/lib/pharaon/pharaon.db"}
-	a := c.anchor()
-	assert.Equal(t, "/var/lib/pharaon/anchor.key", a.Key)
+	c := Config{DB: "/var/lib/pharaon/pharaon.db", Installed: "/var/lib/pharaon-install/pharaon.installed", Trust: "files"}
+	a, err := anchorConfig(c)
+	require.NoError(t, err)
 	assert.Equal(t, "/var/lib/pharaon/pharaon.anchor", a.Path)
-	require.NoError(t, ParseConfigFile(strings.NewReader("anchor-key = secret/anchor.key\nanchor = /srv/anchor\n"), "/etc/pharaon", &c))
-	a = c.anchor()
-	assert.Equal(t, "/etc/pharaon/secret/anchor.key", a.Key)
-	assert.Equal(t, "/srv/anchor", a.Path)
+	assert.Equal(t, "/var/lib/pharaon-install", a.TrustDir)
+	assert.Nil(t, a.Trust, "files: the store opens them")
+	require.NoError(t, ParseConfigFile(strings.NewReader("trust-dir = trust\nanchor = /srv/anchor\ntrust = tpm\ntpm = /dev/tpm-x\n"), "/etc/pharaon", &c))
+	assert.Equal(t, "/etc/pharaon/trust", c.TrustDir)
+	assert.Equal(t, "/srv/anchor", c.Anchor)
+	assert.Equal(t, "tpm", c.Trust)
+	_, err = anchorConfig(c)
+	require.ErrorIs(t, err, store.ErrTrust, "a TPM asked for and absent is refused, never files instead")
+	err = ParseConfigFile(strings.NewReader("trust = maybe\n"), "/etc/pharaon", &c)
+	require.ErrorIs(t, err, ErrConfig)
+	err = ParseConfigFile(strings.NewReader("anchor-key = /etc/pharaon/anchor.key\n"), "/etc/pharaon", &c)
+	require.ErrorIs(t, err, ErrConfig, "the secret is the trust root's: no key of the configuration names it")
 }
 
 // The technician's language setting wins over the configuration's; an

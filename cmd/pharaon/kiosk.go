@@ -165,9 +165,6 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 	if err != nil {
 		return nil, &startError{status: exitKeys, fault: kiosk.Fault{Code: kiosk.FaultKeys, Detail: err.Error()}, err: err}
 	}
-	for _, l := range cfg.Ignored {
-		logger.Print(l)
-	}
 	var software kiosk.SoftwareCheck
 	if manifest, skipped := softwareManifest(cfg.Manifest, packagedManifest, signedBuild == "yes"); manifest != "" {
 		dir := cmp.Or(cfg.UpdateKeys, defaultUpdateKeys)
@@ -188,6 +185,7 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 	if cfg.FirstInstall && !create {
 		logger.Printf("-first-install ignored: the database %s is there", cfg.DB)
 	}
+	logger.Print(trustLine(st))
 	if cfg.Dev && cfg.DevSeed != 0 {
 		seeded, err := provisionSeeded(ctx, st, cfg.DevSeed, clk.Now())
 		if err != nil {

@@ -32,7 +32,7 @@ func TestBinarySelfTestOfTheStore(t *testing.T) {
 		event                  bool
 	}{
 		{"an edited unit", `DROP TRIGGER units_no_update;
-			UPDATE units SET tier = CASE tier WHEN 1 THEN 2 ELSE 1 END
+			UPDATE units SET sealed = (SELECT sealed FROM units WHERE block_id = (SELECT min(id) FROM blocks) AND idx = 1)
 			WHERE block_id = (SELECT min(id) FROM blocks) AND idx = 0`, kiosk.FaultIntegrity, "units", true},
 		{"a dropped trigger", `DROP TRIGGER plays_no_delete`, kiosk.FaultIntegrity, "plays_no_delete", true},
 		{"a cut tail", `DROP TRIGGER events_rotation_only; DELETE FROM events WHERE id = (SELECT max(id) FROM events)`,
@@ -41,7 +41,7 @@ func TestBinarySelfTestOfTheStore(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "data")
 			require.NoError(t, os.MkdirAll(data, 0o700))
-			for _, name := range []string{"pharaon.db", "anchor.key", "pharaon.anchor"} {
+			for _, name := range []string{"pharaon.db", "pharaon.anchor", "trust.secret", "trust.counter"} {
 				b, err := os.ReadFile(filepath.Join(base, name))
 				require.NoError(t, err, name)
 				require.NoError(t, os.WriteFile(filepath.Join(data, name), b, 0o600))

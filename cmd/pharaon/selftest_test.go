@@ -59,15 +59,16 @@ func TestBinarySelfTestOfTheSoftware(t *testing.T) {
 	assert.Equal(t, "SCREEN home  credit=0\n", r.stdout)
 	assert.Contains(t, r.stderr, "no signed manifest installed: the binary's self-test is skipped")
 
-	// The configuration file cannot turn the check off: its old key is
-	// read and ignored, the check still runs.
+	// The configuration file cannot turn the check off: a manifest named
+	// there is refused, the kiosk does not start on it.
 	conf := filepath.Join(dir, "pharaon.conf")
 	require.NoError(t, os.WriteFile(conf, []byte("manifest = /nowhere\n"), 0o600))
 	write(bad, priv)
 	r = runBinary(t, dir, append([]string{"-config", conf}, args...)...)
-	require.Equal(t, exitOK, r.status, r.stderr)
+	require.NotEqual(t, exitOK, r.status, r.stderr)
+	assert.Contains(t, r.stderr, "config line 1: manifest is not a key of the configuration")
+	r = runBinary(t, dir, args...)
 	assert.Equal(t, "SCREEN out_of_service "+kiosk.FaultSoftware+" credit=0\n", r.stdout)
-	assert.Contains(t, r.stderr, "config line 1: manifest is no longer read")
 
 	write(good, priv)
 	r = runBinary(t, dir, args...)

@@ -24,8 +24,10 @@ import (
 // The screenshots of docs/screenshots come from the real binary on a
 // showcase database: a block of each stake whose first units are known, so
 // the pictures show a win, the bonus game and a loss on the first try.
-// TestShowcaseDatabase makes it and checks it sells those units; with
-// PHARAON_SHOWCASE_DIR set it leaves it there (showcase.db, showcase.pub):
+// TestShowcaseDatabase makes it, anchored as a development run anchors
+// its database (its anchor and trust root beside it), and checks it sells
+// those units; with PHARAON_SHOWCASE_DIR set it leaves it there
+// (showcase.db, its anchor and trust root, showcase.pub):
 //
 //	PHARAON_SHOWCASE_DIR=/tmp/showcase go test ./cmd/pharaon -run Showcase
 //	bin/pharaon -dev -db /tmp/showcase/showcase.db -keys /tmp/showcase/showcase.pub
@@ -97,15 +99,16 @@ func TestShowcaseDatabase(t *testing.T) {
 	}
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	db, pubPath := filepath.Join(dir, "showcase.db"), filepath.Join(dir, "showcase.pub")
-	for _, p := range []string{db, db + "-wal", db + "-shm", pubPath} {
-		require.NoError(t, os.RemoveAll(p))
+	showcaseFiles := []string{"showcase.db", "pharaon.anchor", "trust.secret", "trust.counter"}
+	for _, p := range append([]string{db + "-wal", db + "-shm", pubPath}, showcaseFiles...) {
+		require.NoError(t, os.RemoveAll(filepath.Join(dir, filepath.Base(p))))
 	}
 	priv := ed25519.NewKeyFromSeed([]byte("pharaon showcase issuer key 32by"))
 	pem, err := block.MarshalPublicKey(priv.Public().(ed25519.PublicKey))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(pubPath, pem, 0o644))
 
-	st, err := store.Open(db)
+	st, err := store.Open(db, store.WithAnchor(store.DefaultAnchor(db)))
 	require.NoError(t, err)
 	keys := block.NewKeySet(priv.Public().(ed25519.PublicKey))
 	for _, s := range game.Stakes {
@@ -118,10 +121,13 @@ func TestShowcaseDatabase(t *testing.T) {
 
 	// The kiosk started on it as the screenshots start it sells the
 	// showcase units, and provisions no demo block beside them.
-	check := filepath.Join(t.TempDir(), "check.db")
-	b, err := os.ReadFile(db)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(check, b, 0o600))
+	checkDir := t.TempDir()
+	for _, name := range showcaseFiles {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(checkDir, name), b, 0o600))
+	}
+	check := filepath.Join(checkDir, "showcase.db")
 	p, err := openKiosk(context.Background(), Config{DB: check, Dev: true, Keys: []string{pubPath}}, testNow, log.New(&bytes.Buffer{}, "", 0))
 	require.NoError(t, err)
 	defer p.Close()

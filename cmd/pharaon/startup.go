@@ -32,14 +32,11 @@ func (e *startError) Unwrap() error { return e.err }
 // error) a store fault.
 func storeFailure(err error) *startError {
 	code := kiosk.FaultStore
-	for _, e := range []error{store.ErrNotSQLite, store.ErrNotPharaon, store.ErrNewerSchema, store.ErrMigration,
-		store.ErrPragma, store.ErrIntegrity} {
+	for _, e := range []error{store.ErrNotSQLite, store.ErrNotPharaon, store.ErrNewerSchema, store.ErrOldSchema, store.ErrMigration,
+		store.ErrPragma, store.ErrIntegrity, store.ErrAnchor, store.ErrTrust} {
 		if errors.Is(err, e) {
-			code = kiosk.FaultIntegrity
+			code = kiosk.FaultCode(err)
 		}
-	}
-	if errors.Is(err, store.ErrAnchor) {
-		code = kiosk.FaultAnchor
 	}
 	return &startError{status: exitStore, fault: kiosk.Fault{Code: code, Detail: err.Error()}, err: err}
 }

@@ -130,8 +130,9 @@ func (r *Root) Counter() (uint64, error) { return r.dev.Counter(r.index) }
 // Increment counts the NV counter once.
 func (r *Root) Increment() (uint64, error) { return r.dev.Increment(r.index) }
 
+// String is the TPM, its counter's index and the sealed secret's file.
 func (r *Root) String() string {
-	return fmt.Sprintf("TPM 2.0 %s: counter %#08x, sealed secret %s", r.dev.Path(), r.index, r.blob)
+	return fmt.Sprintf("TPM 2.0 %s, NV %#08x, %s", r.dev.Path(), r.index, r.blob)
 }
 
 // writeSynced writes b to path through a temporary file renamed over it,

@@ -137,7 +137,7 @@ func TestCentreDetectsACutHistory(t *testing.T) {
 	ctx := context.Background()
 	dir, backup := t.TempDir(), t.TempDir()
 	path := filepath.Join(dir, "pharaon.db")
-	files := []string{"pharaon.db", "anchor.key", "pharaon.anchor"}
+	files := []string{"pharaon.db", "pharaon.anchor", "trust.secret", "trust.counter"} // the whole disk of a kiosk without a TPM
 	open := func() *store.Store {
 		s, err := store.Open(path, store.WithAnchor(store.DefaultAnchor(path)))
 		require.NoError(t, err)
@@ -279,7 +279,7 @@ func TestCentreChecksTheSealWithTheKey(t *testing.T) {
 	logN(t, s, 5)
 	_, err = s.SnapshotMeters(ctx, store.SnapshotBoot)
 	require.NoError(t, err)
-	key, err := os.ReadFile(store.DefaultAnchor(path).Key)
+	key, err := store.AnchorKeyOf(store.DefaultAnchor(path))
 	require.NoError(t, err)
 	recs, err := s.Outbox(ctx, 0, 100)
 	require.NoError(t, err)

@@ -80,7 +80,7 @@ var scaleStakes = []game.Stake{game.Stake050, game.Stake100}
 // scaleTemplate is a kiosk's database before its first play: a test block
 // at each of scaleStakes. Every kiosk starts from a copy; the template is
 // made once for the tests of the package.
-func scaleTemplate(t *testing.T) []byte {
+func scaleTemplate(t *testing.T) kiosktest.TemplateFiles {
 	t.Helper()
 	templateOnce.Do(func() { templateBytes, templateErr = makeScaleTemplate() })
 	require.NoError(t, templateErr, "the kiosks' template")
@@ -89,11 +89,11 @@ func scaleTemplate(t *testing.T) []byte {
 
 var (
 	templateOnce  sync.Once
-	templateBytes []byte
+	templateBytes kiosktest.TemplateFiles
 	templateErr   error
 )
 
-func makeScaleTemplate() ([]byte, error) {
+func makeScaleTemplate() (kiosktest.TemplateFiles, error) {
 	dir, err := os.MkdirTemp("", "fleet-template-")
 	if err != nil {
 		return nil, err
@@ -117,7 +117,8 @@ func makeScaleTemplate() ([]byte, error) {
 	if err := st.Close(); err != nil {
 		return nil, err
 	}
-	return os.ReadFile(path)
+	b, err := os.ReadFile(path)
+	return kiosktest.TemplateFiles{"pharaon.db": b}, err
 }
 
 // scaleKiosk is one kiosk of the fleet: its store, its machine (nil: it
@@ -135,7 +136,7 @@ type scaleKiosk struct {
 	vouchers []string // validation numbers printed
 }
 
-func newScaleKiosk(t *testing.T, tmpl []byte, n int, machine bool, games int, url string) *scaleKiosk {
+func newScaleKiosk(t *testing.T, tmpl kiosktest.TemplateFiles, n int, machine bool, games int, url string) *scaleKiosk {
 	t.Helper()
 	ctx := context.Background()
 	path, err := kiosktest.CopyTemplate(tmpl, t.TempDir())

@@ -76,9 +76,11 @@ type Config struct {
 	// program re-executed, or cmd/pharaon-harness kiosk); its environment
 	// gets the kiosk's configuration (KioskConfig.env) appended.
 	Command func() *exec.Cmd
-	// Template is the database to start from; nil: one is made
-	// (kiosktest.Template with every outcome at the head of each block).
-	Template []byte
+	// Template is the database to start from, anchored (its anchor and
+	// trust root beside it, as the headless kiosk opens it); nil: one is
+	// made (kiosktest.AnchoredTemplate with every outcome at the head of
+	// each block).
+	Template kiosktest.TemplateFiles
 	// Tmpfs mounts a tmpfs for the data directory if it can (as root),
 	// which the disk-full and read-only faults need; without it, a full
 	// disk is a file size limit on the kiosk process and read-only is
@@ -290,7 +292,11 @@ func (r *run) setup() error {
 	tmpl := r.cfg.Template
 	if tmpl == nil {
 		var err error
-		if tmpl, err = Template(filepath.Join(r.cfg.Dir, "template.db")); err != nil {
+		dir := filepath.Join(r.cfg.Dir, "template")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if tmpl, err = Template(filepath.Join(dir, "pharaon.db")); err != nil {
 			return err
 		}
 	}
@@ -299,7 +305,11 @@ func (r *run) setup() error {
 		return err
 	}
 	if r.cfg.Tmpfs && !r.cfg.PowerCut {
-		size := len(tmpl)*3 + 64<<20
+		n := 0
+		for _, b := range tmpl {
+			n += len(b)
+		}
+		size := n*3 + 64<<20
 		if err := syscall.Mount("tmpfs", r.data, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
 			r.cfg.Logf("no tmpfs for the data directory (%v): a full disk is a file size limit, no read-only file system", err)
 		} else {
@@ -387,7 +397,7 @@ func (r *run) powerCut() error {
 // Template makes the harness's database at path: one test block per
 // stake, each beginning with every outcome, the units won through the
 // bonus first, between losers, so that the bonus wall comes early.
-func Template(path string) ([]byte, error) {
+func Template(path string) (kiosktest.TemplateFiles, error) {
 	var bonus, other []kiosktest.Unit
 	for _, u := range kiosktest.EveryOutcome() {
 		if u.ViaBonus {
@@ -410,7 +420,7 @@ func Template(path string) ([]byte, error) {
 	for _, s := range game.Stakes {
 		heads[s] = head
 	}
-	return kiosktest.Template(path, heads)
+	return kiosktest.AnchoredTemplate(path, heads)
 }
 
 // start starts a kiosk and checks what it recovered.

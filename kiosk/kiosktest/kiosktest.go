@@ -108,11 +108,36 @@ func WriteBlock(w io.Writer, stake game.Stake, number uint32, head []Unit) error
 	return bw.Close()
 }
 
+// TemplateFiles is a template database as tests copy it: its files by
+// name, the database and, when anchored, its anchor and its files trust
+// root (store.DefaultAnchor's layout): a kiosk's data and trust root.
+type TemplateFiles map[string][]byte
+
 // Template makes a database at path holding one test block per stake,
 // heads[stake] at the head of each (block numbers 1, 2, 3 in stake order),
-// and returns the database file's bytes for tests to copy.
-func Template(path string, heads map[game.Stake][]Unit) ([]byte, error) {
-	st, err := store.Open(path)
+// and returns its files for tests to copy. The units are sealed under no
+// secret: the copies are opened without an anchor (AnchoredTemplate for
+// the tests that open theirs as the kiosk binary does).
+func Template(path string, heads map[game.Stake][]Unit) (TemplateFiles, error) {
+	return template(path, heads, false)
+}
+
+// AnchoredTemplate is Template with the store anchored beside path, as the
+// kiosk binary opens it: its copies are opened with
+// store.WithAnchor(store.DefaultAnchor(copy)).
+func AnchoredTemplate(path string, heads map[game.Stake][]Unit) (TemplateFiles, error) {
+	return template(path, heads, true)
+}
+
+// anchoredFiles are the files beside an anchored database.
+var anchoredFiles = []string{"pharaon.anchor", "trust.secret", "trust.counter"}
+
+func template(path string, heads map[game.Stake][]Unit, anchored bool) (TemplateFiles, error) {
+	var opts []store.Option
+	if anchored {
+		opts = append(opts, store.WithAnchor(store.DefaultAnchor(path)))
+	}
+	st, err := store.Open(path, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -128,12 +153,32 @@ func Template(path string, heads map[game.Stake][]Unit) ([]byte, error) {
 	if err := st.Close(); err != nil {
 		return nil, err
 	}
-	return os.ReadFile(path)
+	files := TemplateFiles{}
+	names := []string{"pharaon.db"}
+	if anchored {
+		names = append(names, anchoredFiles...)
+	}
+	for _, name := range names {
+		from := filepath.Join(filepath.Dir(path), name)
+		if name == "pharaon.db" {
+			from = path
+		}
+		b, err := os.ReadFile(from)
+		if err != nil {
+			return nil, err
+		}
+		files[name] = b
+	}
+	return files, nil
 }
 
-// CopyTemplate writes template to a new database file in dir and returns
-// its path.
-func CopyTemplate(template []byte, dir string) (string, error) {
-	path := filepath.Join(dir, "pharaon.db")
-	return path, os.WriteFile(path, template, 0o600)
+// CopyTemplate writes the template's files to dir and returns the path of
+// its database there.
+func CopyTemplate(t TemplateFiles, dir string) (string, error) {
+	for name, b := range t {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(dir, "pharaon.db"), nil
 }

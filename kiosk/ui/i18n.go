@@ -199,6 +199,7 @@ const (
 	msgFaultNoDB      msg = "fault.database_missing"
 	msgFaultKeys      msg = "fault.issuer_keys"
 	msgFaultAnchor    msg = "fault.anchor"
+	msgFaultRollback  msg = "fault.rollback"
 	msgFaultSoftware  msg = "fault.software"
 	msgFaultValidator msg = "fault.validator"
 	msgFaultPrinter   msg = "fault.printer"
@@ -423,6 +424,7 @@ var catalogue = map[msg]text{
 	msgFaultUnknown:   {"Défaut\u00a0: %s", "Fault: %s"},
 	msgFaultNoDB:      {"La base de données de la borne est absente. Un technicien doit la restaurer.", "The kiosk’s database is missing. A technician must restore it."},
 	msgFaultAnchor:    {"Les données ne correspondent plus à leur empreinte gardée hors de la base\u00a0: l’historique a pu être tronqué. Un technicien doit intervenir.", "The data no longer match the fingerprint kept outside them: the history may have been cut. A technician must intervene."},
+	msgFaultRollback:  {"Les données de la borne ont été remplacées par une copie plus ancienne. Un technicien doit intervenir.", "The kiosk’s data were replaced by an older copy. A technician must intervene."},
 	msgFaultSoftware:  {"Le logiciel de la borne n’est pas celui du paquet signé installé. Un technicien doit le réinstaller.", "The kiosk’s program is not the one of the signed package installed. A technician must reinstall it."},
 	msgFaultValidator: {"Le lecteur de billets n’a pas répondu correctement au démarrage. Un technicien doit intervenir.", "The note reader did not answer properly at start-up. A technician must intervene."},
 	msgFaultPrinter:   {"L’imprimante des tickets n’a pas répondu ou ne peut pas imprimer (papier, capot). Un technicien doit intervenir.", "The voucher printer did not answer or cannot print (paper, cover). A technician must intervene."},
@@ -481,6 +483,7 @@ var faultTexts = map[string]msg{
 	kiosk.FaultNoDatabase: msgFaultNoDB,
 	kiosk.FaultKeys:       msgFaultKeys,
 	kiosk.FaultAnchor:     msgFaultAnchor,
+	kiosk.FaultRollback:   msgFaultRollback,
 	kiosk.FaultSoftware:   msgFaultSoftware,
 	kiosk.FaultValidator:  msgFaultValidator,
 	kiosk.FaultPrinter:    msgFaultPrinter,

@@ -38,7 +38,7 @@ var (
 	scrTestKeys = kiosktest.Keys
 
 	scrTemplateOnce sync.Once
-	scrTemplate     []byte // the template database file
+	scrTemplate     kiosktest.TemplateFiles // the template database
 	scrTemplateErr  error
 )
 
@@ -424,8 +424,8 @@ func newScrFixtureSized(t *testing.T, size fyne.Size, opts ...fixtureOption) *sc
 	t.Helper()
 	scrTemplateOnce.Do(buildScreensTemplate)
 	require.NoError(t, scrTemplateErr, "template database")
-	path := filepath.Join(t.TempDir(), "pharaon.db")
-	require.NoError(t, os.WriteFile(path, scrTemplate, 0o600))
+	path, err := kiosktest.CopyTemplate(scrTemplate, t.TempDir())
+	require.NoError(t, err)
 
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(art.Theme())

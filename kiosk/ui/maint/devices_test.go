@@ -31,6 +31,7 @@ func (s steady) Identity(ctx context.Context, se *kiosk.Session) (kiosk.Identity
 	id, err := s.Office.Identity(ctx, se)
 	id.Revision, id.BuildTime, id.GoVersion, id.Path = "76df652c0ffee", "2026-11-30T09:00:00Z", "go1.25", "/usr/bin/pharaon"
 	id.SHA256 = strings.Repeat("0123456789abcdef", 4)
+	id.Trust = "files /var/lib/pharaon-trust"
 	return id, err
 }
 

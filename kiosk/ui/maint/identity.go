@@ -15,15 +15,23 @@ import (
 var _ = register(View{ID: "identity", Title: "rpt.id.title", Need: kiosk.RoleTechnician, Order: 62, Build: buildIdentity})
 
 var _ = words(map[word]text{
-	"rpt.id.title":    {"Identité du logiciel", "Software identity"},
-	"rpt.id.version":  {"Version", "Version"},
-	"rpt.id.revision": {"Révision", "Revision"},
-	"rpt.id.built":    {"Date de la révision", "Revision date"},
-	"rpt.id.modified": {"(modifiée)", "(modified)"},
-	"rpt.id.go":       {"Compilateur", "Compiler"},
-	"rpt.id.path":     {"Programme", "Program"},
-	"rpt.id.sha":      {"SHA-256 du programme", "SHA-256 of the program"},
-	"rpt.id.unknown":  {"inconnue", "unknown"},
+	"rpt.id.title":       {"Identité du logiciel", "Software identity"},
+	"rpt.id.version":     {"Version", "Version"},
+	"rpt.id.revision":    {"Révision", "Revision"},
+	"rpt.id.built":       {"Date de la révision", "Revision date"},
+	"rpt.id.modified":    {"(modifiée)", "(modified)"},
+	"rpt.id.go":          {"Compilateur", "Compiler"},
+	"rpt.id.path":        {"Programme", "Program"},
+	"rpt.id.sha":         {"SHA-256 du programme", "SHA-256 of the program"},
+	"rpt.id.trust":       {"Racine de confiance", "Trust root"},
+	"rpt.id.trust.tpm":   {"TPM 2.0", "TPM 2.0"},
+	"rpt.id.detail":      {"détail technique\u00a0: ", "technical detail: "},
+	"rpt.id.trust.files": {"pas de TPM", "no TPM"},
+	"rpt.id.trust.tpm.note": {"Secret scellé dans le TPM, compteur dans le TPM\u00a0: une copie des disques remise en place est vue.",
+		"Secret sealed in the TPM, counter in the TPM: a copy of the disks put back is seen."},
+	"rpt.id.trust.files.note": {"Secret et compteur dans des fichiers hors de la partition des données\u00a0: une copie du disque entier remise en place ne serait pas vue par la borne.",
+		"Secret and counter in files off the data partition: a copy of the whole disk put back would not be seen by the kiosk."},
+	"rpt.id.unknown": {"inconnue", "unknown"},
 })
 
 func buildIdentity(env *Env) fyne.CanvasObject {
@@ -59,12 +67,30 @@ func buildIdentity(env *Env) fyne.CanvasObject {
 			rptRow(tr.T("rpt.id.built"), or(id.BuildTime), true),
 			rptRow(tr.T("rpt.id.go"), or(id.GoVersion), true),
 			rptRow(tr.T("rpt.id.path"), or(id.Path), true),
+			rptRow(tr.T("rpt.id.trust"), tr.T(trustWords(id)), false),
+			wrapped(tr.T(trustWords(id) + ".note")),
+			mono(wrapped(tr.T("rpt.id.detail") + id.Trust)),
 			widget.NewLabel(tr.T("rpt.id.sha")),
 			sha,
 		}
 		body.Refresh()
 	})
 	return note.in(container.NewBorder(container.NewVBox(rptTitle(tr.T("rpt.id.title")), note.object()), nil, nil, nil, body))
+}
+
+// trustWords names the kind of trust root.
+func trustWords(id kiosk.Identity) word {
+	if id.TPM {
+		return "rpt.id.trust.tpm"
+	}
+	return "rpt.id.trust.files"
+}
+
+// mono sets l in the fixed-width face: a technical detail (paths, the
+// TPM's index).
+func mono(l *widget.Label) *widget.Label {
+	l.TextStyle = fyne.TextStyle{Monospace: true}
+	return l
 }
 
 // groupHex writes a hash in groups of eight, four groups a line, as a

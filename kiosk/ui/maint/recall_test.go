@@ -35,7 +35,7 @@ import (
 
 var (
 	rclTemplateOnce sync.Once
-	rclTemplate     []byte
+	rclTemplate     kiosktest.TemplateFiles
 	rclTemplateErr  error
 )
 

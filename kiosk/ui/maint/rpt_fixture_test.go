@@ -36,7 +36,7 @@ import (
 
 var (
 	rptTemplateOnce sync.Once
-	rptTemplate     []byte
+	rptTemplate     kiosktest.TemplateFiles
 	rptTemplateErr  error
 )
 

@@ -32,7 +32,7 @@ import (
 
 var (
 	shTemplateOnce sync.Once
-	shTemplate     []byte
+	shTemplate     kiosktest.TemplateFiles
 	shTemplateErr  error
 )
 
