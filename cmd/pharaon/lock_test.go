@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"os"
@@ -17,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
-	"pharaon/game/block"
 	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
 )
@@ -36,13 +34,8 @@ type lockKiosk struct {
 func newLockKiosk(t *testing.T) lockKiosk {
 	t.Helper()
 	dir := t.TempDir()
-	etc := filepath.Join(dir, "etc")
-	require.NoError(t, os.MkdirAll(etc, 0o755))
-	pub, err := block.MarshalPublicKey(kiosktest.Key.Public().(ed25519.PublicKey))
-	require.NoError(t, err)
-	keyFile := filepath.Join(etc, "issuer.pub")
-	require.NoError(t, os.WriteFile(keyFile, pub, 0o644))
-	k := lockKiosk{dir: dir, conf: filepath.Join(etc, "pharaon.conf"), db: filepath.Join(dir, "data", "pharaon.db")}
+	keyFile := issuerKeyFile(t, filepath.Join(dir, "etc"))
+	k := lockKiosk{dir: dir, conf: filepath.Join(dir, "etc", "pharaon.conf"), db: filepath.Join(dir, "data", "pharaon.db")}
 	require.NoError(t, os.WriteFile(k.conf, []byte("db = "+k.db+"\nkeys = "+keyFile+"\n"), 0o600))
 	blockFile := func(name string, number uint32) string {
 		var buf bytes.Buffer

@@ -12,6 +12,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/kiosk/devsim"
+	"pharaon/kiosk/kiosktest"
 	"pharaon/kiosk/ui"
 	"pharaon/store"
 )
@@ -86,11 +87,7 @@ func TestCashBoxViewListsHeldNotes(t *testing.T) {
 	hold := func(d game.Money) store.BillIntent {
 		t.Helper()
 		f.clock.Advance(time.Minute)
-		in, err := f.st.RecordBillIntent(ctx, d)
-		require.NoError(t, err)
-		_, err = f.st.MarkBillIntentStacking(ctx, in.ID)
-		require.NoError(t, err)
-		in, err = f.st.HoldBillIntent(ctx, in.ID, "power cut after STACK")
+		in, err := kiosktest.HoldNote(ctx, f.st, d)
 		require.NoError(t, err)
 		return in
 	}
