@@ -11,9 +11,11 @@ export LC_MESSAGES :=
 export CGO_ENABLED := 1
 
 # Debian packages for the cgo builds of Fyne (OpenGL, X11) and SQLite, and
-# the TPM 2.0 emulator the trust root's tests run (hw/tpm/tpmtest).
+# the TPM 2.0 emulator the trust root's tests run (hw/tpm/tpmtest), and
+# systemd for systemd-analyze, which rates the kiosk unit's sandbox
+# (packaging/deb_test.go).
 DEB_DEPS := libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
-            libxi-dev libxxf86vm-dev pkg-config gcc swtpm
+            libxi-dev libxxf86vm-dev pkg-config gcc swtpm systemd
 
 # make test: -race everywhere; CI gets a longer timeout as it runs on 2 cores.
 TEST_FLAGS ?= -race -count=1 -timeout $(if $(CI),80m,40m)
@@ -40,6 +42,8 @@ build: deps
 
 test: deps
 	$(GO) vet ./...
+	@# The unit's sandbox rating, shown (TestUnitSandbox fails above 4.0).
+	@systemd-analyze security --offline=yes --no-pager packaging/systemd/pharaon.service | tail -n 1
 	$(GO) test $(TEST_FLAGS) ./...
 
 # make check: what a reviewer checks, and what CI runs before make test:

@@ -164,11 +164,7 @@ func TestOfficeSettlesHeldNotes(t *testing.T) {
 	f, _ := newOffice(t)
 	hold := func(denom game.Money) store.BillIntent {
 		t.Helper()
-		in, err := f.st.RecordBillIntent(ctx, denom)
-		require.NoError(t, err)
-		_, err = f.st.MarkBillIntentStacking(ctx, in.ID)
-		require.NoError(t, err)
-		in, err = f.st.HoldBillIntent(ctx, in.ID, "power cut with the note in the acceptor after STACK")
+		in, err := kiosktest.HoldNote(ctx, f.st, denom)
 		require.NoError(t, err)
 		return in
 	}

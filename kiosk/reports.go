@@ -197,14 +197,42 @@ func (m *Machine) collectionDoc(c store.Collection, mt store.Meters, now time.Ti
 	notesBlock(d, c.Notes)
 	d.Feed(1).Align(escpos.Center).Line("Montant attendu").Bold(true).Size(2, 2).Line(c.Amount.French()).Size(1, 1).Bold(false)
 	d.Align(escpos.Left)
-	if c.Held > 0 {
-		for _, l := range wrap(fmt.Sprintf("Billets en attente (hors total, à compter à part) : %d, %s", c.Held, c.HeldAmount.French()), reportColumns) {
-			d.Line(l)
-		}
-	}
+	heldBlock(d, c.CashBox, loc)
 	meterBlock(d, mt)
 	d.Feed(1).Line("Signature :").Feed(3)
 	return d.Feed(2).Cut()
+}
+
+// heldStateFR says what became of a note held for staff, as printed: still
+// held or unsettled (not in the total), found in the box (in it), or not
+// there.
+var heldStateFR = map[store.IntentState]string{
+	store.IntentHeld:     "en attente\u00a0: à compter à part",
+	store.IntentStacking: "non réglé\u00a0: à compter à part",
+	store.IntentCredited: "crédité\u00a0: compté dans le total",
+	store.IntentVoid:     "clos\u00a0: absent de la caisse",
+}
+
+// heldBlock prints the notes of the box held for staff or unsettled (a
+// collection's state of them): each with its number, time and value, then
+// those staff are still to count apart, which the expected amount leaves
+// out.
+func heldBlock(d *escpos.Doc, b store.CashBox, loc *time.Location) {
+	if len(b.Held) == 0 {
+		return
+	}
+	d.Line(reportRule).Bold(true).Line("Billets en attente du personnel").Bold(false)
+	for _, h := range b.Held {
+		d.Line(reportCols(fmt.Sprintf("n° %d du %s", h.Intent, h.At.In(loc).Format(frDateTime)), h.Denom.French()))
+		d.Line("  " + heldStateFR[h.State])
+	}
+	if n, sum := b.Unsettled(); n > 0 {
+		notes := "billet"
+		if n > 1 {
+			notes = "billets"
+		}
+		d.Bold(true).Line(fmt.Sprintf("À compter à part\u00a0: %d %s, %s", n, notes, sum.French())).Bold(false)
+	}
 }
 
 // roleFR names a role as printed.

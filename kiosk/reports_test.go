@@ -2,6 +2,7 @@ package kiosk
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,7 +15,9 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/breakout"
+	"pharaon/hw/sim/printersim"
 	"pharaon/kiosk/devsim"
+	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
 )
 
@@ -67,6 +70,18 @@ func noteLine(t *testing.T, plain string, denom game.Money) (string, string) {
 	return m[1], m[2]
 }
 
+// collectPrinted collects the cash box as s and prints its report, read
+// back as the simulated printer's receipt n.
+func collectPrinted(t *testing.T, o *Office, s *Session, d *devsim.Devices, n int) (store.Collection, *printersim.Receipt) {
+	t.Helper()
+	c, err := o.Collect(ctx, s)
+	require.NoError(t, err)
+	require.NoError(t, o.PrintCollection(ctx, s, c))
+	r, err := d.Printer.WaitReceipt(ctx, n)
+	require.NoError(t, err)
+	return c, r
+}
+
 // The collection report, read back from the printer: the notes by
 // denomination since the last collection, their total equal to the note
 // meters' growth, who and when, and the meters. A second collection
@@ -80,11 +95,7 @@ func TestCollectionReportPrinted(t *testing.T) {
 
 	before, err := f.st.Meters(ctx)
 	require.NoError(t, err)
-	c, err := o.Collect(ctx, staff)
-	require.NoError(t, err)
-	require.NoError(t, o.PrintCollection(ctx, staff, c))
-	r, err := d.Printer.WaitReceipt(ctx, 1)
-	require.NoError(t, err)
+	c, r := collectPrinted(t, o, staff, d, 1)
 	require.True(t, r.Complete)
 	plain := r.Plain()
 	for _, denom := range []game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro} {
@@ -109,11 +120,7 @@ func TestCollectionReportPrinted(t *testing.T) {
 
 	f.clock.Advance(30 * time.Minute)
 	insertAll(t, f, d, 50*game.Euro)
-	c2, err := o.Collect(ctx, staff)
-	require.NoError(t, err)
-	require.NoError(t, o.PrintCollection(ctx, staff, c2))
-	r, err = d.Printer.WaitReceipt(ctx, 2)
-	require.NoError(t, err)
+	_, r = collectPrinted(t, o, staff, d, 2)
 	plain = r.Plain()
 	n, amount := noteLine(t, plain, 50*game.Euro)
 	assert.Equal(t, "1", n)
@@ -125,6 +132,45 @@ func TestCollectionReportPrinted(t *testing.T) {
 	printed := officeEvents(t, f, "report_printed")
 	require.Len(t, printed, 2)
 	assert.Contains(t, printed[1].Detail, "collection report 1 (4 notes, 55 EUR) printed for staff")
+}
+
+// A note held for staff when the cash box is collected is listed on the
+// collection's report, apart from the total, with its number, time and
+// value; credited by staff after that collection (they found it in the box
+// they took), it is not expected again in the next box, whose report does
+// not list it.
+func TestCollectionReportListsHeldNotes(t *testing.T) {
+	f, d, o := newCashOffice(t)
+	insertAll(t, f, d, 10*game.Euro)
+	f.clock.Advance(10 * time.Minute)
+	in, err := kiosktest.HoldNote(ctx, f.st, 20*game.Euro)
+	require.NoError(t, err)
+	f.clock.Advance(time.Hour)
+	staff, err := o.Login(ctx, "1357")
+	require.NoError(t, err)
+
+	_, r := collectPrinted(t, o, staff, d, 1)
+	plain := r.Plain()
+	assert.Contains(t, plain, "Montant attendu\n10\u00a0€\n", "the held note is not in the total")
+	assert.Contains(t, plain, "Billets en attente du personnel\n"+
+		reportCols(fmt.Sprintf("n° %d du 30/11/2026 à 11:10", in.ID), "20\u00a0€")+"\n"+
+		"  en attente\u00a0: à compter à part\n"+
+		"À compter à part\u00a0: 1 billet, 20\u00a0€\n", "the report lists the held note")
+	keepSample(t, "collection-held.txt", r.Text)
+
+	_, err = o.CreditHeldNote(ctx, staff, in.ID, "trouvé dans la caisse relevée")
+	require.NoError(t, err)
+	f.clock.Advance(30 * time.Minute)
+	insertAll(t, f, d, 5*game.Euro)
+	c2, r := collectPrinted(t, o, staff, d, 2)
+	assert.Equal(t, 5*game.Euro, c2.Amount, "the note credited late left with the first box")
+	plain = r.Plain()
+	n, amount := noteLine(t, plain, 5*game.Euro)
+	assert.Equal(t, "1", n)
+	assert.Equal(t, "5\u00a0€", amount)
+	assert.NotRegexp(t, `(?m)^20\x{a0}€\s`, plain, "no 20 € note expected")
+	assert.Contains(t, plain, "Montant attendu\n5\u00a0€\n")
+	assert.NotContains(t, plain, "en attente du personnel")
 }
 
 // The daily report, read back from the printer: the day's games, notes

@@ -91,6 +91,7 @@ depends:
   - cage
   - xwayland
   - seatd
+  - tpm-udev
   - systemd
   - udev
   - fonts-dejavu-core

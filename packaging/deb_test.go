@@ -5,10 +5,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,7 +72,7 @@ func TestDeb(t *testing.T) {
 		depends[strings.TrimSpace(d)] = true
 	}
 	for _, d := range []string{"libgl1", "libx11-6", "libxcursor1", "libxrandr2", "libxinerama1", "libxi6",
-		"libxxf86vm1", "cage", "xwayland", "seatd", "fonts-dejavu-core", "locales", "systemd", "udev"} {
+		"libxxf86vm1", "cage", "xwayland", "seatd", "tpm-udev", "fonts-dejavu-core", "locales", "systemd", "udev"} {
 		assert.True(t, depends[d], "Depends lacks %s: %s", d, fields["Depends"])
 	}
 	for _, script := range []string{"postinst", "prerm", "postrm", "conffiles", "md5sums"} {
@@ -152,10 +155,10 @@ func TestDeb(t *testing.T) {
 	}
 }
 
-// TestUnit checks the session's unit for what the kiosk relies on: systemd
-// waits for READY=1, restarts the session when the watchdog pings stop, and
-// accepts them from pharaon, which is cage's child and not the main process.
-func TestUnit(t *testing.T) {
+// unitKeys reads the session's unit: each key's values, in order, and the
+// file's text.
+func unitKeys(t *testing.T) (map[string][]string, []byte) {
+	t.Helper()
 	b, err := os.ReadFile("systemd/pharaon.service")
 	require.NoError(t, err)
 	keys := map[string][]string{}
@@ -164,6 +167,14 @@ func TestUnit(t *testing.T) {
 			keys[k] = append(keys[k], v)
 		}
 	}
+	return keys, b
+}
+
+// TestUnit checks the session's unit for what the kiosk relies on: systemd
+// waits for READY=1, restarts the session when the watchdog pings stop, and
+// accepts them from pharaon, which is cage's child and not the main process.
+func TestUnit(t *testing.T) {
+	keys, _ := unitKeys(t)
 	for k, v := range map[string]string{
 		"Type":          "notify",
 		"NotifyAccess":  "all",
@@ -181,6 +192,13 @@ func TestUnit(t *testing.T) {
 		// ... and the ledger's directory the kiosk's, even when the data
 		// partition was mounted after tmpfiles ran.
 		"StateDirectory": "pharaon",
+		// The sandbox (TestUnitSandbox).
+		"ProtectSystem":           "strict",
+		"CapabilityBoundingSet":   "",
+		"DevicePolicy":            "closed",
+		"PrivateTmp":              "yes",
+		"SystemCallArchitectures": "native",
+		"RestrictAddressFamilies": "AF_UNIX AF_NETLINK AF_INET AF_INET6",
 	} {
 		assert.Equal(t, []string{v}, keys[k], "%s=", k)
 	}
@@ -196,6 +214,46 @@ func TestUnit(t *testing.T) {
 	assert.Regexp(t, `(?m)^d /var/lib/pharaon 0700 pharaon pharaon -$`, string(tmp))
 	assert.Regexp(t, `(?m)^d /var/lib/pharaon-install 0700 pharaon pharaon -$`, string(tmp), "the first-install marker's directory, off the data partition")
 	assert.Contains(t, keys["ReadWritePaths"][0], "/var/lib/pharaon-install")
+	assert.Regexp(t, `(?m)^d /var/lib/pharaon-trust 0700 pharaon pharaon -$`, string(tmp), "the trust root's directory, off the data partition")
+	assert.Contains(t, keys["ReadWritePaths"][0], "/var/lib/pharaon-trust")
+}
+
+// TestUnitSandbox: the session's sandbox lets through what the kiosk uses
+// (its devices, its directories, software GL's run-time code, the fleet's
+// network) and little else.
+func TestUnitSandbox(t *testing.T) {
+	keys, b := unitKeys(t)
+	assert.Equal(t, []string{"@system-service", "~@privileged"}, keys["SystemCallFilter"])
+	assert.Equal(t, []string{"EPERM"}, keys["SystemCallErrorNumber"], "a call refused fails, it does not kill the kiosk")
+	// The screen (DRM), touch, tty1, the cash devices by their kernel
+	// group (udev's links name ttyUSB or ttyACM nodes), and the TPM's
+	// resource manager.
+	assert.ElementsMatch(t, []string{"char-drm rw", "char-input rw", "/dev/tty1 rw", "char-ttyUSB rw", "char-ttyACM rw", "/dev/tpmrm0 rw"},
+		keys["DeviceAllow"])
+	assert.Contains(t, keys["SupplementaryGroups"][0], "tss", "/dev/tpmrm0 is the group tss's (tpm-udev)")
+	for _, k := range []string{"MemoryDenyWriteExecute", "PrivateNetwork", "PrivateUsers", "PrivateDevices"} {
+		assert.NotContains(t, keys, k, "software GL, the fleet and the devices need it off")
+		assert.Contains(t, string(b), "# - "+k+"=", "why %s is left out", k)
+	}
+}
+
+// TestUnitSecurityRating rates the unit as systemd does (systemd-analyze
+// security, offline) and fails above 4.0; the figure is in the test's log
+// (and make test prints it).
+func TestUnitSecurityRating(t *testing.T) {
+	sa, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Skip("systemd-analyze not installed (apt-get install systemd, or make deps): the unit's sandbox is not rated")
+	}
+	out, err := exec.Command(sa, "security", "--offline=yes", "--no-pager", "systemd/pharaon.service").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	m := regexp.MustCompile(`Overall exposure level for pharaon\.service: ([0-9]+\.[0-9]+) (\S+)`).FindSubmatch(out)
+	require.NotNil(t, m, "no rating in:\n%s", out)
+	rating, err := strconv.ParseFloat(string(m[1]), 64)
+	require.NoError(t, err)
+	t.Logf("systemd-analyze security pharaon.service: %.1f %s", rating, m[2])
+	fmt.Printf("systemd-analyze security pharaon.service: %.1f %s\n", rating, m[2])
+	assert.LessOrEqual(t, rating, 4.0, "the unit's exposure:\n%s", out)
 }
 
 // TestPostinstPermissions runs the post-install script as dpkg runs it

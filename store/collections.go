@@ -17,22 +17,61 @@ import (
 // against what the kiosk expects. A collection records the note meters at
 // that moment; what the box holds is the note meters' growth since the last
 // collection. The meters themselves are never reset.
+//
+// A note whose fate the kiosk could not settle (a bill intent held for
+// staff, or still stacking: cash_intents.go) may be in the box without a
+// credit. A note belongs to the box in place when its intent's first step
+// was written (STACK about to be sent, or the hold, or the credit): the
+// one the next collection takes. That collection lists the box's notes
+// held for staff or unsettled, with their state then (held or stacking:
+// maybe in the box, to count apart; credited by staff, in the total; or
+// closed), and counts only those credited. Staff count the box and settle
+// them after: a credit after the collection moves the note meters, but the
+// note left with the earlier box, so no later box expects it. Which box a
+// step falls in is told by the bill intents' chain of steps, whose newest
+// step each collection records (intent_step), not by the clock.
 
 // EventCashCollected is the event of a collection (source "maintenance").
 const EventCashCollected = "cash_collected"
 
 // CashBox is what the kiosk expects in its cash box: the notes accepted
 // since the last collection (Since; zero before the first), by
-// denomination; and, apart, the notes held for staff (HeldIntents), which
-// may be in the box without a credit: staff count them before they credit
-// or close them.
+// denomination, less those that belong to earlier boxes (credited late);
+// and, apart, the notes of this box held for staff or unsettled.
 type CashBox struct {
-	Since      time.Time
-	Notes      map[game.Money]int64
-	Count      int64
-	Amount     game.Money
-	Held       int64
-	HeldAmount game.Money
+	Since  time.Time
+	Notes  map[game.Money]int64
+	Count  int64
+	Amount game.Money
+	// Held are the notes of this box that were held for staff, or are
+	// still stacking, in the order the validator took them, each in its
+	// state now (for a Collection: at the collection). A held or stacking
+	// one may be in the box and is not in Notes: staff count it apart,
+	// then credit or close it; a credited one is in Notes; a void one
+	// (closed by staff) is not in the box.
+	Held []HeldNote
+}
+
+// HeldNote is a note of the box whose fate the kiosk could not settle.
+type HeldNote struct {
+	Intent int64 // its bill intent
+	Denom  game.Money
+	At     time.Time   // when the validator took it
+	State  IntentState // held or stacking (unsettled), credited or void
+}
+
+// Unsettled is the number and value of the box's notes that may be in it
+// without a credit: held for staff, or still stacking.
+func (b CashBox) Unsettled() (int64, game.Money) {
+	var n int64
+	var sum game.Money
+	for _, h := range b.Held {
+		if h.State == IntentHeld || h.State == IntentStacking {
+			n++
+			sum += h.Denom
+		}
+	}
+	return n, sum
 }
 
 // Collection is a cash box emptied: who, when, and what it held.
@@ -111,26 +150,111 @@ func cashBox(now Meters, lastAt int64, lastMeters string) (CashBox, error) {
 	return b, nil
 }
 
+// boxEnd is where the box ends if it is collected now: the note meters
+// (encodeNotes) and the newest step of the bill intents' chain.
+type boxEnd struct {
+	notes string
+	step  int64
+}
+
+// cashBoxNow computes the box in tx: the note meters' growth since the
+// last collection (cashBox), less the late credits, and the box's held or
+// unsettled notes.
+func cashBoxNow(tx *rtx) (CashBox, boxEnd, error) {
+	m, err := readMeters(tx)
+	if err != nil {
+		return CashBox{}, boxEnd{}, err
+	}
+	var at, from int64
+	var meters string
+	err = tx.queryRow(`SELECT at, meters, intent_step FROM collections ORDER BY id DESC LIMIT 1`).Scan(&at, &meters, &from)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return CashBox{}, boxEnd{}, err
+	}
+	b, err := cashBox(m, at, meters)
+	if err != nil {
+		return CashBox{}, boxEnd{}, err
+	}
+	end := boxEnd{notes: encodeNotes(noteMeters(m))}
+	if err := tx.queryRow(`SELECT coalesce(max(id), 0) FROM bill_intent_steps`).Scan(&end.step); err != nil {
+		return CashBox{}, boxEnd{}, err
+	}
+	if err := lessLateCredits(tx, &b, from); err != nil {
+		return CashBox{}, boxEnd{}, err
+	}
+	if b.Held, err = heldNotes(tx, from, end.step); err != nil {
+		return CashBox{}, boxEnd{}, err
+	}
+	return b, end, nil
+}
+
+// firstStep is the id of an intent's first step (the note's way to the box
+// began), for the intent i.id of the enclosing query.
+const firstStep = `(SELECT min(f.id) FROM bill_intent_steps f WHERE f.intent_id = i.id)`
+
+// lessLateCredits takes out of b the notes credited after the step from
+// (the last collection's) whose first step is at or before it: they left
+// with an earlier box.
+func lessLateCredits(tx *rtx, b *CashBox, from int64) error {
+	rows, err := tx.query(`SELECT i.id, i.denom FROM bill_intent_steps c JOIN bill_intents i ON i.id = c.intent_id
+		WHERE c.state = 'credited' AND c.id > ? AND `+firstStep+` <= ?`, from, from)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, denom int64
+		if err := rows.Scan(&id, &denom); err != nil {
+			return err
+		}
+		d := game.Money(denom)
+		if b.Notes[d] <= 0 {
+			return integrity("collections", "bill_intents", id, "note of %d credited after the collection of its box, and no such note counted since", d)
+		}
+		if b.Notes[d]--; b.Notes[d] == 0 {
+			delete(b.Notes, d)
+		}
+		b.Count--
+		b.Amount -= d
+	}
+	return rows.Err()
+}
+
+// heldNotes are the notes of the box between the steps from and to (their
+// first step in it) that were held for staff at or before to, or are
+// stacking at to, each in its state at to.
+func heldNotes(tx *rtx, from, to int64) ([]HeldNote, error) {
+	rows, err := tx.query(`SELECT id, denom, at, state FROM (
+			SELECT i.id, i.denom, i.at,
+				(SELECT s.state FROM bill_intent_steps s WHERE s.intent_id = i.id AND s.id <= ? ORDER BY s.id DESC LIMIT 1) AS state,
+				EXISTS (SELECT 1 FROM bill_intent_steps h WHERE h.intent_id = i.id AND h.state = 'held' AND h.id <= ?) AS held
+			FROM bill_intents i
+			WHERE i.id IN (SELECT intent_id FROM bill_intent_steps WHERE id > ? AND id <= ?) AND `+firstStep+` > ?)
+		WHERE held OR state = 'stacking' ORDER BY id`, to, to, from, to, from)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []HeldNote
+	for rows.Next() {
+		var h HeldNote
+		var denom, at int64
+		var state string
+		if err := rows.Scan(&h.Intent, &denom, &at, &state); err != nil {
+			return nil, err
+		}
+		h.Denom, h.At, h.State = game.Money(denom), time.Unix(0, at).UTC(), IntentState(state)
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
 // CashBox returns what the cash box should hold now.
 func (s *Store) CashBox(ctx context.Context) (CashBox, error) {
 	var b CashBox
 	err := s.read(ctx, func(tx *rtx) error {
-		m, err := readMeters(tx)
-		if err != nil {
-			return err
-		}
-		var at int64
-		var meters string
-		err = tx.queryRow(`SELECT at, meters FROM collections ORDER BY id DESC LIMIT 1`).Scan(&at, &meters)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		if b, err = cashBox(m, at, meters); err != nil {
-			return err
-		}
-		var heldAmount int64
-		err = tx.queryRow(`SELECT count(*), coalesce(sum(denom), 0) FROM bill_intents WHERE state = 'held'`).Scan(&b.Held, &heldAmount)
-		b.HeldAmount = game.Money(heldAmount)
+		var err error
+		b, _, err = cashBoxNow(tx)
 		return err
 	})
 	if err != nil {
@@ -140,7 +264,8 @@ func (s *Store) CashBox(ctx context.Context) (CashBox, error) {
 }
 
 // Collect records that staff (by: the role) emptied the cash box, with what
-// it held, and logs it; the next CashBox starts from zero.
+// it held and its held notes, and logs it; the next CashBox starts from
+// zero.
 func (s *Store) Collect(ctx context.Context, by string) (Collection, error) {
 	if by == "" {
 		return Collection{}, fmt.Errorf("collect: %w", ErrBadRequest)
@@ -148,37 +273,12 @@ func (s *Store) Collect(ctx context.Context, by string) (Collection, error) {
 	var c Collection
 	err := s.write(ctx, func(t *wtx) error {
 		t.movesMoneyOut() // the cash box leaves the kiosk
-		r, err := t.query(`SELECT name, value FROM meters`)
+		box, end, err := cashBoxNow(&rtx{ctx: t.ctx, wtx: *t})
 		if err != nil {
 			return err
 		}
-		m := Meters{}
-		for r.Next() {
-			var name string
-			var v int64
-			if err := r.Scan(&name, &v); err != nil {
-				r.Close()
-				return err
-			}
-			m[name] = v
-		}
-		if err := r.Err(); err != nil {
-			r.Close()
-			return err
-		}
-		r.Close()
-		var at int64
-		var meters string
-		err = t.rowQ(`SELECT at, meters FROM collections ORDER BY id DESC LIMIT 1`).Scan(&at, &meters)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		box, err := cashBox(m, at, meters)
-		if err != nil {
-			return err
-		}
-		res, err := t.execQ(`INSERT INTO collections(at, by, meters, count, amount) VALUES (?, ?, ?, ?, ?)`,
-			t.now, by, encodeNotes(noteMeters(m)), box.Count, int64(box.Amount))
+		res, err := t.execQ(`INSERT INTO collections(at, by, meters, count, amount, intent_step) VALUES (?, ?, ?, ?, ?, ?)`,
+			t.now, by, end.notes, box.Count, int64(box.Amount), end.step)
 		if err != nil {
 			return err
 		}
@@ -187,8 +287,11 @@ func (s *Store) Collect(ctx context.Context, by string) (Collection, error) {
 			return err
 		}
 		c = Collection{ID: id, At: time.Unix(0, t.now).UTC(), By: by, CashBox: box}
-		_, err = t.logEvent(LevelInfo, "maintenance", EventCashCollected,
-			fmt.Sprintf("cash box collected by %s: %d notes, %s (%s)", by, box.Count, box.Amount.French(), encodeNotes(box.Notes)))
+		detail := fmt.Sprintf("cash box collected by %s: %d notes, %s (%s)", by, box.Count, box.Amount.French(), encodeNotes(box.Notes))
+		if n, sum := box.Unsettled(); n > 0 {
+			detail += fmt.Sprintf("; held notes to settle: %d, %s", n, sum.French())
+		}
+		_, err = t.logEvent(LevelInfo, "maintenance", EventCashCollected, detail)
 		return err
 	})
 	if err != nil {

@@ -53,8 +53,9 @@ func TestCashBoxCollections(t *testing.T) {
 	require.NoError(t, err)
 	box, err = s.CashBox(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, int64(1), box.Held, "a held note may be in the box")
-	assert.Equal(t, 50*game.Euro, box.HeldAmount)
+	n, sum := box.Unsettled()
+	assert.Equal(t, int64(1), n, "a held note may be in the box")
+	assert.Equal(t, 50*game.Euro, sum)
 	assert.Equal(t, map[game.Money]int64{10 * game.Euro: 1, 5 * game.Euro: 1}, box.Notes)
 	assert.Equal(t, 15*game.Euro, box.Amount)
 

@@ -23,10 +23,11 @@
 //
 // # How the kiosk uses it
 //
-// At boot: Open (it refuses a file that is not a Pharaon database or is
-// from a newer schema, and a file system where WAL or synchronous=FULL is
-// not in force; WithAnchor compares the chains' heads with their anchor
-// outside the file), VerifyBoot (the schema, the anchor, and the ledger,
+// At boot: Open (it takes the database's lock first, and refuses with
+// ErrLocked a database another process holds, lock.go; it refuses a file
+// that is not a Pharaon database or is from a newer schema, and a file
+// system where WAL or synchronous=FULL is not in force; WithAnchor compares
+// the chains' heads with their anchor outside the file), VerifyBoot (the schema, the anchor, and the ledger,
 // chains, units sold and meters since the last full verification's
 // checkpoint) and VerifyBlocks (the units still to sell), then
 // UnfinishedPlays: the play a crash interrupted is replayed from its

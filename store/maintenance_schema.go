@@ -9,8 +9,10 @@ package store
 //   - the pad's lock is one row, kept in the database so that a restart (or
 //     pulling the plug) does not give a guesser five more tries;
 //   - a collection records the note meters when staff emptied the cash box,
-//     so the next one counts the notes since; it is never changed or deleted
-//     (the meters themselves are never reset).
+//     so the next one counts the notes since, and the newest step of the
+//     bill intents' chain then (intent_step), which says which box a held
+//     note was in: the one collected after its hold (collections.go); it is
+//     never changed or deleted (the meters themselves are never reset).
 const schemaV4Maintenance = `
 CREATE TABLE staff (
 	role   TEXT PRIMARY KEY CHECK (role = 'staff' OR role = 'technician'),
@@ -34,8 +36,12 @@ CREATE TABLE collections (
 	by     TEXT NOT NULL CHECK (by <> ''),
 	meters TEXT NOT NULL,
 	count  INTEGER NOT NULL CHECK (count >= 0),
-	amount INTEGER NOT NULL CHECK (amount >= 0)
+	amount INTEGER NOT NULL CHECK (amount >= 0),
+	intent_step INTEGER NOT NULL CHECK (intent_step >= 0)
 );
+CREATE TRIGGER collections_follow BEFORE INSERT ON collections
+WHEN NEW.intent_step < coalesce((SELECT max(intent_step) FROM collections), 0)
+BEGIN SELECT RAISE(ABORT, 'a collection''s box ends after the previous one'); END;
 CREATE TRIGGER collections_fixed BEFORE UPDATE ON collections
 BEGIN SELECT RAISE(ABORT, 'a collection never changes'); END;
 CREATE TRIGGER collections_no_delete BEFORE DELETE ON collections

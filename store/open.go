@@ -38,6 +38,8 @@ type Store struct {
 	units       *unitSeal // seals the units under the trust root's secret (units_seal.go)
 	schema      []string  // the migrations, whose schema Verify expects
 
+	lock *storeLock // the database's lock (lock.go), from open to Close
+
 	wc    *sql.Conn                     // the writer connection, held open
 	wmu   sync.Mutex                    // one write transaction at a time on wc
 	stmts [numStmts]*sqlite3.SQLiteStmt // prepared on wc, used inside wc.Raw only
@@ -153,6 +155,18 @@ func open(path string, cfg config) (*Store, error) {
 			return nil, err
 		}
 	}
+	// One process owns the store (lock.go): before anything is created,
+	// read or written.
+	lk, err := lockStore(path)
+	if err != nil {
+		return nil, err
+	}
+	held := false // until the Store holds it, a failure releases it
+	defer func() {
+		if !held {
+			lk.release()
+		}
+	}()
 	if !cfg.noCreate {
 		if err := createPrivate(path); err != nil {
 			return nil, err
@@ -235,6 +249,7 @@ func open(path string, cfg config) (*Store, error) {
 			return nil, err
 		}
 	}
+	s.lock, held = lk, true
 	return s, nil
 }
 
@@ -405,6 +420,6 @@ func (s *Store) closeDBs() error {
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}
-	errs = append(errs, s.w.Close(), s.anc.close())
+	errs = append(errs, s.w.Close(), s.anc.close(), s.lock.release())
 	return errors.Join(errs...)
 }

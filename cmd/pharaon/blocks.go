@@ -79,6 +79,8 @@ func openStore(cfg Config) (*store.Store, bool, error) {
 	switch {
 	case errors.Is(err, store.ErrNoDatabase):
 		return nil, false, noDatabase(cfg, err)
+	case errors.Is(err, store.ErrLocked):
+		return nil, false, inUse(cfg, err)
 	case err != nil:
 		return nil, false, storeFailure(err)
 	}

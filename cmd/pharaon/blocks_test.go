@@ -15,17 +15,25 @@ import (
 	"pharaon/kiosk/kiosktest"
 )
 
+// issuerKeyFile writes the tests' issuer public key (kiosktest.Key) in
+// dir, made if need be, and returns its path.
+func issuerKeyFile(t *testing.T, dir string) string {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	pub, err := block.MarshalPublicKey(kiosktest.Key.Public().(ed25519.PublicKey))
+	require.NoError(t, err)
+	path := filepath.Join(dir, "issuer.pub")
+	require.NoError(t, os.WriteFile(path, pub, 0o644))
+	return path
+}
+
 // A technician imports blocks into a stopped kiosk from the command line:
 // a tampered file is refused and changes nothing, the good ones are
 // imported once, and the list shows them.
 func TestBinaryImportsBlocks(t *testing.T) {
 	dir := t.TempDir()
 	etc := filepath.Join(dir, "etc")
-	require.NoError(t, os.MkdirAll(etc, 0o755))
-	pub, err := block.MarshalPublicKey(kiosktest.Key.Public().(ed25519.PublicKey))
-	require.NoError(t, err)
-	keyFile := filepath.Join(etc, "issuer.pub")
-	require.NoError(t, os.WriteFile(keyFile, pub, 0o644))
+	keyFile := issuerKeyFile(t, etc)
 	db := filepath.Join(dir, "data", "pharaon.db")
 	conf := filepath.Join(etc, "pharaon.conf")
 	require.NoError(t, os.WriteFile(conf, []byte("db = "+db+"\nkeys = "+keyFile+"\n"), 0o600))

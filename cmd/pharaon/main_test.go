@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -29,6 +30,11 @@ func TestMain(m *testing.M) {
 			m, _, _ := boot(func(kiosk.BootStep, bool) {})
 			s := m.OnChange(func(kiosk.Snapshot) {})
 			fmt.Printf("SCREEN %s %s credit=%d\n", s.State, s.Fault.Code, s.Credit)
+			if os.Getenv(holdEnv) == "1" {
+				// A kiosk that keeps running until its input ends
+				// (lock_test.go).
+				_, _ = io.Copy(io.Discard, os.Stdin)
+			}
 		}
 		main()
 		return

@@ -80,6 +80,43 @@ func noDatabase(cfg Config, err error) *startError {
 	return &startError{status: exitNoDatabase, fault: kiosk.Fault{Code: kiosk.FaultNoDatabase, Detail: reason.Error()}, err: reason}
 }
 
+// inUse is the refusal of a database another process holds (store.ErrLocked):
+// the kiosk, or one of its commands. Nothing was read or written; the
+// sentence says what to do, in the kiosk's language.
+func inUse(cfg Config, err error) *startError {
+	w := blockWords{cfg.Lang}
+	var le *store.LockedError
+	errors.As(err, &le)
+	var who, do string
+	switch {
+	case le == nil || le.PID == 0:
+		who = w.pick("un autre processus", "another process")
+		do = w.pick("si c’est la borne, arrêtez-la d’abord avec «\u00a0systemctl stop pharaon\u00a0»",
+			"if it is the kiosk, stop it with `systemctl stop pharaon` first")
+	case le.Command == "pharaon" || le.Command == "":
+		who = w.pick(fmt.Sprintf("la borne est en marche (processus %d) et", le.PID),
+			fmt.Sprintf("the kiosk is running (process %d) and", le.PID))
+		do = w.pick("arrêtez-la d’abord avec «\u00a0systemctl stop pharaon\u00a0»", "stop it with `systemctl stop pharaon` first")
+	default:
+		who = w.pick(fmt.Sprintf("la commande «\u00a0%s\u00a0» (processus %d)", le.Command, le.PID),
+			fmt.Sprintf("the command `%s` (process %d)", le.Command, le.PID))
+		do = w.pick("attendez qu’elle finisse", "wait for it to finish")
+	}
+	msg := w.pick(fmt.Sprintf("%s tient la base %s\u00a0: %s, puis recommencez\u00a0; rien n’a été modifié", who, cfg.DB, do),
+		fmt.Sprintf("%s holds the database %s: %s, then try again; nothing was changed", who, cfg.DB, do))
+	return &startError{status: exitStore, fault: kiosk.Fault{Code: kiosk.FaultStore, Detail: msg}, err: sentence{msg, err}}
+}
+
+// sentence is an error said to a person in words of its own, its cause
+// kept for errors.Is.
+type sentence struct {
+	msg   string
+	cause error
+}
+
+func (s sentence) Error() string { return s.msg }
+func (s sentence) Unwrap() error { return s.cause }
+
 // markInstalled writes the marker after the first successful start of a
 // production kiosk (written whole, then renamed into place).
 func markInstalled(cfg Config) error {

@@ -10,8 +10,10 @@
 # saved (OUTDIR/vm-setup.ppm), then completed with keys typed through QEMU's
 # monitor (the technician's PIN twice, the staff's twice, the kiosk id of
 # the configuration kept), and the home screen saved (OUTDIR/vm-home.ppm);
-# then a block made and signed here is imported with `pharaon import`, the
-# kiosk stopped, and sold once it is back (OUTDIR/vm-block.ppm). Saves the
+# then a block made and signed here is imported with `pharaon import`: refused
+# while the kiosk runs (one process owns the store), imported once the kiosk
+# is stopped, and sold once it is back (OUTDIR/vm-block.ppm). The probe also
+# prints the running systemd's rating of the unit's sandbox. Saves the
 # console's log (OUTDIR/vm-serial.log). Exit status 0 when all passed.
 #
 # The copy gets a probe (vmtest/), written into its root file system with

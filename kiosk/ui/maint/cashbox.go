@@ -15,7 +15,7 @@ import (
 
 // The cash box (staff): the notes the kiosk expects in it since the last
 // collection, by denomination, and their amount; the notes held for staff
-// apart. Collecting asks for a confirmation, records the collection, then
+// since then apart, each with what became of it (store.CashBox). Collecting asks for a confirmation, records the collection, then
 // prints its report; a report that did not print can be printed again.
 
 var _ = register(View{ID: "cashbox", Title: "rpt.cash.title", Need: kiosk.RoleStaff, Order: 20, Build: buildCashBox})
@@ -30,6 +30,12 @@ var _ = words(map[word]text{
 	"rpt.cash.total":     {"Total attendu", "Expected total"},
 	"rpt.cash.empty":     {"La caisse doit être vide.", "The cash box should be empty."},
 	"rpt.cash.held":      {"Billets en attente (hors total, à compter à part)\u00a0: %d, %s", "Notes held (not in the total, count them apart): %d, %s"},
+	"rpt.cash.heldlist":  {"Billets en attente du personnel dans cette caisse", "Notes held for staff in this cash box"},
+	"rpt.cash.heldnote":  {"N° %d du %s, %s\u00a0: %s", "No. %d of %s, %s: %s"},
+	"rpt.cash.st.held":   {"en attente, à compter à part", "held, count it apart"},
+	"rpt.cash.st.open":   {"non réglé, à compter à part", "unsettled, count it apart"},
+	"rpt.cash.st.credit": {"crédité, compté dans le total", "credited, in the total"},
+	"rpt.cash.st.void":   {"clos, absent de la caisse", "closed, not in the box"},
 	"rpt.cash.collect":   {"Relever la caisse", "Collect the cash box"},
 	"rpt.cash.confirm":   {"Videz la caisse, puis confirmez\u00a0: le relevé de %s sera enregistré et imprimé.", "Empty the cash box, then confirm: the collection of %s will be recorded and printed."},
 	"rpt.cash.yes":       {"Confirmer le relevé", "Confirm the collection"},
@@ -155,10 +161,34 @@ func cashBoxRows(env *Env, b store.CashBox) []fyne.CanvasObject {
 	if b.Count == 0 {
 		out = append(out, widget.NewLabel(tr.T("rpt.cash.empty")))
 	}
-	if b.Held > 0 {
-		h := widget.NewLabel(tr.F("rpt.cash.held", b.Held, tr.Money(b.HeldAmount)))
+	if len(b.Held) > 0 {
+		head := widget.NewLabel(tr.T("rpt.cash.heldlist"))
+		head.TextStyle = fyne.TextStyle{Bold: true}
+		out = append(out, head)
+	}
+	for _, h := range b.Held {
+		l := widget.NewLabel(tr.F("rpt.cash.heldnote", h.Intent, tr.Time(h.At, env.Loc), tr.Money(h.Denom), tr.T(heldState[h.State])))
+		l.Wrapping = fyne.TextWrapWord
+		if h.State == store.IntentHeld || h.State == store.IntentStacking {
+			l.Importance = widget.WarningImportance
+		}
+		out = append(out, l)
+	}
+	if n, sum := b.Unsettled(); n > 0 {
+		h := widget.NewLabel(tr.F("rpt.cash.held", n, tr.Money(sum)))
+		h.Wrapping = fyne.TextWrapWord
 		h.Importance = widget.WarningImportance
 		out = append(out, h)
 	}
 	return out
+}
+
+// heldState names what became of a held or unsettled note of the box:
+// still held or unsettled (not in the total), credited (in it), or closed
+// (not in the box).
+var heldState = map[store.IntentState]word{
+	store.IntentHeld:     "rpt.cash.st.held",
+	store.IntentStacking: "rpt.cash.st.open",
+	store.IntentCredited: "rpt.cash.st.credit",
+	store.IntentVoid:     "rpt.cash.st.void",
 }

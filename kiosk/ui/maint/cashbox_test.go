@@ -12,6 +12,8 @@ import (
 
 	"pharaon/game"
 	"pharaon/kiosk/devsim"
+	"pharaon/kiosk/kiosktest"
+	"pharaon/kiosk/ui"
 	"pharaon/store"
 )
 
@@ -71,4 +73,49 @@ func TestCashBoxView(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, r.Plain(), "Relevé n° 000002")
 	assert.Regexp(t, `(?m)^Total\s+1\s+50\x{a0}€$`, r.Plain())
+}
+
+// The notes held for staff since the last collection are listed under the
+// box, each with its number, time, value and what became of it; the ones
+// still held are summed apart from the total. After the collection, staff
+// credit the note they found in the box they took: the next box does not
+// expect it, nor list it.
+func TestCashBoxViewListsHeldNotes(t *testing.T) {
+	f := newRptFix(t)
+	ctx := context.Background()
+	f.billIn(10 * game.Euro)
+	hold := func(d game.Money) store.BillIntent {
+		t.Helper()
+		f.clock.Advance(time.Minute)
+		in, err := kiosktest.HoldNote(ctx, f.st, d)
+		require.NoError(t, err)
+		return in
+	}
+	a, b := hold(20*game.Euro), hold(50*game.Euro)
+	require.NoError(t, f.o.CloseHeldNote(ctx, f.staff, b.ID, "pas dans la caisse"))
+	f.show("cashbox", f.staff)
+	txt := f.text()
+	assert.Contains(t, txt, "Total attendu\n1\n10\u00a0€\n")
+	assert.Contains(t, txt, "Billets en attente du personnel dans cette caisse\n"+
+		fmt.Sprintf("N° %d du 30/11/2026 11:01:00, 20\u00a0€\u00a0: en attente, à compter à part\n", a.ID)+
+		fmt.Sprintf("N° %d du 30/11/2026 11:02:00, 50\u00a0€\u00a0: clos, absent de la caisse\n", b.ID)+
+		"Billets en attente (hors total, à compter à part)\u00a0: 1, 20\u00a0€\n")
+	f.golden("maint-cashbox-held.png")
+	f.lang = ui.English
+	f.show("cashbox", f.staff)
+	assert.Contains(t, f.text(), fmt.Sprintf("No. %d of 2026-11-30 11:01:00, €20: held, count it apart\n", a.ID))
+	f.lang = ui.French
+	f.show("cashbox", f.staff)
+
+	f.tap("Relever la caisse")
+	f.tap("Confirmer le relevé")
+	r, err := f.dev.Printer.WaitReceipt(ctx, 1)
+	require.NoError(t, err)
+	assert.Contains(t, r.Plain(), fmt.Sprintf("n° %d du 30/11/2026 à 11:01", a.ID), "the report lists them too")
+	_, err = f.o.CreditHeldNote(ctx, f.staff, a.ID, "trouvé dans la caisse relevée")
+	require.NoError(t, err)
+	f.show("cashbox", f.staff)
+	txt = f.text()
+	assert.Contains(t, txt, "La caisse doit être vide.", "the note credited late left with the box collected")
+	assert.NotContains(t, txt, "en attente du personnel")
 }
