@@ -423,18 +423,7 @@ func (a *anchor) create(h heads, now time.Time) error {
 // writeNew creates path (mode 0600, refusing an existing file) with b,
 // synced with its directory entry.
 func writeNew(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := writeSynced(path, os.O_EXCL, b); err != nil {
 		return err
 	}
 	return syncDir(filepath.Dir(path))

@@ -172,7 +172,21 @@ func (t *FileTrust) String() string { return "files " + t.dir }
 // each synced with its directory: after a cut the file is whole, old or new.
 func replaceFile(path string, b []byte) error {
 	tmp := path + ".new"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	err := writeSynced(tmp, os.O_TRUNC, b)
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// writeSynced creates path (mode 0600, with flag: O_EXCL or O_TRUNC) with
+// b, synced.
+func writeSynced(path string, flag int, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|flag, 0o600)
 	if err != nil {
 		return err
 	}
@@ -183,14 +197,7 @@ func replaceFile(path string, b []byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return syncDir(filepath.Dir(path))
+	return err
 }
 
 func syncDir(dir string) error {

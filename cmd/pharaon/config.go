@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -165,6 +166,14 @@ func (c *Config) set(key, value, dir string) error {
 		*dst = v
 		return nil
 	}
+	// oneOf takes a value among words.
+	oneOf := func(dst *string, words ...string) error {
+		if slices.Contains(words, value) {
+			*dst = value
+			return nil
+		}
+		return fmt.Errorf("%s = %q: %s or %s: %w", key, value, strings.Join(words[:len(words)-1], ", "), words[len(words)-1], ErrConfig)
+	}
 	path := func(dst *string, v string) error {
 		if v == "" {
 			return fmt.Errorf("%s: empty path: %w", key, ErrConfig)
@@ -181,12 +190,7 @@ func (c *Config) set(key, value, dir string) error {
 	case "installed-marker":
 		return path(&c.Installed, value)
 	case "trust":
-		switch value {
-		case "auto", "tpm", "files":
-			c.Trust = value
-			return nil
-		}
-		return fmt.Errorf("trust = %q: auto, tpm or files: %w", value, ErrConfig)
+		return oneOf(&c.Trust, "auto", "tpm", "files")
 	case "trust-dir":
 		return path(&c.TrustDir, value)
 	case "tpm":
@@ -247,12 +251,7 @@ func (c *Config) set(key, value, dir string) error {
 	case "fps":
 		return boolean(&c.FPS)
 	case "backdrop":
-		switch value {
-		case "auto", "full", "plain":
-			c.Backdrop = value
-			return nil
-		}
-		return fmt.Errorf("backdrop = %q: auto, full or plain: %w", value, ErrConfig)
+		return oneOf(&c.Backdrop, "auto", "full", "plain")
 	case "dev-seed":
 		n, err := strconv.ParseUint(value, 10, 64)
 		if err != nil || n == 0 {
