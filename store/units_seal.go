@@ -6,7 +6,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
-	"fmt"
 	"sync"
 
 	"pharaon/game"
@@ -96,13 +95,4 @@ func openUnit(c cipher.Block, blockID int64, idx uint32, sealed []byte) (sealedU
 		return sealedUnit{}, integrity("units", "blocks", blockID, "unit %d does not open with this kiosk's key: edited, moved, or sealed by another kiosk", idx)
 	}
 	return u, nil
-}
-
-// unitCipher is the cipher of the block with id blockID, read from its row.
-func unitCipherOf(u *unitSeal, row scanner, blockID int64) (cipher.Block, error) {
-	var emission, number uint32
-	if err := row.Scan(&emission, &number); err != nil {
-		return nil, fmt.Errorf("block id %d: %w", blockID, err)
-	}
-	return u.block(emission, number), nil
 }
