@@ -27,8 +27,7 @@ func newHandPayOffice(t *testing.T) (*fixture, *Office) {
 	withHandPay(f)
 	f.boot()
 	a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
-	require.NoError(t, a.SetPIN(ctx, "", RoleTechnician, "24680"))
-	require.NoError(t, a.SetPIN(ctx, RoleTechnician, RoleStaff, "1357"))
+	setPINs(t, a)
 	return f, NewOffice(f.m, a, time.Minute)
 }
 
@@ -98,7 +97,7 @@ func TestHandPayWinLocksUntilStaffPay(t *testing.T) {
 	locked := f.m.Snapshot().Credit
 	require.Equal(t, want+game.Euro, locked)
 
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	hp, err := o.PendingHandPay(ctx, staff)
 	require.NoError(t, err)
@@ -169,7 +168,7 @@ func TestHandPayLockSurvivesRestart(t *testing.T) {
 
 	a := NewAccess(f2.st, f2.clock, AccessConfig{KDF: fastKDF})
 	o2 := NewOffice(f2.m, a, 0)
-	staff, err := o2.Login(ctx, "1357")
+	staff, err := o2.Login(ctx, "135700")
 	require.NoError(t, err)
 	_, e, err := o2.PayHandPay(ctx, staff)
 	require.NoError(t, err)

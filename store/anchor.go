@@ -102,11 +102,13 @@ const (
 	chIntents
 	chIntentSteps
 	chMeterSnapshots
+	chCredentials
+	chPINLock
 	numChains
 )
 
 var chainTables = [numChains]string{"ledger", "plays", "play_steps", "events", "vouchers", "voucher_steps",
-	"bill_intents", "bill_intent_steps", "meter_snapshots"}
+	"bill_intents", "bill_intent_steps", "meter_snapshots", "credentials", "pin_lock"}
 
 // numChainsV1 is the number of chains of an anchor record of the first
 // format (anchorMagicV1), written before the meter snapshots were chained:

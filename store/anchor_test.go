@@ -17,7 +17,7 @@ import (
 // anchoredHistory makes, in dir, an anchored database (pharaon.db with
 // its anchor.key and pharaon.anchor) holding some of every chain: plays,
 // ledger rows, events (a critical one last), a voucher paid, bill
-// intents credited and void.
+// intents credited and void, credentials set and revoked, a PIN pad lock.
 func anchoredHistory(t *testing.T, dir string) {
 	t.Helper()
 	ctx := context.Background()
@@ -52,6 +52,7 @@ func anchoredHistory(t *testing.T, dir string) {
 	require.NoError(t, err)
 	_, err = s.PayVoucher(ctx, v.Validation, "staff")
 	require.NoError(t, err)
+	writeAccess(t, s)
 	_, err = s.Log(ctx, Event{Level: LevelCritical, Source: "kiosk", Code: "door_open", Detail: "cash box door"})
 	require.NoError(t, err)
 	require.NoError(t, s.Verify(ctx))
