@@ -214,3 +214,32 @@ func TestHandPayBadLimitIgnored(t *testing.T) {
 	f.boot()
 	assert.Equal(t, DefaultHandPayLimit, f.m.HandPayLimit())
 }
+
+// A hand-pay lock cleared on the disk (its setting's row deleted, the
+// triggers put back as they were) to let the kiosk pay out by voucher: the
+// next start is out of service on its anchor, the credit not shown; the
+// lock's amount rewritten in place breaks the settings' chain.
+func TestHandPaySettingsEditedOnTheDiskAreAFault(t *testing.T) {
+	for _, c := range []struct{ name, sql, fault string }{
+		{"the lock cleared", `DELETE FROM settings WHERE id = (SELECT max(id) FROM settings)`, FaultAnchor},
+		{"the lock's amount changed", `UPDATE settings SET value = replace(value, '"amount":', '"amount":1') WHERE key = 'handpay.lock'`, FaultIntegrity},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newAnchoredFixture(t)
+			withHandPay(f)
+			f.boot()
+			winTop(t, f)
+			require.True(t, f.m.Snapshot().HandPay.Pending())
+			f.stop()
+			asAttacker(t, f.path, c.sql, "settings")
+
+			f.start()
+			f.boot()
+			snap := f.m.Snapshot()
+			require.Equal(t, OutOfService, snap.State)
+			assert.Equal(t, c.fault, snap.Fault.Code)
+			assert.Contains(t, snap.Fault.Detail, "settings")
+			assert.Zero(t, snap.Credit)
+		})
+	}
+}

@@ -104,11 +104,13 @@ const (
 	chMeterSnapshots
 	chCredentials
 	chPINLock
+	chSettings
 	numChains
 )
 
 var chainTables = [numChains]string{"ledger", "plays", "play_steps", "events", "vouchers", "voucher_steps",
-	"bill_intents", "bill_intent_steps", "meter_snapshots", "credentials", "pin_lock"}
+	"bill_intents", "bill_intent_steps", "meter_snapshots", "credentials", "pin_lock",
+	"settings"}
 
 // numChainsV1 is the number of chains of an anchor record of the first
 // format (anchorMagicV1), written before the meter snapshots were chained:

@@ -17,8 +17,19 @@ import (
 // anchoredHistory makes, in dir, an anchored database (pharaon.db with
 // its anchor.key and pharaon.anchor) holding some of every chain: plays,
 // ledger rows, events (a critical one last), a voucher paid, bill
-// intents credited and void, credentials set and revoked, a PIN pad lock.
+// intents credited and void, credentials set and revoked, a PIN pad lock,
+// settings changed.
 func anchoredHistory(t *testing.T, dir string) {
+	t.Helper()
+	anchoredHistoryWith(t, dir, func(s *Store) {
+		writeAccess(t, s)
+		writeSettings(t, s)
+	})
+}
+
+// anchoredHistoryWith is anchoredHistory with more written by more (if not
+// nil) before the last event, in place of the credentials and settings.
+func anchoredHistoryWith(t *testing.T, dir string, more func(*Store)) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(dir, "pharaon.db")
@@ -52,7 +63,9 @@ func anchoredHistory(t *testing.T, dir string) {
 	require.NoError(t, err)
 	_, err = s.PayVoucher(ctx, v.Validation, "staff")
 	require.NoError(t, err)
-	writeAccess(t, s)
+	if more != nil {
+		more(s)
+	}
 	_, err = s.Log(ctx, Event{Level: LevelCritical, Source: "kiosk", Code: "door_open", Detail: "cash box door"})
 	require.NoError(t, err)
 	require.NoError(t, s.Verify(ctx))

@@ -179,6 +179,8 @@ func RecordHash(kind string, payload []byte) (stored, computed []byte, err error
 		Lockouts      int64   `json:"lockouts"`
 		Remaining     int64   `json:"remaining"`
 		Quiet         int64   `json:"quiet"`
+		Key           string  `json:"key"`
+		Value         string  `json:"value"`
 		PrevHash      string  `json:"prev_hash"`
 		Hash          string  `json:"hash"`
 	}
@@ -236,6 +238,8 @@ func RecordHash(kind string, payload []byte) (stored, computed []byte, err error
 			return nil, nil, fmt.Errorf("record %s %d: secret_digest: %w: %w", kind, p.ID, ErrBadRequest, err)
 		}
 		computed = credentialHash(prev, &credentialRow{id: p.ID, at: p.At, role: p.Role, action: p.Action, by: p.By, digest: digest})
+	case "setting":
+		computed = settingHash(prev, &settingRow{id: p.ID, at: p.At, key: p.Key, value: p.Value, source: p.Source})
 	case "pin_lock":
 		computed = pinLockHash(prev, &pinLockRow{id: p.ID, at: p.At, failures: p.Failures, lockouts: p.Lockouts,
 			remaining: p.Remaining, quiet: p.Quiet})

@@ -113,22 +113,53 @@ func (s *Store) checkHead(c chainID, id int64, hash []byte) error {
 	if !ok {
 		return nil
 	}
+	err := headDiffers(c, id, hash, want)
+	if err != nil {
+		s.wmu.Lock()
+		if s.anc.err == nil {
+			s.anc.err = err
+		}
+		s.wmu.Unlock()
+	}
+	return err
+}
+
+// headDiffers is ErrAnchor, saying how, when the last row of chain c (id
+// and hash as read) is not want.
+func headDiffers(c chainID, id int64, hash []byte, want head) error {
 	var got head
 	got.id = id
 	copy(got.hash[:], hash)
 	if got == want {
 		return nil
 	}
-	var db heads
-	var a heads
+	var db, a heads
 	db[c], a[c] = got, want
-	err := fmt.Errorf("%s: %w", describe(db, a), ErrAnchor)
-	s.wmu.Lock()
-	if s.anc.err == nil {
-		s.anc.err = err
+	return fmt.Errorf("%s: %w", describe(db, a), ErrAnchor)
+}
+
+// chainTail is the last row of chain c (0 and the genesis hash when it is
+// empty), read to chain a new row after it. With an anchor it must be the
+// row the store committed: a row cut, added or rewritten behind the store
+// while it runs is ErrAnchor, and the store then refuses every write. It
+// costs nothing more than the read the new row needs anyway.
+func (t *wtx) chainTail(c chainID) (int64, []byte, error) {
+	id, prev := int64(0), genesis
+	err := t.rowQ(`SELECT id, hash FROM `+chainTables[c]+` ORDER BY id DESC LIMIT 1`).Scan(&id, &prev)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, err
 	}
-	s.wmu.Unlock()
-	return err
+	if a := t.s.anc; a != nil {
+		hash := prev
+		if id == 0 {
+			hash = nil
+		}
+		if err := headDiffers(c, id, hash, t.heads[c]); err != nil {
+			a.err = err
+			return 0, nil, err
+		}
+	}
+	return id, prev, nil
 }
 
 // Credentials returns the credential of each role that has one (its
@@ -297,9 +328,9 @@ func (s *Store) RevokeCredential(ctx context.Context, by, role string) error {
 
 // insertCredential appends r to the credentials' chain.
 func (t *wtx) insertCredential(r *credentialRow) error {
-	r.prevHash, r.at = genesis, t.now
-	err := t.rowQ(`SELECT id, hash FROM credentials ORDER BY id DESC LIMIT 1`).Scan(&r.id, &r.prevHash)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	r.at = t.now
+	var err error
+	if r.id, r.prevHash, err = t.chainTail(chCredentials); err != nil {
 		return err
 	}
 	r.id++
@@ -367,9 +398,9 @@ func (s *Store) RecordPINAttempt(ctx context.Context, l *PINLock, e Event) error
 	err := s.write(ctx, func(t *wtx) error {
 		if l != nil {
 			r := pinLockRow{at: t.now, failures: int64(l.Failures), lockouts: int64(l.Lockouts),
-				remaining: int64(l.Remaining), quiet: int64(l.Quiet), prevHash: genesis}
-			err := t.rowQ(`SELECT id, hash FROM pin_lock ORDER BY id DESC LIMIT 1`).Scan(&r.id, &r.prevHash)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				remaining: int64(l.Remaining), quiet: int64(l.Quiet)}
+			var err error
+			if r.id, r.prevHash, err = t.chainTail(chPINLock); err != nil {
 				return err
 			}
 			r.id++

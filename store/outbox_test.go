@@ -31,6 +31,7 @@ var outboxKinds = map[string]string{
 	"meter_snapshots":   "meters",
 	"credentials":       "credential",
 	"pin_lock":          "pin_lock",
+	"settings":          "setting",
 }
 
 // chainedTables lists the tables of the file with a prev_hash column.
@@ -92,6 +93,7 @@ func TestOutboxHoldsEveryChainedRow(t *testing.T) {
 	_, err = s.SnapshotMeters(ctx, SnapshotReport)
 	require.NoError(t, err)
 	writeAccess(t, s)
+	writeSettings(t, s)
 
 	tables := chainedTables(t, s)
 	var known []string
