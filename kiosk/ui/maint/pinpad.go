@@ -218,6 +218,10 @@ func (p *pinPad) refused(err error) {
 		p.say(widget.DangerImportance, tr.T("pin.wrong.last"))
 	case errors.As(err, &pe):
 		p.say(widget.DangerImportance, tr.F("pin.wrong", pe.Left))
+	case errors.Is(err, kiosk.ErrNotAllowed):
+		// A staff PIN while the kiosk's data are in fault.
+		fmt.Fprintf(shLog, "maintenance: login: %v\n", err)
+		p.say(widget.WarningImportance, tr.T("pin.fault"))
 	default:
 		fmt.Fprintf(shLog, "maintenance: login: %v\n", err)
 		p.say(widget.DangerImportance, tr.T("pin.error"))
@@ -282,6 +286,7 @@ var _ = words(map[word]text{
 	"pin.locked":     {"Trop de codes incorrects\u00a0: clavier bloqué, réessayez dans %s.", "Too many wrong PINs: keypad locked, try again in %s."},
 	"pin.unlocked":   {"Le clavier est débloqué.", "The keypad is unlocked."},
 	"pin.error":      {"Le code n’a pas pu être vérifié\u00a0: voyez le journal.", "The PIN could not be checked: see the log."},
+	"pin.fault":      {"La borne est en défaut\u00a0: seul le technicien peut se connecter, pour lire le diagnostic.", "The kiosk is in fault: only the technician can log in, to read the diagnosis."},
 	"pin.delay.s":    {"%d\u00a0s", "%d s"},
 	"pin.delay.min":  {"%d\u00a0min\u00a0%02d\u00a0s", "%d min %02d s"},
 })
