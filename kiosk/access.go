@@ -372,17 +372,18 @@ func (a *Access) credential(role Role, pin string) (store.Credential, error) {
 		return store.Credential{}, fmt.Errorf("salt: %w", err)
 	}
 	kdf := a.cfg.KDF.String()
-	secret := []byte(pin)
 	if a.cfg.Pepper != nil {
 		kdf += kdfKeyed
-		secret = keyed(a.cfg.Pepper, pin)
 	}
-	return store.Credential{Role: string(role), KDF: kdf, Salt: salt, Hash: a.cfg.KDF.hash(secret, salt)}, nil
+	return store.Credential{Role: string(role), KDF: kdf, Salt: salt, Hash: a.cfg.KDF.hash(secretOf(pin, a.cfg.Pepper), salt)}, nil
 }
 
-// keyed is the PIN keyed with the pepper: what argon2id hashes for a
-// keyed credential.
-func keyed(pepper []byte, pin string) []byte {
+// secretOf is what argon2id hashes of pin: the PIN itself, or, with a
+// pepper, the PIN keyed with it (HMAC-SHA256).
+func secretOf(pin string, pepper []byte) []byte {
+	if pepper == nil {
+		return []byte(pin)
+	}
 	m := hmac.New(sha256.New, pepper)
 	m.Write([]byte(pin))
 	return m.Sum(nil)
@@ -395,11 +396,11 @@ func (a *Access) matches(c store.Credential, pin string) bool {
 	if err != nil || (isKeyed && a.cfg.Pepper == nil) {
 		return false
 	}
-	secret := []byte(pin)
+	var pepper []byte
 	if isKeyed {
-		secret = keyed(a.cfg.Pepper, pin)
+		pepper = a.cfg.Pepper
 	}
-	return subtle.ConstantTimeCompare(k.hash(secret, c.Salt), c.Hash) == 1
+	return subtle.ConstantTimeCompare(k.hash(secretOf(pin, pepper), c.Salt), c.Hash) == 1
 }
 
 // match is the role whose credential pin is ("" if none). Every
