@@ -324,7 +324,9 @@ func TestWrongPINsLockThePadAcrossRestarts(t *testing.T) {
 	r.clock.Advance(2 * time.Minute)
 	for i := 0; i < 2; i++ {
 		_, err = r.login("000000")
-		_, _ = r.login(testStaffPIN)
+		require.ErrorIs(t, err, ErrPINWrong)
+		_, err = r.login(testStaffPIN)
+		require.NoError(t, err)
 	}
 	_, err = r.login("000000")
 	require.ErrorAs(t, err, &pe)
