@@ -82,6 +82,20 @@ func copyAnchored(t *testing.T, dir string) string {
 	return filepath.Join(to, "pharaon.db")
 }
 
+// openAnchoredHistory opens, with its anchor, a copy of an anchored
+// history (anchoredHistory) made in a directory of its own, and returns
+// the store (closed at the test's end) and the database's path.
+func openAnchoredHistory(t *testing.T) (*Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	anchoredHistory(t, dir)
+	path := copyAnchored(t, dir)
+	s, err := Open(path, WithAnchor(DefaultAnchor(path)))
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
 // tamper runs q on the database at path behind the store's back.
 func tamper(t *testing.T, path, q string) {
 	t.Helper()
@@ -276,13 +290,8 @@ func tearNewest(t *testing.T, a AnchorConfig) {
 // runs (by another process holding the file) is not paid a second time.
 func TestPayVoucherChecksTheAnchor(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	anchoredHistory(t, dir)
-	path := copyAnchored(t, dir)
-	s, err := Open(path, WithAnchor(DefaultAnchor(path)))
-	require.NoError(t, err)
-	defer s.Close()
-	_, err = s.PayVoucher(ctx, "123456789012345678", "staff")
+	s, path := openAnchoredHistory(t)
+	_, err := s.PayVoucher(ctx, "123456789012345678", "staff")
 	require.ErrorIs(t, err, ErrVoucherPaid)
 
 	tamper(t, path, `DROP TRIGGER voucher_steps_no_delete; DROP TRIGGER vouchers_final; DROP TRIGGER vouchers_forward;

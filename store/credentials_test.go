@@ -165,13 +165,8 @@ func schemaTriggers(t *testing.T, names ...string) []string {
 // anchored; the read says so, and the store writes nothing more.
 func TestCredentialRewrittenWhileRunning(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	anchoredHistory(t, dir)
-	path := copyAnchored(t, dir)
-	s, err := Open(path, WithAnchor(DefaultAnchor(path)))
-	require.NoError(t, err)
-	defer s.Close()
-	_, err = s.Credentials(ctx)
+	s, path := openAnchoredHistory(t)
+	_, err := s.Credentials(ctx)
 	require.NoError(t, err)
 
 	// The attacker's row: the technician's credential set again to a PIN

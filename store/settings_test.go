@@ -117,19 +117,14 @@ func TestSettingsEditedOnTheDiskAreAFault(t *testing.T) {
 // the store writes nothing more.
 func TestSettingAppendedWhileRunning(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	anchoredHistory(t, dir)
-	path := copyAnchored(t, dir)
-	s, err := Open(path, WithAnchor(DefaultAnchor(path)))
-	require.NoError(t, err)
-	defer s.Close()
+	s, path := openAnchoredHistory(t)
 	var r settingRow
 	require.NoError(t, s.read(ctx, func(tx *rtx) error {
 		return tx.queryRow(`SELECT id, hash FROM settings ORDER BY id DESC LIMIT 1`).Scan(&r.id, &r.prevHash)
 	}))
 	r = settingRow{id: r.id + 1, at: 1, key: "payout.limit", value: "999999", source: "maintenance", prevHash: r.prevHash}
 	r.hash = settingHash(r.prevHash, &r)
-	_, err = openRaw(t, path).Exec(`INSERT INTO settings(id, at, key, value, source, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	_, err := openRaw(t, path).Exec(`INSERT INTO settings(id, at, key, value, source, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		r.id, r.at, r.key, r.value, r.source, r.prevHash, r.hash)
 	require.NoError(t, err)
 
