@@ -40,7 +40,7 @@ func (f *fakeClaims) Later(c BlockClaim) { f.later = append(f.later, c) }
 // does not verify is not claimed at all.
 func TestImportBlockClaimsInTheFleet(t *testing.T) {
 	f, o := newOffice(t)
-	tech, err := o.Login(ctx, "24680")
+	tech, err := o.Login(ctx, "246800")
 	require.NoError(t, err)
 	block := func(n uint32) []byte {
 		var buf bytes.Buffer

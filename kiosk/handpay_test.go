@@ -27,8 +27,7 @@ func newHandPayOffice(t *testing.T) (*fixture, *Office) {
 	withHandPay(f)
 	f.boot()
 	a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
-	require.NoError(t, a.SetPIN(ctx, "", RoleTechnician, "24680"))
-	require.NoError(t, a.SetPIN(ctx, RoleTechnician, RoleStaff, "1357"))
+	setPINs(t, a)
 	return f, NewOffice(f.m, a, time.Minute)
 }
 
@@ -98,7 +97,7 @@ func TestHandPayWinLocksUntilStaffPay(t *testing.T) {
 	locked := f.m.Snapshot().Credit
 	require.Equal(t, want+game.Euro, locked)
 
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	hp, err := o.PendingHandPay(ctx, staff)
 	require.NoError(t, err)
@@ -150,7 +149,7 @@ func TestHandPayLockSurvivesRestart(t *testing.T) {
 
 	a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
 	o := NewOffice(f.m, a, 0)
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	hp, e, err := o.PayHandPay(ctx, staff)
 	require.NoError(t, err)
@@ -196,4 +195,33 @@ func TestHandPayBadLimitIgnored(t *testing.T) {
 	require.NoError(t, f.st.SetSetting(ctx, "technician", SettingHandPayLimit, "15000,01"))
 	f.boot()
 	assert.Equal(t, DefaultHandPayLimit, f.m.HandPayLimit())
+}
+
+// A hand-pay lock cleared on the disk (its setting's row deleted, the
+// triggers put back as they were) to let the kiosk pay out by voucher: the
+// next start is out of service on its anchor, the credit not shown; the
+// lock's amount rewritten in place breaks the settings' chain.
+func TestHandPaySettingsEditedOnTheDiskAreAFault(t *testing.T) {
+	for _, c := range []struct{ name, sql, fault string }{
+		{"the lock cleared", `DELETE FROM settings WHERE id = (SELECT max(id) FROM settings)`, FaultAnchor},
+		{"the lock's amount changed", `UPDATE settings SET value = replace(value, '"amount":', '"amount":1') WHERE key = 'handpay.lock'`, FaultIntegrity},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newAnchoredFixture(t)
+			withHandPay(f)
+			f.boot()
+			winTop(t, f)
+			require.True(t, f.m.Snapshot().HandPay.Pending())
+			f.stop()
+			asAttacker(t, f.path, c.sql, "settings")
+
+			f.start()
+			f.boot()
+			snap := f.m.Snapshot()
+			require.Equal(t, OutOfService, snap.State)
+			assert.Equal(t, c.fault, snap.Fault.Code)
+			assert.Contains(t, snap.Fault.Detail, "settings")
+			assert.Zero(t, snap.Credit)
+		})
+	}
 }

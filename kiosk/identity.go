@@ -75,7 +75,7 @@ func (o *Office) Identity(ctx context.Context, s *Session) (Identity, error) {
 	if err != nil {
 		return id, err
 	}
-	o.audit(store.LevelInfo, "identity", "software identity read by %s: %s %s sha256 %s", s.Role, id.Version, id.Revision, id.SHA256)
+	o.audit(store.LevelInfo, "identity", "software identity read by %s: %s %s sha256 %s", s.role, id.Version, id.Revision, id.SHA256)
 	return id, nil
 }
 
@@ -127,15 +127,15 @@ func (o *Office) TestValidator(ctx context.Context, s *Session) (Devices, error)
 	}
 	d := o.m.devices()
 	if o.m.cash.validator == nil {
-		o.audit(store.LevelWarning, "validator_test", "validator test by %s: no validator configured", s.Role)
+		o.audit(store.LevelWarning, "validator_test", "validator test by %s: no validator configured", s.role)
 		return d, fmt.Errorf("validator test: no validator: %w", ErrNotConfigured)
 	}
 	if !d.Validator.Connected {
-		o.audit(store.LevelWarning, "validator_test", "validator test by %s: %s", s.Role, d.Validator.Message)
+		o.audit(store.LevelWarning, "validator_test", "validator test by %s: %s", s.role, d.Validator.Message)
 		return d, fmt.Errorf("validator test: %s: %w", d.Validator.Message, ErrDeviceDown)
 	}
 	o.audit(store.LevelInfo, "validator_test", "validator test by %s: %s, version %q, %d polls answered",
-		s.Role, d.Validator.Message, d.ValidatorVersion, d.Polls)
+		s.role, d.Validator.Message, d.ValidatorVersion, d.Polls)
 	return d, nil
 }
 

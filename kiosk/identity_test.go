@@ -16,7 +16,7 @@ import (
 // The identity's SHA-256 is the running binary's, read from its file.
 func TestSoftwareIdentity(t *testing.T) {
 	f, o := newOffice(t)
-	tech, err := o.Login(ctx, "24680")
+	tech, err := o.Login(ctx, "246800")
 	require.NoError(t, err)
 	id, err := o.Identity(ctx, tech)
 	require.NoError(t, err)
@@ -31,7 +31,7 @@ func TestSoftwareIdentity(t *testing.T) {
 	assert.NotEmpty(t, id.GoVersion)
 	require.Len(t, officeEvents(t, f, "identity"), 1)
 
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	_, err = o.Identity(ctx, staff)
 	require.ErrorIs(t, err, ErrNotAllowed)
@@ -41,7 +41,7 @@ func TestSoftwareIdentity(t *testing.T) {
 // unplugged validator fails its test, logged.
 func TestOfficeDevices(t *testing.T) {
 	f, d, o := newCashOffice(t)
-	tech, err := o.Login(ctx, "24680")
+	tech, err := o.Login(ctx, "246800")
 	require.NoError(t, err)
 	dv, err := o.Devices(ctx, tech)
 	require.NoError(t, err)

@@ -76,16 +76,30 @@ func copyOf(t testing.TB, anchored bool) string {
 	return path
 }
 
-// fakeClock is a clock the test moves.
+// fakeClock is a clock the test moves. Advance moves time (the wall
+// clock and the time that runs, the Stopwatch); SetWall only sets the wall
+// clock, as a person setting the kiosk's clock does.
 type fakeClock struct {
 	mu  sync.Mutex
 	now time.Time
+	run time.Duration
 }
 
 func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *fakeClock) Running() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.run
+}
 func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
+	c.run += d
+	c.mu.Unlock()
+}
+func (c *fakeClock) SetWall(t time.Time) {
+	c.mu.Lock()
+	c.now = t
 	c.mu.Unlock()
 }
 

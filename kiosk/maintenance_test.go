@@ -82,7 +82,7 @@ func TestSetKioskIDSurvivesRestart(t *testing.T) {
 // action (Office.Touch); a touch after the session ended does not revive it.
 func TestOfficeTouchKeepsTheSessionAlive(t *testing.T) {
 	f, o := newOffice(t)
-	s, err := o.Login(ctx, "1357")
+	s, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	f.clock.Advance(50 * time.Second)
 	o.Touch(s)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"pharaon/store"
@@ -21,20 +20,13 @@ import (
 // DefaultOfficeIdle ends a maintenance session nobody touched for that long.
 const DefaultOfficeIdle = 2 * time.Minute
 
-// Session is one person at the maintenance screen.
-type Session struct {
-	Role  Role
-	Since time.Time
-	// mu guards last and ended: the screen touches the session on its
-	// goroutine while an action runs on another.
-	mu    sync.Mutex
-	last  time.Time
-	ended bool
-}
-
 // Touch tells the office someone is at the maintenance screen: its idle
-// time starts again (a session is also touched by each action).
+// time starts again (a session is also touched by each action). A session
+// the kiosk did not open, or that ended, is left as it is.
 func (o *Office) Touch(s *Session) {
+	if !o.a.alive(s) {
+		return
+	}
 	now := o.m.clk.Now()
 	s.mu.Lock()
 	if !s.ended {
@@ -42,9 +34,6 @@ func (o *Office) Touch(s *Session) {
 	}
 	s.mu.Unlock()
 }
-
-// ErrSessionEnded: the session logged out or timed out; log in again.
-var ErrSessionEnded = errors.New("maintenance session ended")
 
 // Office runs the maintenance screen's actions on a machine.
 type Office struct {
@@ -65,24 +54,19 @@ func NewOffice(m *Machine, a *Access, idle time.Duration) *Office {
 // Access is the PIN pad's checker (setup, PIN changes, the lock's state).
 func (o *Office) Access() *Access { return o.a }
 
-// Login opens a session for the role a PIN names (Access.Login's errors).
+// Login opens a session for the role a PIN names (Access.Login).
 func (o *Office) Login(ctx context.Context, pin string) (*Session, error) {
-	role, err := o.a.Login(ctx, pin)
-	if err != nil {
-		return nil, err
-	}
-	now := o.m.clk.Now()
-	return &Session{Role: role, Since: now, last: now}, nil
+	return o.a.Login(ctx, pin)
 }
 
-// Logout ends s (why: "done", "idle").
+// Logout ends s (why: "done", "idle"). A session the kiosk did not open is
+// ErrSessionEnded.
 func (o *Office) Logout(ctx context.Context, s *Session, why string) error {
-	s.mu.Lock()
-	ended := s.ended
-	s.ended = true
-	s.mu.Unlock()
-	if ended {
+	if s.isEnded() {
 		return nil
+	}
+	if !o.a.alive(s) {
+		return fmt.Errorf("logout: %w", ErrSessionEnded)
 	}
 	// Test mode lives only in a technician's session: a kiosk left in it
 	// would give every player's note back.
@@ -91,14 +75,17 @@ func (o *Office) Logout(ctx context.Context, s *Session, why string) error {
 	o.m.cash.test.on = false
 	o.m.mu.Unlock()
 	if wasTest {
-		o.audit(store.LevelInfo, "test_mode", "test mode off: the %s's session ended (%s)", s.Role, why)
+		o.audit(store.LevelInfo, "test_mode", "test mode off: the %s's session ended (%s)", s.role, why)
 	}
-	return o.a.Logout(ctx, s.Role, why)
+	return o.a.Logout(ctx, s, why)
 }
 
 // Expire ends s and logs it if it has been idle too long; it reports
 // whether s has ended. The screen calls it from its clock.
 func (o *Office) Expire(ctx context.Context, s *Session) bool {
+	if !o.a.alive(s) {
+		return true
+	}
 	s.mu.Lock()
 	idle := !s.ended && o.m.clk.Now().Sub(s.last) >= o.idle
 	s.mu.Unlock()
@@ -110,18 +97,54 @@ func (o *Office) Expire(ctx context.Context, s *Session) bool {
 	return s.ended
 }
 
-// begin checks that s is alive and may do what needs role need (action
-// names it in the log); a refusal is logged with the role.
+// begin checks that s is a session Access opened, alive, and may do what
+// needs role need (action names it in the log); a refusal is logged with
+// the role. A diagnosis session (opened while the data are in fault) may
+// only read the diagnosis: diagnosisActions.
 func (o *Office) begin(ctx context.Context, s *Session, need Role, action string) error {
+	if !o.a.alive(s) {
+		if !s.isEnded() {
+			o.audit(store.LevelWarning, "refused", "%s refused: not a session this kiosk opened", action)
+		}
+		return fmt.Errorf("%s: %w", action, ErrSessionEnded)
+	}
 	if o.Expire(ctx, s) {
 		return fmt.Errorf("%s: %w", action, ErrSessionEnded)
 	}
 	o.Touch(s)
-	if !s.Role.Can(need) {
-		o.audit(store.LevelWarning, "refused", "%s refused to %s (needs %s)", action, s.Role, need)
-		return fmt.Errorf("%s as %s: %w", action, s.Role, ErrNotAllowed)
+	switch {
+	case s.diagnosis && !diagnosisActions[action]:
+		o.audit(store.LevelWarning, "refused", "%s refused to the %s's diagnosis session", action, s.role)
+		return fmt.Errorf("%s in a diagnosis session: %w", action, ErrNotAllowed)
+	case !s.role.Can(need):
+		o.audit(store.LevelWarning, "refused", "%s refused to %s (needs %s)", action, s.role, need)
+		return fmt.Errorf("%s as %s: %w", action, s.role, ErrNotAllowed)
 	}
 	return nil
+}
+
+// diagnosisActions are what a diagnosis session may do: read why the
+// kiosk is out of service, and ask for the checks again.
+var diagnosisActions = map[string]bool{
+	"read the fault": true, "clear the fault": true, "read the event log": true, "read the software identity": true,
+	"read the devices": true, "read the meters": true,
+}
+
+// SetPIN sets role's PIN with the session s (Access.SetPIN: the role that
+// sets it is the session's).
+func (o *Office) SetPIN(ctx context.Context, s *Session, role Role, pin string) error {
+	if err := o.begin(ctx, s, RoleStaff, "change a PIN"); err != nil {
+		return err
+	}
+	return o.a.SetPIN(ctx, s, role, pin)
+}
+
+// RevokePIN revokes role's PIN with the session s (Access.RevokePIN).
+func (o *Office) RevokePIN(ctx context.Context, s *Session, role Role) error {
+	if err := o.begin(ctx, s, RoleStaff, "revoke a PIN"); err != nil {
+		return err
+	}
+	return o.a.RevokePIN(ctx, s, role)
 }
 
 func (o *Office) audit(level store.Level, code, format string, args ...any) {
@@ -167,7 +190,7 @@ func (o *Office) Collect(ctx context.Context, s *Session) (store.Collection, err
 	if err := o.begin(ctx, s, RoleStaff, "collect the cash box"); err != nil {
 		return store.Collection{}, err
 	}
-	return o.m.st.Collect(ctx, string(s.Role))
+	return o.m.st.Collect(ctx, string(s.role))
 }
 
 // PayVoucher pays the voucher whose validation number staff typed or
@@ -184,10 +207,10 @@ func (o *Office) PayVoucher(ctx context.Context, s *Session, typed string) (stor
 	// nothing changes.
 	release, offline, err := o.claimVoucher(ctx, s, validation)
 	if err != nil {
-		o.audit(store.LevelWarning, "voucher_refused", "payment refused to %s: %v", s.Role, maskErr(err, validation))
+		o.audit(store.LevelWarning, "voucher_refused", "payment refused to %s: %v", s.role, maskErr(err, validation))
 		return store.Voucher{}, err
 	}
-	v, err := o.m.st.PayVoucher(ctx, validation, string(s.Role))
+	v, err := o.m.st.PayVoucher(ctx, validation, string(s.role))
 	if err != nil && release != nil {
 		// The centre holds a payment this kiosk did not make: give the
 		// voucher back to the fleet.
@@ -204,18 +227,18 @@ func (o *Office) PayVoucher(ctx context.Context, s *Session, typed string) (stor
 		o.m.reject(err)
 	}
 	if err != nil {
-		o.audit(store.LevelWarning, "voucher_refused", "payment refused to %s: %v", s.Role, maskErr(err, validation))
+		o.audit(store.LevelWarning, "voucher_refused", "payment refused to %s: %v", s.role, maskErr(err, validation))
 		return store.Voucher{}, err
 	}
 	if offline {
-		o.audit(store.LevelWarning, "voucher_paid_offline", "voucher %d of %s paid by %s while the centre did not answer: the centre learns of it when it answers again", v.ID, v.Amount.Plain(), s.Role)
+		o.audit(store.LevelWarning, "voucher_paid_offline", "voucher %d of %s paid by %s while the centre did not answer: the centre learns of it when it answers again", v.ID, v.Amount.Plain(), s.role)
 	}
 	if limit := o.payoutLimit(); v.Amount > limit {
 		// staff confirmed it (the voucher's view): its paper said a payment centre
-		o.audit(store.LevelWarning, "voucher_paid", "voucher %d of %s paid by %s above the counter's payout limit of %s", v.ID, v.Amount.Plain(), s.Role, limit.Plain())
+		o.audit(store.LevelWarning, "voucher_paid", "voucher %d of %s paid by %s above the counter's payout limit of %s", v.ID, v.Amount.Plain(), s.role, limit.Plain())
 		return v, nil
 	}
-	o.audit(store.LevelInfo, "voucher_paid", "voucher %d of %s paid by %s", v.ID, v.Amount.Plain(), s.Role)
+	o.audit(store.LevelInfo, "voucher_paid", "voucher %d of %s paid by %s", v.ID, v.Amount.Plain(), s.role)
 	return v, nil
 }
 
@@ -236,10 +259,10 @@ func (o *Office) ReprintLast(ctx context.Context, s *Session) (VoucherInfo, erro
 	}
 	v, err := o.m.ReprintLast(ctx)
 	if err != nil {
-		o.audit(store.LevelWarning, "reprint_failed", "duplicate asked by %s not printed: %v", s.Role, err)
+		o.audit(store.LevelWarning, "reprint_failed", "duplicate asked by %s not printed: %v", s.role, err)
 		return VoucherInfo{}, err
 	}
-	o.audit(store.LevelInfo, "reprint", "duplicate of voucher %d printed for %s", v.Number, s.Role)
+	o.audit(store.LevelInfo, "reprint", "duplicate of voucher %d printed for %s", v.Number, s.role)
 	return v, nil
 }
 
@@ -259,10 +282,10 @@ func (o *Office) ImportBlock(ctx context.Context, s *Session, name string, r io.
 	}
 	b, err := o.m.ImportBlock(ctx, r)
 	if err != nil {
-		o.audit(store.LevelWarning, "import_refused", "block file %s refused to %s: %v", name, s.Role, err)
+		o.audit(store.LevelWarning, "import_refused", "block file %s refused to %s: %v", name, s.role, err)
 		return store.BlockInfo{}, err
 	}
-	o.audit(store.LevelInfo, "import", "block %d/%d (%s) imported from %s by %s", b.Emission, b.Number, b.Stake.Money().Plain(), name, s.Role)
+	o.audit(store.LevelInfo, "import", "block %d/%d (%s) imported from %s by %s", b.Emission, b.Number, b.Stake.Money().Plain(), name, s.role)
 	return b, nil
 }
 
@@ -274,7 +297,7 @@ func (o *Office) WithdrawBlock(ctx context.Context, s *Session, id int64, reason
 	if strings.TrimSpace(reason) == "" {
 		return store.BlockInfo{}, fmt.Errorf("withdraw block %d: no reason: %w", id, store.ErrBadRequest)
 	}
-	b, err := o.m.st.WithdrawBlock(ctx, id, fmt.Sprintf("%s (by %s)", reason, s.Role))
+	b, err := o.m.st.WithdrawBlock(ctx, id, fmt.Sprintf("%s (by %s)", reason, s.role))
 	if err != nil {
 		return store.BlockInfo{}, err
 	}
@@ -301,7 +324,7 @@ func (o *Office) CreditHeldNote(ctx context.Context, s *Session, id int64, reaso
 		return store.Entry{}, fmt.Errorf("credit held note %d: no reason: %w", id, store.ErrBadRequest)
 	}
 	o.m.ledgerMu.Lock()
-	e, err := o.m.st.CreditHeldIntent(ctx, id, fmt.Sprintf("%s (%s)", strings.TrimSpace(reason), s.Role))
+	e, err := o.m.st.CreditHeldIntent(ctx, id, fmt.Sprintf("%s (%s)", strings.TrimSpace(reason), s.role))
 	if err == nil {
 		o.m.showBalance(e.Balance)
 	}
@@ -322,7 +345,7 @@ func (o *Office) CloseHeldNote(ctx context.Context, s *Session, id int64, reason
 	if strings.TrimSpace(reason) == "" {
 		return fmt.Errorf("close held note %d: no reason: %w", id, store.ErrBadRequest)
 	}
-	if _, err := o.m.st.CloseHeldIntent(ctx, id, fmt.Sprintf("%s (%s)", strings.TrimSpace(reason), s.Role)); err != nil {
+	if _, err := o.m.st.CloseHeldIntent(ctx, id, fmt.Sprintf("%s (%s)", strings.TrimSpace(reason), s.role)); err != nil {
 		return err
 	}
 	o.m.refreshHeld(ctx)
@@ -349,12 +372,12 @@ func (o *Office) PayHandPay(ctx context.Context, s *Session) (HandPay, store.Ent
 	if err := o.begin(ctx, s, RoleStaff, "pay a hand-pay"); err != nil {
 		return HandPay{}, store.Entry{}, err
 	}
-	hp, e, err := o.m.PayHandPay(ctx, string(s.Role))
+	hp, e, err := o.m.PayHandPay(ctx, string(s.role))
 	if err != nil {
-		o.audit(store.LevelWarning, "handpay_refused", "hand-pay %s not recorded for %s: %v", hp.Ref, s.Role, err)
+		o.audit(store.LevelWarning, "handpay_refused", "hand-pay %s not recorded for %s: %v", hp.Ref, s.role, err)
 		return hp, e, err
 	}
-	o.audit(store.LevelInfo, "handpay_paid", "hand-pay %s of %s paid by %s, ledger row %d", hp.Ref, hp.Amount.Plain(), s.Role, e.ID)
+	o.audit(store.LevelInfo, "handpay_paid", "hand-pay %s of %s paid by %s, ledger row %d", hp.Ref, hp.Amount.Plain(), s.role, e.ID)
 	return hp, e, nil
 }
 
@@ -375,9 +398,9 @@ func (o *Office) Replay(ctx context.Context, s *Session, p store.Play) (*Replay,
 	}
 	r, err := NewReplay(p)
 	if err != nil {
-		o.audit(store.LevelWarning, "replay_failed", "play %d cannot be replayed for %s: %v", p.ID, s.Role, err)
+		o.audit(store.LevelWarning, "replay_failed", "play %d cannot be replayed for %s: %v", p.ID, s.role, err)
 		return nil, err
 	}
-	o.audit(store.LevelInfo, "replay", "play %d replayed for %s", p.ID, s.Role)
+	o.audit(store.LevelInfo, "replay", "play %d replayed for %s", p.ID, s.role)
 	return r, nil
 }

@@ -11,12 +11,12 @@ import (
 // technician's, as the list of blocks is.
 func TestOfficeBlockProgress(t *testing.T) {
 	_, o := newOffice(t)
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	_, err = o.BlockProgress(ctx, staff, 1)
 	require.ErrorIs(t, err, ErrNotAllowed)
 
-	tech, err := o.Login(ctx, "24680")
+	tech, err := o.Login(ctx, "246800")
 	require.NoError(t, err)
 	blocks, err := o.Blocks(ctx, tech)
 	require.NoError(t, err)

@@ -2,7 +2,9 @@ package kiosk
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,14 +17,13 @@ import (
 	"pharaon/store"
 )
 
-// newOffice is a booted machine with its back office; staff's PIN is 1357,
-// the technician's 24680.
+// newOffice is a booted machine with its back office; staff's PIN is
+// testStaffPIN, the technician's testTechPIN.
 func newOffice(t *testing.T) (*fixture, *Office) {
 	f := newFixture(t)
 	f.boot()
 	a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
-	require.NoError(t, a.SetPIN(ctx, "", RoleTechnician, "24680"))
-	require.NoError(t, a.SetPIN(ctx, RoleTechnician, RoleStaff, "1357"))
+	setPINs(t, a)
 	return f, NewOffice(f.m, a, time.Minute)
 }
 
@@ -57,9 +58,9 @@ func printedVoucher(t *testing.T, f *fixture, amount game.Money) store.Voucher {
 // the role.
 func TestOfficeRoles(t *testing.T) {
 	f, o := newOffice(t)
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
-	require.Equal(t, RoleStaff, staff.Role)
+	require.Equal(t, RoleStaff, staff.Role())
 
 	_, err = o.Meters(ctx, staff)
 	require.NoError(t, err)
@@ -68,11 +69,12 @@ func TestOfficeRoles(t *testing.T) {
 	_, err = o.ImportBlock(ctx, staff, "x.blk", strings.NewReader("x"))
 	require.ErrorIs(t, err, ErrNotAllowed)
 	require.ErrorIs(t, o.SetSetting(ctx, staff, "max-credit", "300"), ErrNotAllowed)
+	require.ErrorIs(t, o.SetPIN(ctx, staff, RoleTechnician, "111111"), ErrNotAllowed, "staff never change the technician's PIN")
 	refused := officeEvents(t, f, "refused")
 	require.Len(t, refused, 3)
 	assert.Contains(t, refused[0].Detail, "refused to staff")
 
-	tech, err := o.Login(ctx, "24680")
+	tech, err := o.Login(ctx, "246800")
 	require.NoError(t, err)
 	blocks, err := o.Blocks(ctx, tech)
 	require.NoError(t, err)
@@ -89,7 +91,7 @@ func TestOfficeRoles(t *testing.T) {
 // A session nobody touched ends by itself; its actions are then refused.
 func TestOfficeIdleLogout(t *testing.T) {
 	f, o := newOffice(t)
-	s, err := o.Login(ctx, "1357")
+	s, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	f.clock.Advance(50 * time.Second)
 	_, err = o.Meters(ctx, s)
@@ -110,7 +112,7 @@ func TestOfficeIdleLogout(t *testing.T) {
 func TestOfficePaysAVoucherOnce(t *testing.T) {
 	f, o := newOffice(t)
 	v := printedVoucher(t, f, 25*game.Euro)
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	typed := v.Validation[:6] + " " + v.Validation[6:12] + "-" + v.Validation[12:]
 	paid, err := o.PayVoucher(ctx, staff, typed)
@@ -118,7 +120,7 @@ func TestOfficePaysAVoucherOnce(t *testing.T) {
 	assert.Equal(t, store.VoucherPaid, paid.State)
 	assert.Equal(t, "staff", paid.PaidBy)
 
-	tech, err := o.Login(ctx, "24680")
+	tech, err := o.Login(ctx, "246800")
 	require.NoError(t, err)
 	_, err = o.PayVoucher(ctx, tech, v.Validation)
 	require.ErrorIs(t, err, store.ErrVoucherPaid)
@@ -140,7 +142,7 @@ func TestOfficePaysAVoucherOnce(t *testing.T) {
 // logged, the good one imported.
 func TestOfficeImportsABlock(t *testing.T) {
 	f, o := newOffice(t)
-	tech, err := o.Login(ctx, "24680")
+	tech, err := o.Login(ctx, "246800")
 	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, kiosktest.WriteBlock(&buf, game.Stake100, 99, nil))
@@ -174,7 +176,7 @@ func TestOfficeSettlesHeldNotes(t *testing.T) {
 	assert.NotEmpty(t, f.m.Snapshot().Cash.Validator.Warning, "held notes are shown to staff")
 	credit := f.m.Snapshot().Credit
 
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	held, err := o.HeldNotes(ctx, staff)
 	require.NoError(t, err)
@@ -209,11 +211,10 @@ func TestOfficeRefusesAPayoutBehindItsAnchor(t *testing.T) {
 	f := newAnchoredFixture(t)
 	f.boot()
 	a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
-	require.NoError(t, a.SetPIN(ctx, "", RoleTechnician, "24680"))
-	require.NoError(t, a.SetPIN(ctx, RoleTechnician, RoleStaff, "1357"))
+	setPINs(t, a)
 	o := NewOffice(f.m, a, time.Minute)
 	v := printedVoucher(t, f, 25*game.Euro)
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	_, err = o.PayVoucher(ctx, staff, v.Validation)
 	require.NoError(t, err)
@@ -227,4 +228,70 @@ func TestOfficeRefusesAPayoutBehindItsAnchor(t *testing.T) {
 	require.Equal(t, OutOfService, snap.State)
 	assert.Equal(t, FaultAnchor, snap.Fault.Code)
 	assert.Contains(t, snap.Fault.Detail, "voucher_steps")
+}
+
+// Sessions are made by a successful login only: a Session built by hand
+// (empty, or with a live session's fields copied) is refused by every
+// method of the back office that takes one, and changes nothing.
+func TestHandBuiltSessionRefusedByEveryOfficeMethod(t *testing.T) {
+	f, o := newOffice(t)
+	live, err := o.Login(ctx, testTechPIN)
+	require.NoError(t, err)
+	meters, err := f.st.Meters(ctx)
+	require.NoError(t, err)
+	now := f.clock.Now()
+	forged := map[string]func() *Session{
+		"empty":               func() *Session { return &Session{} },
+		"a live one's fields": func() *Session { return &Session{role: live.role, since: live.since, last: now} },
+	}
+	f.clock.Advance(time.Second) // a touch would show
+	ctxType := reflect.TypeOf((*context.Context)(nil)).Elem()
+	sessType := reflect.TypeOf((*Session)(nil))
+	methods := 0
+	typ := reflect.TypeOf(o)
+	for i := 0; i < typ.NumMethod(); i++ {
+		m := typ.Method(i)
+		takes := false
+		for j := 1; j < m.Type.NumIn(); j++ {
+			takes = takes || m.Type.In(j) == sessType
+		}
+		if !takes {
+			continue
+		}
+		methods++
+		for name, build := range forged {
+			t.Run(m.Name+"/"+name, func(t *testing.T) {
+				s := build()
+				before := s.last
+				args := []reflect.Value{reflect.ValueOf(o)}
+				for j := 1; j < m.Type.NumIn(); j++ {
+					switch in := m.Type.In(j); {
+					case in == ctxType:
+						args = append(args, reflect.ValueOf(ctx))
+					case in == sessType:
+						args = append(args, reflect.ValueOf(s))
+					default:
+						args = append(args, reflect.Zero(in))
+					}
+				}
+				out := m.Func.Call(args)
+				switch m.Name {
+				case "Touch":
+					assert.Equal(t, before, s.last, "not touched")
+				case "Expire":
+					assert.True(t, out[0].Bool(), "a hand-built session is no live one")
+				default:
+					err, _ := out[len(out)-1].Interface().(error)
+					assert.ErrorIs(t, err, ErrSessionEnded)
+				}
+			})
+		}
+	}
+	assert.GreaterOrEqual(t, methods, 40, "every method that takes a session")
+	after, err := f.st.Meters(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, meters, after)
+	assert.False(t, f.m.Snapshot().Maintenance)
+	assert.True(t, o.a.alive(live), "the live session is untouched")
+	assert.NotEmpty(t, officeEvents(t, f, "refused"), "each refusal is logged")
 }

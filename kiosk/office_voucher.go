@@ -98,7 +98,7 @@ func (o *Office) claimVoucher(ctx context.Context, s *Session, validation string
 		return nil, false, nil
 	}
 	release, err = reg.Claim(ctx, VoucherClaim{Validation: v.Validation, ID: v.ID, Amount: v.Amount, Issued: v.Issued,
-		Expires: v.Expires, At: o.m.clk.Now(), By: string(s.Role)})
+		Expires: v.Expires, At: o.m.clk.Now(), By: string(s.role)})
 	switch {
 	case err == nil:
 		return release, false, nil

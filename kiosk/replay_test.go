@@ -55,7 +55,7 @@ func TestRecallLastTenAndReplay(t *testing.T) {
 		f.m.EndResult()
 		ids = append(ids, g.ID())
 	}
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	got, err := o.Recall(ctx, staff, store.RecallQuery{})
 	require.NoError(t, err)

@@ -336,10 +336,10 @@ func (o *Office) PrintCollection(ctx context.Context, s *Session, c store.Collec
 		return err
 	}
 	if err := o.m.printReport(ctx, fmt.Sprintf("collection report %d", c.ID), o.m.collectionDoc(c, mt, o.m.clk.Now())); err != nil {
-		o.audit(store.LevelWarning, "report_failed", "collection report %d asked by %s not printed: %v", c.ID, s.Role, err)
+		o.audit(store.LevelWarning, "report_failed", "collection report %d asked by %s not printed: %v", c.ID, s.role, err)
 		return err
 	}
-	o.audit(store.LevelInfo, "report_printed", "collection report %d (%d notes, %s) printed for %s", c.ID, c.Count, c.Amount.Plain(), s.Role)
+	o.audit(store.LevelInfo, "report_printed", "collection report %d (%d notes, %s) printed for %s", c.ID, c.Count, c.Amount.Plain(), s.role)
 	return nil
 }
 
@@ -378,10 +378,10 @@ func (o *Office) PrintDaily(ctx context.Context, s *Session, day time.Time) erro
 	}
 	date := from.Format("2006-01-02")
 	if err := o.m.printReport(ctx, "daily report "+date, o.m.dailyDoc(tot, mt, o.m.clk.Now())); err != nil {
-		o.audit(store.LevelWarning, "report_failed", "daily report of %s asked by %s not printed: %v", date, s.Role, err)
+		o.audit(store.LevelWarning, "report_failed", "daily report of %s asked by %s not printed: %v", date, s.role, err)
 		return err
 	}
-	o.audit(store.LevelInfo, "report_printed", "daily report of %s printed for %s", date, s.Role)
+	o.audit(store.LevelInfo, "report_printed", "daily report of %s printed for %s", date, s.role)
 	return nil
 }
 
@@ -391,10 +391,10 @@ func (o *Office) TestPrint(ctx context.Context, s *Session) error {
 		return err
 	}
 	if err := o.m.printReport(ctx, "test page", o.m.testPrintDoc(o.m.clk.Now())); err != nil {
-		o.audit(store.LevelWarning, "test_print_failed", "test page asked by %s not printed: %v", s.Role, err)
+		o.audit(store.LevelWarning, "test_print_failed", "test page asked by %s not printed: %v", s.role, err)
 		return err
 	}
-	o.audit(store.LevelInfo, "test_print", "test page printed for %s", s.Role)
+	o.audit(store.LevelInfo, "test_print", "test page printed for %s", s.role)
 	return nil
 }
 
@@ -420,10 +420,10 @@ func (o *Office) PaperRefilled(ctx context.Context, s *Session) (DeviceStatus, e
 		if !p.Warning.IsZero() {
 			why = p.Warning.String()
 		}
-		o.audit(store.LevelWarning, "paper_not_confirmed", "paper refill by %s not confirmed by the printer: %s", s.Role, why)
+		o.audit(store.LevelWarning, "paper_not_confirmed", "paper refill by %s not confirmed by the printer: %s", s.role, why)
 		return p, fmt.Errorf("paper refill: %s: %w", why, ErrPaperNotConfirmed)
 	}
-	o.audit(store.LevelInfo, "paper_refilled", "paper refilled by %s; printer: %s", s.Role, p.Message)
+	o.audit(store.LevelInfo, "paper_refilled", "paper refilled by %s; printer: %s", s.role, p.Message)
 	return p, nil
 }
 

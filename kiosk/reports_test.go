@@ -29,8 +29,7 @@ func newCashOffice(t *testing.T) (*fixture, *devsim.Devices, *Office) {
 	f.boot()
 	cashReady(t, f.m)
 	a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
-	require.NoError(t, a.SetPIN(ctx, "", RoleTechnician, "24680"))
-	require.NoError(t, a.SetPIN(ctx, RoleTechnician, RoleStaff, "1357"))
+	setPINs(t, a)
 	return f, d, NewOffice(f.m, a, time.Hour)
 }
 
@@ -90,7 +89,7 @@ func TestCollectionReportPrinted(t *testing.T) {
 	f, d, o := newCashOffice(t)
 	insertAll(t, f, d, 5*game.Euro, 20*game.Euro, 20*game.Euro, 10*game.Euro)
 	f.clock.Advance(90 * time.Minute)
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 
 	before, err := f.st.Meters(ctx)
@@ -192,7 +191,7 @@ func TestDailyReportPrinted(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, credit, v.Amount)
 
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	tot, err := o.DailyTotals(ctx, staff, f.clock.Now())
 	require.NoError(t, err)
@@ -220,7 +219,7 @@ func TestDailyReportPrinted(t *testing.T) {
 // paper refuses it with the reason, logged.
 func TestTestPrint(t *testing.T) {
 	f, d, o := newCashOffice(t)
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	require.NoError(t, o.TestPrint(ctx, staff))
 	r, err := d.Printer.WaitReceipt(ctx, 1)
@@ -241,7 +240,7 @@ func TestTestPrint(t *testing.T) {
 // logged with the role, and the printer's state clears.
 func TestPaperRefilled(t *testing.T) {
 	f, d, o := newCashOffice(t)
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	require.NoError(t, d.Cause(devsim.PrinterPaperOut))
 	waitFor(t, func() bool { return f.m.Snapshot().Cash.Printer.Code == "paper_out" }, "paper out seen")
@@ -281,9 +280,9 @@ func TestReportsPrintTheAnchor(t *testing.T) {
 		cashReady(t, f.m)
 		insertAll(t, f, d, 10*game.Euro)
 		a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
-		require.NoError(t, a.SetPIN(ctx, "", RoleTechnician, "24680"))
+		setPINs(t, a)
 		o := NewOffice(f.m, a, time.Hour)
-		tech, err := o.Login(ctx, "24680")
+		tech, err := o.Login(ctx, "246800")
 		require.NoError(t, err)
 		require.NoError(t, o.TestPrint(ctx, tech))
 		r, err := d.Printer.WaitReceipt(ctx, 1)

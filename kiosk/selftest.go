@@ -125,12 +125,16 @@ func (o *Office) ClearFault(ctx context.Context, s *Session) error {
 	if err := o.begin(ctx, s, RoleTechnician, "clear the fault"); err != nil {
 		return err
 	}
-	o.audit(store.LevelInfo, "fault_clear", "the %s asks to clear the fault: the checks run again", s.Role)
+	o.audit(store.LevelInfo, "fault_clear", "the %s asks to clear the fault: the checks run again", s.role)
 	fault, err := o.m.clearChecks(ctx)
 	if err != nil {
-		o.audit(store.LevelWarning, "fault_not_cleared", "fault %s not cleared by the %s: %v", fault.Code, s.Role, err)
+		o.audit(store.LevelWarning, "fault_not_cleared", "fault %s not cleared by the %s: %v", fault.Code, s.role, err)
 		return err
 	}
-	o.audit(store.LevelInfo, "fault_cleared", "fault %s cleared by the %s: the checks passed, the kiosk is back in service", fault.Code, s.Role)
+	o.audit(store.LevelInfo, "fault_cleared", "fault %s cleared by the %s: the checks passed, the kiosk is back in service", fault.Code, s.role)
+	// The store takes writes: the PIN attempts it refused are recorded.
+	if err := o.a.Flush(ctx); err != nil {
+		o.m.logf(store.LevelWarning, "pin_attempts_waiting", "PIN attempts still wait to be recorded: %v", err)
+	}
 	return nil
 }

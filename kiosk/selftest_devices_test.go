@@ -112,9 +112,9 @@ func TestDeviceLostAfterBootIsNoFault(t *testing.T) {
 func technician(t *testing.T, f *fixture) (*Office, *Session) {
 	t.Helper()
 	a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
-	require.NoError(t, a.SetPIN(ctx, "", RoleTechnician, "24680"))
+	setPINs(t, a)
 	o := NewOffice(f.m, a, time.Hour)
-	tech, err := o.Login(ctx, "24680")
+	tech, err := o.Login(ctx, "246800")
 	require.NoError(t, err)
 	return o, tech
 }

@@ -270,10 +270,10 @@ func (o *Office) SetSetting(ctx context.Context, s *Session, key, value string) 
 	}
 	v, err := CheckSetting(key, value)
 	if err != nil {
-		o.audit(store.LevelWarning, "setting_refused", "%v (by %s)", err, s.Role)
+		o.audit(store.LevelWarning, "setting_refused", "%v (by %s)", err, s.role)
 		return err
 	}
-	return o.m.st.SetSetting(ctx, string(s.Role), key, v)
+	return o.m.st.SetSetting(ctx, string(s.role), key, v)
 }
 
 // applySettings puts the settings the store keeps over cfg (the

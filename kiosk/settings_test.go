@@ -60,7 +60,7 @@ func TestCheckSetting(t *testing.T) {
 // is refused, logged, and changes nothing; staff change nothing.
 func TestOfficeSettings(t *testing.T) {
 	f, o := newOffice(t)
-	tech, err := o.Login(ctx, "24680")
+	tech, err := o.Login(ctx, "246800")
 	require.NoError(t, err)
 	list, err := o.Settings(ctx, tech)
 	require.NoError(t, err)
@@ -92,7 +92,7 @@ func TestOfficeSettings(t *testing.T) {
 	require.Len(t, refused, 1)
 	assert.Contains(t, refused[0].Detail, "by technician")
 
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	require.ErrorIs(t, o.SetSetting(ctx, staff, SettingVenue, "x"), ErrNotAllowed)
 	_, err = o.Settings(ctx, staff)
@@ -103,7 +103,7 @@ func TestOfficeSettings(t *testing.T) {
 // screen's back into a bad value is ignored and logged.
 func TestSettingsApplyAtNextStart(t *testing.T) {
 	f, o := newOffice(t)
-	tech, err := o.Login(ctx, "24680")
+	tech, err := o.Login(ctx, "246800")
 	require.NoError(t, err)
 	for k, v := range map[string]string{SettingKioskID: "PH-0099", SettingVenue: "Tabac du Port, Sète",
 		SettingIdleSeconds: "40", SettingAutoSeconds: "20", SettingAcceptedNotes: "10,20", SettingLanguage: "en"} {

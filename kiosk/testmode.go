@@ -67,14 +67,14 @@ func (o *Office) SetTestMode(ctx context.Context, s *Session, on bool) error {
 	}
 	m.mu.Unlock()
 	if err != nil {
-		o.audit(store.LevelWarning, "test_mode_refused", "test mode refused to %s: %v", s.Role, err)
+		o.audit(store.LevelWarning, "test_mode_refused", "test mode refused to %s: %v", s.role, err)
 		return err
 	}
 	state := "off"
 	if on {
 		state = "on"
 	}
-	o.audit(store.LevelInfo, "test_mode", "test mode %s by %s", state, s.Role)
+	o.audit(store.LevelInfo, "test_mode", "test mode %s by %s", state, s.role)
 	return nil
 }
 

@@ -15,9 +15,9 @@ import (
 // no credit; once it is off, notes are credited again.
 func TestTestModeTouchesNoMeter(t *testing.T) {
 	f, d, o := newCashOffice(t)
-	tech, err := o.Login(ctx, "24680")
+	tech, err := o.Login(ctx, "246800")
 	require.NoError(t, err)
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 	require.ErrorIs(t, o.SetTestMode(ctx, staff, true), ErrNotAllowed)
 
@@ -71,11 +71,11 @@ func TestTestModeEndsWithTheSession(t *testing.T) {
 	for _, why := range []string{"done", "idle"} {
 		t.Run(why, func(t *testing.T) {
 			f, d, o := newCashOffice(t)
-			tech, err := o.Login(ctx, "24680")
+			tech, err := o.Login(ctx, "246800")
 			require.NoError(t, err)
 			require.NoError(t, o.SetTestMode(ctx, tech, true))
 			require.NoError(t, o.Logout(ctx, tech, why))
-			tech2, err := o.Login(ctx, "24680")
+			tech2, err := o.Login(ctx, "246800")
 			require.NoError(t, err)
 			on, _, err := o.TestMode(ctx, tech2)
 			require.NoError(t, err)

@@ -123,11 +123,15 @@ const (
 	chIntents
 	chIntentSteps
 	chMeterSnapshots
+	chCredentials
+	chPINLock
+	chSettings
 	numChains
 )
 
 var chainTables = [numChains]string{"ledger", "plays", "play_steps", "events", "vouchers", "voucher_steps",
-	"bill_intents", "bill_intent_steps", "meter_snapshots"}
+	"bill_intents", "bill_intent_steps", "meter_snapshots", "credentials", "pin_lock",
+	"settings"}
 
 // head is the last row of a chain: id 0 and a zero hash for an empty one.
 type head struct {

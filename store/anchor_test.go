@@ -18,8 +18,19 @@ import (
 // pharaon.anchor and the trust root's files in trust/, DefaultAnchor)
 // holding some of every chain: plays,
 // ledger rows, events (a critical one last), a voucher paid, bill
-// intents credited and void.
+// intents credited and void, credentials set and revoked, a PIN pad lock,
+// settings changed.
 func anchoredHistory(t *testing.T, dir string) {
+	t.Helper()
+	anchoredHistoryWith(t, dir, func(s *Store) {
+		writeAccess(t, s)
+		writeSettings(t, s)
+	})
+}
+
+// anchoredHistoryWith is anchoredHistory with more written by more (if not
+// nil) before the last event, in place of the credentials and settings.
+func anchoredHistoryWith(t *testing.T, dir string, more func(*Store)) {
 	t.Helper()
 	ctx := context.Background()
 	path := copyAnchoredTo(t, anchoredTemplateWith(t, block050), dir)
@@ -52,6 +63,9 @@ func anchoredHistory(t *testing.T, dir string) {
 	require.NoError(t, err)
 	_, err = s.PayVoucher(ctx, v.Validation, "staff")
 	require.NoError(t, err)
+	if more != nil {
+		more(s)
+	}
 	_, err = s.Log(ctx, Event{Level: LevelCritical, Source: "kiosk", Code: "door_open", Detail: "cash box door"})
 	require.NoError(t, err)
 	require.NoError(t, s.Verify(ctx))
@@ -73,6 +87,20 @@ func trustCounter(t *testing.T, path string) uint64 {
 	c, err := tr.Counter()
 	require.NoError(t, err)
 	return c
+}
+
+// openAnchoredHistory opens, with its anchor, a copy of an anchored
+// history (anchoredHistory) made in a directory of its own, and returns
+// the store (closed at the test's end) and the database's path.
+func openAnchoredHistory(t *testing.T) (*Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	anchoredHistory(t, dir)
+	path := copyAnchored(t, dir)
+	s, err := Open(path, WithAnchor(DefaultAnchor(path)))
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s, path
 }
 
 // tamper runs q on the database at path behind the store's back.
@@ -298,13 +326,8 @@ func tearNewest(t *testing.T, a AnchorConfig) {
 // runs (by another process holding the file) is not paid a second time.
 func TestPayVoucherChecksTheAnchor(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	anchoredHistory(t, dir)
-	path := copyAnchored(t, dir)
-	s, err := Open(path, WithAnchor(DefaultAnchor(path)))
-	require.NoError(t, err)
-	defer s.Close()
-	_, err = s.PayVoucher(ctx, "123456789012345678", "staff")
+	s, path := openAnchoredHistory(t)
+	_, err := s.PayVoucher(ctx, "123456789012345678", "staff")
 	require.ErrorIs(t, err, ErrVoucherPaid)
 
 	tamper(t, path, `DROP TRIGGER voucher_steps_no_delete; DROP TRIGGER vouchers_final; DROP TRIGGER vouchers_forward;

@@ -9,8 +9,9 @@ import (
 	"hash"
 )
 
-// Hash chains (DESIGN.md §4): each row of plays, play_steps, ledger and
-// events stores hash = SHA-256(domain || prev_hash || content), where
+// Hash chains (DESIGN.md §4): each row of plays, play_steps, ledger,
+// events (and of every other chained table: vouchers, bill intents, meter
+// snapshots, credentials, the PIN pad's lock) stores hash = SHA-256(domain || prev_hash || content), where
 // prev_hash is the hash of the previous row of the same table (32 zero
 // bytes for the first) and content is the row's fields in a fixed order,
 // integers as 8 big-endian bytes, text and blobs prefixed by their length.
@@ -170,6 +171,16 @@ func RecordHash(kind string, payload []byte) (stored, computed []byte, err error
 		LedgerID      int64   `json:"ledger_id"`
 		VoucherStepID int64   `json:"voucher_step_id"`
 		Meters        string  `json:"meters"`
+		Role          string  `json:"role"`
+		Action        string  `json:"action"`
+		By            string  `json:"by"`
+		SecretDigest  string  `json:"secret_digest"`
+		Failures      int64   `json:"failures"`
+		Lockouts      int64   `json:"lockouts"`
+		Remaining     int64   `json:"remaining"`
+		Quiet         int64   `json:"quiet"`
+		Key           string  `json:"key"`
+		Value         string  `json:"value"`
 		PrevHash      string  `json:"prev_hash"`
 		Hash          string  `json:"hash"`
 	}
@@ -219,6 +230,19 @@ func RecordHash(kind string, payload []byte) (stored, computed []byte, err error
 	case "meters":
 		computed = snapshotHash(prev, &snapshotRow{id: p.ID, at: p.At, reason: p.Reason, ledgerID: p.LedgerID,
 			voucherStepID: p.VoucherStepID, meters: p.Meters})
+	case "credential":
+		// The record carries the digest of the credential's secret, which
+		// is what its hash chains (credentials.go).
+		digest, err := hex.DecodeString(p.SecretDigest)
+		if err != nil {
+			return nil, nil, fmt.Errorf("record %s %d: secret_digest: %w: %w", kind, p.ID, ErrBadRequest, err)
+		}
+		computed = credentialHash(prev, &credentialRow{id: p.ID, at: p.At, role: p.Role, action: p.Action, by: p.By, digest: digest})
+	case "setting":
+		computed = settingHash(prev, &settingRow{id: p.ID, at: p.At, key: p.Key, value: p.Value, source: p.Source})
+	case "pin_lock":
+		computed = pinLockHash(prev, &pinLockRow{id: p.ID, at: p.At, failures: p.Failures, lockouts: p.Lockouts,
+			remaining: p.Remaining, quiet: p.Quiet})
 	default:
 		return nil, nil, fmt.Errorf("record %s: not a chained row: %w", kind, ErrBadRequest)
 	}

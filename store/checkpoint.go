@@ -237,6 +237,11 @@ func (s *Store) VerifyBoot(ctx context.Context) (full bool, err error) {
 			func() error { return verifyIntentsFrom(tx, cp) },
 			func() error { return verifyMetersFrom(tx, cp) },
 			func() error { return verifySnapshotsFrom(tx, cp.head(chMeterSnapshots)) },
+			// Short chains (a row per change of PIN, per wrong PIN, per
+			// setting changed): walked whole, however old the checkpoint.
+			func() error { return verifyCredentials(tx) },
+			func() error { return verifyPINLock(tx) },
+			func() error { return verifySettings(tx) },
 		} {
 			if err := check(); err != nil {
 				return err

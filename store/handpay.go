@@ -80,7 +80,7 @@ func (s *Store) HandPayLock(ctx context.Context) (HandPayLock, error) {
 // handPayLock reads the lock in a write transaction.
 func (t *wtx) handPayLock() (HandPayLock, error) {
 	var v string
-	err := t.rowQ(`SELECT value FROM settings WHERE key = ?`, SettingHandPayLock).Scan(&v)
+	err := t.rowQ(settingQuery, SettingHandPayLock).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return HandPayLock{}, nil
 	}
@@ -88,29 +88,6 @@ func (t *wtx) handPayLock() (HandPayLock, error) {
 		return HandPayLock{}, err
 	}
 	return ParseHandPayLock(v)
-}
-
-// setSetting sets a setting in the transaction and logs the change
-// (SetSetting). Setting a key to its current value writes nothing.
-func (t *wtx) setSetting(source, key, value string) error {
-	var old sql.NullString
-	err := t.rowQ(`SELECT value FROM settings WHERE key = ?`, key).Scan(&old)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
-	if old.Valid && old.String == value {
-		return nil
-	}
-	if _, err := t.execQ(`INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?)
-			ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`, key, value, t.now); err != nil {
-		return err
-	}
-	detail := fmt.Sprintf("%s = %q", key, value)
-	if old.Valid {
-		detail = fmt.Sprintf("%s: %q -> %q", key, old.String, value)
-	}
-	_, err = t.logEvent(LevelInfo, source, EventSettingChanged, detail)
-	return err
 }
 
 // lockWin writes the hand-pay lock of finished play p's prize, above

@@ -29,6 +29,9 @@ var outboxKinds = map[string]string{
 	"bill_intents":      "bill_intent",
 	"bill_intent_steps": "bill_intent_step",
 	"meter_snapshots":   "meters",
+	"credentials":       "credential",
+	"pin_lock":          "pin_lock",
+	"settings":          "setting",
 }
 
 // chainedTables lists the tables of the file with a prev_hash column.
@@ -89,6 +92,8 @@ func TestOutboxHoldsEveryChainedRow(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.SnapshotMeters(ctx, SnapshotReport)
 	require.NoError(t, err)
+	writeAccess(t, s)
+	writeSettings(t, s)
 
 	tables := chainedTables(t, s)
 	var known []string

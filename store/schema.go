@@ -56,7 +56,10 @@ var migrations = []string{
 //   - the ledger, units, play steps and the immutable part of plays refuse
 //     UPDATE and DELETE; ledger rows must follow each other (id and
 //     balance continuity), so a row can neither be skipped nor rewritten;
-//   - events may only be deleted by rotation, beyond the newest kept.
+//   - events may only be deleted by rotation, beyond the newest kept;
+//   - settings are a chain of changes (settings.go), the value of a key
+//     being its newest row: the limits, the kiosk id and the hand-pay lock
+//     are as hard to edit unseen as the ledger (chained, anchored).
 const schemaV1 = `
 CREATE TABLE meta (
 	key   TEXT PRIMARY KEY,
@@ -65,10 +68,19 @@ CREATE TABLE meta (
 INSERT INTO meta(key, value) VALUES ('events_kept', 10000);
 
 CREATE TABLE settings (
-	key        TEXT PRIMARY KEY CHECK (length(key) > 0),
-	value      TEXT NOT NULL,
-	updated_at INTEGER NOT NULL
-) WITHOUT ROWID;
+	id        INTEGER PRIMARY KEY,
+	at        INTEGER NOT NULL,
+	key       TEXT NOT NULL CHECK (length(key) > 0),
+	value     TEXT NOT NULL,
+	source    TEXT NOT NULL CHECK (length(source) > 0),
+	prev_hash BLOB NOT NULL CHECK (length(prev_hash) = 32),
+	hash      BLOB NOT NULL CHECK (length(hash) = 32)
+);
+CREATE INDEX settings_key ON settings(key, id);
+CREATE TRIGGER settings_no_update BEFORE UPDATE ON settings
+BEGIN SELECT RAISE(ABORT, 'settings never change: a new row sets a new value'); END;
+CREATE TRIGGER settings_no_delete BEFORE DELETE ON settings
+BEGIN SELECT RAISE(ABORT, 'settings are never deleted'); END;
 
 CREATE TABLE blocks (
 	id           INTEGER PRIMARY KEY,

@@ -12,6 +12,13 @@ package store
 //     given twice even when every row was pruned) carried over, and its
 //     triggers and those of the chained tables written again as
 //     schemaV7Outbox made them;
+//   - the credentials', the PIN pad lock's (schemaV4Maintenance) and the
+//     settings' chains (schemaV1) have their records too ('credential',
+//     'pin_lock', 'setting'), written here
+//     with the outbox that takes their kinds: a credential's record
+//     carries the digest of its secret, never the salt and hash of a PIN
+//     (the centre is another party, and a PIN's hash off the kiosk would
+//     help an offline guesser);
 //   - an 'anchor' record carries the chains' heads and their HMAC as the
 //     transaction that writes it leaves them (Store.SnapshotMeters writes
 //     one with each snapshot): the heads travel with the records, and a
@@ -52,7 +59,8 @@ CREATE TABLE outbox_v8 (
 	at      INTEGER NOT NULL,
 	kind    TEXT NOT NULL CHECK (kind = 'play' OR kind = 'play_state' OR kind = 'play_step' OR kind = 'ledger' OR
 	        kind = 'event' OR kind = 'voucher' OR kind = 'voucher_state' OR kind = 'voucher_step' OR
-	        kind = 'bill_intent' OR kind = 'bill_intent_step' OR kind = 'meters' OR kind = 'anchor'),
+	        kind = 'bill_intent' OR kind = 'bill_intent_step' OR kind = 'meters' OR kind = 'anchor' OR
+	        kind = 'credential' OR kind = 'pin_lock' OR kind = 'setting'),
 	ref_id  INTEGER NOT NULL,
 	payload TEXT NOT NULL CHECK (json_valid(payload))
 );
@@ -68,4 +76,16 @@ BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'meters', NE
 	'id', NEW.id, 'at', NEW.at, 'reason', NEW.reason, 'ledger_id', NEW.ledger_id,
 	'voucher_step_id', NEW.voucher_step_id, 'meters', NEW.meters,
 	'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
+CREATE TRIGGER outbox_credentials AFTER INSERT ON credentials
+BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'credential', NEW.id, json_object(
+	'id', NEW.id, 'at', NEW.at, 'role', NEW.role, 'action', NEW.action, 'by', NEW.by,
+	'secret_digest', hex(NEW.secret_digest), 'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
+CREATE TRIGGER outbox_settings AFTER INSERT ON settings
+BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'setting', NEW.id, json_object(
+	'id', NEW.id, 'at', NEW.at, 'key', NEW.key, 'value', NEW.value, 'source', NEW.source,
+	'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
+CREATE TRIGGER outbox_pin_lock AFTER INSERT ON pin_lock
+BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'pin_lock', NEW.id, json_object(
+	'id', NEW.id, 'at', NEW.at, 'failures', NEW.failures, 'lockouts', NEW.lockouts, 'remaining', NEW.remaining,
+	'quiet', NEW.quiet, 'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
 `

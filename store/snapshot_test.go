@@ -243,7 +243,7 @@ func TestOutboxNumbersNeverGivenAgain(t *testing.T) {
 // no anchor: the store is out of service, never reading it as it is.
 func TestAnchorRefusesOtherFormats(t *testing.T) {
 	dir := t.TempDir()
-	anchoredHistory(t, dir)
+	anchoredHistoryWith(t, dir, nil) // the chains the first format lacks are empty
 	path := filepath.Join(dir, "pharaon.db")
 	a := DefaultAnchor(path)
 	secret, err := trustSecret(a)

@@ -12,8 +12,8 @@ import (
 
 // Verify runs every check of the store on one snapshot, the boot check of
 // DESIGN.md §7: SQLite's integrity and foreign key checks, the ledger
-// (continuity, balances, chain), the hash chains of plays, play steps and
-// events, the plays against their units and their ledger rows, the units
+// (continuity, balances, chain), the hash chains of plays, play steps,
+// events, the credentials and the PIN pad's lock, the plays against their units and their ledger rows, the units
 // sold of every block, and the meters against the ledger. The first failure
 // is an *IntegrityError (errors.Is ErrIntegrity).
 func (s *Store) Verify(ctx context.Context) error {
@@ -27,6 +27,7 @@ func (s *Store) Verify(ctx context.Context) error {
 func (s *Store) verifyAll(tx *rtx) error {
 	for _, check := range []func(*rtx) error{
 		integrityCheck, s.verifySchema, verifyLedger, verifyPlayChains, verifyEvents, s.verifyPlays, verifyCash, verifyMeters, verifySnapshots,
+		verifyCredentials, verifyPINLock, verifySettings,
 	} {
 		if err := check(tx); err != nil {
 			return err
@@ -46,7 +47,7 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 func (s *Store) VerifyChains(ctx context.Context) error {
 	return s.read(ctx, func(tx *rtx) error {
 		for _, check := range []func(*rtx) error{verifyLedger, verifyPlayChains, verifyEvents, verifyVoucherChains,
-			func(tx *rtx) error { return verifyIntentChains(tx, head{}, head{}) }, verifySnapshots} {
+			func(tx *rtx) error { return verifyIntentChains(tx, head{}, head{}) }, verifySnapshots, verifyCredentials, verifyPINLock, verifySettings} {
 			if err := check(tx); err != nil {
 				return err
 			}

@@ -61,17 +61,19 @@ type backOffice struct {
 }
 
 // The development run's PINs, seeded in a development database that has
-// none and shown on the development panel.
+// none and shown on the development panel (6 digits, as every PIN).
 const (
-	devStaffPIN      = "1111"
-	devTechnicianPIN = "2222"
+	devStaffPIN      = "111111"
+	devTechnicianPIN = "222222"
 )
 
 // newBackOffice makes the maintenance screen's checker and actions on a
-// started machine. A development database without PINs gets the demo
-// PINs; a production one without PINs asks for the setup.
+// started machine. A development database without PINs and without
+// history gets the demo PINs; a production one asks for the setup. A
+// kiosk that has been in service and has no PIN is a fault (its
+// credentials were removed), never a setup.
 func newBackOffice(ctx context.Context, st *store.Store, m *kiosk.Machine, clk kiosk.Clock, dev bool, logger *log.Logger) (*backOffice, error) {
-	a := kiosk.NewAccess(st, clk, kiosk.AccessConfig{})
+	a := kiosk.NewAccess(st, clk, kiosk.AccessConfig{Logf: logger.Printf})
 	bo := &backOffice{m: m, clk: clk, access: a, office: kiosk.NewOffice(m, a, kiosk.DefaultOfficeIdle)}
 	need, err := a.NeedsSetup(ctx)
 	if err != nil {
@@ -80,10 +82,11 @@ func newBackOffice(ctx context.Context, st *store.Store, m *kiosk.Machine, clk k
 	switch {
 	case dev && need:
 		t0 := time.Now()
-		if err := a.SetPIN(ctx, "", kiosk.RoleStaff, devStaffPIN); err != nil {
+		s, err := a.SetupSession(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("demo PINs: %w", err)
 		}
-		if err := a.SetPIN(ctx, "", kiosk.RoleTechnician, devTechnicianPIN); err != nil {
+		if err := a.Setup(ctx, s, devTechnicianPIN, devStaffPIN); err != nil {
 			return nil, fmt.Errorf("demo PINs: %w", err)
 		}
 		logger.Printf("development kiosk: demo maintenance PINs set in %d ms", time.Since(t0).Milliseconds())

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"errors"
 	"log"
 	"os"
 	"path/filepath"
@@ -129,9 +131,9 @@ func TestOpenKioskBackOffice(t *testing.T) {
 	assert.False(t, p.bo.setup)
 	assert.Equal(t, [2]string{devStaffPIN, devTechnicianPIN}, p.bo.demoPINs)
 	for pin, want := range map[string]kiosk.Role{devStaffPIN: kiosk.RoleStaff, devTechnicianPIN: kiosk.RoleTechnician} {
-		role, err := p.bo.access.Login(ctx, pin)
+		s, err := p.bo.access.Login(ctx, pin)
 		require.NoError(t, err)
-		assert.Equal(t, want, role)
+		assert.Equal(t, want, s.Role())
 	}
 	require.NoError(t, p.Close())
 	assert.Contains(t, logs.String(), "demo maintenance PINs set")
@@ -141,6 +143,48 @@ func TestOpenKioskBackOffice(t *testing.T) {
 	defer p.Close()
 	assert.NotContains(t, logs.String(), "demo maintenance PINs set", "set once")
 	assert.Equal(t, [2]string{devStaffPIN, devTechnicianPIN}, p.bo.demoPINs)
+}
+
+// The credentials of a kiosk in service deleted on its disk, as whoever
+// holds the disk would (the triggers that refuse it dropped, then put back
+// with their own text): the next start is out of service on its anchor,
+// and the first start's setup never shows (whoever stands at the screen
+// would choose the PINs).
+func TestDeletedCredentialsNeverBringTheSetupBack(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := Config{DB: filepath.Join(dir, "pharaon.db"), FirstInstall: true, Installed: filepath.Join(dir, installedMarker)}
+	p, err := openKiosk(ctx, cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
+	require.NoError(t, err)
+	require.True(t, p.bo.setup)
+	setup, err := p.bo.access.SetupSession(ctx)
+	require.NoError(t, err)
+	require.NoError(t, p.bo.access.Setup(ctx, setup, "246800", "135700"))
+	_, err = p.st.BillIn(ctx, 10*game.Euro, "note-1")
+	require.NoError(t, err)
+	require.NoError(t, p.Close())
+
+	db, err := sql.Open("sqlite3", cfg.DB)
+	require.NoError(t, err)
+	var names, triggers []string
+	rows, err := db.Query(`SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'credentials'`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var n, q string
+		require.NoError(t, rows.Scan(&n, &q))
+		names, triggers = append(names, n), append(triggers, q)
+	}
+	require.NoError(t, rows.Err())
+	rows.Close()
+	_, err = db.Exec(`DROP TRIGGER ` + strings.Join(names, `; DROP TRIGGER `) + `; DELETE FROM credentials;` + strings.Join(triggers, ";") + ";")
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	_, err = openKiosk(ctx, cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
+	var se *startError
+	require.True(t, errors.As(err, &se), "out of service, never the setup: %v", err)
+	assert.Equal(t, kiosk.FaultAnchor, se.fault.Code)
+	assert.Contains(t, se.fault.Detail, "credentials")
 }
 
 // A production kiosk opens its devices at the paths of its configuration

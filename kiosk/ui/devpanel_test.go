@@ -133,8 +133,8 @@ func (f *scrFixture) textObjects() []*canvas.Text {
 // The demo PINs of a development run are on the panel, whole, in both
 // languages: the line names both roles and is not cut short.
 func TestDevPanelShowsTheDemoPINs(t *testing.T) {
-	f := newScrFixture(t, withDevices(nil), func(f *scrFixture, _ *kiosk.Config) { f.opt.DevPINs = [2]string{"1111", "2222"} })
-	assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  Coin haut-gauche 3\u00a0s\u00a0: personnel 1111, technicien 2222")
+	f := newScrFixture(t, withDevices(nil), func(f *scrFixture, _ *kiosk.Config) { f.opt.DevPINs = [2]string{"111111", "222222"} })
+	assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  Coin haut-gauche 3\u00a0s\u00a0: personnel 111111, technicien 222222")
 	f.tap("EN")
-	assert.Contains(t, f.texts(), "DEVELOPMENT  ·  Top-left corner 3 s: staff 1111, technician 2222")
+	assert.Contains(t, f.texts(), "DEVELOPMENT  ·  Top-left corner 3 s: staff 111111, technician 222222")
 }

@@ -55,9 +55,11 @@ func TestScreensDeviceSelfTestOutOfService(t *testing.T) {
 			}
 
 			a := kiosk.NewAccess(f.st, f.clock, kiosk.AccessConfig{KDF: kiosk.KDF{Time: 1, MemoryKiB: 64, Threads: 1}})
-			require.NoError(t, a.SetPIN(context.Background(), "", kiosk.RoleTechnician, "24680"))
+			setup, err := a.SetupSession(context.Background())
+			require.NoError(t, err)
+			require.NoError(t, a.Setup(context.Background(), setup, "246800", "135700"))
 			o := kiosk.NewOffice(f.m, a, time.Hour)
-			tech, err := o.Login(context.Background(), "24680")
+			tech, err := o.Login(context.Background(), "246800")
 			require.NoError(t, err)
 			require.Error(t, o.ClearFault(context.Background(), tech), "the device still fails")
 			require.Equal(t, scrOutOfService, f.s.screen)

@@ -79,7 +79,7 @@ func blkScreen(t *testing.T, office Office, dir string, lang ui.Lang) (fyne.Wind
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)
 	env := &Env{
-		Ctx: context.Background(), Office: office, Session: &kiosk.Session{Role: kiosk.RoleTechnician},
+		Ctx: context.Background(), Office: office, Session: &kiosk.Session{},
 		Tr: Tr{Lang: lang}, Win: w, Loc: time.UTC,
 		Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
 		Go:  func(f func()) { f() }, Do: func(f func()) { f() }, Touch: func() {}, Refresh: func() {},

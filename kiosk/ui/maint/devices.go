@@ -15,7 +15,7 @@ import (
 // their state, the paths they are opened on, the notes taken; a test of
 // each (the validator answers; the printer prints its test page).
 
-var _ = register(View{ID: "devices", Title: "rpt.dev.title", Need: kiosk.RoleTechnician, Order: 61, Build: buildDevices})
+var _ = register(View{ID: "devices", Title: "rpt.dev.title", Need: kiosk.RoleTechnician, Order: 61, Diagnosis: true, Build: buildDevices})
 
 var _ = words(map[word]text{
 	"rpt.dev.title":     {"Périphériques", "Devices"},

@@ -17,7 +17,7 @@ import (
 // The event log (staff): newest first, filtered by the lowest level, the
 // source and a day (in the kiosk's zone); older pages on demand.
 
-var _ = register(View{ID: "events", Title: "rpt.events.title", Need: kiosk.RoleStaff, Order: 41, Build: buildEvents})
+var _ = register(View{ID: "events", Title: "rpt.events.title", Need: kiosk.RoleStaff, Order: 41, Diagnosis: true, Build: buildEvents})
 
 var _ = words(map[word]text{
 	"rpt.events.title":   {"Journal des évènements", "Event log"},

@@ -14,7 +14,7 @@ import (
 // and returns to service only if they pass (kiosk.Office.ClearFault);
 // docs/technician.md says what to repair first for each fault.
 
-var _ = register(View{ID: "fault", Title: "fault.title", Need: kiosk.RoleTechnician, Order: 64, Build: buildFault})
+var _ = register(View{ID: "fault", Title: "fault.title", Need: kiosk.RoleTechnician, Order: 64, Diagnosis: true, Build: buildFault})
 
 var _ = words(map[word]text{
 	"fault.title":   {"Hors service", "Out of service"},

@@ -57,7 +57,7 @@ func TestFaultViewShowsAndClears(t *testing.T) {
 		clearErr: errors.New("still different")}
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)
-	env := &Env{Ctx: context.Background(), Office: o, Session: &kiosk.Session{Role: kiosk.RoleTechnician},
+	env := &Env{Ctx: context.Background(), Office: o, Session: &kiosk.Session{},
 		Tr: Tr{Lang: ui.French}, Win: w, Loc: time.UTC, Now: time.Now,
 		Go: func(f func()) { f() }, Do: func(f func()) { f() }, Touch: func() {}, Refresh: func() {}}
 	w.SetContent(v.Build(env))

@@ -12,7 +12,7 @@ import (
 // and the SHA-256 of the running binary, read from its file, which a
 // regulator compares with the approved one.
 
-var _ = register(View{ID: "identity", Title: "rpt.id.title", Need: kiosk.RoleTechnician, Order: 62, Build: buildIdentity})
+var _ = register(View{ID: "identity", Title: "rpt.id.title", Need: kiosk.RoleTechnician, Order: 62, Diagnosis: true, Build: buildIdentity})
 
 var _ = words(map[word]text{
 	"rpt.id.title":       {"Identité du logiciel", "Software identity"},

@@ -14,7 +14,7 @@ import (
 // The meters (staff): every counter on at least ten digits, per stake and
 // in total; they are never reset (kiosk.MeterLines).
 
-var _ = register(View{ID: "meters", Title: "rpt.meters.title", Need: kiosk.RoleStaff, Order: 40, Build: buildMeters})
+var _ = register(View{ID: "meters", Title: "rpt.meters.title", Need: kiosk.RoleStaff, Order: 40, Diagnosis: true, Build: buildMeters})
 
 var _ = words(map[word]text{
 	"rpt.meters.title": {"Compteurs", "Meters"},

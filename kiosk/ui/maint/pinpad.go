@@ -20,10 +20,11 @@ import (
 // Backspace work too), the digits typed shown as dots, and what the last
 // PIN did: wrong with the tries left, or the pad locked with the time left,
 // counted down. The check itself is kiosk.Access's (argon2id, the lockout
-// kept in the store): the pad never decides.
+// kept in the store, counted in time that runs): the pad never decides,
+// and its countdown only shows the time the core said.
 
-// pinMax is the longest PIN (kiosk.Access takes 4 to 8 digits).
-const pinMax = 8
+// pinMax is the longest PIN (kiosk.Access takes 6 to 10 digits).
+const pinMax = kiosk.PINMaxLen
 
 type pinPad struct {
 	sh     *Shell
@@ -82,14 +83,14 @@ func (p *pinPad) start() {
 		return
 	}
 	sh.cfg.Go(func() {
-		l, err := a.Lock(sh.ctx)
+		w, err := a.Locked(sh.ctx)
 		sh.cfg.Do(func() {
 			if err != nil {
 				fmt.Fprintf(shLog, "maintenance: PIN lock: %v\n", err)
 				return
 			}
-			if sh.pad == p && sh.cfg.Now().Before(l.Until) {
-				p.lock(l.Until)
+			if sh.pad == p && w > 0 {
+				p.lock(w)
 			}
 		})
 	})
@@ -132,7 +133,7 @@ func (p *pinPad) back() {
 
 func (p *pinPad) showDots() {
 	if len(p.digits) == 0 {
-		p.dots.SetText("– – – –")
+		p.dots.SetText(strings.TrimSpace(strings.Repeat("– ", kiosk.PINMinLen)))
 		return
 	}
 	p.dots.SetText(strings.TrimSpace(strings.Repeat("● ", len(p.digits))))
@@ -145,9 +146,9 @@ func (p *pinPad) say(imp widget.Importance, s string) {
 
 func (p *pinPad) locked() bool { return p.sh.cfg.Now().Before(p.until) }
 
-// lock shows the pad locked until u.
-func (p *pinPad) lock(u time.Time) {
-	p.until = u
+// lock shows the pad locked for w from now.
+func (p *pinPad) lock(w time.Duration) {
+	p.until = p.sh.cfg.Now().Add(w)
 	p.digits = nil
 	p.showDots()
 	p.ok.Disable()
@@ -212,11 +213,15 @@ func (p *pinPad) refused(err error) {
 	var pe *kiosk.PINError
 	switch {
 	case errors.As(err, &pe) && errors.Is(err, kiosk.ErrPINLocked):
-		p.lock(pe.Until)
+		p.lock(pe.Wait)
 	case errors.As(err, &pe) && pe.Left == 1:
 		p.say(widget.DangerImportance, tr.T("pin.wrong.last"))
 	case errors.As(err, &pe):
 		p.say(widget.DangerImportance, tr.F("pin.wrong", pe.Left))
+	case errors.Is(err, kiosk.ErrNotAllowed):
+		// A staff PIN while the kiosk's data are in fault.
+		fmt.Fprintf(shLog, "maintenance: login: %v\n", err)
+		p.say(widget.WarningImportance, tr.T("pin.fault"))
 	default:
 		fmt.Fprintf(shLog, "maintenance: login: %v\n", err)
 		p.say(widget.DangerImportance, tr.T("pin.error"))
@@ -230,6 +235,24 @@ func shDelay(tr Tr, d time.Duration) string {
 		return tr.F("pin.delay.s", s)
 	}
 	return tr.F("pin.delay.min", s/60, s%60)
+}
+
+// shTakeKeys gives the keyboard to a form of digits (a scanner, or a
+// technician's keyboard): digits type, Enter and Backspace act.
+func shTakeKeys(c fyne.Canvas, digit func(rune), enter, erase func()) {
+	c.SetOnTypedRune(func(r rune) {
+		if r >= '0' && r <= '9' {
+			digit(r)
+		}
+	})
+	c.SetOnTypedKey(func(e *fyne.KeyEvent) {
+		switch e.Name {
+		case fyne.KeyReturn, fyne.KeyEnter:
+			enter()
+		case fyne.KeyBackspace:
+			erase()
+		}
+	})
 }
 
 // shKeypad is the digits 1 to 9, Effacer, 0 and the action key, each a
@@ -263,6 +286,7 @@ var _ = words(map[word]text{
 	"pin.locked":     {"Trop de codes incorrects\u00a0: clavier bloqué, réessayez dans %s.", "Too many wrong PINs: keypad locked, try again in %s."},
 	"pin.unlocked":   {"Le clavier est débloqué.", "The keypad is unlocked."},
 	"pin.error":      {"Le code n’a pas pu être vérifié\u00a0: voyez le journal.", "The PIN could not be checked: see the log."},
+	"pin.fault":      {"La borne est en défaut\u00a0: seul le technicien peut se connecter, pour lire le diagnostic.", "The kiosk is in fault: only the technician can log in, to read the diagnosis."},
 	"pin.delay.s":    {"%d\u00a0s", "%d s"},
 	"pin.delay.min":  {"%d\u00a0min\u00a0%02d\u00a0s", "%d min %02d s"},
 })

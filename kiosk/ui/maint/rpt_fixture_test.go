@@ -106,12 +106,13 @@ func newRptFix(t *testing.T) *rptFix {
 	f.st, f.m = st, m
 	a := kiosk.NewAccess(st, f.clock, kiosk.AccessConfig{KDF: kiosk.KDF{Time: 1, MemoryKiB: 64, Threads: 1}})
 	ctx := context.Background()
-	require.NoError(t, a.SetPIN(ctx, "", kiosk.RoleTechnician, "24680"))
-	require.NoError(t, a.SetPIN(ctx, kiosk.RoleTechnician, kiosk.RoleStaff, "1357"))
-	f.o = kiosk.NewOffice(m, a, 1000*time.Hour) // the tests move the clock by days
-	f.staff, err = f.o.Login(ctx, "1357")
+	setup, err := a.SetupSession(ctx)
 	require.NoError(t, err)
-	f.tech, err = f.o.Login(ctx, "24680")
+	require.NoError(t, a.Setup(ctx, setup, "246800", "135700"))
+	f.o = kiosk.NewOffice(m, a, 1000*time.Hour) // the tests move the clock by days
+	f.staff, err = f.o.Login(ctx, "135700")
+	require.NoError(t, err)
+	f.tech, err = f.o.Login(ctx, "246800")
 	require.NoError(t, err)
 
 	app := test.NewTempApp(t)

@@ -14,10 +14,12 @@ import (
 	"pharaon/kiosk/ui/art"
 )
 
-// The first start of a production kiosk (kiosk.Access.NeedsSetup): before
-// the player's screens, a technician sets the technician's and the staff's
-// PINs, each typed twice, and confirms the kiosk's id printed on its
-// vouchers. The PINs are typed on the screen's keypad into the field chosen,
+// The first start of a production kiosk (kiosk.Access.NeedsSetup: no
+// credential and no history): before the player's screens, a technician
+// sets the technician's and the staff's PINs, each typed twice, and
+// confirms the kiosk's id printed on its vouchers. Both PINs are set at
+// once with the setup session the core opens for it, only while the kiosk
+// needs its setup. The PINs are typed on the screen's keypad into the field chosen,
 // or with a keyboard's digits (Enter goes to the next field, and saves from
 // the last; Backspace erases); the kiosk id, filled with the configured one,
 // is changed with a keyboard once its field is touched.
@@ -96,13 +98,7 @@ func (s *Setup) show() {
 	form.Add(shSized(fyne.NewSize(520, 0), s.id))
 	form.Add(shSized(fyne.NewSize(520, 64), s.msg))
 	form.Add(container.NewHBox(shSized(fyne.NewSize(320, 64), s.save)))
-	c := s.win.Canvas()
-	c.SetOnTypedRune(func(r rune) {
-		if r >= '0' && r <= '9' {
-			s.digit(r)
-		}
-	})
-	c.SetOnTypedKey(s.typedKey)
+	shTakeKeys(s.win.Canvas(), s.digit, s.enter, s.erase)
 	s.win.SetContent(shBackdrop(container.NewPadded(container.NewBorder(nil, nil, nil,
 		container.NewVBox(shText(tr.T("setup.keypad"), 16, art.Sand, false), keys), form))))
 }
@@ -139,19 +135,14 @@ func (s *Setup) erase() {
 	}
 }
 
-// typedKey: a keyboard's Enter moves to the next PIN field, and saves from
-// the last one; Backspace erases.
-func (s *Setup) typedKey(e *fyne.KeyEvent) {
-	switch e.Name {
-	case fyne.KeyReturn, fyne.KeyEnter:
-		if s.active == len(s.fields)-1 {
-			s.submit()
-			return
-		}
-		s.next()
-	case fyne.KeyBackspace:
-		s.erase()
+// enter: a keyboard's Enter moves to the next PIN field, and saves from
+// the last one.
+func (s *Setup) enter() {
+	if s.active == len(s.fields)-1 {
+		s.submit()
+		return
 	}
+	s.next()
 }
 
 // next moves to the next PIN field.
@@ -196,15 +187,12 @@ func (s *Setup) submit() {
 	s.msg.SetText(s.tr.T("setup.saving"))
 	ctx := context.Background()
 	s.cfg.Go(func() {
-		var err error
-		if s.cfg.SetKioskID != nil {
+		session, err := s.cfg.Access.SetupSession(ctx)
+		if err == nil && s.cfg.SetKioskID != nil {
 			err = s.cfg.SetKioskID(ctx, "setup", id)
 		}
 		if err == nil {
-			err = s.cfg.Access.SetPIN(ctx, "", kiosk.RoleStaff, staff)
-		}
-		if err == nil {
-			err = s.cfg.Access.SetPIN(ctx, "", kiosk.RoleTechnician, tech)
+			err = s.cfg.Access.Setup(ctx, session, tech, staff)
 		}
 		s.cfg.Do(func() {
 			s.busy = false
@@ -229,9 +217,9 @@ func (s *Setup) submit() {
 	})
 }
 
-// setupPIN: 4 to 8 digits (kiosk.Access's rule, said before it is asked).
+// setupPIN: 6 to 10 digits (kiosk.Access's rule, said before it is asked).
 func setupPIN(p string) bool {
-	if len(p) < 4 || len(p) > pinMax {
+	if len(p) < kiosk.PINMinLen || len(p) > pinMax {
 		return false
 	}
 	for _, r := range p {
@@ -244,7 +232,7 @@ func setupPIN(p string) bool {
 
 var _ = words(map[word]text{
 	"setup.title":        {"Première mise en service", "First start"},
-	"setup.help":         {"Choisissez le code du technicien et celui du personnel (4 à 8 chiffres, différents), chacun deux fois, et vérifiez l’identifiant de la borne imprimé sur ses tickets. Touchez une ligne pour y taper, ou tapez au clavier (Entrée\u00a0: ligne suivante).", "Choose the technician’s PIN and the staff’s (4 to 8 digits, different), each twice, and check the kiosk id printed on its vouchers. Touch a line to type into it, or type on a keyboard (Enter: next line)."},
+	"setup.help":         {"Choisissez le code du technicien et celui du personnel (6 à 10 chiffres, différents), chacun deux fois, et vérifiez l’identifiant de la borne imprimé sur ses tickets. Touchez une ligne pour y taper, ou tapez au clavier (Entrée\u00a0: ligne suivante).", "Choose the technician’s PIN and the staff’s (6 to 10 digits, different), each twice, and check the kiosk id printed on its vouchers. Touch a line to type into it, or type on a keyboard (Enter: next line)."},
 	"setup.tech":         {"Code technicien", "Technician PIN"},
 	"setup.tech.again":   {"Code technicien (encore)", "Technician PIN (again)"},
 	"setup.staff":        {"Code personnel", "Staff PIN"},
@@ -254,7 +242,7 @@ var _ = words(map[word]text{
 	"setup.next":         {"Suivant", "Next"},
 	"setup.save":         {"Enregistrer", "Save"},
 	"setup.saving":       {"Enregistrement…", "Saving…"},
-	"setup.err.format":   {"%s\u00a0: de 4 à 8 chiffres.", "%s: 4 to 8 digits."},
+	"setup.err.format":   {"%s\u00a0: de 6 à 10 chiffres.", "%s: 6 to 10 digits."},
 	"setup.err.mismatch": {"%s\u00a0: les deux saisies diffèrent.", "%s: the two entries differ."},
 	"setup.err.same":     {"Les deux codes doivent être différents.", "The two PINs must differ."},
 	"setup.err.id":       {"Identifiant de la borne\u00a0: de 1 à 20 lettres, chiffres, tirets ou points.", "Kiosk id: 1 to 20 letters, digits, dashes or dots."},

@@ -35,7 +35,7 @@ func TestSetupSetsThePINsAndTheKioskID(t *testing.T) {
 		}
 	}
 	typeIn(0, shTechPIN)
-	typeIn(1, "24681")
+	typeIn(1, "246801")
 	typeIn(2, shStaffPIN)
 	typeIn(3, shStaffPIN)
 	f.tap("Enregistrer")
@@ -72,12 +72,12 @@ func TestSetupSetsThePINsAndTheKioskID(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, need)
 	assert.Equal(t, "PH-0777", f.m.KioskID())
-	role, err := f.a.Login(ctx, shTechPIN)
+	tech, err := f.a.Login(ctx, shTechPIN)
 	require.NoError(t, err)
-	assert.Equal(t, kiosk.RoleTechnician, role)
-	role, err = f.a.Login(ctx, shStaffPIN)
+	assert.Equal(t, kiosk.RoleTechnician, tech.Role())
+	staff, err := f.a.Login(ctx, shStaffPIN)
 	require.NoError(t, err)
-	assert.Equal(t, kiosk.RoleStaff, role)
+	assert.Equal(t, kiosk.RoleStaff, staff.Role())
 }
 
 // sh0row is the label of the setup's PIN row i as shown now.
@@ -109,11 +109,11 @@ func TestSetupByKeyboard(t *testing.T) {
 	require.Equal(t, 1, done)
 	assert.True(t, s.Done())
 	assert.Equal(t, "PH-0042", f.m.KioskID())
-	role, err := f.a.Login(ctx, shTechPIN)
+	tech, err := f.a.Login(ctx, shTechPIN)
 	require.NoError(t, err)
-	assert.Equal(t, kiosk.RoleTechnician, role)
-	role, err = f.a.Login(ctx, shStaffPIN)
+	assert.Equal(t, kiosk.RoleTechnician, tech.Role())
+	staff, err := f.a.Login(ctx, shStaffPIN)
 	require.NoError(t, err)
-	assert.Equal(t, kiosk.RoleStaff, role)
+	assert.Equal(t, kiosk.RoleStaff, staff.Role())
 	assert.Nil(t, c.OnTypedKey(), "the player's screens get their keys back")
 }

@@ -268,7 +268,7 @@ func (sh *Shell) Show(id string) bool {
 		return false
 	}
 	if id != "" {
-		if _, ok := shFind(sh.session.Role, id); !ok {
+		if _, ok := shFind(sh.session, id); !ok {
 			return false
 		}
 	}
@@ -277,9 +277,9 @@ func (sh *Shell) Show(id string) bool {
 	return true
 }
 
-// shFind is the view id among those role may open.
-func shFind(r kiosk.Role, id string) (View, bool) {
-	for _, v := range viewsFor(r) {
+// shFind is the view id among those the session s may open.
+func shFind(s *kiosk.Session, id string) (View, bool) {
+	for _, v := range viewsOf(s) {
 		if v.ID == id {
 			return v, true
 		}
@@ -298,7 +298,7 @@ func (sh *Shell) showView(id string) {
 	c.SetOnTypedRune(nil)
 	c.SetOnTypedKey(nil)
 	var body fyne.CanvasObject
-	if v, ok := shFind(s.Role, id); ok && id != "" {
+	if v, ok := shFind(s, id); ok && id != "" {
 		env := &Env{Ctx: sh.ctx, Office: sh.cfg.Office, Session: s, Tr: tr, Win: sh.win, Now: sh.cfg.Now, Loc: sh.cfg.Loc,
 			Go: sh.cfg.Go, Do: sh.cfg.Do, Touch: sh.touch, BlockDir: sh.cfg.BlockDir,
 			Refresh: func() {
@@ -310,10 +310,13 @@ func (sh *Shell) showView(id string) {
 	} else {
 		sh.current = ""
 		body = container.NewVBox(shTitle(tr.T("shell.welcome")), shPara(tr.T("shell.choose"), 2))
+		if s.Diagnosis() {
+			body.(*fyne.Container).Add(shPara(tr.T("shell.diagnosis"), 3))
+		}
 	}
 
 	var menu []fyne.CanvasObject
-	for _, v := range viewsFor(s.Role) {
+	for _, v := range viewsOf(s) {
 		v := v
 		b := widget.NewButton(tr.T(v.Title), func() { sh.Show(v.ID) })
 		b.Alignment = widget.ButtonAlignLeading
@@ -325,7 +328,7 @@ func (sh *Shell) showView(id string) {
 	menuBox := container.NewVScroll(container.NewVBox(menu...))
 
 	role := tr.T("shell.role.staff")
-	if s.Role == kiosk.RoleTechnician {
+	if s.Role() == kiosk.RoleTechnician {
 		role = tr.T("shell.role.technician")
 	}
 	other, otherLang := "English", ui.English
@@ -429,6 +432,7 @@ var _ = words(map[word]text{
 	"shell.welcome":         {"Bienvenue", "Welcome"},
 	"shell.choose":          {"Choisissez une rubrique à gauche. La borne est fermée aux joueurs tant que vous êtes ici.", "Choose a view on the left. The kiosk is closed to players while you are here."},
 	"shell.idle":            {"Session fermée après inactivité.", "Session closed after inactivity."},
+	"shell.diagnosis":       {"Session de diagnostic : les données de la borne n’ont pas passé leurs vérifications, ou la borne n’a pas pu enregistrer votre connexion. Seules les vues qui lisent le diagnostic sont ouvertes.", "Diagnosis session: the kiosk’s data failed their checks, or the kiosk could not record your login. Only the views that read the diagnosis are open."},
 	"shell.err.session":     {"Session terminée\u00a0: saisissez à nouveau votre code.", "Session ended: enter your PIN again."},
 	"shell.err.role":        {"Réservé au technicien.", "For the technician only."},
 	"shell.err.other":       {"Échec\u00a0: voyez le journal.", "Failed: see the event log."},

@@ -71,8 +71,8 @@ func (p *shPrinter) count() int { p.mu.Lock(); defer p.mu.Unlock(); return p.pri
 
 // Demo PINs of the tests.
 const (
-	shStaffPIN = "1357"
-	shTechPIN  = "24680"
+	shStaffPIN = "135700"
+	shTechPIN  = "246800"
 )
 
 type shFix struct {
@@ -132,8 +132,9 @@ func newShFix(t *testing.T, pins bool, opts ...func(*kiosk.Config)) *shFix {
 	f.o = kiosk.NewOffice(m, f.a, kiosk.DefaultOfficeIdle)
 	if pins {
 		ctx := context.Background()
-		require.NoError(t, f.a.SetPIN(ctx, "", kiosk.RoleStaff, shStaffPIN))
-		require.NoError(t, f.a.SetPIN(ctx, "", kiosk.RoleTechnician, shTechPIN))
+		setup, err := f.a.SetupSession(ctx)
+		require.NoError(t, err)
+		require.NoError(t, f.a.Setup(ctx, setup, shTechPIN, shStaffPIN))
 	}
 	app := test.NewTempApp(t)
 	app.Settings().SetTheme(art.Theme())

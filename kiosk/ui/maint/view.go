@@ -39,6 +39,9 @@ type Office interface {
 	HeldNotes(ctx context.Context, s *kiosk.Session) ([]store.BillIntent, error)
 	CreditHeldNote(ctx context.Context, s *kiosk.Session, id int64, reason string) (store.Entry, error)
 	CloseHeldNote(ctx context.Context, s *kiosk.Session, id int64, reason string) error
+	// The PINs (pins.go).
+	SetPIN(ctx context.Context, s *kiosk.Session, role kiosk.Role, pin string) error
+	RevokePIN(ctx context.Context, s *kiosk.Session, role kiosk.Role) error
 
 	// Reports, printer, devices, settings, identity (meters.go, events.go,
 	// cashbox.go, printer.go, daily.go, devices.go, settings.go,
@@ -101,7 +104,10 @@ type View struct {
 	Need kiosk.Role
 	// Order places it in the menu.
 	Order int
-	Build func(*Env) fyne.CanvasObject
+	// Diagnosis: the view only reads why the kiosk is out of service; a
+	// diagnosis session (kiosk.Session.Diagnosis) opens only these.
+	Diagnosis bool
+	Build     func(*Env) fyne.CanvasObject
 }
 
 var views []View
@@ -112,6 +118,18 @@ func register(v View) bool {
 	views = append(views, v)
 	sort.SliceStable(views, func(i, j int) bool { return views[i].Order < views[j].Order })
 	return true
+}
+
+// viewsOf are the views the session s may open, in menu order: its
+// role's, and only the diagnosis views in a diagnosis session.
+func viewsOf(s *kiosk.Session) []View {
+	var out []View
+	for _, v := range viewsFor(s.Role()) {
+		if v.Diagnosis || !s.Diagnosis() {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Views are the views a role may open, in menu order.

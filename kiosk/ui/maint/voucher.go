@@ -59,20 +59,7 @@ func buildVoucher(env *Env) fyne.CanvasObject {
 	var keys fyne.CanvasObject
 	keys, v.pay = shKeypad(tr, v.digit, v.erase, tr.T("voucher.pay"), v.submit)
 	// A scanner types into the window even when the field has no focus.
-	c := env.Win.Canvas()
-	c.SetOnTypedRune(func(r rune) {
-		if r >= '0' && r <= '9' {
-			v.digit(r)
-		}
-	})
-	c.SetOnTypedKey(func(e *fyne.KeyEvent) {
-		switch e.Name {
-		case fyne.KeyReturn, fyne.KeyEnter:
-			v.submit()
-		case fyne.KeyBackspace:
-			v.erase()
-		}
-	})
+	shTakeKeys(env.Win.Canvas(), v.digit, v.submit, v.erase)
 	anyway := widget.NewButton(tr.T("voucher.payanyway"), v.payAnyway)
 	anyway.Importance = widget.WarningImportance
 	dont := widget.NewButton(tr.T("voucher.dontpay"), v.dontPay)
