@@ -73,7 +73,9 @@ const (
 // kiosk that has been in service and has no PIN is a fault (its
 // credentials were removed), never a setup.
 func newBackOffice(ctx context.Context, st *store.Store, m *kiosk.Machine, clk kiosk.Clock, dev bool, logger *log.Logger) (*backOffice, error) {
-	a := kiosk.NewAccess(st, clk, kiosk.AccessConfig{Logf: logger.Printf})
+	// The PINs are keyed with the trust root's pepper: a hash read off the
+	// data disk gives nothing to guess a PIN offline.
+	a := kiosk.NewAccess(st, clk, kiosk.AccessConfig{Logf: logger.Printf, Pepper: st.Pepper()})
 	bo := &backOffice{m: m, clk: clk, access: a, office: kiosk.NewOffice(m, a, kiosk.DefaultOfficeIdle)}
 	need, err := a.NeedsSetup(ctx)
 	if err != nil {

@@ -221,3 +221,24 @@ func TestOpenKioskBadKeys(t *testing.T) {
 		assert.NoFileExists(t, filepath.Join(dir, "pharaon.db"), "no database made for a kiosk that cannot start")
 	}
 }
+
+// The kiosk keys its PINs with its trust root's pepper before their slow
+// hash: the credentials it writes say so, and a hash read off the disk
+// checked without the pepper matches no PIN.
+func TestKioskPINsAreKeyedWithTheTrustRoot(t *testing.T) {
+	ctx := context.Background()
+	cfg := Config{DB: filepath.Join(t.TempDir(), "dev", "pharaon.db"), Dev: true, KioskID: "PH-DEV"}
+	p, err := openKiosk(ctx, cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
+	require.NoError(t, err)
+	defer p.Close()
+	require.NotNil(t, p.st.Pepper())
+	creds, err := p.st.Credentials(ctx)
+	require.NoError(t, err)
+	require.Len(t, creds, 2)
+	for role, c := range creds {
+		assert.True(t, strings.HasSuffix(c.KDF, ";keyed"), "%s: %s", role, c.KDF)
+	}
+	unkeyed := kiosk.NewAccess(p.st, kiosk.SystemClock{}, kiosk.AccessConfig{})
+	_, err = unkeyed.Login(ctx, devStaffPIN)
+	assert.ErrorIs(t, err, kiosk.ErrPINWrong, "without the pepper the demo PIN matches nothing")
+}

@@ -182,7 +182,7 @@ func ServeKiosk(c KioskConfig, in io.Reader, out, errOut io.Writer) int {
 	defer h.m.Close()
 	// The harness's staff are clumsy, not guessers: their wrong PINs,
 	// never reset by the right one, must not lock them out of the runs.
-	access := kiosk.NewAccess(h.st, h.clk, kiosk.AccessConfig{KDF: harnessKDF, Tries: 1 << 20})
+	access := kiosk.NewAccess(h.st, h.clk, kiosk.AccessConfig{KDF: harnessKDF, Tries: 1 << 20, Pepper: h.st.Pepper()})
 	// A kiosk out of service (its data failed the boot check) writes
 	// nothing: the harness reads its figures all the same.
 	if need, err := access.NeedsSetup(ctx); err != nil {
