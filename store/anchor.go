@@ -126,12 +126,13 @@ const (
 	chCredentials
 	chPINLock
 	chSettings
+	chCollections
 	numChains
 )
 
 var chainTables = [numChains]string{"ledger", "plays", "play_steps", "events", "vouchers", "voucher_steps",
 	"bill_intents", "bill_intent_steps", "meter_snapshots", "credentials", "pin_lock",
-	"settings"}
+	"settings", "collections"}
 
 // head is the last row of a chain: id 0 and a zero hash for an empty one.
 type head struct {

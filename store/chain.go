@@ -180,6 +180,8 @@ func RecordHash(kind string, payload []byte) (stored, computed []byte, err error
 		Remaining     int64   `json:"remaining"`
 		Quiet         int64   `json:"quiet"`
 		Key           string  `json:"key"`
+		Count         int64   `json:"count"`
+		IntentStep    int64   `json:"intent_step"`
 		Value         string  `json:"value"`
 		PrevHash      string  `json:"prev_hash"`
 		Hash          string  `json:"hash"`
@@ -240,6 +242,9 @@ func RecordHash(kind string, payload []byte) (stored, computed []byte, err error
 		computed = credentialHash(prev, &credentialRow{id: p.ID, at: p.At, role: p.Role, action: p.Action, by: p.By, digest: digest})
 	case "setting":
 		computed = settingHash(prev, &settingRow{id: p.ID, at: p.At, key: p.Key, value: p.Value, source: p.Source})
+	case "collection":
+		computed = collectionHash(prev, &collectionRow{id: p.ID, at: p.At, by: p.By, meters: p.Meters, count: p.Count,
+			amount: p.Amount, intentStep: p.IntentStep})
 	case "pin_lock":
 		computed = pinLockHash(prev, &pinLockRow{id: p.ID, at: p.At, failures: p.Failures, lockouts: p.Lockouts,
 			remaining: p.Remaining, quiet: p.Quiet})

@@ -242,6 +242,7 @@ func (s *Store) VerifyBoot(ctx context.Context) (full bool, err error) {
 			func() error { return verifyCredentials(tx) },
 			func() error { return verifyPINLock(tx) },
 			func() error { return verifySettings(tx) },
+			func() error { return verifyCollections(tx) },
 		} {
 			if err := check(); err != nil {
 				return err

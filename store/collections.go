@@ -277,16 +277,18 @@ func (s *Store) Collect(ctx context.Context, by string) (Collection, error) {
 		if err != nil {
 			return err
 		}
-		res, err := t.execQ(`INSERT INTO collections(at, by, meters, count, amount, intent_step) VALUES (?, ?, ?, ?, ?, ?)`,
-			t.now, by, end.notes, box.Count, int64(box.Amount), end.step)
-		if err != nil {
+		r := collectionRow{at: t.now, by: by, meters: end.notes, count: box.Count, amount: int64(box.Amount), intentStep: end.step}
+		if r.id, r.prevHash, err = t.chainTail(chCollections); err != nil {
 			return err
 		}
-		id, err := res.LastInsertId()
-		if err != nil {
+		r.id++
+		r.hash = collectionHash(r.prevHash, &r)
+		if _, err := t.execQ(`INSERT INTO collections(id, at, by, meters, count, amount, intent_step, prev_hash, hash)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.id, r.at, r.by, r.meters, r.count, r.amount, r.intentStep, r.prevHash, r.hash); err != nil {
 			return err
 		}
-		c = Collection{ID: id, At: time.Unix(0, t.now).UTC(), By: by, CashBox: box}
+		t.heads.set(chCollections, r.id, r.hash)
+		c = Collection{ID: r.id, At: time.Unix(0, t.now).UTC(), By: by, CashBox: box}
 		detail := fmt.Sprintf("cash box collected by %s: %d notes, %s (%s)", by, box.Count, box.Amount.French(), encodeNotes(box.Notes))
 		if n, sum := box.Unsettled(); n > 0 {
 			detail += fmt.Sprintf("; held notes to settle: %d, %s", n, sum.French())
@@ -298,4 +300,49 @@ func (s *Store) Collect(ctx context.Context, by string) (Collection, error) {
 		return Collection{}, fmt.Errorf("collect: %w", err)
 	}
 	return c, nil
+}
+
+// A collection as its chain hashes it: what the next box is counted from.
+type collectionRow struct {
+	id, at         int64
+	by, meters     string
+	count, amount  int64
+	intentStep     int64
+	prevHash, hash []byte
+}
+
+const domainCollection = "pharaon/collection/v1"
+
+func collectionHash(prev []byte, r *collectionRow) []byte {
+	return newRowHash(domainCollection, prev).int(r.id).int(r.at).str(r.by).str(r.meters).int(r.count).
+		int(r.amount).int(r.intentStep).sum()
+}
+
+// verifyCollections is Verify's walk of the collections' chain (a few
+// rows a week: the boot check walks it whole too).
+func verifyCollections(tx *rtx) error {
+	rows, err := tx.query(`SELECT id, at, by, meters, count, amount, intent_step, prev_hash, hash FROM collections ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("verify collections: %w", err)
+	}
+	defer rows.Close()
+	var id int64
+	prev := genesis
+	for rows.Next() {
+		var r collectionRow
+		if err := rows.Scan(&r.id, &r.at, &r.by, &r.meters, &r.count, &r.amount, &r.intentStep, &r.prevHash, &r.hash); err != nil {
+			return fmt.Errorf("verify collections: %w", err)
+		}
+		switch {
+		case r.id != id+1:
+			return integrity("chain", "collections", r.id, "follows row %d", id)
+		case string(r.prevHash) != string(prev) || string(collectionHash(prev, &r)) != string(r.hash):
+			return integrity("chain", "collections", r.id, "content or previous hash does not match its hash")
+		}
+		id, prev = r.id, r.hash
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("verify collections: %w", err)
+	}
+	return nil
 }

@@ -23,7 +23,10 @@ package store
 //     so the next one counts the notes since, and the newest step of the
 //     bill intents' chain then (intent_step), which says which box a held
 //     note was in: the one collected after its hold (collections.go); it is
-//     never changed or deleted (the meters themselves are never reset).
+//     never changed or deleted (the meters themselves are never reset), and
+//     the collections are a chain anchored like the ledger: what the next
+//     box expects is the last collection's meters, which a clerk who took
+//     notes from the box would otherwise raise with SQL.
 const schemaV4Maintenance = `
 CREATE TABLE credentials (
 	id            INTEGER PRIMARY KEY,
@@ -67,7 +70,9 @@ CREATE TABLE collections (
 	meters TEXT NOT NULL,
 	count  INTEGER NOT NULL CHECK (count >= 0),
 	amount INTEGER NOT NULL CHECK (amount >= 0),
-	intent_step INTEGER NOT NULL CHECK (intent_step >= 0)
+	intent_step INTEGER NOT NULL CHECK (intent_step >= 0),
+	prev_hash BLOB NOT NULL CHECK (length(prev_hash) = 32),
+	hash      BLOB NOT NULL CHECK (length(hash) = 32)
 );
 CREATE TRIGGER collections_follow BEFORE INSERT ON collections
 WHEN NEW.intent_step < coalesce((SELECT max(intent_step) FROM collections), 0)

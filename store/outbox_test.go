@@ -32,6 +32,7 @@ var outboxKinds = map[string]string{
 	"credentials":       "credential",
 	"pin_lock":          "pin_lock",
 	"settings":          "setting",
+	"collections":       "collection",
 }
 
 // chainedTables lists the tables of the file with a prev_hash column.
@@ -94,6 +95,8 @@ func TestOutboxHoldsEveryChainedRow(t *testing.T) {
 	require.NoError(t, err)
 	writeAccess(t, s)
 	writeSettings(t, s)
+	_, err = s.Collect(ctx, "staff")
+	require.NoError(t, err)
 
 	tables := chainedTables(t, s)
 	var known []string

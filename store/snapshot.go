@@ -178,7 +178,7 @@ var ChainKinds = map[string]string{
 	"ledger": "ledger", "plays": "play", "play_steps": "play_step", "events": "event",
 	"vouchers": "voucher", "voucher_steps": "voucher_step", "bill_intents": "bill_intent",
 	"bill_intent_steps": "bill_intent_step", "meter_snapshots": "meters", "credentials": "credential",
-	"pin_lock": "pin_lock", "settings": "setting",
+	"pin_lock": "pin_lock", "settings": "setting", "collections": "collection",
 }
 
 // anchorRecord writes the outbox record of the heads this transaction

@@ -60,7 +60,7 @@ CREATE TABLE outbox_v8 (
 	kind    TEXT NOT NULL CHECK (kind = 'play' OR kind = 'play_state' OR kind = 'play_step' OR kind = 'ledger' OR
 	        kind = 'event' OR kind = 'voucher' OR kind = 'voucher_state' OR kind = 'voucher_step' OR
 	        kind = 'bill_intent' OR kind = 'bill_intent_step' OR kind = 'meters' OR kind = 'anchor' OR
-	        kind = 'credential' OR kind = 'pin_lock' OR kind = 'setting'),
+	        kind = 'credential' OR kind = 'pin_lock' OR kind = 'setting' OR kind = 'collection'),
 	ref_id  INTEGER NOT NULL,
 	payload TEXT NOT NULL CHECK (json_valid(payload))
 );
@@ -84,6 +84,10 @@ CREATE TRIGGER outbox_settings AFTER INSERT ON settings
 BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'setting', NEW.id, json_object(
 	'id', NEW.id, 'at', NEW.at, 'key', NEW.key, 'value', NEW.value, 'source', NEW.source,
 	'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
+CREATE TRIGGER outbox_collections AFTER INSERT ON collections
+BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'collection', NEW.id, json_object(
+	'id', NEW.id, 'at', NEW.at, 'by', NEW.by, 'meters', NEW.meters, 'count', NEW.count, 'amount', NEW.amount,
+	'intent_step', NEW.intent_step, 'prev_hash', hex(NEW.prev_hash), 'hash', hex(NEW.hash))); END;
 CREATE TRIGGER outbox_pin_lock AFTER INSERT ON pin_lock
 BEGIN INSERT INTO outbox(at, kind, ref_id, payload) VALUES (NEW.at, 'pin_lock', NEW.id, json_object(
 	'id', NEW.id, 'at', NEW.at, 'failures', NEW.failures, 'lockouts', NEW.lockouts, 'remaining', NEW.remaining,

@@ -166,6 +166,8 @@ func TestRecordHash(t *testing.T) {
 	s, err := Open(path, WithClock(newClock().now), WithAnchor(DefaultAnchor(path)))
 	require.NoError(t, err)
 	defer s.Close()
+	_, err = s.Collect(ctx, "staff")
+	require.NoError(t, err)
 	_, err = s.SnapshotMeters(ctx, SnapshotReport)
 	require.NoError(t, err)
 	recs, err := s.Outbox(ctx, 0, 1_000_000)

@@ -27,7 +27,7 @@ func (s *Store) Verify(ctx context.Context) error {
 func (s *Store) verifyAll(tx *rtx) error {
 	for _, check := range []func(*rtx) error{
 		integrityCheck, s.verifySchema, verifyLedger, verifyPlayChains, verifyEvents, s.verifyPlays, verifyCash, verifyMeters, verifySnapshots,
-		verifyCredentials, verifyPINLock, verifySettings,
+		verifyCredentials, verifyPINLock, verifySettings, verifyCollections,
 	} {
 		if err := check(tx); err != nil {
 			return err
@@ -47,7 +47,7 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 func (s *Store) VerifyChains(ctx context.Context) error {
 	return s.read(ctx, func(tx *rtx) error {
 		for _, check := range []func(*rtx) error{verifyLedger, verifyPlayChains, verifyEvents, verifyVoucherChains,
-			func(tx *rtx) error { return verifyIntentChains(tx, head{}, head{}) }, verifySnapshots, verifyCredentials, verifyPINLock, verifySettings} {
+			func(tx *rtx) error { return verifyIntentChains(tx, head{}, head{}) }, verifySnapshots, verifyCredentials, verifyPINLock, verifySettings, verifyCollections} {
 			if err := check(tx); err != nil {
 				return err
 			}

@@ -236,7 +236,7 @@ func NewFleet() *Fleet {
 // chained are the kinds of records whose rows are hash-chained.
 var chained = map[string]bool{"play": true, "play_step": true, "ledger": true, "event": true, "voucher": true, "voucher_step": true,
 	"bill_intent": true, "bill_intent_step": true, "meters": true, "credential": true, "pin_lock": true,
-	"setting": true}
+	"setting": true, "collection": true}
 
 // Apply folds one record of kiosk, stored by the server at stored.
 func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
