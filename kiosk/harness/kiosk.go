@@ -184,10 +184,12 @@ func ServeKiosk(c KioskConfig, in io.Reader, out, errOut io.Writer) int {
 	// never reset by the right one, must not lock them out of the runs.
 	access := kiosk.NewAccess(h.st, h.clk, kiosk.AccessConfig{KDF: harnessKDF, Tries: 1 << 20, Pepper: h.st.Pepper()})
 	// A kiosk out of service (its data failed the boot check) writes
-	// nothing: the harness reads its figures all the same.
-	if need, err := access.NeedsSetup(ctx); err != nil {
+	// nothing: the harness reads its figures all the same, and the PINs'
+	// check says the same fault as the boot check.
+	faulty := h.m.Snapshot().State == kiosk.OutOfService
+	if need, err := access.NeedsSetup(ctx); err != nil && !faulty {
 		return fail(err)
-	} else if need && h.m.Snapshot().State != kiosk.OutOfService {
+	} else if need && !faulty {
 		s, err := access.SetupSession(ctx)
 		if err != nil {
 			return fail(err)
