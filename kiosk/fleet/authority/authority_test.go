@@ -3,8 +3,6 @@ package authority
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,10 +17,10 @@ import (
 
 func startServer(t *testing.T, m *Material) string {
 	t.Helper()
-	s, err := m.StartServer("127.0.0.1", -1, t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return fmt.Sprintf("tls://127.0.0.1:%d", s.Addr().(*net.TCPAddr).Port)
+	s := m.NewServer("127.0.0.1", -1, t.TempDir())
+	require.NoError(t, s.Start())
+	t.Cleanup(s.Stop)
+	return s.URL()
 }
 
 // connect connects with creds, verifying the server with the fleet's CA;

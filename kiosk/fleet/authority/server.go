@@ -90,24 +90,71 @@ func (m *Material) ServerOptions(host string, port int, storeDir string) (*serve
 	return opts, nil
 }
 
-// StartServer starts an embedded nats-server with ServerOptions, ready
-// for connections. It logs nothing.
-func (m *Material) StartServer(host string, port int, storeDir string) (*server.Server, error) {
-	opts, err := m.ServerOptions(host, port, storeDir)
+// Server is an embedded nats-server run from the material
+// (ServerOptions): pharaon-central serve's, and the tests'. It can be
+// stopped and started again on the same address and store.
+type Server struct {
+	m     *Material
+	host  string
+	port  int
+	store string
+	s     *server.Server
+}
+
+// NewServer is a server on host:port (port -1: any, kept after its first
+// start) storing in store; Start starts it.
+func (m *Material) NewServer(host string, port int, store string) *Server {
+	return &Server{m: m, host: host, port: port, store: store}
+}
+
+// Start starts the server, ready for connections. It logs nothing.
+func (s *Server) Start() error {
+	opts, err := s.m.ServerOptions(s.host, s.port, s.store)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	opts.NoLog = true
-	s, err := server.NewServer(opts)
+	srv, err := server.NewServer(opts)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		s.Shutdown()
-		return nil, errors.New("nats-server did not start")
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		srv.Shutdown()
+		return errors.New("nats-server did not start")
 	}
-	return s, nil
+	s.s, s.port = srv, srv.Addr().(*net.TCPAddr).Port
+	return nil
+}
+
+// Stop stops the server and waits for it.
+func (s *Server) Stop() {
+	if s.s != nil {
+		s.s.Shutdown()
+		s.s.WaitForShutdown()
+		s.s = nil
+	}
+}
+
+// Port is the port it listens on (its first start's, for port -1).
+func (s *Server) Port() int { return s.port }
+
+// Store is its JetStream store directory.
+func (s *Server) Store() string { return s.store }
+
+// URL is its URL: TLS, always.
+func (s *Server) URL() string { return "tls://" + net.JoinHostPort(s.host, strconv.Itoa(s.port)) }
+
+// Connect connects to url as user of account, verifying the server with
+// the fleet's CA.
+func (m *Material) Connect(url, account, user string, opts ...nats.Option) (*nats.Conn, error) {
+	opts = append([]nats.Option{nats.UserCredentials(m.CredsFile(account, user)), nats.RootCAs(m.CAFile()),
+		nats.MaxReconnects(0), nats.Timeout(5 * time.Second)}, opts...)
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s as %s: %w", url, user, err)
+	}
+	return nc, nil
 }
 
 // PushAccount sends the fleet account's JWT (its revocations) to the
@@ -119,10 +166,9 @@ func (m *Material) PushAccount(ctx context.Context, url string) error {
 	if err != nil {
 		return err
 	}
-	nc, err := nats.Connect(url, nats.UserCredentials(m.CredsFile(SystemName, SystemUser)), nats.RootCAs(m.CAFile()),
-		nats.Name("pharaon-central system"), nats.MaxReconnects(0))
+	nc, err := m.Connect(url, SystemName, SystemUser, nats.Name("pharaon-central system"))
 	if err != nil {
-		return fmt.Errorf("connect %s as the system account: %w", url, err)
+		return err
 	}
 	defer nc.Close()
 	reply, err := nc.RequestWithContext(ctx, "$SYS.REQ.ACCOUNT."+m.AccountPublicKey()+".CLAIMS.UPDATE", []byte(strings.TrimSpace(token)))
