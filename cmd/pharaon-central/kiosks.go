@@ -74,7 +74,8 @@ func addKiosk(ctx context.Context, w io.Writer, dir, id string, groups []string,
 	if err := onServer(ctx, m, natsURL, func(c *centre) error {
 		return fleet.ProvisionKiosk(ctx, c.js, id, groups)
 	}); err != nil {
-		fmt.Fprintf(w, "  serveur injoignable / server unreachable (%v)\u00a0: pharaon-central provision -fleet %s une fois le serveur lancé / once the server runs\n", err, dir)
+		fmt.Fprintf(w, "  serveur injoignable / server unreachable (%v)\u00a0: son consommateur sera créé au démarrage de pharaon-central serve, "+
+			"ou par pharaon-central provision -fleet %s / its consumer is made when pharaon-central serve starts, or by provision\n", err, dir)
 	}
 	return nil
 }

@@ -434,3 +434,27 @@ func TestReconnectingBacksOff(t *testing.T) {
 		func(error) {}, func(context.Context, time.Duration) error { return hw.SystemClock{}.Sleep(ctx2, time.Hour) })
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+// A voucher of this kiosk that the fleet knows and its store does not (the
+// store put back to a copy from before its print) is refused at the
+// counter as the fleet's, naming this kiosk, and nothing is paid.
+func TestOwnVoucherTheStoreLostIsRefused(t *testing.T) {
+	ns := startNATS(t)
+	ctx := context.Background()
+	a := newCounter(t, ns, "A", ns.url())
+	v := a.voucher(20 * game.Euro)
+	a.publish(ns.url())
+	restored := newCounter(t, ns, "A", ns.url()) // A again, on a store without the voucher
+	_, err := restored.o.PayVoucher(ctx, restored.s, v.Validation)
+	require.ErrorIs(t, err, kiosk.ErrForeignVoucher)
+	var fr *kiosk.FleetRefusal
+	require.ErrorAs(t, err, &fr)
+	assert.Equal(t, "A", fr.Voucher.Kiosk)
+	assert.Equal(t, v.ID, fr.Voucher.ID)
+	m, err := restored.st.Meters(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, m.Get(store.MeterVouchersPaidCount))
+	e, err := ns.vouchers(t).Find(ctx, v.Validation)
+	require.NoError(t, err)
+	assert.Equal(t, "printed", e.State, "still payable once its kiosk is whole")
+}
