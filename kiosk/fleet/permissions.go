@@ -66,13 +66,13 @@ func KioskPermissions(kiosk string, groups []string) Permissions {
 	for _, a := range addresses {
 		// An object is read by an ordered consumer the client makes on
 		// the object store's own stream, which holds only the files sent
-		// to that address: its info, its direct gets, its consumers and
-		// their flow control.
+		// to that address: its info, its direct gets (an object's
+		// description), its consumers (made and deleted by the client)
+		// and their flow control.
 		s := "OBJ_" + BlockObjectsFor(a)
 		pub = append(pub,
 			"$JS.API.STREAM.INFO."+s,
 			"$JS.API.DIRECT.GET."+s+".>",
-			"$JS.API.CONSUMER.CREATE."+s,
 			"$JS.API.CONSUMER.CREATE."+s+".>",
 			"$JS.API.CONSUMER.DELETE."+s+".>",
 			"$JS.FC."+s+".>",

@@ -146,10 +146,11 @@ func (s *Server) Store() string { return s.store }
 func (s *Server) URL() string { return "tls://" + net.JoinHostPort(s.host, strconv.Itoa(s.port)) }
 
 // Connect connects to url as user of account, verifying the server with
-// the fleet's CA.
+// the fleet's CA. Its replies come to _INBOX_<user>, a prefix no kiosk's
+// (_INBOX.<kiosk>) can match.
 func (m *Material) Connect(url, account, user string, opts ...nats.Option) (*nats.Conn, error) {
 	opts = append([]nats.Option{nats.UserCredentials(m.CredsFile(account, user)), nats.RootCAs(m.CAFile()),
-		nats.MaxReconnects(0), nats.Timeout(5 * time.Second)}, opts...)
+		nats.MaxReconnects(0), nats.Timeout(5 * time.Second), nats.CustomInboxPrefix("_INBOX_" + user)}, opts...)
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("connect %s as %s: %w", url, user, err)
