@@ -510,6 +510,6 @@ func TestCentreRefusesAnEntryRewrittenByItsKiosk(t *testing.T) {
 	require.NoError(t, f.CheckVouchers(ctx, js))
 	k := f.Kiosks["A"]
 	assert.True(t, hasProblem(k, fmt.Sprintf("voucher %d: its fleet entry says printed, its records paid", paid.ID)), "%q", k.Problems)
-	assert.True(t, hasProblem(k, fmt.Sprintf("voucher %d: its fleet entry says voucher %d of %s", raised.ID, raised.ID, (3750 * game.Euro).Plain())), "%q", k.Problems)
+	assert.True(t, hasProblem(k, fmt.Sprintf("voucher %d: its fleet entry says voucher %d of %s", raised.ID, raised.ID, (3750*game.Euro).Plain())), "%q", k.Problems)
 	assert.True(t, hasProblem(k, `says kiosk "B", its key kiosk A`), "%q", k.Problems)
 }
