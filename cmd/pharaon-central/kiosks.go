@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,7 +22,7 @@ func initFleet(w io.Writer, dir string, tlsIn authority.TLSInput, listen, store 
 		return err
 	}
 	if store == "" {
-		store = dir + "/jetstream"
+		store = filepath.Join(dir, "jetstream")
 	}
 	if err := m.WriteServerConfig(listen, store); err != nil {
 		return err
@@ -30,7 +31,7 @@ func initFleet(w io.Writer, dir string, tlsIn authority.TLSInput, listen, store 
 	fmt.Fprintf(w, "  serveur / server: nats-server -c %s (ou / or pharaon-central serve -fleet %s)\n", m.ServerConfigFile(), dir)
 	fmt.Fprintf(w, "  CA des bornes / the kiosks' CA: %s\n", m.CAFile())
 	fmt.Fprintf(w, "  ne quitte jamais le centre / never leaves the centre: %s, %s, %s\n", m.VoucherMasterFile(),
-		dir+"/nsc/keys", dir+"/tls/*-key.pem")
+		filepath.Join(dir, "nsc", "keys"), filepath.Join(dir, "tls", "*-key.pem"))
 	return nil
 }
 
