@@ -168,3 +168,37 @@ func TestServerConfigFileParses(t *testing.T) {
 	assert.NotNil(t, opts.TLSConfig)
 	assert.Equal(t, 4222, opts.Port)
 }
+
+// The operator's own CA and server certificate are taken instead of the
+// centre's, once checked: a certificate its CA did not sign is refused
+// and nothing is written.
+func TestInitTakesTheOperatorsTLS(t *testing.T) {
+	company, err := Init(t.TempDir(), TLSInput{Hosts: []string{"127.0.0.1"}}) // stands for a company's CA
+	require.NoError(t, err)
+	other, err := Init(t.TempDir(), TLSInput{})
+	require.NoError(t, err)
+	in := TLSInput{CAFile: company.CAFile(), CertFile: company.ServerCertFile(), KeyFile: company.ServerKeyFile()}
+
+	bad := in
+	bad.CAFile = other.CAFile()
+	dir := t.TempDir()
+	_, err = Init(dir, bad)
+	require.ErrorContains(t, err, "is not signed by")
+	_, err = os.Stat(filepath.Join(dir, "tls", "server.pem"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, err = Init(t.TempDir(), TLSInput{CAFile: company.CAFile()})
+	require.ErrorContains(t, err, "all three or none")
+
+	m, err := Init(t.TempDir(), in)
+	require.NoError(t, err)
+	ca, err := os.ReadFile(m.CAFile())
+	require.NoError(t, err)
+	want, err := os.ReadFile(company.CAFile())
+	require.NoError(t, err)
+	assert.Equal(t, want, ca)
+	_, err = os.Stat(filepath.Join(m.Dir, "tls", "ca-key.pem"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "the company keeps its CA's key")
+	url := startServer(t, m)
+	nc, _ := connect(t, m, url, m.CredsFile(AccountName, CentralUser))
+	assert.True(t, nc.IsConnected())
+}
