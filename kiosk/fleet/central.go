@@ -82,6 +82,10 @@ type KioskStatus struct {
 	unsealed       bool            // sealed numbers were met without the fleet's voucher key (reported once)
 	inClear        bool            // a number in clear was met (reported once)
 	vouchers       map[string]voucherSeen
+	// voucherIDs are the keys of the vouchers the records hold, by their
+	// id at the kiosk; its ids run from firstVoucher to lastVoucher.
+	voucherIDs                map[int64]string
+	firstVoucher, lastVoucher int64
 }
 
 // voucherSeen is what a kiosk's records say of one of its vouchers, by its
@@ -449,6 +453,16 @@ func (k *KioskStatus) voucher(r store.OutboxRecord, opened bool) {
 	if !opened || json.Unmarshal(r.Payload, &p) != nil || p.Key == "" {
 		return
 	}
+	if k.voucherIDs == nil {
+		k.voucherIDs = map[int64]string{}
+	}
+	if _, ok := k.voucherIDs[p.ID]; !ok {
+		k.voucherIDs[p.ID] = p.Key
+	}
+	if k.firstVoucher == 0 || p.ID < k.firstVoucher {
+		k.firstVoucher = p.ID
+	}
+	k.lastVoucher = max(k.lastVoucher, p.ID)
 	seen, ok := k.vouchers[p.Key]
 	if !ok || rank(p.State) >= rank(seen.state) {
 		seen.state = p.State

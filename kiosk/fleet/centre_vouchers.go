@@ -146,9 +146,12 @@ func wentBack(hist []VoucherEntry) string {
 // records folded in f say of them: an entry whose number at its kiosk,
 // amount or expiry is not its records', or whose state is behind theirs
 // (paid at the kiosk, payable in the bucket), or whose content names
-// another kiosk, is a problem of its kiosk. Only its kiosk's credentials
-// (and the centre's) can have written it. An entry of which no record was
-// received yet (a kiosk whose publisher is behind) is not judged.
+// another kiosk, is a problem of its kiosk; so is an entry of no voucher
+// its records hold, under a number at the kiosk within those the records
+// hold (the records come in order: the voucher's would be among them). Only
+// its kiosk's credentials (and the centre's) can have written it. An entry
+// of a number the records have not reached (a kiosk whose publisher is
+// behind) is not judged.
 func (f *Fleet) CheckVouchers(ctx context.Context, js jetstream.JetStream) error {
 	kv, err := js.KeyValue(ctx, VoucherBucket)
 	if err != nil {
@@ -174,6 +177,10 @@ func (f *Fleet) CheckVouchers(ctx context.Context, js jetstream.JetStream) error
 			continue
 		case err != nil:
 			return err
+		case !ok && e.ID >= k.firstVoucher && e.ID <= k.lastVoucher && k.firstVoucher > 0:
+			k.Problems = append(k.Problems, fmt.Sprintf("voucher %d: a fleet entry of %s under a number its records do not give it",
+				e.ID, game.Money(e.Amount).Plain()))
+			continue
 		case !ok:
 			continue
 		}

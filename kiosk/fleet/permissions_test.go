@@ -491,6 +491,14 @@ func TestCentreRefusesAnEntryRewrittenByItsKiosk(t *testing.T) {
 	for range VoucherHistory {
 		rewrite(flooded.Validation, func(v *VoucherEntry) {})
 	}
+	// An entry made up for a number of the attacker's choosing, as one
+	// of A's vouchers: the centre's counter cannot tell it from a voucher
+	// whose records are late; status can, once A's records passed its id.
+	chosen := "444433332222111100"
+	made, _ := json.Marshal(VoucherEntry{Kiosk: "A", ID: paid.ID, Amount: 1500 * int64(game.Euro),
+		ExpiresAt: time.Now().Add(time.Hour).UnixNano(), State: "printed"})
+	_, err = ab.create(ctx, keys.entryKey(chosen), made)
+	require.NoError(t, err)
 	for _, c := range []struct {
 		v    store.Voucher
 		what string
@@ -512,4 +520,6 @@ func TestCentreRefusesAnEntryRewrittenByItsKiosk(t *testing.T) {
 	assert.True(t, hasProblem(k, fmt.Sprintf("voucher %d: its fleet entry says printed, its records paid", paid.ID)), "%q", k.Problems)
 	assert.True(t, hasProblem(k, fmt.Sprintf("voucher %d: its fleet entry says voucher %d of %s", raised.ID, raised.ID, (3750*game.Euro).Plain())), "%q", k.Problems)
 	assert.True(t, hasProblem(k, `says kiosk "B", its key kiosk A`), "%q", k.Problems)
+	assert.True(t, hasProblem(k, fmt.Sprintf("voucher %d: a fleet entry of %s under a number its records do not give it",
+		paid.ID, (1500*game.Euro).Plain())), "%q", k.Problems)
 }
