@@ -106,9 +106,12 @@ run: build
 	$(BIN)/pharaon -dev -fullscreen=false $(RUN_ARGS)
 
 # make run-fleet: a development fleet on this machine: a nats-server with
-# JetStream on loopback (pharaon-central serve, its store in bin/fleet) and
-# two development kiosks, PH-DEV-1 and PH-DEV-2, each with its own database,
-# publishing their records to it (DESIGN.md §11). Both are in the group
+# JetStream on loopback (pharaon-central serve, in operator mode with TLS,
+# its store in bin/fleet) and two development kiosks, PH-DEV-1 and
+# PH-DEV-2, each with its own database and its own credentials, publishing
+# their records to it (DESIGN.md §11, docs/fleet.md). The fleet's material
+# (operator, accounts, CA, voucher key) and each kiosk's bundle are made in
+# bin/fleet on first use (make fleet-init). Both kiosks are in the group
 # FLEET_GROUP (dev) and trust the fleet's development issuer key
 # (bin/fleet/issuer.pub, made on first use). Stop with Ctrl-C; read the
 # fleet with make fleet-status.
@@ -121,16 +124,27 @@ run: build
 # TO=PH-DEV-2 sends to one kiosk instead of the group.
 FLEET_DIR ?= $(BIN)/fleet
 NATS_ADDR ?= 127.0.0.1:4222
+NATS_URL = tls://$(NATS_ADDR)
 FLEET_GROUP ?= dev
-.PHONY: run-fleet fleet-status fleet-key fleet-send-block fleet-blocks
-run-fleet: build fleet-key
+FLEET_KIOSKS = PH-DEV-1 PH-DEV-2
+CENTRAL = $(BIN)/pharaon-central
+.PHONY: run-fleet fleet-init fleet-status fleet-key fleet-send-block fleet-blocks
+run-fleet: build fleet-key fleet-init
 	@set -m; trap 'kill $$pids 2>/dev/null; wait' EXIT INT TERM; \
-	$(BIN)/pharaon-central serve -listen $(NATS_ADDR) -store $(FLEET_DIR)/jetstream & pids="$$!"; \
-	for k in PH-DEV-1 PH-DEV-2; do \
+	$(CENTRAL) serve -fleet $(FLEET_DIR) -listen $(NATS_ADDR) -store $(FLEET_DIR)/jetstream & pids="$$!"; \
+	for k in $(FLEET_KIOSKS); do \
 	  $(BIN)/pharaon -dev -fullscreen=false -kiosk-id $$k -db $(FLEET_DIR)/$$k/pharaon.db \
-	    -nats-url nats://$(NATS_ADDR) -nats-groups $(FLEET_GROUP) -keys $(FLEET_DIR)/issuer.pub $(RUN_ARGS) & pids="$$pids $$!"; \
+	    -nats-url $(NATS_URL) -nats-creds $(FLEET_DIR)/kiosks/$$k/kiosk.creds -nats-ca $(FLEET_DIR)/kiosks/$$k/ca.pem \
+	    -nats-voucher-key $(FLEET_DIR)/kiosks/$$k/voucher.key -keys $(FLEET_DIR)/issuer.pub $(RUN_ARGS) & pids="$$pids $$!"; \
 	done; \
 	wait -n
+
+# fleet-init: the fleet's material and each kiosk's bundle, made once.
+fleet-init: build
+	@test -f $(FLEET_DIR)/nsc/stores/pharaon/pharaon.jwt || \
+	  $(CENTRAL) init -fleet $(FLEET_DIR) -listen $(NATS_ADDR) -store $(FLEET_DIR)/jetstream
+	@for k in $(FLEET_KIOSKS); do test -f $(FLEET_DIR)/kiosks/$$k/kiosk.creds || \
+	  $(CENTRAL) kiosk add -fleet $(FLEET_DIR) -id $$k -groups $(FLEET_GROUP) -url $(NATS_URL) -nats $(NATS_URL); done
 
 fleet-key: build
 	@mkdir -p $(FLEET_DIR)
@@ -141,14 +155,14 @@ TO ?=
 fleet-send-block: fleet-key
 	@test -f $(FLEET_DIR)/block-$(BLOCK).pblk || $(BIN)/pharaon-issuer generate -emission 77 -block $(BLOCK) -stake 1 \
 	  -key $(FLEET_DIR)/issuer.key -out $(FLEET_DIR)/block-$(BLOCK).pblk
-	$(BIN)/pharaon-central send-block -nats nats://$(NATS_ADDR) -file $(FLEET_DIR)/block-$(BLOCK).pblk \
+	$(CENTRAL) send-block -fleet $(FLEET_DIR) -nats $(NATS_URL) -file $(FLEET_DIR)/block-$(BLOCK).pblk \
 	  $(if $(TO),-to $(TO),-group $(FLEET_GROUP))
 
 fleet-blocks: build
-	$(BIN)/pharaon-central blocks -nats nats://$(NATS_ADDR)
+	$(CENTRAL) blocks -fleet $(FLEET_DIR) -nats $(NATS_URL)
 
 fleet-status: build
-	$(BIN)/pharaon-central status -nats nats://$(NATS_ADDR); $(BIN)/pharaon-central report -nats nats://$(NATS_ADDR)
+	$(CENTRAL) status -fleet $(FLEET_DIR) -nats $(NATS_URL); $(CENTRAL) report -fleet $(FLEET_DIR) -nats $(NATS_URL)
 
 clean:
 	rm -rf $(BIN)

@@ -146,8 +146,8 @@ func printBlocks(ctx context.Context, w io.Writer, js jetstream.JetStream, kiosk
 	}
 	sales := blockSales{}
 	sales.addClaims(claims)
-	err = fleet.ReadRecords(ctx, js, "", func(k string, r store.OutboxRecord, _ time.Time) error {
-		sales.apply(k, r)
+	err = fleet.ReadRecords(ctx, js, "", func(r fleet.Record) error {
+		sales.apply(r.Kiosk, r.OutboxRecord)
 		return nil
 	})
 	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {

@@ -1,19 +1,26 @@
-// Command pharaon-central is the operator's view of the fleet (DESIGN.md
-// §11): it reads the records the kiosks published to NATS JetStream and
-// prints each kiosk's status (its block stock among it) and the fleet's
-// report by stake and by block, checks and
-// pays vouchers once across the fleet through the bucket vouchers, and,
-// for a development run, serves a local nats-server with JetStream.
+// Command pharaon-central is the operator's side of the fleet (DESIGN.md
+// §11, docs/fleet.md): it makes and keeps the fleet's security material
+// (an operator, the accounts, one user per kiosk with its permissions, the
+// TLS CA; kiosk/fleet/authority) and each kiosk's bundle, provisions the
+// streams and buckets, reads the records the kiosks published to NATS
+// JetStream and prints each kiosk's status (its block stock among it) and
+// the fleet's report by stake and by block, checks and pays vouchers once
+// across the fleet from the number typed at its counter, sends blocks,
+// and, for a development run, serves a nats-server of its own.
 //
-//	pharaon-central status  [-nats URL] [-kiosk ID]   per-kiosk status
-//	pharaon-central report  [-nats URL]               sales and wins by stake and by block
-//	pharaon-central voucher [-nats URL] VALIDATION    is it valid and unpaid
-//	pharaon-central pay     [-nats URL] -by COUNTER VALIDATION
-//	pharaon-central serve   -listen 127.0.0.1:4222 -store DIR
-//	pharaon-central send-block [-nats URL] -file F (-to KIOSK | -group G)
-//	pharaon-central blocks  [-nats URL] [-kiosk ID]   deliveries and results
+//	pharaon-central init    -fleet DIR [-hosts H,…] [-tls-ca F -tls-cert F -tls-key F]
+//	pharaon-central kiosk add|revoke|list -fleet DIR [-id ID] [-groups G,…] [-url URL]
+//	pharaon-central provision -fleet DIR [-replicas N]
+//	pharaon-central serve   -fleet DIR -listen 127.0.0.1:4222 -store DIR
+//	pharaon-central status  [-kiosk ID]               per-kiosk status
+//	pharaon-central report                            sales and wins by stake and by block
+//	pharaon-central voucher VALIDATION                is it valid and unpaid
+//	pharaon-central pay     -by COUNTER VALIDATION
+//	pharaon-central send-block -file F (-to KIOSK | -group G)
+//	pharaon-central blocks  [-kiosk ID]               deliveries and results
 //
-// Connection flags: -nats, -user, -password, -nkey-seed FILE, -ca FILE.
+// Every command takes -fleet DIR (default $PHARAON_FLEET) and reaches the
+// server at -nats URL (default tls://127.0.0.1:4222) as the centre.
 // Exit status: 0 success, 1 failure (or a voucher not payable, a kiosk
 // with problems), 2 misuse.
 package main
@@ -24,20 +31,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
-
 	"pharaon/game"
+	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
+	"pharaon/kiosk/fleet/authority"
 	"pharaon/store"
 )
 
@@ -60,16 +65,25 @@ var errUsage = errors.New("usage")
 // errFound is a check that found something wrong (it has been printed).
 var errFound = errors.New("problems found")
 
+// defaultURL is where the centre's server listens by default.
+const defaultURL = "tls://127.0.0.1:4222"
+
 const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
+  init [-hosts H,…]           créer les clés, la CA et la config du serveur / make the keys, the CA, the server's config
+       [-tls-ca F -tls-cert F -tls-key F]  ou reprendre les siens / or take your own
+  kiosk add -id ID [-groups G,…] [-url URL]  identifiants d’une borne / a kiosk's credentials (kiosks/ID/)
+  kiosk revoke -id ID         révoquer une borne / revoke a kiosk
+  kiosk list                  les bornes / the kiosks
+  provision [-replicas N]     créer les flux et les seaux / make the streams and buckets
+  serve -listen ADDR -store DIR  un nats-server local / a local nats-server
   status  [-kiosk ID]         état de chaque borne / each kiosk's status
           [-anchor-keys DIR]  vérifier les sceaux avec DIR/<borne>.key / check the seals with DIR/<kiosk>.key
   report                      ventes et gains par mise et par bloc / sales and wins by stake and by block
   voucher VALIDATION          le ticket est-il valable et non payé / is the voucher valid and unpaid
   pay -by COUNTER VALIDATION  payer un ticket une fois dans la flotte / pay a voucher once fleet-wide
-  serve -listen ADDR -store DIR  un nats-server local avec JetStream / a local nats-server with JetStream
   send-block -file F (-to KIOSK | -group G)  envoyer un bloc signé / send a signed block
   blocks [-kiosk ID]          blocs envoyés et résultats par borne / blocks sent and each kiosk's result
-connexion / connection: -nats URL -user U -password P -nkey-seed FILE -ca FILE
+toutes / all: -fleet DIR (défaut / default $PHARAON_FLEET) -nats URL (défaut / default ` + defaultURL + `)
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) error {
@@ -81,44 +95,77 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		return nil
 	}
 	cmd := args[0]
+	args = args[1:]
+	if cmd == "kiosk" {
+		if len(args) == 0 || (args[0] != "add" && args[0] != "revoke" && args[0] != "list") {
+			fmt.Fprint(stderr, usage)
+			return errUsage
+		}
+		cmd, args = "kiosk "+args[0], args[1:]
+	}
 	fs := flag.NewFlagSet("pharaon-central "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("nats", nats.DefaultURL, "the centre's NATS `URL`")
-	user := fs.String("user", "", "NATS user")
-	password := fs.String("password", "", "NATS password")
-	seed := fs.String("nkey-seed", "", "NATS nkey seed `file`")
-	ca := fs.String("ca", "", "the server's CA `file` (TLS)")
+	dir := fs.String("fleet", os.Getenv("PHARAON_FLEET"), "the centre's `directory` (pharaon-central init)")
+	url := fs.String("nats", defaultURL, "the fleet's NATS `URL`")
 	kioskID := fs.String("kiosk", "", "one kiosk only (status, blocks)")
+	id := fs.String("id", "", "the kiosk (kiosk add, kiosk revoke)")
+	groups := fs.String("groups", "", "the kiosk's `groups`, comma-separated (kiosk add)")
+	kioskURL := fs.String("url", defaultURL, "the `URL` the kiosk reaches the server by (kiosk add)")
+	hosts := fs.String("hosts", "", "the server's names and addresses, comma-separated, for its certificate (init)")
+	tlsCA := fs.String("tls-ca", "", "your CA `file` (init)")
+	tlsCert := fs.String("tls-cert", "", "your server certificate `file` (init)")
+	tlsKey := fs.String("tls-key", "", "your server key `file` (init)")
+	replicas := fs.Int("replicas", 1, "replicas of the streams and buckets (provision)")
 	by := fs.String("by", "", "the counter paying (pay)")
-	listen := fs.String("listen", "127.0.0.1:4222", "address to serve on (serve)")
-	dir := fs.String("store", "", "JetStream store `directory` (serve)")
+	listen := fs.String("listen", "127.0.0.1:4222", "address to serve on (serve; init: the server's configuration)")
+	storeDir := fs.String("store", "", "JetStream store `directory` (serve; init: the server's configuration)")
 	blockFile := fs.String("file", "", "signed block `file` (send-block)")
 	toKiosk := fs.String("to", "", "the `kiosk` the block is for (send-block)")
 	toGroup := fs.String("group", "", "the `group` the block is for (send-block)")
 	keys := fs.String("anchor-keys", "", "`directory` of the kiosks' anchor secrets, <kiosk>.key (status, report)")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	if cmd == "serve" {
-		return serve(ctx, *listen, *dir, stdout)
-	}
-	cfg := fleet.Config{URL: *url, KioskID: "central", User: *user, Password: *password, NKeySeedFile: *seed, CAFile: *ca}
-	opts, err := cfg.Options()
-	if err != nil {
-		return err
-	}
-	nc, err := nats.Connect(*url, append(opts, nats.Name("pharaon-central"))...)
-	if err != nil {
-		return fmt.Errorf("connect %s: %w", *url, err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
+	if *dir == "" {
+		fmt.Fprintln(stderr, "pharaon-central: -fleet DIR manque / is missing (or PHARAON_FLEET)")
+		return errUsage
 	}
 	switch cmd {
+	case "init":
+		return initFleet(stdout, *dir, authority.TLSInput{Hosts: splitList(*hosts), CAFile: *tlsCA, CertFile: *tlsCert, KeyFile: *tlsKey},
+			*listen, *storeDir)
+	case "serve":
+		return serve(ctx, *dir, *listen, *storeDir, stdout)
+	case "kiosk list":
+		return listKiosks(stdout, *dir)
+	case "kiosk add", "kiosk revoke":
+		if *id == "" {
+			fmt.Fprintf(stderr, "%s: -id ID manque / is missing\n", cmd)
+			return errUsage
+		}
+		if cmd == "kiosk revoke" {
+			return revokeKiosk(ctx, stdout, *dir, *id, *url, now())
+		}
+		return addKiosk(ctx, stdout, *dir, *id, splitList(*groups), *url, *kioskURL, now())
+	}
+	m, err := authority.Open(*dir)
+	if err != nil {
+		return err
+	}
+	c, err := connectCentre(m, *url)
+	if err != nil {
+		return err
+	}
+	defer c.nc.Close()
+	js := c.js
+	switch cmd {
+	case "provision":
+		return provision(ctx, stdout, c, *replicas)
 	case "status", "report":
 		f := fleet.NewFleet()
+		if f.VoucherMaster, err = m.VoucherMaster(); err != nil {
+			return err
+		}
 		if *keys != "" {
 			if f.Keys, err = readAnchorKeys(*keys); err != nil {
 				return err
@@ -127,17 +174,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		// Every kiosk's records, whatever -kiosk says: a block on sale at
 		// kiosk K is on sale twice when another kiosk imported it too.
 		sales := blockSales{}
-		if err := fleet.ReadRecords(ctx, js, "", func(k string, r store.OutboxRecord, at time.Time) error {
-			if *kioskID == "" || k == *kioskID {
-				f.Apply(k, r, at)
+		if err := fleet.ReadRecords(ctx, js, "", func(r fleet.Record) error {
+			if *kioskID == "" || r.Kiosk == *kioskID {
+				f.Add(r)
 			}
-			sales.apply(k, r)
+			sales.apply(r.Kiosk, r.OutboxRecord)
 			return nil
 		}); err != nil {
 			return err
 		}
 		if cmd == "status" {
+			verr := f.CheckVouchers(ctx, js)
 			err := printStatus(stdout, f, now())
+			if verr != nil {
+				fmt.Fprintf(stdout, "PROBLÈME / PROBLEM %s\u00a0: tickets non vérifiés / vouchers not checked: %v\n", fleet.VoucherBucket, verr)
+				err = errFound
+			}
 			claims, cerr := fleet.ReadClaims(ctx, js)
 			if cerr != nil {
 				// Without the claims the check of the blocks on sale
@@ -162,28 +214,56 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 			fmt.Fprint(stderr, usage)
 			return errUsage
 		}
-		_, kv, err := fleet.Ensure(ctx, js, 1)
-		if err != nil {
-			return err
-		}
-		val := fs.Arg(0)
-		if cmd == "voucher" {
-			return checkVoucher(ctx, stdout, kv, val, now())
-		}
-		if *by == "" {
+		if cmd == "pay" && *by == "" {
 			fmt.Fprintln(stderr, "pay: -by COUNTER manque / is missing")
 			return errUsage
 		}
-		v, err := fleet.PayVoucher(ctx, kv, val, *by, now())
+		val, err := kiosk.ParseValidation(fs.Arg(0))
 		if err != nil {
-			fmt.Fprintf(stdout, "REFUSÉ / REFUSED\u00a0: %v\n", err)
+			fmt.Fprintf(stdout, "NUMÉRO INVALIDE / INVALID NUMBER\u00a0: %v\n", err)
 			return errFound
 		}
-		fmt.Fprintf(stdout, "PAYÉ / PAID\u00a0: %s, %s, borne / kiosk %s, par / by %s\n", v.Validation, game.Money(v.Amount), v.Kiosk, v.PaidBy)
+		vs, err := openVouchers(ctx, c)
+		if err != nil {
+			return err
+		}
+		if cmd == "voucher" {
+			return checkVoucher(ctx, stdout, vs, val, now())
+		}
+		v, err := vs.Pay(ctx, val, *by, now())
+		if err != nil {
+			fmt.Fprintf(stdout, "REFUSÉ / REFUSED %s\u00a0: %v\n", kiosk.MaskValidation(val), err)
+			return errFound
+		}
+		fmt.Fprintf(stdout, "PAYÉ / PAID\u00a0: %s, %s, borne / kiosk %s (ticket / voucher %d), par / by %s\n", kiosk.MaskValidation(val),
+			game.Money(v.Amount), v.Kiosk, v.ID, v.PaidBy)
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
 	return errUsage
+}
+
+// openVouchers is the fleet's voucher bucket for the centre's kiosks.
+func openVouchers(ctx context.Context, c *centre) (*fleet.Vouchers, error) {
+	master, err := c.m.VoucherMaster()
+	if err != nil {
+		return nil, err
+	}
+	ids, err := kioskIDs(c.m.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return fleet.NewVouchers(ctx, c.js, master, ids)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func printStatus(w io.Writer, f *fleet.Fleet, now time.Time) error {
@@ -210,6 +290,12 @@ func printStatus(w io.Writer, f *fleet.Fleet, now time.Time) error {
 	}
 	printStock(w, f)
 	for _, k := range f.Sorted() {
+		if k.RolledBack {
+			// Its data put back to an earlier copy: whatever it paid
+			// since that copy may be paid again (DESIGN.md §11).
+			fmt.Fprintf(w, "RETOUR EN ARRIÈRE / ROLLED BACK %s\u00a0: la borne est revenue à une copie antérieure / "+
+				"the kiosk went back to an earlier copy\n", k.Kiosk)
+		}
 		for _, p := range k.Problems {
 			fmt.Fprintf(w, "PROBLÈME / PROBLEM %s\u00a0: %s\n", k.Kiosk, p)
 		}
@@ -312,10 +398,11 @@ func blockState(s string) string {
 	return "?"
 }
 
-func checkVoucher(ctx context.Context, w io.Writer, kv jetstream.KeyValue, val string, now time.Time) error {
-	v, err := fleet.LookupVoucher(ctx, kv, val)
+func checkVoucher(ctx context.Context, w io.Writer, vs *fleet.Vouchers, val string, now time.Time) error {
+	masked := kiosk.MaskValidation(val)
+	v, err := vs.Find(ctx, val)
 	if err != nil {
-		fmt.Fprintf(w, "INCONNU / UNKNOWN\u00a0: %v\n", err)
+		fmt.Fprintf(w, "INCONNU / UNKNOWN %s\u00a0: %v\n", masked, err)
 		return errFound
 	}
 	payable := v.State == "printed" && now.Before(v.Expires())
@@ -323,12 +410,12 @@ func checkVoucher(ctx context.Context, w io.Writer, kv jetstream.KeyValue, val s
 	if !payable {
 		verdict = "NON PAYABLE / NOT PAYABLE"
 	}
-	fmt.Fprintf(w, "%s\u00a0: %s, %s, borne / kiosk %s, état / state %s, expire / expires %s\n", verdict, v.Validation,
-		game.Money(v.Amount), v.Kiosk, v.State, v.Expires().UTC().Format(time.RFC3339))
-	if v.State == "paid" {
+	fmt.Fprintf(w, "%s\u00a0: %s, %s, borne / kiosk %s (ticket / voucher %d), état / state %s, expire / expires %s\n", verdict, masked,
+		game.Money(v.Amount), v.Kiosk, v.ID, v.State, v.Expires().UTC().Format(time.RFC3339))
+	if v.State == "paid" || v.State == "claimed" {
 		where := "centre, " + v.PaidBy
 		if v.PaidKiosk != "" {
-			where = "borne / kiosk " + v.PaidKiosk
+			where = "borne / kiosk " + v.PaidKiosk + ", " + v.PaidBy
 		}
 		fmt.Fprintf(w, "payé / paid\u00a0: %s, %s\n", where, time.Unix(0, v.PaidAt).UTC().Format(time.RFC3339))
 	}
@@ -338,36 +425,5 @@ func checkVoucher(ctx context.Context, w io.Writer, kv jetstream.KeyValue, val s
 	if !payable {
 		return errFound
 	}
-	return nil
-}
-
-// serve runs a nats-server with JetStream on listen until ctx ends: the
-// centre of a development run (make run-fleet). Production runs a
-// clustered nats-server of its own.
-func serve(ctx context.Context, listen, dir string, stdout io.Writer) error {
-	host, port, err := net.SplitHostPort(listen)
-	if err != nil {
-		return fmt.Errorf("-listen %q: %w", listen, err)
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil {
-		return fmt.Errorf("-listen %q: %w", listen, err)
-	}
-	if dir == "" {
-		return errors.New("serve: -store DIR is missing")
-	}
-	s, err := server.NewServer(&server.Options{Host: host, Port: p, JetStream: true, StoreDir: dir, NoSigs: true})
-	if err != nil {
-		return err
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		s.Shutdown()
-		return errors.New("nats-server did not start")
-	}
-	fmt.Fprintf(stdout, "nats-server JetStream: %s (store %s)\n", s.ClientURL(), dir)
-	<-ctx.Done()
-	s.Shutdown()
-	s.WaitForShutdown()
 	return nil
 }

@@ -3,40 +3,124 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
+	"pharaon/kiosk/fleet/authority"
 	"pharaon/store"
 )
 
-func startNATS(t *testing.T) string {
+// testCentre is a centre as an operator runs it: its directory made by
+// pharaon-central init, its server by pharaon-central serve (operator
+// mode, TLS), its kiosks added by pharaon-central kiosk add.
+type testCentre struct {
+	dir string // -fleet
+	url string // -nats
+}
+
+func startCentre(t *testing.T) *testCentre {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	c := &testCentre{dir: filepath.Join(t.TempDir(), "fleet")}
+	out, err := central(t, time.Now(), "init", "-fleet", c.dir)
+	require.NoError(t, err, out)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	go s.Start()
-	require.True(t, s.ReadyForConnections(10*time.Second))
-	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	return fmt.Sprintf("nats://127.0.0.1:%d", s.Addr().(*net.TCPAddr).Port)
+	addr := ln.Addr().String()
+	ln.Close()
+	c.url = "tls://" + addr
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	var logs lockedBuffer
+	go func() {
+		served <- run(ctx, []string{"serve", "-fleet", c.dir, "-listen", addr, "-store", t.TempDir()}, &logs, &logs, time.Now)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-served, logs.String())
+	})
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "nats-server JetStream: "+c.url) },
+		30*time.Second, 10*time.Millisecond, "serve: %s", logs.String())
+	return c
+}
+
+// lockedBuffer is a bytes.Buffer written by serve's goroutine and read by
+// the test's.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// cmd runs a command of the centre with its -fleet and -nats.
+func (c *testCentre) cmd(t *testing.T, now time.Time, args ...string) (string, error) {
+	t.Helper()
+	n := 1
+	if args[0] == "kiosk" {
+		n = 2
+	}
+	full := append(append(slices.Clone(args[:n]), "-fleet", c.dir, "-nats", c.url), args[n:]...)
+	return central(t, now, full...)
+}
+
+// kiosk adds kiosk id in groups (pharaon-central kiosk add) and returns
+// its configuration, read from the bundle the command wrote.
+func (c *testCentre) kiosk(t *testing.T, id string, groups ...string) fleet.Config {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(kioskDir(c.dir, id), bundleCreds)); err != nil {
+		out, err := c.cmd(t, time.Now(), "kiosk", "add", "-id", id, "-groups", strings.Join(groups, ","), "-url", c.url)
+		require.NoError(t, err, out)
+	}
+	d := kioskDir(c.dir, id)
+	key, err := os.ReadFile(filepath.Join(d, bundleVoucherKey))
+	require.NoError(t, err)
+	return fleet.Config{URL: c.url, KioskID: id, CredsFile: filepath.Join(d, bundleCreds), CAFile: filepath.Join(d, bundleCA), VoucherKey: key}
+}
+
+// js is a connection as the centre.
+func (c *testCentre) js(t *testing.T) jetstream.JetStream {
+	t.Helper()
+	m, err := authority.Open(c.dir)
+	require.NoError(t, err)
+	cc, err := connectCentre(m, c.url)
+	require.NoError(t, err)
+	t.Cleanup(cc.nc.Close)
+	return cc.js
 }
 
 // publish runs a publisher of s as kiosk id until its outbox is published.
-func publish(t *testing.T, url, id string, s *store.Store) {
+func publish(t *testing.T, c *testCentre, id string, s *store.Store) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	o, err := s.OutboxState(ctx)
 	require.NoError(t, err)
-	p, err := fleet.NewPublisher(fleet.Config{URL: url, KioskID: id}, s)
+	p, err := fleet.NewPublisher(c.kiosk(t, id), s)
 	require.NoError(t, err)
 	p.MinBackoff, p.Poll = 10*time.Millisecond, 10*time.Millisecond
 	done := make(chan struct{})
@@ -61,7 +145,7 @@ func central(t *testing.T, now time.Time, args ...string) (string, error) {
 }
 
 func TestCentral(t *testing.T) {
-	url := startNATS(t)
+	c := startCentre(t)
 	ctx := context.Background()
 	st, err := store.Open(filepath.Join(t.TempDir(), "pharaon.db"))
 	require.NoError(t, err)
@@ -71,14 +155,16 @@ func TestCentral(t *testing.T) {
 	_, err = st.Log(ctx, store.Event{Level: store.LevelError, Source: "printer", Code: "jam"})
 	require.NoError(t, err)
 	now := time.Now()
-	const val = "123456789012345678"
+	val, err := kiosk.NewValidation(rand.Reader)
+	require.NoError(t, err)
+	masked := kiosk.MaskValidation(val)
 	v, err := st.IssueVoucher(ctx, store.VoucherRequest{Amount: 70 * game.Euro, Validation: val, Expires: now.Add(24 * time.Hour)})
 	require.NoError(t, err)
 	_, _, err = st.ConfirmVoucher(ctx, v.ID)
 	require.NoError(t, err)
-	publish(t, url, "borne-7", st)
+	publish(t, c, "borne-7", st)
 
-	out, err := central(t, now, "status", "-nats", url)
+	out, err := c.cmd(t, now, "status")
 	require.NoError(t, err, out)
 	table, stock, _ := strings.Cut(out, "\n\n") // the kiosks, then their block stock
 	lines := strings.Split(strings.TrimSpace(table), "\n")
@@ -92,33 +178,43 @@ func TestCentral(t *testing.T) {
 	assert.Contains(t, lines[1], " 0\u00a0€ ", "its credit after the voucher")
 	assert.Contains(t, lines[1], " 70\u00a0€ ", "the voucher printed")
 	assert.True(t, strings.HasSuffix(lines[1], " 1"), "one fault: %q", lines[1])
+	assert.NotContains(t, out, "PROBLÈME", "its sealed voucher rows opened and checked")
 
-	out, err = central(t, now, "report", "-nats", url)
+	out, err = c.cmd(t, now, "report")
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "total")
 
-	out, err = central(t, now, "voucher", "-nats", url, val)
+	// Typed as on the ticket, in groups of four.
+	out, err = c.cmd(t, now, "voucher", kiosk.FormatValidation(val))
 	require.NoError(t, err, out)
-	assert.Contains(t, out, "PAYABLE\u00a0: "+val+", 70\u00a0€, borne / kiosk borne-7, état / state printed")
-	out, err = central(t, now, "voucher", "-nats", url, "999999999999999999")
+	assert.Contains(t, out, "PAYABLE\u00a0: "+masked+", 70\u00a0€, borne / kiosk borne-7 (ticket / voucher 1), état / state printed")
+	assert.NotContains(t, out, val, "the number is never printed whole")
+	other, err := kiosk.NewValidation(rand.Reader)
+	require.NoError(t, err)
+	out, err = c.cmd(t, now, "voucher", other)
 	assert.ErrorIs(t, err, errFound)
 	assert.Contains(t, out, "INCONNU / UNKNOWN")
-
-	out, err = central(t, now, "pay", "-nats", url, "-by", "counter-1", val)
-	require.NoError(t, err, out)
-	assert.Contains(t, out, "PAYÉ / PAID\u00a0: "+val)
-	out, err = central(t, now, "pay", "-nats", url, "-by", "counter-2", val)
+	out, err = c.cmd(t, now, "voucher", "123456789012345678")
 	assert.ErrorIs(t, err, errFound)
-	assert.Contains(t, out, "REFUSÉ / REFUSED\u00a0: voucher "+val+" is paid")
-	out, err = central(t, now, "voucher", "-nats", url, val)
+	assert.Contains(t, out, "NUMÉRO INVALIDE / INVALID NUMBER", "its check digits are wrong")
+
+	out, err = c.cmd(t, now, "pay", "-by", "counter-1", val)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "PAYÉ / PAID\u00a0: "+masked)
+	out, err = c.cmd(t, now, "pay", "-by", "counter-2", val)
+	assert.ErrorIs(t, err, errFound)
+	assert.Contains(t, out, "REFUSÉ / REFUSED "+masked+"\u00a0: voucher 1 of kiosk borne-7 is paid")
+	out, err = c.cmd(t, now, "voucher", val)
 	assert.ErrorIs(t, err, errFound)
 	assert.Contains(t, out, "NON PAYABLE / NOT PAYABLE")
 	assert.Contains(t, out, "payé / paid\u00a0: centre, counter-1, ", "who paid it")
 
-	_, err = central(t, now, "pay", "-nats", url, val)
+	_, err = c.cmd(t, now, "pay", val)
 	assert.ErrorIs(t, err, errUsage, "no -by")
 	_, err = central(t, now)
 	assert.ErrorIs(t, err, errUsage)
-	_, err = central(t, now, "frobnicate", "-nats", url)
+	_, err = c.cmd(t, now, "frobnicate")
 	assert.ErrorIs(t, err, errUsage)
+	_, err = central(t, now, "status")
+	assert.ErrorIs(t, err, errUsage, "no -fleet")
 }

@@ -17,7 +17,7 @@ import (
 
 // status shows each kiosk's latest meter snapshot.
 func TestStatusShowsTheMeterSnapshot(t *testing.T) {
-	url := startNATS(t)
+	c := startCentre(t)
 	ctx := context.Background()
 	st, err := store.Open(filepath.Join(t.TempDir(), "pharaon.db"))
 	require.NoError(t, err)
@@ -28,9 +28,9 @@ func TestStatusShowsTheMeterSnapshot(t *testing.T) {
 	require.NoError(t, err)
 	snap, err := st.SnapshotMeters(ctx, store.SnapshotReport)
 	require.NoError(t, err)
-	publish(t, url, "borne-7", st)
+	publish(t, c, "borne-7", st)
 
-	out, err := central(t, time.Now(), "status", "-nats", url)
+	out, err := c.cmd(t, time.Now(), "status")
 	require.NoError(t, err, out)
 	var line string
 	for _, l := range strings.Split(out, "\n") {
@@ -46,7 +46,7 @@ func TestStatusShowsTheMeterSnapshot(t *testing.T) {
 // status -anchor-keys checks each kiosk's seals with its secret: the
 // right one passes, another kiosk's is reported.
 func TestStatusChecksTheSeals(t *testing.T) {
-	url := startNATS(t)
+	c := startCentre(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pharaon.db")
@@ -55,24 +55,24 @@ func TestStatusChecksTheSeals(t *testing.T) {
 	defer st.Close()
 	_, err = st.SnapshotMeters(ctx, store.SnapshotBoot)
 	require.NoError(t, err)
-	publish(t, url, "borne-7", st)
+	publish(t, c, "borne-7", st)
 
 	keys := t.TempDir()
 	key, err := store.AnchorKeyOf(store.DefaultAnchor(path))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(keys, "borne-7.key"), key, 0o600))
-	out, err := central(t, time.Now(), "status", "-nats", url, "-anchor-keys", keys)
+	out, err := c.cmd(t, time.Now(), "status", "-anchor-keys", keys)
 	require.NoError(t, err, out)
 	assert.NotContains(t, out, "PROBLÈME")
 
 	key[0] ^= 1
 	require.NoError(t, os.WriteFile(filepath.Join(keys, "borne-7.key"), key, 0o600))
-	out, err = central(t, time.Now(), "status", "-nats", url, "-anchor-keys", keys)
+	out, err = c.cmd(t, time.Now(), "status", "-anchor-keys", keys)
 	assert.ErrorIs(t, err, errFound)
 	assert.Contains(t, out, "PROBLÈME / PROBLEM borne-7\u00a0: anchor record")
 	assert.Contains(t, out, ": its seal is not the kiosk's")
 
 	require.NoError(t, os.WriteFile(filepath.Join(keys, "borne-7.key"), key[:8], 0o600))
-	_, err = central(t, time.Now(), "status", "-nats", url, "-anchor-keys", keys)
+	_, err = c.cmd(t, time.Now(), "status", "-anchor-keys", keys)
 	assert.ErrorContains(t, err, "is 8 bytes")
 }

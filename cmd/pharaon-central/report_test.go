@@ -23,7 +23,7 @@ import (
 // equal to the kiosks' ledgers; status prints each kiosk's block stock and
 // flags a stake with no unit left.
 func TestCentralReportByBlockAndStock(t *testing.T) {
-	url := startNATS(t)
+	c := startCentre(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, ed25519.SeedSize))
@@ -75,12 +75,12 @@ func TestCentralReportByBlockAndStock(t *testing.T) {
 				wins += e.Amount
 			}
 		}
-		publish(t, url, id, st)
+		publish(t, c, id, st)
 	}
 	require.NotZero(t, wins, "some plays won")
 
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	out, err := central(t, now, "report", "-nats", url)
+	out, err := c.cmd(t, now, "report")
 	require.NoError(t, err, out)
 	byStake, byBlock, ok := strings.Cut(out, "\n\n")
 	require.True(t, ok, out)
@@ -96,7 +96,7 @@ func TestCentralReportByBlockAndStock(t *testing.T) {
 		assert.Regexp(t, `(?m)^ *`+row, byBlock)
 	}
 
-	out, err = central(t, now, "status", "-nats", url)
+	out, err = c.cmd(t, now, "status")
 	require.NoError(t, err, out)
 	for _, row := range []string{
 		`borne-1 +0,50\x{a0}€ +349\x{a0}970 +8/1 \(349\x{a0}970\) +—`,

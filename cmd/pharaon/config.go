@@ -86,8 +86,10 @@ type Config struct {
 	PayoutLimit     game.Money    // the largest voucher paid at the shop's counter
 	VoucherValidity time.Duration // how long a voucher is payable (whole days)
 	// Fleet: the centre's NATS JetStream (kiosk/fleet). No URL: the kiosk
-	// runs alone, the default. Its KioskID is the kiosk's.
-	Fleet fleet.Config
+	// runs alone, the default. Its KioskID is the kiosk's; its voucher key
+	// is read from FleetVoucherKey (nats-voucher-key).
+	Fleet           fleet.Config
+	FleetVoucherKey string
 }
 
 // ErrConfig is a configuration file or a flag that cannot be used.
@@ -100,7 +102,17 @@ const maxConfigSize = 64 << 10
 // names of the flags.
 var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "dev-seed", "fps", "backdrop", "keys", "validator", "printer",
 	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "trust", "trust-dir", "tpm", "anchor", "block-dir",
-	"update-keys", "nats-url", "nats-user", "nats-password", "nats-nkey-seed", "nats-ca", "nats-groups"}
+	"update-keys", "nats-url", "nats-creds", "nats-ca", "nats-voucher-key"}
+
+// retiredKeys are keys the kiosk no longer takes, and what replaced them:
+// a configuration that still has one is refused, saying so.
+var retiredKeys = map[string]string{
+	"anchor-key":     "the anchor's secret is the trust root's, sealed to the TPM or kept in trust-dir (trust, trust-dir)",
+	"nats-user":      "the kiosk connects with its credentials file (nats-creds, from pharaon-central kiosk add), no user and password",
+	"nats-password":  "the kiosk connects with its credentials file (nats-creds, from pharaon-central kiosk add), no user and password",
+	"nats-nkey-seed": "the kiosk connects with its credentials file (nats-creds, from pharaon-central kiosk add), which holds its seed",
+	"nats-groups":    "a kiosk's groups are the centre's (pharaon-central kiosk add -groups)",
+}
 
 // maxValidityDays bounds a voucher's validity: ten years is a mistake.
 const maxValidityDays = 3660
@@ -289,29 +301,15 @@ func (c *Config) set(key, value, dir string) error {
 		}
 		c.Fleet.URL = value
 		return nil
-	case "nats-user":
-		c.Fleet.User = value
-		return nil
-	case "nats-password":
-		c.Fleet.Password = value
-		return nil
-	case "nats-nkey-seed":
-		return path(&c.Fleet.NKeySeedFile, value)
+	case "nats-creds":
+		return path(&c.Fleet.CredsFile, value)
 	case "nats-ca":
 		return path(&c.Fleet.CAFile, value)
-	case "nats-groups":
-		c.Fleet.Groups = nil
-		if strings.TrimSpace(value) == "" {
-			return nil // none: only the blocks sent to the kiosk itself
-		}
-		for _, g := range strings.Split(value, ",") {
-			g = strings.TrimSpace(g)
-			if !fleet.ValidKioskID(g) {
-				return fmt.Errorf("nats-groups = %q: each group of letters, digits, - and _, comma-separated: %w", value, ErrConfig)
-			}
-			c.Fleet.Groups = append(c.Fleet.Groups, g)
-		}
-		return nil
+	case "nats-voucher-key":
+		return path(&c.FleetVoucherKey, value)
+	}
+	if why, ok := retiredKeys[key]; ok {
+		return fmt.Errorf("%s is no longer taken: %s: %w", key, why, ErrConfig)
 	}
 	return fmt.Errorf("unknown key %q (%s): %w", key, strings.Join(configKeys, ", "), ErrConfig)
 }
@@ -360,12 +358,12 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("payout-limit", s, "") })
 	fs.Func("voucher-validity", "how long a voucher is payable, in `days` (default 60)",
 		func(s string) error { return c.set("voucher-validity", s, "") })
-	fs.Func("nats-url", "the fleet's NATS JetStream `URL` (nats://host:4222); none: the kiosk runs alone",
+	fs.Func("nats-url", "the fleet's NATS JetStream `URL` (tls://host:4222); none: the kiosk runs alone",
 		func(s string) error { return c.set("nats-url", s, "") })
-	fs.Func("nats-user", "the kiosk's NATS `user`", func(s string) error { return c.set("nats-user", s, "") })
-	fs.Func("nats-password", "the kiosk's NATS `password`", func(s string) error { return c.set("nats-password", s, "") })
-	fs.Func("nats-nkey-seed", "the kiosk's NATS nkey seed `file`", func(s string) error { return c.set("nats-nkey-seed", s, "") })
-	fs.Func("nats-ca", "the NATS server's CA `file` (TLS)", func(s string) error { return c.set("nats-ca", s, "") })
-	fs.Func("nats-groups", "the `groups` (comma-separated) whose blocks the kiosk takes from the centre, besides its own",
-		func(s string) error { return c.set("nats-groups", s, "") })
+	fs.Func("nats-creds", "the kiosk's NATS credentials `file` (kiosk.creds, from pharaon-central kiosk add)",
+		func(s string) error { return c.set("nats-creds", s, "") })
+	fs.Func("nats-ca", "the fleet's CA `file`, which the server's certificate is checked against (TLS)",
+		func(s string) error { return c.set("nats-ca", s, "") })
+	fs.Func("nats-voucher-key", "the kiosk's voucher key `file` (voucher.key, from pharaon-central kiosk add)",
+		func(s string) error { return c.set("nats-voucher-key", s, "") })
 }

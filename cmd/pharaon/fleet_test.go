@@ -4,22 +4,19 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"fmt"
 	"log"
-	"net"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
 	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
+	"pharaon/kiosk/fleet/fleettest"
 	"pharaon/store"
 )
 
@@ -27,43 +24,65 @@ func TestConfigFleet(t *testing.T) {
 	dir := t.TempDir()
 	var c Config
 	require.NoError(t, ParseConfigFile(bytes.NewBufferString("kiosk-id = PH-0042\nnats-url = tls://centre.example:4222\n"+
-		"nats-nkey-seed = kiosk.nk\nnats-ca = ca.pem\n"), dir, &c))
-	assert.Equal(t, fleet.Config{URL: "tls://centre.example:4222", NKeySeedFile: filepath.Join(dir, "kiosk.nk"),
+		"nats-creds = kiosk.creds\nnats-ca = ca.pem\nnats-voucher-key = voucher.key\n"), dir, &c))
+	assert.Equal(t, fleet.Config{URL: "tls://centre.example:4222", CredsFile: filepath.Join(dir, "kiosk.creds"),
 		CAFile: filepath.Join(dir, "ca.pem")}, c.Fleet)
+	assert.Equal(t, filepath.Join(dir, "voucher.key"), c.FleetVoucherKey)
 
-	c, err := loadConfig([]string{"-dev", "-nats-url", "nats://127.0.0.1:4222", "-nats-user", "k", "-nats-password", "p"}, mapEnv{"HOME": "/h"}, &bytes.Buffer{})
+	key := filepath.Join(dir, "voucher.key")
+	require.NoError(t, os.WriteFile(key, bytes.Repeat([]byte{9}, fleet.VoucherKeySize), 0o600))
+	c, err := loadConfig([]string{"-dev", "-nats-url", "tls://127.0.0.1:4222", "-nats-creds", "k.creds", "-nats-voucher-key", key},
+		mapEnv{"HOME": "/h"}, &bytes.Buffer{})
 	require.NoError(t, err)
-	assert.Equal(t, fleet.Config{URL: "nats://127.0.0.1:4222", KioskID: devKioskID, User: "k", Password: "p"}, c.Fleet,
-		"the kiosk is known in the fleet by its id")
+	assert.Equal(t, fleet.Config{URL: "tls://127.0.0.1:4222", KioskID: devKioskID, CredsFile: "k.creds",
+		VoucherKey: bytes.Repeat([]byte{9}, fleet.VoucherKeySize)}, c.Fleet, "the kiosk is known in the fleet by its id")
 
 	c, err = loadConfig([]string{"-dev"}, mapEnv{"HOME": "/h"}, &bytes.Buffer{})
 	require.NoError(t, err)
 	assert.Empty(t, c.Fleet.URL, "no centre by default")
 
+	short := filepath.Join(dir, "short.key")
+	require.NoError(t, os.WriteFile(short, []byte("0123"), 0o600))
+	fleetArgs := []string{"-nats-creds", "k.creds", "-nats-voucher-key", key}
 	for _, args := range [][]string{
-		{"-nats-url", "http://centre:4222", "-kiosk-id", "PH-1"},
-		{"-nats-url", "centre:4222", "-kiosk-id", "PH-1"},
-		{"-nats-url", "nats://centre:4222"},                      // no kiosk id
-		{"-nats-url", "nats://centre:4222", "-kiosk-id", "PH 1"}, // not one subject token
-		{"-nats-url", "nats://centre:4222", "-kiosk-id", "PH-1", "-nats-user", "u", "-nats-nkey-seed", "s.nk"},
+		append([]string{"-nats-url", "http://centre:4222", "-kiosk-id", "PH-1"}, fleetArgs...),
+		append([]string{"-nats-url", "centre:4222", "-kiosk-id", "PH-1"}, fleetArgs...),
+		append([]string{"-nats-url", "tls://centre:4222"}, fleetArgs...),                      // no kiosk id
+		append([]string{"-nats-url", "tls://centre:4222", "-kiosk-id", "PH 1"}, fleetArgs...), // not one subject token
+		{"-nats-url", "tls://centre:4222", "-kiosk-id", "PH-1", "-nats-voucher-key", key},     // no credentials
+		{"-nats-url", "tls://centre:4222", "-kiosk-id", "PH-1", "-nats-creds", "k.creds"},     // no voucher key
+		{"-nats-url", "tls://centre:4222", "-kiosk-id", "PH-1", "-nats-creds", "k.creds", "-nats-voucher-key", short},
+		{"-nats-url", "tls://centre:4222", "-kiosk-id", "PH-1", "-nats-creds", "k.creds", "-nats-voucher-key", filepath.Join(dir, "none")},
 	} {
 		_, err := loadConfig(args, mapEnv{"HOME": "/h"}, &bytes.Buffer{})
 		assert.Equal(t, exitUsage, exitCode(err), "%q: %v", args, err)
 	}
 }
 
-// A kiosk given a NATS URL publishes its records; closing it stops the
-// publisher before the store.
-func TestOpenKioskJoinsTheFleet(t *testing.T) {
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	require.NoError(t, err)
-	go ns.Start()
-	require.True(t, ns.ReadyForConnections(10*time.Second))
-	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+// The keys of an older fleet (a user and password, a bare nkey seed, the
+// groups at the kiosk) are refused, saying what replaced them: no kiosk
+// keeps a password in its configuration, nor chooses its own groups.
+func TestConfigRefusesTheOldFleetKeys(t *testing.T) {
+	for key, want := range map[string]string{
+		"nats-user": "nats-creds", "nats-password": "nats-creds", "nats-nkey-seed": "nats-creds",
+		"nats-groups": "pharaon-central kiosk add -groups",
+	} {
+		var c Config
+		err := ParseConfigFile(bytes.NewBufferString("kiosk-id = PH-1\n"+key+" = x\n"), t.TempDir(), &c)
+		require.ErrorIs(t, err, ErrConfig, key)
+		assert.Contains(t, err.Error(), "config line 2: "+key+" is no longer taken", key)
+		assert.Contains(t, err.Error(), want, key)
+	}
+}
 
+// A kiosk given a NATS URL publishes its records with its own
+// credentials; closing it stops the publisher before the store. Its
+// counter pays through the fleet's voucher bucket.
+func TestOpenKioskJoinsTheFleet(t *testing.T) {
+	centre := fleettest.Start(t)
 	dir := t.TempDir()
 	cfg := Config{DB: filepath.Join(dir, "pharaon.db"), FirstInstall: true, Installed: filepath.Join(dir, installedMarker),
-		KioskID: "PH-9", Fleet: fleet.Config{URL: fmt.Sprintf("nats://127.0.0.1:%d", ns.Addr().(*net.TCPAddr).Port), KioskID: "PH-9"}}
+		KioskID: "PH-9", Fleet: centre.Kiosk(t, "PH-9")}
 	var logs bytes.Buffer
 	p, err := openKiosk(context.Background(), cfg, testNow, log.New(&logs, "", 0))
 	require.NoError(t, err)
@@ -93,18 +112,12 @@ func TestOpenKioskJoinsTheFleet(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = p.st.ConfirmVoucher(ctx, v.ID)
 	require.NoError(t, err)
-	nc, err := nats.Connect(cfg.Fleet.URL)
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	_, kv, err := fleet.Ensure(ctx, js, 1)
-	require.NoError(t, err)
+	vs := centre.Vouchers(t)
 	require.Eventually(t, func() bool {
-		e, err := fleet.LookupVoucher(ctx, kv, val)
+		e, err := vs.Find(ctx, val)
 		return err == nil && e.State == "printed"
 	}, 30*time.Second, 10*time.Millisecond, "the voucher reaches the bucket")
-	_, err = fleet.PayVoucher(ctx, kv, val, "guichet-1", testNow.Now())
+	_, err = vs.Pay(ctx, val, "guichet-1", testNow.Now())
 	require.NoError(t, err)
 	staff, err := p.bo.office.Login(ctx, "135700")
 	require.NoError(t, err)
@@ -115,7 +128,7 @@ func TestOpenKioskJoinsTheFleet(t *testing.T) {
 	assert.Equal(t, store.VoucherPrinted, got.State)
 
 	require.NoError(t, p.Close())
-	assert.Contains(t, logs.String(), "fleet: kiosk PH-9 publishes its records to nats://127.0.0.1:")
+	assert.Contains(t, logs.String(), "fleet: kiosk PH-9 publishes its records to tls://127.0.0.1:")
 }
 
 var fleetEvent = store.Event{Level: store.LevelInfo, Source: "test", Code: "tick"}

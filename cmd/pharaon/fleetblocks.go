@@ -50,7 +50,7 @@ func startFleetBlocks(ctx context.Context, cfg fleet.Config, st *store.Store, m 
 		defer close(done)
 		f.Run(ctx) //nolint:errcheck // ends with ctx
 	}()
-	logger.Printf("fleet: kiosk %s takes the blocks sent to it and to its groups %v", cfg.KioskID, cfg.Groups)
+	logger.Printf("fleet: kiosk %s takes the blocks sent to it and to the groups the centre put it in", cfg.KioskID)
 	return func() {
 		cancel()
 		<-done

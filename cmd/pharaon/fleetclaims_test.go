@@ -6,15 +6,11 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"log"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -22,6 +18,7 @@ import (
 	"pharaon/game/block"
 	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
+	"pharaon/kiosk/fleet/fleettest"
 	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
 )
@@ -33,21 +30,8 @@ import (
 // imports (the maintenance screen's) claim their block too.
 func TestBinaryImportClaimsInTheFleet(t *testing.T) {
 	dir := t.TempDir()
-	storeDir := t.TempDir()
-	var ns *server.Server
-	port := -1
-	startServer := func() {
-		var err error
-		ns, err = server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: storeDir, NoLog: true, NoSigs: true})
-		require.NoError(t, err)
-		go ns.Start()
-		require.True(t, ns.ReadyForConnections(10*time.Second))
-		port = ns.Addr().(*net.TCPAddr).Port
-	}
-	stopServer := func() { ns.Shutdown(); ns.WaitForShutdown() }
-	startServer()
-	t.Cleanup(func() { stopServer() })
-	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
+	centre := fleettest.Start(t)
+	kcfg := centre.Kiosk(t, "PH-2")
 
 	pub, err := block.MarshalPublicKey(kiosktest.Key.Public().(ed25519.PublicKey))
 	require.NoError(t, err)
@@ -55,7 +39,10 @@ func TestBinaryImportClaimsInTheFleet(t *testing.T) {
 	require.NoError(t, os.WriteFile(keyFile, pub, 0o644))
 	db := filepath.Join(dir, "data", "pharaon.db")
 	conf := filepath.Join(dir, "pharaon.conf")
-	require.NoError(t, os.WriteFile(conf, []byte("db = "+db+"\nkeys = "+keyFile+"\nkiosk-id = PH-2\nnats-url = "+url+"\n"), 0o600))
+	voucherKey := filepath.Join(dir, "voucher.key")
+	require.NoError(t, os.WriteFile(voucherKey, kcfg.VoucherKey, 0o600))
+	require.NoError(t, os.WriteFile(conf, []byte("db = "+db+"\nkeys = "+keyFile+"\nkiosk-id = PH-2\nnats-url = "+kcfg.URL+
+		"\nnats-creds = "+kcfg.CredsFile+"\nnats-ca = "+kcfg.CAFile+"\nnats-voucher-key = "+voucherKey+"\n"), 0o600))
 	files := map[uint32][]byte{}
 	blockFile := func(number uint32) string {
 		var buf bytes.Buffer
@@ -66,16 +53,7 @@ func TestBinaryImportClaimsInTheFleet(t *testing.T) {
 		return path
 	}
 	ctx := context.Background()
-	kvOf := func() jetstream.KeyValue {
-		nc, err := nats.Connect(url)
-		require.NoError(t, err)
-		t.Cleanup(nc.Close)
-		js, err := jetstream.New(nc)
-		require.NoError(t, err)
-		kv, err := fleet.EnsureClaims(ctx, js, 1)
-		require.NoError(t, err)
-		return kv
-	}
+	kvOf := func() fleet.Bucket { return fleet.NewBucket(centre.JS(t), fleet.ClaimsBucket) }
 	kv := kvOf()
 	since := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	for _, n := range []uint32{11, 14} {
@@ -95,17 +73,17 @@ func TestBinaryImportClaimsInTheFleet(t *testing.T) {
 	assert.Equal(t, "PH-2", c.Kiosk)
 	assert.Equal(t, "local", c.Via)
 
-	stopServer()
+	centre.Stop()
 	r = runBinary(t, dir, "import", "-config", conf, "-lang", "en", b11, b13)
 	assert.Equal(t, exitOK, r.status, "the centre away: %s", r.stderr)
 	assert.Contains(t, r.stderr, "b11.blk: the fleet does not answer: block imported without its claim, claimed when the kiosk starts")
 	assert.Contains(t, r.stderr, "b13.blk: the fleet does not answer")
 
-	startServer()
+	require.NoError(t, centre.Start())
 	kv = kvOf()
 	logs := &syncBuffer{}
 	p, err := openKiosk(ctx, Config{DB: db, FirstInstall: true, Installed: filepath.Join(dir, installedMarker), KioskID: "PH-2",
-		Keys: []string{keyFile}, Fleet: fleet.Config{URL: url, KioskID: "PH-2"}}, testNow, log.New(logs, "", 0))
+		Keys: []string{keyFile}, Fleet: kcfg}, testNow, log.New(logs, "", 0))
 	require.NoError(t, err)
 	defer p.Close()
 	require.Eventually(t, func() bool {

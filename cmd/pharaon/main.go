@@ -189,6 +189,13 @@ func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 	}
 	// In a fleet the kiosk is known by its id.
 	cfg.Fleet.KioskID = cfg.KioskID
+	if cfg.FleetVoucherKey != "" {
+		key, err := os.ReadFile(cfg.FleetVoucherKey)
+		if err != nil {
+			return Config{}, &usageError{fmt.Sprintf("nats-voucher-key: %v", err)}
+		}
+		cfg.Fleet.VoucherKey = key
+	}
 	if err := cfg.Fleet.Check(); err != nil {
 		return Config{}, &usageError{fmt.Sprintf("nats-url: %v", err)}
 	}

@@ -24,22 +24,26 @@ import (
 )
 
 // Blocks from the centre (DESIGN.md §11). The centre puts a signed block
-// file in the object store BlockObjects, named by its SHA-256, and
-// publishes a delivery saying where it is to BlocksStream, on
-// pharaon.blocks.kiosk.<id> or pharaon.blocks.group.<group>. Each kiosk
-// reads the deliveries of its id and its groups through its own durable
-// consumer, imports the file through the kiosk's import (the one the
-// maintenance screen uses), and writes the outcome in the bucket
-// BlockResults under "<kiosk>.<delivery>", acknowledging the delivery only
-// then.
+// file in the object store of its address (BlockObjectsFor: one per kiosk
+// and one per group, so that a kiosk can read the files sent to it and to
+// its groups and no other: a block file tells every unit's prize), named
+// by its SHA-256, and publishes a delivery saying where it is to
+// BlocksStream, on pharaon.blocks.kiosk.<id> or
+// pharaon.blocks.group.<group>. Each kiosk reads the deliveries of its id
+// and its groups through its own durable consumer, which the centre made
+// (ProvisionKiosk) and whose filter says the kiosk's groups, imports the
+// file through the kiosk's import (the one the maintenance screen uses),
+// and writes the outcome in the bucket BlockResults under
+// "<kiosk>.<delivery>", acknowledging the delivery only then.
 const (
 	// BlocksStream holds the deliveries of blocks.
 	BlocksStream = "PHARAON_BLOCKS"
 	// BlocksSubject prefixes a delivery's subject:
 	// pharaon.blocks.kiosk.<id> or pharaon.blocks.group.<group>.
 	BlocksSubject = "pharaon.blocks."
-	// BlockObjects is the object store of the block files.
-	BlockObjects = "pharaon-blocks"
+	// BlockObjects prefixes the object stores of the block files, one
+	// per address (BlockObjectsFor).
+	BlockObjects = "pharaon-blocks-"
 	// BlockResults is the bucket of the kiosks' outcomes.
 	BlockResults = "pharaon-block-results"
 	// EventFleetBlock is the kiosk's event of a delivery's outcome
@@ -68,6 +72,15 @@ func (a Address) String() string {
 	return "kiosk:" + a.Name
 }
 
+// BlockObjectsFor is the object store of the files sent to a:
+// pharaon-blocks-kiosk-<id> or pharaon-blocks-group-<group>.
+func BlockObjectsFor(a Address) string {
+	if a.Group {
+		return BlockObjects + "group-" + a.Name
+	}
+	return BlockObjects + "kiosk-" + a.Name
+}
+
 // Subject is the subject of the address's deliveries.
 func (a Address) Subject() string {
 	if a.Group {
@@ -79,7 +92,8 @@ func (a Address) Subject() string {
 // Delivery is a block sent to an address: the message of BlocksStream.
 type Delivery struct {
 	To       string    `json:"to"`     // Address.String
-	Object   string    `json:"object"` // its name in BlockObjects
+	Bucket   string    `json:"bucket"` // the object store: BlockObjectsFor the address
+	Object   string    `json:"object"` // its name there
 	Size     int64     `json:"size"`
 	SHA256   string    `json:"sha256"` // hex, of the whole file
 	Emission uint32    `json:"emission"`
@@ -123,39 +137,23 @@ func ResultKey(kiosk string, delivery uint64) string {
 	return kiosk + "." + strconv.FormatUint(delivery, 10)
 }
 
-// EnsureBlocks creates (or finds) the deliveries stream, the object store
-// of the files and the bucket of the results.
-func EnsureBlocks(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.Stream, jetstream.ObjectStore, jetstream.KeyValue, error) {
-	if replicas < 1 {
-		replicas = 1
-	}
-	stream, err := js.Stream(ctx, BlocksStream)
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		stream, err = js.CreateStream(ctx, jetstream.StreamConfig{
-			Name: BlocksStream, Subjects: []string{BlocksSubject + ">"}, Storage: jetstream.FileStorage,
-			Duplicates: time.Hour, Replicas: replicas,
-		})
-	}
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("stream %s: %w", BlocksStream, err)
-	}
-	obj, err := js.ObjectStore(ctx, BlockObjects)
+// objectsFor finds, or makes, the object store of an address's files
+// (the centre, when it sends a block), with the deliveries' replicas.
+func objectsFor(ctx context.Context, js jetstream.JetStream, a Address) (jetstream.ObjectStore, error) {
+	name := BlockObjectsFor(a)
+	obj, err := js.ObjectStore(ctx, name)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		obj, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: BlockObjects,
+		replicas := 1
+		if s, err := js.Stream(ctx, BlocksStream); err == nil {
+			replicas = max(s.CachedInfo().Config.Replicas, 1)
+		}
+		obj, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: name,
 			Storage: jetstream.FileStorage, Replicas: replicas})
 	}
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("object store %s: %w", BlockObjects, err)
+		return nil, fmt.Errorf("object store %s: %w", name, err)
 	}
-	kv, err := js.KeyValue(ctx, BlockResults)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: BlockResults, History: 4,
-			Storage: jetstream.FileStorage, Replicas: replicas})
-	}
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("bucket %s: %w", BlockResults, err)
-	}
-	return stream, obj, kv, nil
+	return obj, nil
 }
 
 // SendBlock puts a block file in the object store (named by its SHA-256:
@@ -204,11 +202,7 @@ func (e *SendRefusal) Unwrap() error { return ErrBlockElsewhere }
 // refused it. Sent again to the same address, it is the kiosk's to say
 // "already".
 func CheckSend(ctx context.Context, js jetstream.JetStream, emission, number uint32, sha string, to Address) error {
-	kv, err := EnsureClaims(ctx, js, 1)
-	if err != nil {
-		return err
-	}
-	c, err := ReadClaim(ctx, kv, emission, number)
+	c, err := ReadClaim(ctx, NewBucket(js, ClaimsBucket), emission, number)
 	switch {
 	case err == nil:
 		if to.Group || c.Kiosk != to.Name {
@@ -251,12 +245,12 @@ func publishBlock(ctx context.Context, js jetstream.JetStream, file []byte, to A
 	if !ValidKioskID(to.Name) {
 		return Delivery{}, fmt.Errorf("address %q: letters, digits, - and _ only, 1 to 64", to.Name)
 	}
-	_, obj, _, err := EnsureBlocks(ctx, js, 1)
+	obj, err := objectsFor(ctx, js, to)
 	if err != nil {
 		return Delivery{}, err
 	}
 	sum := sha256.Sum256(file)
-	d := Delivery{To: to.String(), Object: "block-" + hex.EncodeToString(sum[:]), Size: int64(len(file)),
+	d := Delivery{To: to.String(), Bucket: BlockObjectsFor(to), Object: "block-" + hex.EncodeToString(sum[:]), Size: int64(len(file)),
 		SHA256: hex.EncodeToString(sum[:]), SentAt: now.UTC()}
 	if s, _ := block.Inspect(bytes.NewReader(file), nil); s.Header.Emission != 0 {
 		d.Emission, d.Number, d.Stake = s.Header.Emission, s.Header.Number, int64(s.Header.Stake)
@@ -281,9 +275,9 @@ func publishBlock(ctx context.Context, js jetstream.JetStream, file []byte, to A
 
 // ReadDeliveries returns the deliveries of the stream, oldest first.
 func ReadDeliveries(ctx context.Context, js jetstream.JetStream) ([]Delivery, error) {
-	stream, _, _, err := EnsureBlocks(ctx, js, 1)
+	stream, err := js.Stream(ctx, BlocksStream)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("stream %s: %w", BlocksStream, err)
 	}
 	info, err := stream.Info(ctx)
 	if err != nil {
@@ -310,9 +304,9 @@ func ReadDeliveries(ctx context.Context, js jetstream.JetStream) ([]Delivery, er
 
 // ReadBlockResults returns every kiosk's results, by kiosk then delivery.
 func ReadBlockResults(ctx context.Context, js jetstream.JetStream) ([]BlockResult, error) {
-	_, _, kv, err := EnsureBlocks(ctx, js, 1)
+	kv, err := js.KeyValue(ctx, BlockResults)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bucket %s: %w", BlockResults, err)
 	}
 	lister, err := kv.ListKeys(ctx)
 	if err != nil {
@@ -356,10 +350,9 @@ type ImportFunc func(ctx context.Context, r io.Reader) (store.BlockInfo, error)
 // BlockFetcher brings the blocks addressed to a kiosk (its id or one of
 // its groups) into it.
 type BlockFetcher struct {
-	cfg    Config
-	st     BlockStore
-	imp    ImportFunc
-	groups []string
+	cfg Config
+	st  BlockStore
+	imp ImportFunc
 
 	// Poll is how long a fetch waits for a delivery (default 5 s);
 	// MinBackoff and MaxBackoff bound the wait after a failure (defaults
@@ -382,8 +375,8 @@ type BlockFetcher struct {
 	beforeAck func(BlockResult) error
 }
 
-// NewBlockFetcher returns the fetcher of the blocks for cfg's kiosk and
-// groups; Run starts it.
+// NewBlockFetcher returns the fetcher of the blocks for cfg's kiosk (and
+// the groups the centre put it in); Run starts it.
 func NewBlockFetcher(cfg Config, st BlockStore, imp ImportFunc) (*BlockFetcher, error) {
 	if cfg.URL == "" {
 		return nil, errors.New("fleet: no NATS URL")
@@ -391,7 +384,7 @@ func NewBlockFetcher(cfg Config, st BlockStore, imp ImportFunc) (*BlockFetcher, 
 	if err := cfg.Check(); err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	return &BlockFetcher{cfg: cfg, st: st, imp: imp, groups: cfg.Groups, Poll: 5 * time.Second, reclaim: make(chan struct{}, 1),
+	return &BlockFetcher{cfg: cfg, st: st, imp: imp, Poll: 5 * time.Second, reclaim: make(chan struct{}, 1),
 		MinBackoff: 250 * time.Millisecond, MaxBackoff: 30 * time.Second, Now: time.Now}, nil
 }
 
@@ -403,15 +396,6 @@ func (f *BlockFetcher) Reclaim() {
 	case f.reclaim <- struct{}{}:
 	default:
 	}
-}
-
-// addresses are the kiosk's addresses.
-func (f *BlockFetcher) addresses() []Address {
-	out := []Address{ToKiosk(f.cfg.KioskID)}
-	for _, g := range f.groups {
-		out = append(out, ToGroup(g))
-	}
-	return out
 }
 
 // Run fetches until ctx is cancelled, reconnecting after a failure with
@@ -426,13 +410,9 @@ func (f *BlockFetcher) Run(ctx context.Context) error {
 
 // session is one connection: it takes the deliveries one at a time.
 func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error) {
-	opts, err := f.cfg.Options()
+	nc, err := f.cfg.connect()
 	if err != nil {
 		return false, err
-	}
-	nc, err := nats.Connect(f.cfg.URL, opts...)
-	if err != nil {
-		return false, fmt.Errorf("connect %s: %w", f.cfg.URL, err)
 	}
 	defer nc.Close()
 	// Stopping the kiosk ends a fetch waiting for a delivery at once.
@@ -441,37 +421,27 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 	if err != nil {
 		return false, err
 	}
-	stream, obj, kv, err := EnsureBlocks(ctx, js, f.cfg.Replicas)
+	// The kiosk's durable consumer, made by the centre: the server keeps
+	// what it acknowledged across restarts, and its filter is the kiosk's
+	// id and the groups the centre put it in.
+	cons, err := js.Consumer(ctx, BlocksStream, BlocksConsumer(f.cfg.KioskID))
+	if err != nil {
+		return false, fmt.Errorf("consumer of the blocks (made by pharaon-central kiosk add): %w", err)
+	}
+	addrs, err := addressesOf(cons.CachedInfo())
 	if err != nil {
 		return false, err
 	}
-	claims, err := EnsureClaims(ctx, js, f.cfg.Replicas)
-	if err != nil {
-		return false, err
-	}
+	s := &fetchSession{js: js, cons: cons, addrs: addrs, objects: map[string]jetstream.ObjectStore{},
+		claims: NewBucket(js, ClaimsBucket), results: NewBucket(js, BlockResults)}
 	// The blocks imported while the centre did not answer are claimed
 	// first, before any delivery is taken.
 	select {
 	case <-f.reclaim:
 	default:
 	}
-	if err := claimHeld(ctx, claims, f.st, f.cfg.KioskID, f.Now()); err != nil {
+	if err := claimHeld(ctx, s.claims, f.st, f.cfg.KioskID, f.Now()); err != nil {
 		return false, fmt.Errorf("claim the blocks held: %w", err)
-	}
-	var subjects []string
-	for _, a := range f.addresses() {
-		subjects = append(subjects, a.Subject())
-	}
-	// One durable consumer per kiosk: the server keeps what it
-	// acknowledged across restarts, and its subjects follow the groups
-	// configured. One delivery at a time; an import takes seconds.
-	cons, err := stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable: "blocks-" + f.cfg.KioskID, FilterSubjects: subjects,
-		AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
-		AckWait: 5 * time.Minute, MaxAckPending: 1,
-	})
-	if err != nil {
-		return false, fmt.Errorf("consumer of the blocks: %w", err)
 	}
 	for {
 		if ctx.Err() != nil {
@@ -482,7 +452,7 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 			return progressed, fmt.Errorf("fetch a delivery: %w", err)
 		}
 		for m := range batch.Messages() {
-			if err := f.take(ctx, obj, kv, claims, m); err != nil {
+			if err := f.take(ctx, s, m); err != nil {
 				// Not acknowledged: delivered again after the ack wait.
 				_ = m.Nak()
 				return progressed, err
@@ -499,7 +469,7 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 		case <-f.reclaim:
 			// A failure ends the session: the next one claims the
 			// blocks held before it takes a delivery.
-			if err := claimHeld(ctx, claims, f.st, f.cfg.KioskID, f.Now()); err != nil {
+			if err := claimHeld(ctx, s.claims, f.st, f.cfg.KioskID, f.Now()); err != nil {
 				return progressed, fmt.Errorf("claim the blocks held: %w", err)
 			}
 		default:
@@ -507,11 +477,56 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 	}
 }
 
+// fetchSession is what one connection of the fetcher holds.
+type fetchSession struct {
+	js              jetstream.JetStream
+	cons            jetstream.Consumer
+	addrs           []Address // the kiosk's, from its consumer's filter
+	objects         map[string]jetstream.ObjectStore
+	claims, results Bucket
+}
+
+// address is the kiosk's address whose subject is subject, nil if none.
+// A subject not among those the session began with is looked up again in
+// the consumer's filter: the centre may have put the kiosk in a group
+// since.
+func (s *fetchSession) address(ctx context.Context, subject string) (*Address, error) {
+	for range 2 {
+		for _, a := range s.addrs {
+			if a.Subject() == subject {
+				return &a, nil
+			}
+		}
+		info, err := s.cons.Info(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if s.addrs, err = addressesOf(info); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// objectStore opens the object store name, once a session; the kiosk's
+// permissions let it open its addresses' only.
+func (s *fetchSession) objectStore(ctx context.Context, name string) (jetstream.ObjectStore, error) {
+	if o, ok := s.objects[name]; ok {
+		return o, nil
+	}
+	o, err := s.js.ObjectStore(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("object store %s: %w", name, err)
+	}
+	s.objects[name] = o
+	return o, nil
+}
+
 // take handles one delivery: an outcome is recorded (event, result) and
 // the delivery acknowledged; an error leaves it to be delivered again
 // (nothing the kiosk cannot do again: a file imported is found by its
 // digest and not imported twice).
-func (f *BlockFetcher) take(ctx context.Context, obj jetstream.ObjectStore, kv, claims jetstream.KeyValue, m jetstream.Msg) error {
+func (f *BlockFetcher) take(ctx context.Context, s *fetchSession, m jetstream.Msg) error {
 	meta, err := m.Metadata()
 	if err != nil {
 		return err
@@ -523,13 +538,13 @@ func (f *BlockFetcher) take(ctx context.Context, obj jetstream.ObjectStore, kv, 
 	} else {
 		d.Seq = meta.Sequence.Stream
 		r.To, r.Object, r.Emission, r.Number = d.To, d.Object, d.Emission, d.Number
-		r.Outcome, r.BlockID, r.Detail, err = f.deliver(ctx, obj, claims, m.Subject(), d)
+		r.Outcome, r.BlockID, r.Detail, err = f.deliver(ctx, s, m.Subject(), d)
 		if err != nil {
 			return err
 		}
 	}
 	r.At = f.Now()
-	if err := f.record(ctx, kv, r); err != nil {
+	if err := f.record(ctx, s.results, r); err != nil {
 		return err
 	}
 	if f.beforeAck != nil {
@@ -546,16 +561,19 @@ func (f *BlockFetcher) take(ctx context.Context, obj jetstream.ObjectStore, kv, 
 // deliver checks a delivery's address, downloads its file and imports it.
 // An error is a failure to try again (the network, the kiosk stopping);
 // every other case is an outcome.
-func (f *BlockFetcher) deliver(ctx context.Context, obj jetstream.ObjectStore, claims jetstream.KeyValue, subject string, d Delivery) (outcome string, id int64, detail string, err error) {
-	var mine *Address
-	for _, a := range f.addresses() {
-		if a.Subject() == subject {
-			mine = &a
-		}
+func (f *BlockFetcher) deliver(ctx context.Context, s *fetchSession, subject string, d Delivery) (outcome string, id int64, detail string, err error) {
+	mine, err := s.address(ctx, subject)
+	if err != nil {
+		return "", 0, "", fmt.Errorf("delivery %d: %w", d.Seq, err)
 	}
-	if mine == nil || mine.String() != d.To {
-		return BlockMisaddressed, 0, fmt.Sprintf("addressed to %s on %s, this kiosk is %s", d.To, subject, addressList(f.addresses())), nil
+	if mine == nil || mine.String() != d.To || d.Bucket != BlockObjectsFor(*mine) {
+		return BlockMisaddressed, 0, fmt.Sprintf("addressed to %s on %s in %s, this kiosk is %s", d.To, subject, d.Bucket, addressList(s.addrs)), nil
 	}
+	obj, err := s.objectStore(ctx, d.Bucket)
+	if err != nil {
+		return "", 0, "", fmt.Errorf("delivery %d: %w", d.Seq, err)
+	}
+	claims := s.claims
 	info, err := obj.GetInfo(ctx, d.Object)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return BlockRefused, 0, fmt.Sprintf("file %s not in the object store", d.Object), nil
@@ -656,7 +674,7 @@ func addressList(as []Address) string {
 
 // record writes the outcome in the kiosk's event log (which the outbox
 // carries to the centre) and in the bucket of results.
-func (f *BlockFetcher) record(ctx context.Context, kv jetstream.KeyValue, r BlockResult) error {
+func (f *BlockFetcher) record(ctx context.Context, kv Bucket, r BlockResult) error {
 	level := store.LevelInfo
 	if r.Outcome == BlockRefused || r.Outcome == BlockMisaddressed || r.Outcome == BlockTaken && !strings.HasPrefix(r.To, "group:") {
 		level = store.LevelWarning
@@ -669,7 +687,7 @@ func (f *BlockFetcher) record(ctx context.Context, kv jetstream.KeyValue, r Bloc
 	if err != nil {
 		return err
 	}
-	if _, err := kv.Put(ctx, ResultKey(r.Kiosk, r.Delivery), data); err != nil {
+	if _, err := kv.put(ctx, ResultKey(r.Kiosk, r.Delivery), data); err != nil {
 		return fmt.Errorf("result of delivery %d: %w", r.Delivery, err)
 	}
 	if f.OnResult != nil {

@@ -70,7 +70,7 @@ func startBlockKiosk(t *testing.T, ns *natsServer, id string, groups ...string) 
 func startBlockKioskOn(t *testing.T, ns *natsServer, st *store.Store, id string, groups ...string) *testKiosk {
 	t.Helper()
 	keys := block.NewKeySet(blockKey.Public().(ed25519.PublicKey))
-	f, err := NewBlockFetcher(Config{URL: ns.url(), KioskID: id, Groups: groups}, st,
+	f, err := NewBlockFetcher(ns.kiosk(t, id, groups...), st,
 		func(ctx context.Context, r io.Reader) (store.BlockInfo, error) { return st.ImportBlock(ctx, r, keys) })
 	require.NoError(t, err)
 	k := &testKiosk{id: id, st: st, f: f, results: make(chan BlockResult, 16)}

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"maps"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"pharaon/game"
@@ -42,12 +44,22 @@ type KioskStatus struct {
 	// of the last (hexadecimal), as the kiosk's reports print its start.
 	Anchors   int64
 	AnchorMAC string
+	// Counter is the highest trust-root counter the kiosk's anchor
+	// records carried (0: none carried one). RolledBack says that the
+	// kiosk went back: an anchor record whose counter is below one
+	// received before, or chains' heads that went back.
+	Counter    uint64
+	RolledBack bool
 	// Problems are what the centre found wrong: a hole in the sequence, a
 	// row whose content does not give its hash, a chain whose prev_hash is
 	// not the hash before it, a ledger whose sum is not its balance, a meter
 	// snapshot that is not what the records give, chains' heads anchored by
 	// the kiosk that are not the rows received (a history cut or
-	// rewritten); and a voucher the kiosk reported paid twice.
+	// rewritten), a kiosk rolled back (RolledBack), a record whose content
+	// names another kiosk than the subject it was published on, a sealed
+	// validation number that does not open; a voucher the kiosk reported
+	// paid twice, and its vouchers' entries that are not what its records
+	// say (Fleet.CheckVouchers).
 	Problems []string
 	// Blocks are the blocks the kiosk sells or sold, by their id at the
 	// kiosk (the play records' block_id): what its store's block events
@@ -66,6 +78,21 @@ type KioskStatus struct {
 	partial, based bool
 	cut            map[string]bool // kinds whose cut was reported: once per chain, not at every anchor after
 	metersOff      bool            // the last snapshot was not what the records give (reported once until one is)
+	counterSeq     int64           // the record that carried Counter
+	unsealed       bool            // sealed numbers were met without the fleet's voucher key (reported once)
+	inClear        bool            // a number in clear was met (reported once)
+	vouchers       map[string]voucherSeen
+	// voucherIDs are the keys of the vouchers the records hold, by their
+	// id at the kiosk; its ids run from firstVoucher to lastVoucher.
+	voucherIDs                map[int64]string
+	firstVoucher, lastVoucher int64
+}
+
+// voucherSeen is what a kiosk's records say of one of its vouchers, by its
+// entry's key.
+type voucherSeen struct {
+	id, amount, expires int64
+	state               string
 }
 
 // chainHead is the last row of a chain received.
@@ -226,6 +253,12 @@ type Fleet struct {
 	// seal does not hold under its kiosk's secret is reported. Without a
 	// kiosk's key its seals are shown, not checked.
 	Keys map[string][]byte
+	// VoucherMaster is the fleet's voucher key (pharaon-central's
+	// voucher-master.key): the centre opens the validation numbers the
+	// records carry sealed (voucherkey.go) to recompute their rows'
+	// hashes. Without it those rows are not checked, and that is a
+	// problem of each kiosk that has some.
+	VoucherMaster []byte
 }
 
 // NewFleet returns an empty fold.
@@ -238,15 +271,33 @@ var chained = map[string]bool{"play": true, "play_step": true, "ledger": true, "
 	"bill_intent": true, "bill_intent_step": true, "meters": true, "credential": true, "pin_lock": true,
 	"setting": true, "collection": true}
 
-// Apply folds one record of kiosk, stored by the server at stored.
-func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
+func (f *Fleet) kiosk(kiosk string) *KioskStatus {
 	k := f.Kiosks[kiosk]
 	if k == nil {
 		k = &KioskStatus{Kiosk: kiosk, heads: map[string]chainHead{}, plays: map[int64]playDraw{},
-			Blocks: map[int64]*BlockReport{},
+			Blocks: map[int64]*BlockReport{}, vouchers: map[string]voucherSeen{},
 			meters: store.NewMeterFold(), anchored: map[string]int64{}, cut: map[string]bool{}}
 		f.Kiosks[kiosk] = k
 	}
+	return k
+}
+
+// Add folds a record read from the stream (ReadRecords): it is credited to
+// the kiosk whose subject it came on, the only kiosk allowed to publish
+// there; what its content says of its kiosk otherwise is a problem of
+// that kiosk, never a record of the kiosk named.
+func (f *Fleet) Add(rec Record) {
+	k := f.kiosk(rec.Kiosk)
+	for _, c := range rec.Claims {
+		k.Problems = append(k.Problems, fmt.Sprintf("record %d (stream %d) %s: credited to %s, whose subject it came on",
+			rec.Seq, rec.StreamSeq, c, rec.Kiosk))
+	}
+	f.Apply(rec.Kiosk, rec.OutboxRecord, rec.Stored)
+}
+
+// Apply folds one record of kiosk, stored by the server at stored.
+func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
+	k := f.kiosk(kiosk)
 	if r.Seq != k.LastSeq+1 {
 		k.Problems = append(k.Problems, fmt.Sprintf("sequence %d after %d", r.Seq, k.LastSeq))
 	}
@@ -272,6 +323,7 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		k.Problems = append(k.Problems, fmt.Sprintf("record %d: %v", r.Seq, err))
 		return
 	}
+	r, opened := f.open(k, r)
 	firstOfKind := false
 	if chained[r.Kind] {
 		head, seen := k.heads[r.Kind]
@@ -280,6 +332,9 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		// function, then its link to the row before it.
 		carried, computed, err := store.RecordHash(r.Kind, r.Payload)
 		switch {
+		case !opened:
+			// Its number sealed and no key to open it: not checked
+			// (reported once by open).
 		case err != nil:
 			k.Problems = append(k.Problems, fmt.Sprintf("record %d: %v", r.Seq, err))
 		case !bytes.Equal(carried, computed):
@@ -296,6 +351,8 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		k.Problems = append(k.Problems, err.Error())
 	}
 	switch r.Kind {
+	case "voucher", "voucher_state":
+		k.voucher(r, opened)
 	case "meters":
 		k.snapshot(r)
 	case "anchor":
@@ -350,6 +407,69 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 			k.Problems = append(k.Problems, p.Detail)
 		}
 	}
+}
+
+// open gives back the validation numbers a kiosk's record carries sealed,
+// under the kiosk's key from the fleet's; it reports whether the record
+// is whole (nothing sealed, or opened). A seal that does not open is a
+// problem: the record was not sealed by its kiosk, or was changed.
+func (f *Fleet) open(k *KioskStatus, r store.OutboxRecord) (store.OutboxRecord, bool) {
+	if !hasSealed(r) {
+		if !k.inClear && hasClearNumber(r) {
+			// A bearer number in the stream: a kiosk that does not seal
+			// (an older publisher), or its credentials used by hand.
+			k.inClear = true
+			k.Problems = append(k.Problems, fmt.Sprintf("record %d carries a validation number in clear", r.Seq))
+		}
+		return r, true
+	}
+	if f.VoucherMaster == nil {
+		if !k.unsealed {
+			k.unsealed = true
+			k.Problems = append(k.Problems, "voucher rows not checked: their numbers are sealed and the fleet's voucher key was not given")
+		}
+		return r, false
+	}
+	keys, err := newVoucherKeys(k.Kiosk, KioskVoucherKey(f.VoucherMaster, k.Kiosk))
+	if err == nil {
+		r, err = keys.openRecord(r)
+	}
+	if err != nil {
+		k.Problems = append(k.Problems, fmt.Sprintf("record %d: %v", r.Seq, err))
+		return r, false
+	}
+	return r, true
+}
+
+// voucher keeps what a voucher's record says of it, by its entry's key,
+// for Fleet.CheckVouchers.
+func (k *KioskStatus) voucher(r store.OutboxRecord, opened bool) {
+	var p struct {
+		ID        int64  `json:"id"`
+		Key       string `json:"voucher_key"`
+		Amount    int64  `json:"amount"`
+		ExpiresAt int64  `json:"expires_at"`
+		State     string `json:"state"`
+	}
+	if !opened || json.Unmarshal(r.Payload, &p) != nil || p.Key == "" {
+		return
+	}
+	if k.voucherIDs == nil {
+		k.voucherIDs = map[int64]string{}
+	}
+	if _, ok := k.voucherIDs[p.ID]; !ok {
+		k.voucherIDs[p.ID] = p.Key
+	}
+	if k.firstVoucher == 0 || p.ID < k.firstVoucher {
+		k.firstVoucher = p.ID
+	}
+	k.lastVoucher = max(k.lastVoucher, p.ID)
+	seen, ok := k.vouchers[p.Key]
+	if !ok || rank(p.State) >= rank(seen.state) {
+		seen.state = p.State
+	}
+	seen.id, seen.amount, seen.expires = p.ID, p.Amount, p.ExpiresAt
+	k.vouchers[p.Key] = seen
 }
 
 // snapshot takes a meter snapshot's record as the kiosk's meters, and
@@ -408,6 +528,7 @@ func (k *KioskStatus) anchor(r store.OutboxRecord, key []byte) {
 		k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d does not decode", r.Seq))
 		return
 	}
+	k.counter(r)
 	if key != nil {
 		mac, err := store.AnchorRecordMAC(key, a)
 		if err != nil || !strings.EqualFold(hex.EncodeToString(mac), a.MAC) {
@@ -433,13 +554,41 @@ func (k *KioskStatus) anchor(r store.OutboxRecord, key []byte) {
 			if problem == "" {
 				problem = fmt.Sprintf("anchor record %d: the kiosk's %s ends at row %d", r.Seq, h.Table, h.ID)
 			}
-			problem += fmt.Sprintf(", back from row %d at the previous anchor record", prev)
+			problem = "rolled back: " + problem + fmt.Sprintf(", back from row %d at the previous anchor record", prev)
+			k.RolledBack = true
 		}
 		k.anchored[h.Kind] = h.ID
 		if problem != "" && !k.cut[h.Kind] {
 			k.cut[h.Kind] = true
 			k.Problems = append(k.Problems, problem)
 		}
+	}
+}
+
+// counter reads the trust-root counter an anchor record carries (the
+// kiosk's monotonic counter kept off its data disk, DESIGN.md §4): it only
+// goes up, so one below a counter received before is a kiosk put back to
+// an earlier copy (rolled back). Records written before the store carried
+// it have none; once a kiosk's records carried one, a record without is
+// reported too.
+func (k *KioskStatus) counter(r store.OutboxRecord) {
+	var c struct {
+		Counter *uint64 `json:"counter"`
+	}
+	if json.Unmarshal(r.Payload, &c) != nil {
+		return
+	}
+	switch {
+	case c.Counter == nil && k.counterSeq != 0:
+		k.Problems = append(k.Problems, fmt.Sprintf("anchor record %d carries no counter, anchor record %d carried %d",
+			r.Seq, k.counterSeq, k.Counter))
+	case c.Counter == nil:
+	case *c.Counter < k.Counter:
+		k.RolledBack = true
+		k.Problems = append(k.Problems, fmt.Sprintf("rolled back: anchor record %d carries counter %d, anchor record %d carried %d",
+			r.Seq, *c.Counter, k.counterSeq, k.Counter))
+	default:
+		k.Counter, k.counterSeq = *c.Counter, r.Seq
 	}
 }
 
@@ -506,10 +655,52 @@ func (f *Fleet) Blocks() []BlockReport {
 	return out
 }
 
+// Record is a kiosk's record as the centre reads it from the stream.
+type Record struct {
+	// Kiosk is the kiosk of the subject it was published on
+	// (pharaon.records.<kiosk>), which only that kiosk's credentials may
+	// publish on: the record's kiosk, whatever its content says.
+	Kiosk string
+	store.OutboxRecord
+	Stored    time.Time // when the server stored it
+	StreamSeq uint64
+	// Claims are what the message says of its kiosk or its sequence
+	// where that is not its subject's kiosk or its own sequence: a
+	// header, its de-duplication id, a field of its content. Each is a
+	// problem of Kiosk (Fleet.Add).
+	Claims []string
+}
+
+// claims lists what a message says against its subject's kiosk.
+func claims(kiosk string, r store.OutboxRecord, h nats.Header, data []byte) []string {
+	var out []string
+	if k := h.Get(HeaderKiosk); k != "" && k != kiosk {
+		out = append(out, fmt.Sprintf("names kiosk %q in its header %s", k, HeaderKiosk))
+	}
+	if id := h.Get(jetstream.MsgIDHeader); id != "" && id != MsgID(kiosk, r.Seq) {
+		out = append(out, fmt.Sprintf("has the de-duplication id %q, not %q", id, MsgID(kiosk, r.Seq)))
+	}
+	if s := h.Get(HeaderSeq); s != "" && s != strconv.FormatInt(r.Seq, 10) {
+		out = append(out, fmt.Sprintf("says sequence %q in its header %s", s, HeaderSeq))
+	}
+	for _, part := range []struct {
+		what string
+		data []byte
+	}{{"message", data}, {"payload", r.Payload}} {
+		var c struct {
+			Kiosk *string `json:"kiosk"`
+		}
+		if json.Unmarshal(part.data, &c) == nil && c.Kiosk != nil && *c.Kiosk != kiosk {
+			out = append(out, fmt.Sprintf("names kiosk %q in its %s", *c.Kiosk, part.what))
+		}
+	}
+	return out
+}
+
 // ReadRecords reads every record of the stream (of one kiosk when kiosk is
 // not "") in order and gives each to fn, until the stream's end as it was
-// when the read began.
-func ReadRecords(ctx context.Context, js jetstream.JetStream, kiosk string, fn func(kiosk string, r store.OutboxRecord, stored time.Time) error) error {
+// when the read began. A record's kiosk is its subject's (Record).
+func ReadRecords(ctx context.Context, js jetstream.JetStream, kiosk string, fn func(Record) error) error {
 	stream, err := js.Stream(ctx, RecordsStream)
 	if err != nil {
 		return fmt.Errorf("stream %s: %w", RecordsStream, err)
@@ -545,11 +736,10 @@ func ReadRecords(ctx context.Context, js jetstream.JetStream, kiosk string, fn f
 			if err := json.Unmarshal(m.Data(), &r); err != nil {
 				return fmt.Errorf("message %d: %w", meta.Sequence.Stream, err)
 			}
-			k := m.Headers().Get(HeaderKiosk)
-			if k == "" {
-				k = strings.TrimPrefix(m.Subject(), RecordsSubject)
-			}
-			if err := fn(k, r, meta.Timestamp); err != nil {
+			k := strings.TrimPrefix(m.Subject(), RecordsSubject)
+			rec := Record{Kiosk: k, OutboxRecord: r, Stored: meta.Timestamp, StreamSeq: meta.Sequence.Stream,
+				Claims: claims(k, r, m.Headers(), m.Data())}
+			if err := fn(rec); err != nil {
 				return err
 			}
 			if meta.Sequence.Stream >= info.State.LastSeq || meta.NumPending == 0 {

@@ -88,7 +88,7 @@ func TestCentreTotalsEqualTheLedgers(t *testing.T) {
 	playN(t, b, game.Stake100, 150)
 
 	for id, s := range map[string]*store.Store{"a": a, "b": b} {
-		p, err := NewPublisher(Config{URL: ns.url(), KioskID: id}, s)
+		p, err := NewPublisher(ns.kiosk(t, id), s)
 		require.NoError(t, err)
 		ack := newAcks()
 		p.OnAck = ack.on
@@ -100,8 +100,9 @@ func TestCentreTotalsEqualTheLedgers(t *testing.T) {
 	}
 
 	f := NewFleet()
-	require.NoError(t, ReadRecords(context.Background(), ns.js(t), "", func(k string, r store.OutboxRecord, at time.Time) error {
-		f.Apply(k, r, at)
+	f.VoucherMaster = ns.master
+	require.NoError(t, ReadRecords(context.Background(), ns.js(t), "", func(r Record) error {
+		f.Add(r)
 		return nil
 	}))
 	require.Len(t, f.Kiosks, 2)

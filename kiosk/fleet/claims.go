@@ -59,45 +59,35 @@ func ClaimKey(emission, number uint32) string {
 	return strconv.FormatUint(uint64(emission), 10) + "." + strconv.FormatUint(uint64(number), 10)
 }
 
-// EnsureClaims creates (or finds) the bucket of the claims.
-func EnsureClaims(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.KeyValue, error) {
-	kv, err := js.KeyValue(ctx, ClaimsBucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: ClaimsBucket, History: 8,
-			Storage: jetstream.FileStorage, Replicas: max(replicas, 1)})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("bucket %s: %w", ClaimsBucket, err)
-	}
-	return kv, nil
-}
-
 // ErrNoClaim: no kiosk claimed the block.
 var ErrNoClaim = errors.New("block not claimed")
 
 // ReadClaim reads a block's claim: ErrNoClaim if there is none.
-func ReadClaim(ctx context.Context, kv jetstream.KeyValue, emission, number uint32) (BlockClaim, error) {
-	e, err := kv.Get(ctx, ClaimKey(emission, number))
-	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+func ReadClaim(ctx context.Context, kv Bucket, emission, number uint32) (BlockClaim, error) {
+	key := ClaimKey(emission, number)
+	e, err := kv.get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return BlockClaim{}, ErrNoClaim
 	}
 	if err != nil {
 		return BlockClaim{}, err
 	}
 	var c BlockClaim
-	if err := json.Unmarshal(e.Value(), &c); err != nil {
-		return BlockClaim{}, fmt.Errorf("claim %s: %w", e.Key(), err)
+	if err := json.Unmarshal(e.value, &c); err != nil {
+		return BlockClaim{}, fmt.Errorf("claim %s: %w", key, err)
 	}
-	c.Revision = e.Revision()
+	c.Revision = e.revision
 	return c, nil
 }
 
-// ReadClaims returns every claim, by emission then number.
+// ReadClaims returns every claim, by emission then number (the centre:
+// listing the bucket is its right only).
 func ReadClaims(ctx context.Context, js jetstream.JetStream) ([]BlockClaim, error) {
-	kv, err := EnsureClaims(ctx, js, 1)
+	kv, err := js.KeyValue(ctx, ClaimsBucket)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("bucket %s: %w", ClaimsBucket, err)
 	}
+	b := NewBucket(js, ClaimsBucket)
 	lister, err := kv.ListKeys(ctx)
 	if err != nil {
 		return nil, err
@@ -108,7 +98,7 @@ func ReadClaims(ctx context.Context, js jetstream.JetStream) ([]BlockClaim, erro
 		if _, err := fmt.Sscanf(key, "%d.%d", &em, &num); err != nil {
 			continue
 		}
-		c, err := ReadClaim(ctx, kv, em, num)
+		c, err := ReadClaim(ctx, b, em, num)
 		if errors.Is(err, ErrNoClaim) {
 			continue
 		}
@@ -129,7 +119,7 @@ func ReadClaims(ctx context.Context, js jetstream.JetStream) ([]BlockClaim, erro
 // ClaimBlock claims c's block for c.Kiosk by creating its entry. It
 // returns the entry that holds the block (c's, or the one found: another
 // kiosk's, or c.Kiosk's own from before) and whether this call created it.
-func ClaimBlock(ctx context.Context, kv jetstream.KeyValue, c BlockClaim) (holder BlockClaim, created bool, err error) {
+func ClaimBlock(ctx context.Context, kv Bucket, c BlockClaim) (holder BlockClaim, created bool, err error) {
 	key := ClaimKey(c.Emission, c.Number)
 	c.At = c.At.UTC()
 	data, err := json.Marshal(c)
@@ -137,7 +127,7 @@ func ClaimBlock(ctx context.Context, kv jetstream.KeyValue, c BlockClaim) (holde
 		return BlockClaim{}, false, err
 	}
 	for {
-		rev, err := kv.Create(ctx, key, data)
+		rev, err := kv.create(ctx, key, data)
 		if err == nil {
 			c.Revision = rev
 			return c, true, nil
@@ -159,8 +149,8 @@ func ClaimBlock(ctx context.Context, kv jetstream.KeyValue, c BlockClaim) (holde
 // ReleaseClaim gives back a claim this kiosk created, if no one wrote its
 // entry since: a block claimed and then refused by the kiosk's import
 // (its file, its disk) may go to another kiosk.
-func ReleaseClaim(ctx context.Context, kv jetstream.KeyValue, c BlockClaim) error {
-	if err := kv.Delete(ctx, ClaimKey(c.Emission, c.Number), jetstream.LastRevision(c.Revision)); err != nil {
+func ReleaseClaim(ctx context.Context, kv Bucket, c BlockClaim) error {
+	if err := kv.delete(ctx, ClaimKey(c.Emission, c.Number), c.Revision); err != nil {
 		return fmt.Errorf("give back the claim of block %d/%d: %w", c.Emission, c.Number, err)
 	}
 	return nil
@@ -168,7 +158,7 @@ func ReleaseClaim(ctx context.Context, kv jetstream.KeyValue, c BlockClaim) erro
 
 // addAlso adds c's kiosk to the kiosks also selling the block holder
 // holds, and reports whether it was not there yet.
-func addAlso(ctx context.Context, kv jetstream.KeyValue, holder, c BlockClaim) (bool, error) {
+func addAlso(ctx context.Context, kv Bucket, holder, c BlockClaim) (bool, error) {
 	for {
 		if holder.Kiosk == c.Kiosk || slices.ContainsFunc(holder.Also, func(a BlockClaim) bool { return a.Kiosk == c.Kiosk }) {
 			return false, nil
@@ -179,7 +169,7 @@ func addAlso(ctx context.Context, kv jetstream.KeyValue, holder, c BlockClaim) (
 		if err != nil {
 			return false, err
 		}
-		_, err = kv.Update(ctx, ClaimKey(holder.Emission, holder.Number), data, holder.Revision)
+		_, err = kv.update(ctx, ClaimKey(holder.Emission, holder.Number), data, holder.Revision)
 		if err == nil {
 			return true, nil
 		}
@@ -201,7 +191,7 @@ func addAlso(ctx context.Context, kv jetstream.KeyValue, holder, c BlockClaim) (
 // ones (kiosk.DemoEmission): the blocks imported while the centre did not
 // answer (and those imported before the fleet claimed blocks). A block found claimed by another kiosk is added to its
 // entry's Also and reported in the kiosk's events, once.
-func claimHeld(ctx context.Context, kv jetstream.KeyValue, st BlockStore, me string, now time.Time) error {
+func claimHeld(ctx context.Context, kv Bucket, st BlockStore, me string, now time.Time) error {
 	blocks, err := st.Blocks(ctx)
 	if err != nil {
 		return err
@@ -253,7 +243,7 @@ type Claimer struct {
 
 	mu sync.Mutex
 	nc *nats.Conn
-	kv jetstream.KeyValue
+	kv Bucket
 }
 
 var _ kiosk.BlockClaims = (*Claimer)(nil)
@@ -279,7 +269,7 @@ func (c *Claimer) Close() {
 	}
 }
 
-func (c *Claimer) bucket(ctx context.Context) (jetstream.KeyValue, error) {
+func (c *Claimer) bucket(ctx context.Context) (Bucket, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.nc != nil && c.nc.IsConnected() {
@@ -289,29 +279,12 @@ func (c *Claimer) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 		c.nc.Close()
 		c.nc = nil
 	}
-	opts, err := c.cfg.Options()
+	nc, js, err := connectWithin(ctx, c.cfg)
 	if err != nil {
-		return nil, err
+		return Bucket{}, offline(err)
 	}
-	if d, ok := ctx.Deadline(); ok {
-		opts = append(opts, nats.Timeout(time.Until(d)))
-	}
-	nc, err := nats.Connect(c.cfg.URL, opts...)
-	if err != nil {
-		return nil, offline(fmt.Errorf("connect %s: %w", c.cfg.URL, err))
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		nc.Close()
-		return nil, offline(err)
-	}
-	kv, err := EnsureClaims(ctx, js, c.cfg.Replicas)
-	if err != nil {
-		nc.Close()
-		return nil, offline(err)
-	}
-	c.nc, c.kv = nc, kv
-	return kv, nil
+	c.nc, c.kv = nc, NewBucket(js, ClaimsBucket)
+	return c.kv, nil
 }
 
 func (c *Claimer) failed(err error) error {

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -146,11 +145,9 @@ func TestBlockDeliveredElsewhereNotSent(t *testing.T) {
 	assert.NoError(t, err, "the good file goes to another kiosk")
 }
 
-func mustClaims(t *testing.T, ns *natsServer) jetstream.KeyValue {
+func mustClaims(t *testing.T, ns *natsServer) Bucket {
 	t.Helper()
-	kv, err := EnsureClaims(context.Background(), ns.js(t), 1)
-	require.NoError(t, err)
-	return kv
+	return NewBucket(ns.js(t), ClaimsBucket)
 }
 
 // A file at kiosk B (the maintenance screen) of a block kiosk A claimed is
@@ -167,7 +164,7 @@ func TestBlockLocalImportClaims(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, BlockImported, a.result(t).Outcome)
 
-	cl, err := NewClaimer(Config{URL: ns.url(), KioskID: "PH-2"})
+	cl, err := NewClaimer(ns.kiosk(t, "PH-2"))
 	require.NoError(t, err)
 	defer cl.Close()
 	sum, err := block.Verify(bytes.NewReader(file), block.NewKeySet(blockKey.Public().(ed25519.PublicKey)))
@@ -240,10 +237,11 @@ func TestBlockClaimConcurrent(t *testing.T) {
 	var mu sync.Mutex
 	won := map[string]bool{}
 	for _, id := range []string{"K1", "K2", "K3", "K4", "K5", "K6"} {
+		cfg := ns.kiosk(t, id)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cl, err := NewClaimer(Config{URL: ns.url(), KioskID: id})
+			cl, err := NewClaimer(cfg)
 			if !assert.NoError(t, err) {
 				return
 			}

@@ -9,12 +9,21 @@
 // reached: play never waits for it.
 //
 // Vouchers are also kept in the key-value bucket VoucherBucket, one entry
-// per validation number; paying one anywhere in the fleet is a
-// compare-and-set on the entry's revision (PayVoucher), so two counters
-// cannot both pay it. A kiosk's counter goes through Registry
-// (kiosk.VoucherRegistry): it records its payout in the bucket before its
-// store does, and the publisher reports a voucher it paid while the centre
-// did not answer and that was paid elsewhere too (VoucherConflict).
+// per voucher keyed by its kiosk and a keyed hash of its number
+// (voucherkey.go): no number leaves a kiosk in clear. Paying one anywhere
+// in the fleet is a compare-and-set on the entry's revision, so two
+// counters cannot both pay it. A kiosk's counter goes through Registry
+// (kiosk.VoucherRegistry): it claims its payout in the bucket before its
+// store pays, and the publisher reports a voucher it paid while the centre
+// did not answer and that was paid at the centre too (VoucherConflict);
+// the centre's counter goes through Vouchers.
+//
+// A kiosk connects with its own credentials, whose permissions
+// (permissions.go) let it touch its own records, vouchers, results and
+// deliveries only; it creates no stream, bucket or consumer: the centre
+// provisions them (provision.go). What this package must never do: trust
+// what a record or an entry says of its kiosk over the subject it came on
+// or the key it is under.
 //
 // Central (central.go) folds the records back into each kiosk's status and
 // the fleet's report, for cmd/pharaon-central.

@@ -4,37 +4,47 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pharaon/kiosk/fleet/authority"
 	"pharaon/store"
 )
 
-// natsServer is an embedded nats-server with JetStream on loopback; it can
-// be stopped and started again on the same port and store directory.
+// natsServer is an embedded nats-server with JetStream on loopback, in
+// operator mode with the fleet's material as pharaon-central makes it
+// (kiosk/fleet/authority): TLS, the centre's user with every right, and
+// each kiosk's user with its permissions only (kiosk). It can be stopped
+// and started again on the same port and store directory.
 type natsServer struct {
-	t    *testing.T
-	dir  string
-	port int
-	s    *server.Server
+	t *testing.T
+	*authority.Server
+	m      *authority.Material
+	master []byte
+
+	mu     sync.Mutex
+	kiosks map[string]Config
 }
 
 func startNATS(t *testing.T) *natsServer {
 	t.Helper()
-	n := &natsServer{t: t, dir: t.TempDir(), port: -1}
+	m, err := authority.Init(filepath.Join(t.TempDir(), "fleet"), authority.TLSInput{})
+	require.NoError(t, err)
+	master, err := m.VoucherMaster()
+	require.NoError(t, err)
+	n := &natsServer{t: t, Server: m.NewServer("127.0.0.1", -1, t.TempDir()), m: m, master: master, kiosks: map[string]Config{}}
 	n.start()
-	n.port = n.s.Addr().(*net.TCPAddr).Port
-	t.Cleanup(n.stop)
+	t.Cleanup(n.Stop)
+	require.NoError(t, Provision(context.Background(), n.js(t), 1))
 	return n
 }
 
@@ -42,43 +52,67 @@ func startNATS(t *testing.T) *natsServer {
 // stop), failing the test if it does not.
 func (n *natsServer) start() {
 	n.t.Helper()
-	require.NoError(n.t, n.startErr())
+	require.NoError(n.t, n.Start())
 }
 
-// startErr is start for any goroutine: it returns its error.
-func (n *natsServer) startErr() error {
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: n.port, JetStream: true,
-		StoreDir: n.dir, NoLog: true, NoSigs: true})
-	if err != nil {
-		return err
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		s.Shutdown()
-		return errors.New("nats-server did not start")
-	}
-	n.s = s
-	return nil
-}
+func (n *natsServer) stop() { n.Stop() }
 
-func (n *natsServer) stop() {
-	if n.s != nil {
-		n.s.Shutdown()
-		n.s.WaitForShutdown()
-		n.s = nil
-	}
-}
+func (n *natsServer) url() string { return n.URL() }
 
-func (n *natsServer) url() string { return fmt.Sprintf("nats://127.0.0.1:%d", n.port) }
-
+// js is the centre's connection: its user has every right.
 func (n *natsServer) js(t *testing.T) jetstream.JetStream {
 	t.Helper()
-	nc, err := nats.Connect(n.url())
+	nc, err := n.m.Connect(n.url(), authority.AccountName, authority.CentralUser)
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
 	return js
+}
+
+// kiosk is the configuration of kiosk id in groups, as pharaon-central
+// kiosk add makes it: its own user with KioskPermissions, its consumer of
+// the deliveries, its voucher key. The same kiosk asked again gets the
+// same configuration.
+func (n *natsServer) kiosk(t *testing.T, id string, groups ...string) Config {
+	t.Helper()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if c, ok := n.kiosks[id]; ok {
+		return c
+	}
+	p := authority.Permissions(KioskPermissions(id, groups))
+	creds, err := n.m.IssueUser(authority.AccountName, id, &p, time.Time{})
+	require.NoError(t, err)
+	require.NoError(t, ProvisionKiosk(context.Background(), n.js(t), id, groups))
+	c := Config{URL: n.url(), KioskID: id, CredsFile: creds, CAFile: n.m.CAFile(), VoucherKey: KioskVoucherKey(n.master, id)}
+	n.kiosks[id] = c
+	return c
+}
+
+// at is c reaching the server through url (a proxy).
+func at(c Config, url string) Config {
+	c.URL = url
+	return c
+}
+
+// keys are the kiosk's voucher keys.
+func (n *natsServer) keys(t *testing.T, id string) voucherKeys {
+	t.Helper()
+	k, err := newVoucherKeys(id, KioskVoucherKey(n.master, id))
+	require.NoError(t, err)
+	return k
+}
+
+// vouchers is the centre's voucher bucket for the kiosks configured.
+func (n *natsServer) vouchers(t *testing.T) *Vouchers {
+	t.Helper()
+	n.mu.Lock()
+	ids := slices.Sorted(maps.Keys(n.kiosks))
+	n.mu.Unlock()
+	v, err := NewVouchers(context.Background(), n.js(t), n.master, ids)
+	require.NoError(t, err)
+	return v
 }
 
 func openStore(t *testing.T) *store.Store {
@@ -136,9 +170,9 @@ func (a *acks) wait(t *testing.T, seq int64) {
 	}
 }
 
-func newTestPublisher(t *testing.T, url string, src Outbox, a *acks) *Publisher {
+func newTestPublisher(t *testing.T, cfg Config, src Outbox, a *acks) *Publisher {
 	t.Helper()
-	p, err := NewPublisher(Config{URL: url, KioskID: "k1"}, src)
+	p, err := NewPublisher(cfg, src)
 	require.NoError(t, err)
 	p.MinBackoff, p.MaxBackoff, p.Poll = 10*time.Millisecond, 100*time.Millisecond, 20*time.Millisecond
 	p.OnAck = a.on
@@ -157,8 +191,9 @@ func run(p *Publisher) (stop func()) {
 func stored(t *testing.T, js jetstream.JetStream, kiosk string) []int64 {
 	t.Helper()
 	var seqs []int64
-	require.NoError(t, ReadRecords(context.Background(), js, kiosk, func(k string, r store.OutboxRecord, _ time.Time) error {
-		assert.Equal(t, kiosk, k)
+	require.NoError(t, ReadRecords(context.Background(), js, kiosk, func(r Record) error {
+		assert.Equal(t, kiosk, r.Kiosk)
+		assert.Empty(t, r.Claims)
 		seqs = append(seqs, r.Seq)
 		return nil
 	}))
@@ -198,7 +233,8 @@ func TestPublishInOrderOnce(t *testing.T) {
 	a := newAcks()
 	logN(t, s, 300)
 
-	stop := run(newTestPublisher(t, ns.url(), src, a))
+	k1 := ns.kiosk(t, "k1")
+	stop := run(newTestPublisher(t, k1, src, a))
 	a.wait(t, 300)
 	stop()
 
@@ -207,7 +243,7 @@ func TestPublishInOrderOnce(t *testing.T) {
 	logN(t, s, 200)
 	src.lose.Store(true)
 	var failures atomic.Int64
-	p := newTestPublisher(t, ns.url(), src, newAcks())
+	p := newTestPublisher(t, k1, src, newAcks())
 	p.OnError = func(error) { failures.Add(1) }
 	stop = run(p)
 	js := ns.js(t)
@@ -220,7 +256,7 @@ func TestPublishInOrderOnce(t *testing.T) {
 	src.lose.Store(false)
 
 	a = newAcks()
-	stop = run(newTestPublisher(t, ns.url(), src, a))
+	stop = run(newTestPublisher(t, k1, src, a))
 	a.wait(t, 500)
 	ns.stop()
 	logN(t, s, 100)
@@ -238,10 +274,11 @@ func TestPublishInOrderOnce(t *testing.T) {
 // the publisher) and catches up once the server is back.
 func TestOfflineThenCatchUp(t *testing.T) {
 	ns := startNATS(t)
+	k1 := ns.kiosk(t, "k1")
 	ns.stop()
 	s := openStore(t)
 	a := newAcks()
-	p := newTestPublisher(t, ns.url(), s, a)
+	p := newTestPublisher(t, k1, s, a)
 	offline := make(chan struct{})
 	var once sync.Once
 	p.OnError = func(error) { once.Do(func() { close(offline) }) }
@@ -264,13 +301,14 @@ func TestOfflineThenCatchUp(t *testing.T) {
 	assert.True(t, p.Status().Connected)
 }
 
-// Two counters paying the same voucher at once: exactly one pays it.
+// Two counters of the centre paying the same voucher at once: exactly one
+// pays it. The entry is the kiosk's, written through its own connection.
 func TestPayVoucherOnce(t *testing.T) {
 	ns := startNATS(t)
 	ctx := context.Background()
-	js := ns.js(t)
-	_, kv, err := Ensure(ctx, js, 1)
-	require.NoError(t, err)
+	kb := NewBucket(kioskJS(t, ns.kiosk(t, "k1")), VoucherBucket)
+	keys := ns.keys(t, "k1")
+	centre := ns.vouchers(t)
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	const val = "123456789012345678"
 	rec := func(seq int64, kind, state string) store.OutboxRecord {
@@ -278,14 +316,14 @@ func TestPayVoucherOnce(t *testing.T) {
 			`{"id":1,"at":%d,"validation":%q,"amount":7000,"expires_at":%d,"state":%q}`,
 			now.UnixNano(), val, now.Add(24*time.Hour).UnixNano(), state))}
 	}
-	_, err = PayVoucher(ctx, kv, val, "counter-a", now)
+	_, err := centre.Pay(ctx, val, "counter-a", now)
 	assert.ErrorIs(t, err, ErrVoucherUnknown)
-	require.NoError(t, applyVoucherRecord(ctx, kv, "k1", rec(1, "voucher", "issued")))
-	_, err = PayVoucher(ctx, kv, val, "counter-a", now)
+	require.NoError(t, applyVoucherRecord(ctx, kb, keys, rec(1, "voucher", "issued")))
+	_, err = centre.Pay(ctx, val, "counter-a", now)
 	assert.ErrorIs(t, err, ErrVoucherNotPayable, "issued, not printed")
-	require.NoError(t, applyVoucherRecord(ctx, kv, "k1", rec(2, "voucher_state", "printed")))
-	require.NoError(t, applyVoucherRecord(ctx, kv, "k1", rec(1, "voucher", "issued")), "a resend changes nothing")
-	_, err = PayVoucher(ctx, kv, val, "counter-a", now.Add(25*time.Hour))
+	require.NoError(t, applyVoucherRecord(ctx, kb, keys, rec(2, "voucher_state", "printed")))
+	require.NoError(t, applyVoucherRecord(ctx, kb, keys, rec(1, "voucher", "issued")), "a resend changes nothing")
+	_, err = centre.Pay(ctx, val, "counter-a", now.Add(25*time.Hour))
 	assert.ErrorIs(t, err, ErrVoucherNotPayable, "expired")
 
 	for round := range 20 {
@@ -293,7 +331,7 @@ func TestPayVoucherOnce(t *testing.T) {
 		r := rec(1, "voucher_state", "printed")
 		r.Payload = []byte(fmt.Sprintf(`{"id":1,"validation":%q,"amount":7000,"expires_at":%d,"state":"printed"}`,
 			v, now.Add(time.Hour).UnixNano()))
-		require.NoError(t, applyVoucherRecord(ctx, kv, "k1", r))
+		require.NoError(t, applyVoucherRecord(ctx, kb, keys, r))
 		var wg sync.WaitGroup
 		var won, refused atomic.Int64
 		start := make(chan struct{})
@@ -302,7 +340,7 @@ func TestPayVoucherOnce(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, err := PayVoucher(ctx, kv, v, by, now)
+				_, err := centre.Pay(ctx, v, by, now)
 				switch {
 				case err == nil:
 					won.Add(1)
@@ -317,12 +355,32 @@ func TestPayVoucherOnce(t *testing.T) {
 		wg.Wait()
 		assert.Equal(t, int64(1), won.Load(), "round %d", round)
 		assert.Equal(t, int64(1), refused.Load(), "round %d", round)
-		e, err := LookupVoucher(ctx, kv, v)
+		e, err := centre.Find(ctx, v)
 		require.NoError(t, err)
 		assert.Equal(t, "paid", e.State)
+		assert.Equal(t, "k1", e.Kiosk)
 	}
-	// The kiosk's own later record of the voucher does not undo the payment.
-	require.NoError(t, applyVoucherRecord(ctx, kv, "k1", rec(2, "voucher_state", "printed")))
+	// The kiosk's own later record of a voucher does not undo its payment.
+	last := fmt.Sprintf("%018d", 19)
+	r := rec(3, "voucher_state", "printed")
+	r.Payload = []byte(fmt.Sprintf(`{"id":1,"validation":%q,"amount":7000,"expires_at":%d,"state":"printed"}`,
+		last, now.Add(time.Hour).UnixNano()))
+	require.NoError(t, applyVoucherRecord(ctx, kb, keys, r))
+	e, err := centre.Find(ctx, last)
+	require.NoError(t, err)
+	assert.Equal(t, "paid", e.State)
+}
+
+// kioskJS is a JetStream connection as the kiosk c (its credentials, its
+// inbox): what its permissions allow, and no more.
+func kioskJS(t *testing.T, c Config) jetstream.JetStream {
+	t.Helper()
+	nc, err := c.connect()
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	return js
 }
 
 // A batch sent again (its acknowledgement lost, its mark not written) is
@@ -334,15 +392,15 @@ func TestResendIsStoredOnce(t *testing.T) {
 	src := &lostMark{Store: s}
 	src.lose.Store(true)
 	logN(t, s, 50)
-	js := ns.js(t)
-	_, kv, err := Ensure(ctx, js, 1)
-	require.NoError(t, err)
-	p := newTestPublisher(t, ns.url(), src, newAcks())
+	k1 := ns.kiosk(t, "k1")
+	kjs := kioskJS(t, k1)
+	p := newTestPublisher(t, k1, src, newAcks())
 	for range 3 {
-		n, err := p.sendBatch(ctx, js, kv, RecordsSubject+"k1")
+		n, err := p.sendBatch(ctx, kjs, NewBucket(kjs, VoucherBucket), RecordsSubject+"k1")
 		assert.Equal(t, 0, n)
 		require.ErrorContains(t, err, "crash before the mark")
 	}
+	js := ns.js(t)
 	assert.Equal(t, seqs(1, 50), stored(t, js, "k1"))
 	info, err := js.Stream(ctx, RecordsStream)
 	require.NoError(t, err)

@@ -22,9 +22,12 @@ const (
 	RecordsStream = "PHARAON_RECORDS"
 	// RecordsSubject prefixes each kiosk's subject: pharaon.records.<kiosk>.
 	RecordsSubject = "pharaon.records."
-	// HeaderKiosk and HeaderSeq name a record's kiosk and sequence.
-	HeaderKiosk = "Pharaon-Kiosk"
+	// HeaderSeq carries a record's sequence. A record's kiosk is the
+	// subject it was published on, which only that kiosk may publish on
+	// (KioskPermissions); a header naming a kiosk (HeaderKiosk, which
+	// kiosks no longer send) is a claim the centre checks, never trusts.
 	HeaderSeq   = "Pharaon-Seq"
+	HeaderKiosk = "Pharaon-Kiosk"
 	// VoucherBucket is the key-value bucket of the fleet's vouchers.
 	VoucherBucket = "vouchers"
 )
@@ -38,74 +41,6 @@ func ValidKioskID(id string) bool { return kioskIDPattern.MatchString(id) }
 // MsgID is the de-duplication id of a kiosk's record: the server stores a
 // record sent twice (a resend after a crash or a lost acknowledgement) once.
 func MsgID(kiosk string, seq int64) string { return kiosk + "-" + strconv.FormatInt(seq, 10) }
-
-// Config says how to reach the centre. An empty URL means no centre.
-type Config struct {
-	URL          string // nats://host:4222 or tls://host:4222; several separated by commas
-	KioskID      string
-	User         string // user and password, or
-	Password     string
-	NKeySeedFile string // a file holding the kiosk's nkey seed
-	CAFile       string // the centre's CA, for TLS
-	Replicas     int    // replicas of the stream and bucket when the publisher creates them (default 1)
-
-	// Groups are the groups the kiosk takes blocks for, besides its id
-	// (blocks.go).
-	Groups []string
-
-	// OnAsyncError receives what the NATS client reports outside a call
-	// (a write on a connection that broke, a slow consumer), which it
-	// would otherwise print on stderr by itself; nil drops them. The call
-	// that meets the broken connection next returns its own error too.
-	OnAsyncError func(error)
-}
-
-// Options returns the connection options of the configuration.
-func (c Config) Options() ([]nats.Option, error) {
-	opts := []nats.Option{nats.Name("pharaon kiosk " + c.KioskID), nats.MaxReconnects(0), nats.Timeout(5 * time.Second),
-		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
-			if c.OnAsyncError == nil {
-				return
-			}
-			if sub != nil {
-				err = fmt.Errorf("subscription %s: %w", sub.Subject, err)
-			}
-			c.OnAsyncError(err)
-		})}
-	if c.User != "" {
-		opts = append(opts, nats.UserInfo(c.User, c.Password))
-	}
-	if c.NKeySeedFile != "" {
-		o, err := nats.NkeyOptionFromSeed(c.NKeySeedFile)
-		if err != nil {
-			return nil, fmt.Errorf("nkey seed %s: %w", c.NKeySeedFile, err)
-		}
-		opts = append(opts, o)
-	}
-	if c.CAFile != "" {
-		opts = append(opts, nats.RootCAs(c.CAFile))
-	}
-	return opts, nil
-}
-
-// Check refuses a configuration the publisher cannot run with.
-func (c Config) Check() error {
-	if c.URL == "" {
-		return nil
-	}
-	if !ValidKioskID(c.KioskID) {
-		return fmt.Errorf("kiosk id %q: letters, digits, - and _ only, 1 to 64", c.KioskID)
-	}
-	for _, g := range c.Groups {
-		if !ValidKioskID(g) {
-			return fmt.Errorf("group %q: letters, digits, - and _ only, 1 to 64", g)
-		}
-	}
-	if c.User != "" && c.NKeySeedFile != "" {
-		return errors.New("user/password and nkey seed file: choose one")
-	}
-	return nil
-}
 
 // Outbox is what the publisher needs of the store.
 type Outbox interface {
@@ -123,6 +58,7 @@ type Pruner interface {
 // Publisher sends a kiosk's outbox to the centre.
 type Publisher struct {
 	cfg  Config
+	keys voucherKeys
 	src  Outbox
 	wake chan struct{}
 
@@ -175,7 +111,11 @@ func NewPublisher(cfg Config, src Outbox) (*Publisher, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	return &Publisher{cfg: cfg, src: src, wake: make(chan struct{}, 1),
+	keys, err := cfg.voucherKeys()
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	return &Publisher{cfg: cfg, keys: keys, src: src, wake: make(chan struct{}, 1),
 		Batch: 256, Poll: time.Second, MinBackoff: 250 * time.Millisecond, MaxBackoff: 30 * time.Second,
 		Retention: store.OutboxRetention, PruneEvery: time.Hour, Now: time.Now}, nil
 }
@@ -240,25 +180,18 @@ func reconnecting(ctx context.Context, lo, hi time.Duration, session func(contex
 // session is one connection: it returns why it ended and whether it
 // moved the mark.
 func (p *Publisher) session(ctx context.Context) (progressed bool, err error) {
-	opts, err := p.cfg.Options()
+	nc, err := p.cfg.connect()
 	if err != nil {
 		return false, err
-	}
-	nc, err := nats.Connect(p.cfg.URL, opts...)
-	if err != nil {
-		return false, fmt.Errorf("connect %s: %w", p.cfg.URL, err)
 	}
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return false, err
 	}
-	stream, kv, err := Ensure(ctx, js, p.cfg.Replicas)
-	if err != nil {
-		return false, err
-	}
+	kv := NewBucket(js, VoucherBucket)
 	subject := RecordsSubject + p.cfg.KioskID
-	if err := p.resync(ctx, stream, kv, subject); err != nil {
+	if err := p.resync(ctx, nc, kv, subject); err != nil {
 		return false, err
 	}
 	p.setStatus(func(s *Status) { s.Connected = true })
@@ -293,8 +226,8 @@ func (p *Publisher) session(ctx context.Context) (progressed bool, err error) {
 // the server's de-duplication window. The vouchers' entries of the records
 // it moves over are written first, as sendBatch writes them: the session
 // that sent those records may have died before it wrote them.
-func (p *Publisher) resync(ctx context.Context, stream jetstream.Stream, kv jetstream.KeyValue, subject string) error {
-	m, err := stream.GetLastMsgForSubject(ctx, subject)
+func (p *Publisher) resync(ctx context.Context, nc *nats.Conn, kv Bucket, subject string) error {
+	m, _, err := directGet(ctx, nc, RecordsStream, subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil
 	}
@@ -326,7 +259,7 @@ func (p *Publisher) resync(ctx context.Context, stream jetstream.Stream, kv jets
 
 // applyVouchers brings the vouchers' entries up to the outbox records
 // after the mark from, up to upTo.
-func (p *Publisher) applyVouchers(ctx context.Context, kv jetstream.KeyValue, from, upTo int64) error {
+func (p *Publisher) applyVouchers(ctx context.Context, kv Bucket, from, upTo int64) error {
 	for from < upTo {
 		recs, err := p.src.Outbox(ctx, from, p.Batch)
 		if err != nil {
@@ -352,8 +285,8 @@ func (p *Publisher) applyVouchers(ctx context.Context, kv jetstream.KeyValue, fr
 // (applyVoucherRecord). A voucher paid twice is not an error: the
 // centre's entry now says so, the kiosk is told (OnConflict), and the
 // records go on.
-func (p *Publisher) applyVoucher(ctx context.Context, kv jetstream.KeyValue, r store.OutboxRecord) error {
-	err := applyVoucherRecord(ctx, kv, p.cfg.KioskID, r)
+func (p *Publisher) applyVoucher(ctx context.Context, kv Bucket, r store.OutboxRecord) error {
+	err := applyVoucherRecord(ctx, kv, p.keys, r)
 	var c *VoucherConflict
 	if !errors.As(err, &c) {
 		return err
@@ -401,7 +334,7 @@ func (p *Publisher) prune(ctx context.Context) {
 
 // sendBatch sends up to Batch records beyond the mark and moves the mark
 // over those acknowledged in order; it returns how many it sent.
-func (p *Publisher) sendBatch(ctx context.Context, js jetstream.JetStream, kv jetstream.KeyValue, subject string) (int, error) {
+func (p *Publisher) sendBatch(ctx context.Context, js jetstream.JetStream, kv Bucket, subject string) (int, error) {
 	st, err := p.src.OutboxState(ctx)
 	if err != nil {
 		return 0, err
@@ -412,12 +345,16 @@ func (p *Publisher) sendBatch(ctx context.Context, js jetstream.JetStream, kv je
 	}
 	futures := make([]jetstream.PubAckFuture, 0, len(recs))
 	for _, r := range recs {
-		data, err := json.Marshal(r)
+		// No validation number leaves the kiosk in clear.
+		sealed, err := p.keys.sealRecord(r)
+		if err != nil {
+			return 0, err
+		}
+		data, err := json.Marshal(sealed)
 		if err != nil {
 			return 0, err
 		}
 		m := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
-		m.Header.Set(HeaderKiosk, p.cfg.KioskID)
 		m.Header.Set(HeaderSeq, strconv.FormatInt(r.Seq, 10))
 		f, err := js.PublishMsgAsync(m, jetstream.WithMsgID(MsgID(p.cfg.KioskID, r.Seq)),
 			jetstream.WithExpectStream(RecordsStream))
@@ -464,32 +401,4 @@ wait:
 		p.acked(ctx, upTo)
 	}
 	return len(recs), failed
-}
-
-// Ensure creates (or finds) the records stream and the vouchers bucket.
-// The stream keeps every record (limits by age or size are the operator's
-// to set on the server) and de-duplicates over a day.
-func Ensure(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.Stream, jetstream.KeyValue, error) {
-	if replicas < 1 {
-		replicas = 1
-	}
-	stream, err := js.Stream(ctx, RecordsStream)
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		stream, err = js.CreateStream(ctx, jetstream.StreamConfig{
-			Name: RecordsStream, Subjects: []string{RecordsSubject + ">"}, Storage: jetstream.FileStorage,
-			Duplicates: 24 * time.Hour, Replicas: replicas,
-		})
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("stream %s: %w", RecordsStream, err)
-	}
-	kv, err := js.KeyValue(ctx, VoucherBucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: VoucherBucket, History: 8,
-			Storage: jetstream.FileStorage, Replicas: replicas})
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("bucket %s: %w", VoucherBucket, err)
-	}
-	return stream, kv, nil
 }

@@ -197,7 +197,7 @@ func TestPublisherPrunesTheOutbox(t *testing.T) {
 	var now atomic.Int64
 	now.Store(time.Now().Add(time.Hour).UnixNano())
 	a := newAcks()
-	p := newTestPublisher(t, ns.url(), s, a)
+	p := newTestPublisher(t, ns.kiosk(t, "k1"), s, a)
 	p.Now = func() time.Time { return time.Unix(0, now.Load()) }
 	var mu sync.Mutex
 	var pruned []int64

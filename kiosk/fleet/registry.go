@@ -23,14 +23,15 @@ import (
 // made when first needed and again after it failed; an operation that
 // cannot reach the server within Timeout is kiosk.ErrFleetOffline.
 type Registry struct {
-	cfg Config
+	cfg  Config
+	keys voucherKeys
 	// Timeout bounds each operation, connection included (default 5 s):
 	// staff at the counter wait at most that long for the centre.
 	Timeout time.Duration
 
 	mu sync.Mutex
 	nc *nats.Conn
-	kv jetstream.KeyValue
+	kv Bucket
 }
 
 var _ kiosk.VoucherRegistry = (*Registry)(nil)
@@ -43,7 +44,11 @@ func NewRegistry(cfg Config) (*Registry, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	return &Registry{cfg: cfg, Timeout: 5 * time.Second}, nil
+	keys, err := cfg.voucherKeys()
+	if err != nil {
+		return nil, fmt.Errorf("fleet: %w", err)
+	}
+	return &Registry{cfg: cfg, keys: keys, Timeout: 5 * time.Second}, nil
 }
 
 // Close closes the registry's connection.
@@ -59,7 +64,7 @@ func (r *Registry) Close() {
 func offline(err error) error { return fmt.Errorf("%w: %v", kiosk.ErrFleetOffline, err) }
 
 // bucket returns the bucket on a live connection, connecting if need be.
-func (r *Registry) bucket(ctx context.Context) (jetstream.KeyValue, error) {
+func (r *Registry) bucket(ctx context.Context) (Bucket, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.nc != nil && r.nc.IsConnected() {
@@ -69,29 +74,30 @@ func (r *Registry) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 		r.nc.Close()
 		r.nc = nil
 	}
-	opts, err := r.cfg.Options()
+	nc, js, err := connectWithin(ctx, r.cfg)
 	if err != nil {
-		return nil, err
+		return Bucket{}, offline(err)
 	}
+	r.nc, r.kv = nc, NewBucket(js, VoucherBucket)
+	return r.kv, nil
+}
+
+// connectWithin connects as cfg's kiosk within ctx's deadline.
+func connectWithin(ctx context.Context, cfg Config) (*nats.Conn, jetstream.JetStream, error) {
+	var extra []nats.Option
 	if d, ok := ctx.Deadline(); ok {
-		opts = append(opts, nats.Timeout(time.Until(d)))
+		extra = append(extra, nats.Timeout(time.Until(d)))
 	}
-	nc, err := nats.Connect(r.cfg.URL, opts...)
+	nc, err := cfg.connect(extra...)
 	if err != nil {
-		return nil, offline(fmt.Errorf("connect %s: %w", r.cfg.URL, err))
+		return nil, nil, err
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		nc.Close()
-		return nil, offline(err)
+		return nil, nil, err
 	}
-	_, kv, err := Ensure(ctx, js, r.cfg.Replicas)
-	if err != nil {
-		nc.Close()
-		return nil, offline(err)
-	}
-	r.nc, r.kv = nc, kv
-	return kv, nil
+	return nc, js, nil
 }
 
 // failed drops the connection after an operation failed: the next one
@@ -122,7 +128,12 @@ func (v VoucherEntry) fleetVoucher() kiosk.FleetVoucher {
 	return f
 }
 
-// Lookup reads a voucher of any kiosk of the fleet.
+// Lookup reads what the fleet holds of this kiosk's voucher numbered
+// validation. A kiosk computes the keys of its own vouchers only, and may
+// read no other kiosk's entries (its permissions): another kiosk's
+// voucher is unknown here, as to the kiosk's store, and is paid at its
+// kiosk or at the centre. An entry found is one of this kiosk's the store
+// does not hold (a store put back to an older copy).
 func (r *Registry) Lookup(ctx context.Context, validation string) (kiosk.FleetVoucher, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
@@ -130,7 +141,7 @@ func (r *Registry) Lookup(ctx context.Context, validation string) (kiosk.FleetVo
 	if err != nil {
 		return kiosk.FleetVoucher{}, err
 	}
-	e, err := LookupVoucher(ctx, kv, validation)
+	e, err := LookupVoucher(ctx, kv, r.keys.entryKey(validation))
 	if errors.Is(err, ErrVoucherUnknown) {
 		return kiosk.FleetVoucher{}, fmt.Errorf("%w: %w", store.ErrNotFound, ErrVoucherUnknown)
 	}
@@ -145,10 +156,10 @@ func (r *Registry) Lookup(ctx context.Context, validation string) (kiosk.FleetVo
 // store said it is printed and payable: its records may not have reached
 // the centre yet) or absent (created paid), by a compare-and-set on its
 // revision. An entry paid by this kiosk already (a claim whose payment the
-// kiosk did not record) is claimed again; one paid elsewhere is refused
-// with kiosk.ErrPaidElsewhere; one void, expired, or of another kiosk with
-// kiosk.ErrFleetRefused. The release puts the entry back as it was, if no
-// one wrote it since.
+// kiosk did not record) is claimed again; one paid elsewhere (at the
+// centre) is refused with kiosk.ErrPaidElsewhere; one void, expired, or
+// whose number at the kiosk is not c's with kiosk.ErrFleetRefused. The
+// release puts the entry back as it was, if no one wrote it since.
 func (r *Registry) Claim(ctx context.Context, c kiosk.VoucherClaim) (func(context.Context) error, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout())
 	defer cancel()
@@ -156,18 +167,20 @@ func (r *Registry) Claim(ctx context.Context, c kiosk.VoucherClaim) (func(contex
 	if err != nil {
 		return nil, err
 	}
-	me := r.cfg.KioskID
+	me, key := r.cfg.KioskID, r.keys.entryKey(c.Validation)
 	for {
-		cur, err := LookupVoucher(ctx, kv, c.Validation)
+		cur, err := LookupVoucher(ctx, kv, key)
 		var before VoucherEntry
 		create := errors.Is(err, ErrVoucherUnknown)
 		switch {
 		case create:
-			before = VoucherEntry{Validation: c.Validation, Kiosk: me, ID: c.ID, Amount: int64(c.Amount),
-				ExpiresAt: c.Expires.UnixNano(), State: string(store.VoucherPrinted)}
+			before = VoucherEntry{Kiosk: me, ID: c.ID, Amount: int64(c.Amount),
+				ExpiresAt: c.Expires.UnixNano(), State: string(store.VoucherPrinted), Key: key}
+		case errors.Is(err, ErrVoucherForged):
+			return nil, &kiosk.FleetRefusal{Err: fmt.Errorf("voucher %d: %v: %w", c.ID, err, kiosk.ErrFleetRefused)}
 		case err != nil:
 			return nil, r.failed(err)
-		case cur.Kiosk != me || cur.ID != c.ID:
+		case cur.ID != c.ID:
 			return nil, &kiosk.FleetRefusal{Voucher: cur.fleetVoucher(),
 				Err: fmt.Errorf("the centre gives this number to voucher %d of kiosk %s: %w", cur.ID, cur.Kiosk, kiosk.ErrFleetRefused)}
 		case cur.State == string(store.VoucherPaid) && cur.PaidKiosk == me:
@@ -178,20 +191,30 @@ func (r *Registry) Claim(ctx context.Context, c kiosk.VoucherClaim) (func(contex
 		case rank(cur.State) == rank(string(store.VoucherPaid)):
 			return nil, &kiosk.FleetRefusal{Voucher: cur.fleetVoucher(),
 				Err: fmt.Errorf("voucher %d is %s for the centre: %w", c.ID, cur.State, kiosk.ErrFleetRefused)}
+		case cur.State == stateClaimed:
+			// A claim of this kiosk whose payment its records have not
+			// told yet (a crash, a refusal whose give-back was lost):
+			// claimed again, given back to printed.
+			before = cur
+			before.State, before.PaidKiosk, before.PaidBy, before.PaidAt = string(store.VoucherPrinted), "", "", 0
 		default:
 			before = cur
 		}
-		paid := before
-		paid.State, paid.PaidKiosk, paid.PaidBy, paid.PaidAt = string(store.VoucherPaid), me, c.By, c.At.UnixNano()
-		data, _ := json.Marshal(paid)
+		// Claimed, not paid: the entry becomes paid when the kiosk's
+		// record of the payment is published (applyVoucherRecord). A
+		// claim goes back to printed when the store refuses the payment;
+		// a paid entry never goes back (the centre refuses one that did).
+		claimed := before
+		claimed.State, claimed.PaidKiosk, claimed.PaidBy, claimed.PaidAt = stateClaimed, me, c.By, c.At.UnixNano()
+		data, _ := json.Marshal(claimed)
 		var rev uint64
 		if create {
-			rev, err = kv.Create(ctx, c.Validation, data)
+			rev, err = kv.create(ctx, key, data)
 			if errors.Is(err, jetstream.ErrKeyExists) {
 				continue // its record arrived meanwhile: decide again
 			}
 		} else {
-			rev, err = kv.Update(ctx, c.Validation, data, cur.Revision)
+			rev, err = kv.update(ctx, key, data, cur.Revision)
 			if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 				continue // written meanwhile: decide again
 			}
@@ -205,7 +228,7 @@ func (r *Registry) Claim(ctx context.Context, c kiosk.VoucherClaim) (func(contex
 			if err != nil {
 				return err
 			}
-			if _, err := kv.Update(ctx, c.Validation, back, rev); err != nil {
+			if _, err := kv.update(ctx, key, back, rev); err != nil {
 				return fmt.Errorf("voucher %d: give back the claim: %w", c.ID, err)
 			}
 			return nil

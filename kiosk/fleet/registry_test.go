@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -25,8 +25,9 @@ import (
 // counter is a kiosk's core and its maintenance screen's office, joined to
 // a fleet's voucher registry: a headless kiosk whose staff pay vouchers.
 type counter struct {
-	t  *testing.T
-	id string
+	t   *testing.T
+	id  string
+	cfg Config
 	// ahead moves the store's clock ahead of the machine's.
 	ahead atomic.Int64
 	st    *store.Store
@@ -34,15 +35,16 @@ type counter struct {
 	o     *kiosk.Office
 	s     *kiosk.Session
 	reg   *Registry
+	notes int // the notes put in
 }
 
-// newCounter makes kiosk id whose registry reaches the centre at url
-// (registryURL may differ from the publisher's: a kiosk cut from the
+// newCounter makes kiosk id of ns whose registry reaches the centre at
+// registryURL (it may differ from the publisher's: a kiosk cut from the
 // centre), with staff logged in.
-func newCounter(t *testing.T, id, registryURL string) *counter {
+func newCounter(t *testing.T, ns *natsServer, id, registryURL string) *counter {
 	t.Helper()
 	ctx := context.Background()
-	c := &counter{t: t, id: id}
+	c := &counter{t: t, id: id, cfg: ns.kiosk(t, id)}
 	st, err := store.Open(filepath.Join(t.TempDir(), "pharaon.db"),
 		store.WithClock(func() time.Time { return time.Now().Add(time.Duration(c.ahead.Load())) }))
 	require.NoError(t, err)
@@ -56,7 +58,7 @@ func newCounter(t *testing.T, id, registryURL string) *counter {
 	o := kiosk.NewOffice(m, a, time.Hour)
 	s, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
-	reg, err := NewRegistry(Config{URL: registryURL, KioskID: id})
+	reg, err := NewRegistry(at(c.cfg, registryURL))
 	require.NoError(t, err)
 	reg.Timeout = 2 * time.Second
 	t.Cleanup(reg.Close)
@@ -71,7 +73,8 @@ func (c *counter) voucher(amount game.Money) store.Voucher {
 	ctx := context.Background()
 	val, err := kiosk.NewValidation(rand.Reader)
 	require.NoError(c.t, err)
-	_, err = c.st.BillIn(ctx, amount, "note-"+val)
+	c.notes++
+	_, err = c.st.BillIn(ctx, amount, fmt.Sprintf("note-%d", c.notes))
 	require.NoError(c.t, err)
 	v, err := c.st.IssueVoucher(ctx, store.VoucherRequest{Amount: amount, Validation: val, Expires: time.Now().Add(72 * time.Hour)})
 	require.NoError(c.t, err)
@@ -87,8 +90,7 @@ func (c *counter) publish(url string) []VoucherConflict {
 	st, err := c.st.OutboxState(context.Background())
 	require.NoError(c.t, err)
 	a := newAcks()
-	p := newTestPublisher(c.t, url, c.st, a)
-	p.cfg.KioskID = c.id
+	p := newTestPublisher(c.t, at(c.cfg, url), c.st, a)
 	var mu sync.Mutex
 	var conflicts []VoucherConflict
 	p.OnConflict = func(v VoucherConflict) {
@@ -127,17 +129,16 @@ func (c *counter) events(code string) []store.Event {
 
 // A voucher printed at kiosk A reaches the bucket once A's records are
 // published; then A's counter, the centre and kiosk B's counter try to pay
-// it at once: exactly one of A and the centre pays it, B refuses it as
-// another kiosk's voucher saying whose it is, and the loser changes
-// nothing. A voucher paid at the centre is refused at A's counter with who
-// paid it and when; one paid at A's counter before its records were
-// published is refused at the centre.
+// it at once: exactly one of A and the centre pays it, B knows nothing of
+// it (it can neither compute nor read A's entries) and changes nothing,
+// and the loser changes nothing. A voucher paid at the centre is refused
+// at A's counter with who paid it and when; one paid at A's counter before
+// its records were published is refused at the centre.
 func TestVoucherPaidOnceAcrossCounters(t *testing.T) {
 	ns := startNATS(t)
 	ctx := context.Background()
-	_, kv, err := Ensure(ctx, ns.js(t), 1)
-	require.NoError(t, err)
-	a, b := newCounter(t, "A", ns.url()), newCounter(t, "B", ns.url())
+	a, b := newCounter(t, ns, "A", ns.url()), newCounter(t, ns, "B", ns.url())
+	centre := ns.vouchers(t)
 
 	const rounds = 12
 	vs := make([]store.Voucher, rounds)
@@ -146,7 +147,7 @@ func TestVoucherPaidOnceAcrossCounters(t *testing.T) {
 	}
 	assert.Empty(t, a.publish(ns.url()))
 	for _, v := range vs {
-		e, err := LookupVoucher(ctx, kv, v.Validation)
+		e, err := centre.Find(ctx, v.Validation)
 		require.NoError(t, err, "the voucher's issue reached the bucket with its records")
 		assert.Equal(t, "printed", e.State)
 		assert.Equal(t, "A", e.Kiosk)
@@ -162,21 +163,17 @@ func TestVoucherPaidOnceAcrossCounters(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			_, centreErr = PayVoucher(ctx, kv, v.Validation, "central", time.Now())
+			_, centreErr = centre.Pay(ctx, v.Validation, "central", time.Now())
 		}()
 		go func() { defer wg.Done(); <-start; _, otherErr = b.o.PayVoucher(ctx, b.s, v.Validation) }()
 		close(start)
 		wg.Wait()
 
-		require.ErrorIs(t, otherErr, kiosk.ErrForeignVoucher, "kiosk B never pays A's voucher")
-		var fr *kiosk.FleetRefusal
-		require.ErrorAs(t, otherErr, &fr)
-		assert.Equal(t, "A", fr.Voucher.Kiosk)
-		assert.Equal(t, v.ID, fr.Voucher.ID)
+		require.ErrorIs(t, otherErr, store.ErrNotFound, "kiosk B never pays A's voucher, nor learns of it")
+		require.NotErrorIs(t, otherErr, kiosk.ErrFleetOffline)
 
-		e, err := LookupVoucher(ctx, kv, v.Validation)
+		e, err := centre.Find(ctx, v.Validation)
 		require.NoError(t, err)
-		require.Equal(t, "paid", e.State)
 		switch {
 		case kioskErr == nil && centreErr == nil:
 			t.Fatalf("voucher %d paid twice", v.ID)
@@ -184,10 +181,13 @@ func TestVoucherPaidOnceAcrossCounters(t *testing.T) {
 			atKiosk++
 			assert.ErrorIs(t, centreErr, ErrVoucherNotPayable)
 			assert.Equal(t, store.VoucherPaid, a.state(v))
+			assert.Equal(t, stateClaimed, e.State, "claimed by A's counter, paid once its record is published")
 			assert.Equal(t, "A", e.PaidKiosk)
 		case centreErr == nil:
 			atCentre++
+			require.Equal(t, "paid", e.State)
 			require.ErrorIs(t, kioskErr, kiosk.ErrPaidElsewhere)
+			var fr *kiosk.FleetRefusal
 			require.ErrorAs(t, kioskErr, &fr)
 			assert.Equal(t, "central", fr.Voucher.PaidBy)
 			assert.Empty(t, fr.Voucher.PaidKiosk)
@@ -201,11 +201,20 @@ func TestVoucherPaidOnceAcrossCounters(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(atKiosk), m.Get(store.MeterVouchersPaidCount), "the kiosk counts only what it paid")
 	assert.Len(t, a.events("voucher_refused"), atCentre)
+	mb, err := b.st.Meters(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, mb.Get(store.MeterVouchersPaidCount), "B paid nothing")
+	assert.Empty(t, a.publish(ns.url()))
+	for _, v := range vs {
+		e, err := centre.Find(ctx, v.Validation)
+		require.NoError(t, err)
+		assert.Equal(t, "paid", e.State, "A's records published: its claims are paid")
+	}
 
 	// Paid at the centre, then brought to A's counter: refused, saying so.
 	v := a.voucher(10 * game.Euro)
 	a.publish(ns.url())
-	_, err = PayVoucher(ctx, kv, v.Validation, "guichet-7", time.Now())
+	_, err = centre.Pay(ctx, v.Validation, "guichet-7", time.Now())
 	require.NoError(t, err)
 	_, err = a.o.PayVoucher(ctx, a.s, v.Validation)
 	require.ErrorIs(t, err, kiosk.ErrPaidElsewhere)
@@ -216,14 +225,22 @@ func TestVoucherPaidOnceAcrossCounters(t *testing.T) {
 	w := a.voucher(20 * game.Euro)
 	_, err = a.o.PayVoucher(ctx, a.s, w.Validation)
 	require.NoError(t, err)
-	_, err = PayVoucher(ctx, kv, w.Validation, "central", time.Now())
+	_, err = centre.Pay(ctx, w.Validation, "central", time.Now())
 	require.ErrorIs(t, err, ErrVoucherNotPayable)
 	assert.Empty(t, a.publish(ns.url()), "the kiosk's own payment is no conflict")
-	e, err := LookupVoucher(ctx, kv, w.Validation)
+	e, err := centre.Find(ctx, w.Validation)
 	require.NoError(t, err)
 	assert.Equal(t, "paid", e.State)
 	assert.Equal(t, "A", e.PaidKiosk)
+	assert.Equal(t, string(kiosk.RoleStaff), e.PaidBy, "by whom, as the claim said")
 	assert.Empty(t, e.Conflict)
+
+	// None of those numbers is in the records or the bucket.
+	var numbers []string
+	for _, x := range append(vs, v, w) {
+		numbers = append(numbers, x.Validation)
+	}
+	noNumberLeft(t, ns.js(t), numbers...)
 }
 
 // A kiosk whose centre does not answer pays its own vouchers up to the
@@ -236,16 +253,15 @@ func TestOfflinePaymentConflictReported(t *testing.T) {
 	ns := startNATS(t)
 	ctx := context.Background()
 	js := ns.js(t)
-	_, kv, err := Ensure(ctx, js, 1)
-	require.NoError(t, err)
 	// A's link to the centre is cut for its counter: nothing listens there.
-	a := newCounter(t, "A", "nats://127.0.0.1:1")
+	a := newCounter(t, ns, "A", "tls://127.0.0.1:1")
+	centre := ns.vouchers(t)
 	twice := a.voucher(20 * game.Euro)
 	once := a.voucher(50 * game.Euro)
 	big := a.voucher(200 * game.Euro) // above kiosk.DefaultOfflinePayLimit
 	a.publish(ns.url())
 
-	_, err = PayVoucher(ctx, kv, twice.Validation, "central", time.Now())
+	_, err := centre.Pay(ctx, twice.Validation, "central", time.Now())
 	require.NoError(t, err, "the centre pays it while A is cut off")
 
 	_, err = a.o.PayVoucher(ctx, a.s, twice.Validation)
@@ -277,10 +293,10 @@ func TestOfflinePaymentConflictReported(t *testing.T) {
 	assert.Contains(t, ev[0].Detail, "paid twice")
 	assert.NotContains(t, ev[0].Detail, twice.Validation, "the log never holds a payable number")
 
-	e, err := LookupVoucher(ctx, kv, twice.Validation)
+	e, err := centre.Find(ctx, twice.Validation)
 	require.NoError(t, err)
 	assert.Contains(t, e.Conflict, "also paid by kiosk A")
-	e, err = LookupVoucher(ctx, kv, once.Validation)
+	e, err = centre.Find(ctx, once.Validation)
 	require.NoError(t, err)
 	assert.Equal(t, "A", e.PaidKiosk)
 	assert.Empty(t, e.Conflict)
@@ -288,44 +304,47 @@ func TestOfflinePaymentConflictReported(t *testing.T) {
 	// The centre's status lists it among A's problems.
 	a.publish(ns.url())
 	f := NewFleet()
-	require.NoError(t, ReadRecords(ctx, js, "A", func(k string, r store.OutboxRecord, at time.Time) error {
-		f.Apply(k, r, at)
+	f.VoucherMaster = ns.master
+	require.NoError(t, ReadRecords(ctx, js, "A", func(r Record) error {
+		f.Add(r)
 		return nil
 	}))
 	k := f.Kiosks["A"]
 	require.NotNil(t, k)
-	var found bool
-	for _, p := range k.Problems {
-		found = found || strings.Contains(p, "paid twice")
-	}
-	assert.True(t, found, "problems: %q", k.Problems)
+	assert.True(t, hasProblem(k, "paid twice"), "problems: %q", k.Problems)
 	assert.GreaterOrEqual(t, k.Faults, int64(1))
+	assert.Len(t, k.Problems, 1, "%q", k.Problems)
+	require.NoError(t, f.CheckVouchers(ctx, js))
+	assert.Len(t, k.Problems, 1, "its entries agree with its records: %q", k.Problems)
+	noNumberLeft(t, js, twice.Validation, once.Validation, big.Validation, val)
 }
 
 // A claim given back (the kiosk could not record the payment after all)
 // leaves the voucher payable elsewhere; a claim of a voucher whose records
-// have not reached the centre creates its entry paid.
+// have not reached the centre creates its entry claimed.
 func TestClaimGivenBack(t *testing.T) {
 	ns := startNATS(t)
 	ctx := context.Background()
-	_, kv, err := Ensure(ctx, ns.js(t), 1)
-	require.NoError(t, err)
-	reg, err := NewRegistry(Config{URL: ns.url(), KioskID: "A"})
+	reg, err := NewRegistry(ns.kiosk(t, "A"))
 	require.NoError(t, err)
 	defer reg.Close()
+	centre := ns.vouchers(t)
 	val, err := kiosk.NewValidation(rand.Reader)
 	require.NoError(t, err)
 	now := time.Now()
 	claim := kiosk.VoucherClaim{Validation: val, ID: 3, Amount: 12 * game.Euro, Issued: now, Expires: now.Add(time.Hour), At: now, By: "staff"}
 	release, err := reg.Claim(ctx, claim)
 	require.NoError(t, err)
-	_, err = PayVoucher(ctx, kv, val, "central", now)
+	e, err := centre.Find(ctx, val)
+	require.NoError(t, err)
+	assert.Equal(t, stateClaimed, e.State)
+	_, err = centre.Pay(ctx, val, "central", now)
 	require.ErrorIs(t, err, ErrVoucherNotPayable, "claimed")
 	require.NoError(t, release(ctx))
-	e, err := LookupVoucher(ctx, kv, val)
+	e, err = centre.Find(ctx, val)
 	require.NoError(t, err)
 	assert.Equal(t, "printed", e.State)
-	_, err = PayVoucher(ctx, kv, val, "central", now)
+	_, err = centre.Pay(ctx, val, "central", now)
 	require.NoError(t, err, "given back: payable again")
 	_, err = reg.Claim(ctx, claim)
 	require.ErrorIs(t, err, kiosk.ErrPaidElsewhere)
@@ -341,21 +360,20 @@ func TestClaimGivenBack(t *testing.T) {
 func TestOfficeGivesBackAClaimTheStoreRefused(t *testing.T) {
 	ns := startNATS(t)
 	ctx := context.Background()
-	_, kv, err := Ensure(ctx, ns.js(t), 1)
-	require.NoError(t, err)
-	a := newCounter(t, "A", ns.url())
+	a := newCounter(t, ns, "A", ns.url())
+	centre := ns.vouchers(t)
 	v := a.voucher(10 * game.Euro)
 	a.publish(ns.url())
 
 	a.ahead.Store(int64(100 * time.Hour))
-	_, err = a.o.PayVoucher(ctx, a.s, v.Validation)
+	_, err := a.o.PayVoucher(ctx, a.s, v.Validation)
 	require.ErrorIs(t, err, store.ErrVoucherExpired)
 	assert.Equal(t, store.VoucherPrinted, a.state(v))
-	e, err := LookupVoucher(ctx, kv, v.Validation)
+	e, err := centre.Find(ctx, v.Validation)
 	require.NoError(t, err)
 	assert.Equal(t, "printed", e.State, "the claim was given back")
 	assert.Empty(t, a.events("voucher_claim_left"))
-	_, err = PayVoucher(ctx, kv, v.Validation, "central", time.Now())
+	_, err = centre.Pay(ctx, v.Validation, "central", time.Now())
 	require.NoError(t, err, "payable at the centre")
 }
 
@@ -364,7 +382,7 @@ func TestOfficeGivesBackAClaimTheStoreRefused(t *testing.T) {
 // stderr.
 func TestClientAsyncErrorsGoToTheKiosksLog(t *testing.T) {
 	var got []error
-	c := Config{URL: "nats://127.0.0.1:4222", KioskID: "PH-0001", OnAsyncError: func(err error) { got = append(got, err) }}
+	c := Config{URL: "tls://127.0.0.1:4222", KioskID: "PH-0001", OnAsyncError: func(err error) { got = append(got, err) }}
 	for _, receiver := range []bool{true, false} {
 		if !receiver {
 			c.OnAsyncError = nil
@@ -416,4 +434,28 @@ func TestReconnectingBacksOff(t *testing.T) {
 	err = reconnecting(context.Background(), lo, hi, func(context.Context) (bool, error) { return false, errors.New("down") },
 		func(error) {}, func(context.Context, time.Duration) error { return hw.SystemClock{}.Sleep(ctx2, time.Hour) })
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// A voucher of this kiosk that the fleet knows and its store does not (the
+// store put back to a copy from before its print) is refused at the
+// counter as the fleet's, naming this kiosk, and nothing is paid.
+func TestOwnVoucherTheStoreLostIsRefused(t *testing.T) {
+	ns := startNATS(t)
+	ctx := context.Background()
+	a := newCounter(t, ns, "A", ns.url())
+	v := a.voucher(20 * game.Euro)
+	a.publish(ns.url())
+	restored := newCounter(t, ns, "A", ns.url()) // A again, on a store without the voucher
+	_, err := restored.o.PayVoucher(ctx, restored.s, v.Validation)
+	require.ErrorIs(t, err, kiosk.ErrForeignVoucher)
+	var fr *kiosk.FleetRefusal
+	require.ErrorAs(t, err, &fr)
+	assert.Equal(t, "A", fr.Voucher.Kiosk)
+	assert.Equal(t, v.ID, fr.Voucher.ID)
+	m, err := restored.st.Meters(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, m.Get(store.MeterVouchersPaidCount))
+	e, err := ns.vouchers(t).Find(ctx, v.Validation)
+	require.NoError(t, err)
+	assert.Equal(t, "printed", e.State, "still payable once its kiosk is whole")
 }

@@ -2,10 +2,10 @@ package fleet
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,17 +14,17 @@ import (
 	"pharaon/store"
 )
 
-// deadBucket is the vouchers' bucket over a connection that died: reads
-// pass, writes fail.
-type deadBucket struct{ jetstream.KeyValue }
-
-var errDead = errors.New("connection lost")
-
-func (deadBucket) Create(context.Context, string, []byte, ...jetstream.KVCreateOpt) (uint64, error) {
-	return 0, errDead
+// deadBucket is the vouchers' bucket over the kiosk's connection that
+// died: every read and write of it fails.
+func deadBucket(t *testing.T, c Config) Bucket {
+	t.Helper()
+	nc, err := c.connect()
+	require.NoError(t, err)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	nc.Close()
+	return NewBucket(js, VoucherBucket)
 }
-
-func (deadBucket) Update(context.Context, string, []byte, uint64) (uint64, error) { return 0, errDead }
 
 // A voucher's records stored by the server whose bucket entry was not
 // written (the connection died after the server stored the batch: its
@@ -47,20 +47,20 @@ func TestVoucherEntryAfterLostBatch(t *testing.T) {
 	require.NoError(t, err)
 
 	js := ns.js(t)
-	_, kv, err := Ensure(ctx, js, 1)
-	require.NoError(t, err)
+	k1 := ns.kiosk(t, "k1")
+	centre := ns.vouchers(t)
 	a := newAcks()
-	p := newTestPublisher(t, ns.url(), s, a)
-	_, err = p.sendBatch(ctx, js, deadBucket{kv}, RecordsSubject+"k1")
-	require.ErrorIs(t, err, errDead)
+	p := newTestPublisher(t, k1, s, a)
+	_, err = p.sendBatch(ctx, kioskJS(t, k1), deadBucket(t, k1), RecordsSubject+"k1")
+	require.ErrorIs(t, err, nats.ErrConnectionClosed)
 	require.Equal(t, seqs(1, o.Last), stored(t, js, "k1"), "the server stored the batch")
-	_, err = LookupVoucher(ctx, kv, val)
+	_, err = centre.Find(ctx, val)
 	require.ErrorIs(t, err, ErrVoucherUnknown)
 
 	stop := run(p)
 	a.wait(t, o.Last)
 	stop()
-	e, err := LookupVoucher(ctx, kv, val)
+	e, err := centre.Find(ctx, val)
 	require.NoError(t, err, "the voucher's entry after the publisher came back")
 	assert.Equal(t, "printed", e.State)
 	assert.Equal(t, int64(20*game.Euro), e.Amount)
@@ -84,7 +84,8 @@ func TestResyncTellsAPaidTwiceVoucher(t *testing.T) {
 	_, _, err = s.ConfirmVoucher(ctx, v.ID)
 	require.NoError(t, err)
 	a := newAcks()
-	p := newTestPublisher(t, ns.url(), s, a)
+	k1 := ns.kiosk(t, "k1")
+	p := newTestPublisher(t, k1, s, a)
 	o, err := s.OutboxState(ctx)
 	require.NoError(t, err)
 	stop := run(p)
@@ -92,16 +93,14 @@ func TestResyncTellsAPaidTwiceVoucher(t *testing.T) {
 	stop()
 
 	js := ns.js(t)
-	_, kv, err := Ensure(ctx, js, 1)
-	require.NoError(t, err)
-	_, err = PayVoucher(ctx, kv, val, "centre", time.Now())
+	_, err = ns.vouchers(t).Pay(ctx, val, "centre", time.Now())
 	require.NoError(t, err)
 	_, err = s.PayVoucher(ctx, val, "staff") // offline, at the kiosk
 	require.NoError(t, err)
 	o, err = s.OutboxState(ctx)
 	require.NoError(t, err)
-	_, err = p.sendBatch(ctx, js, deadBucket{kv}, RecordsSubject+"k1")
-	require.ErrorIs(t, err, errDead)
+	_, err = p.sendBatch(ctx, kioskJS(t, k1), deadBucket(t, k1), RecordsSubject+"k1")
+	require.ErrorIs(t, err, nats.ErrConnectionClosed)
 
 	conflicts := make(chan VoucherConflict, 4)
 	p.OnConflict = func(c VoucherConflict) { conflicts <- c }

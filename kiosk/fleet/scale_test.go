@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +28,7 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/kiosk"
+	"pharaon/kiosk/fleet/authority"
 	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
 )
@@ -136,7 +139,10 @@ type scaleKiosk struct {
 	vouchers []string // validation numbers printed
 }
 
-func newScaleKiosk(t *testing.T, tmpl kiosktest.TemplateFiles, n int, machine bool, games int, url string) *scaleKiosk {
+// scaleID is the id of the fleet's kiosk n.
+func scaleID(n int) string { return fmt.Sprintf("PH-%03d", n) }
+
+func newScaleKiosk(t *testing.T, tmpl kiosktest.TemplateFiles, n int, machine bool, games int, cfg Config) *scaleKiosk {
 	t.Helper()
 	ctx := context.Background()
 	path, err := kiosktest.CopyTemplate(tmpl, t.TempDir())
@@ -144,7 +150,7 @@ func newScaleKiosk(t *testing.T, tmpl kiosktest.TemplateFiles, n int, machine bo
 	st, err := store.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	k := &scaleKiosk{id: fmt.Sprintf("PH-%03d", n), n: n, st: st, rng: rand.New(rand.NewPCG(uint64(n), 0xf1ee7))}
+	k := &scaleKiosk{id: scaleID(n), n: n, st: st, rng: rand.New(rand.NewPCG(uint64(n), 0xf1ee7))}
 	if machine {
 		// The machine has no bank note validator here: the notes go in
 		// before it starts, enough for every game at the highest stake.
@@ -156,7 +162,7 @@ func newScaleKiosk(t *testing.T, tmpl kiosktest.TemplateFiles, n int, machine bo
 		require.NoError(t, err)
 		t.Cleanup(func() { k.closeMachine() })
 	}
-	k.pub, err = NewPublisher(Config{URL: url, KioskID: k.id}, st)
+	k.pub, err = NewPublisher(cfg, st)
 	require.NoError(t, err)
 	k.pub.MinBackoff, k.pub.MaxBackoff, k.pub.Poll = 10*time.Millisecond, 200*time.Millisecond, 50*time.Millisecond
 	k.ack = newAcks()
@@ -370,11 +376,11 @@ func TestFleetScale(t *testing.T) {
 	tmpl := scaleTemplate(t)
 	t.Logf("template %v", time.Since(t0).Round(time.Millisecond))
 	ns := startNATS(t)
-	px := startProxy(t, fmt.Sprintf("127.0.0.1:%d", ns.port))
+	px := startProxy(t, fmt.Sprintf("127.0.0.1:%d", ns.Port()))
 
 	ks := make([]*scaleKiosk, sp.kiosks)
 	for i := range ks {
-		ks[i] = newScaleKiosk(t, tmpl, i+1, i < sp.machines, sp.games, px.url())
+		ks[i] = newScaleKiosk(t, tmpl, i+1, i < sp.machines, sp.games, at(ns.kiosk(t, scaleID(i+1)), px.url()))
 	}
 	// The machines' boot checks, side by side.
 	var wg sync.WaitGroup
@@ -429,11 +435,11 @@ func TestFleetScale(t *testing.T) {
 				case faultCut, faultFreeze:
 					px.restore()
 				case faultRestart:
-					if err := ns.startErr(); err != nil {
+					if err := ns.Start(); err != nil {
 						return err
 					}
 				case faultBoth:
-					if err := ns.startErr(); err != nil {
+					if err := ns.Start(); err != nil {
 						return err
 					}
 					px.restore()
@@ -496,7 +502,7 @@ func TestFleetScale(t *testing.T) {
 	info, err := stream.Info(ctx)
 	require.NoError(t, err)
 	heapServer := heapInUse() - heapBefore
-	disk, err := dirSize(ns.dir)
+	disk, err := dirSize(ns.Store())
 	require.NoError(t, err)
 	acct, err := js.AccountInfo(ctx)
 	require.NoError(t, err)
@@ -506,20 +512,30 @@ func TestFleetScale(t *testing.T) {
 
 	got := map[string][]store.OutboxRecord{}
 	f := NewFleet()
-	require.NoError(t, ReadRecords(ctx, js, "", func(kiosk string, r store.OutboxRecord, at time.Time) error {
-		got[kiosk] = append(got[kiosk], r)
-		f.Apply(kiosk, r, at)
+	f.VoucherMaster = ns.master
+	printed := map[string][]string{}
+	for _, k := range ks {
+		printed[k.id] = k.vouchers
+	}
+	require.NoError(t, ReadRecords(ctx, js, "", func(r Record) error {
+		for _, val := range printed[r.Kiosk] {
+			if bytes.Contains(r.Payload, []byte(val)) {
+				t.Errorf("%s: record %d carries the validation number %s in clear", r.Kiosk, r.Seq, val)
+			}
+		}
+		got[r.Kiosk] = append(got[r.Kiosk], r.OutboxRecord)
+		f.Add(r)
 		return nil
 	}))
 	require.Len(t, f.Kiosks, sp.kiosks)
-	_, kv, err := Ensure(ctx, js, 1)
-	require.NoError(t, err)
+	centre := ns.vouchers(t)
+	require.NoError(t, f.CheckVouchers(ctx, js))
 
 	stakeSales, stakeWins := map[int64]int64{}, map[int64]int64{}
 	for _, k := range ks {
 		want, err := k.st.Outbox(ctx, 0, 1<<30)
 		require.NoError(t, err)
-		sameRecords(t, k.id, want, got[k.id])
+		sameRecords(t, ns.keys(t, k.id), want, got[k.id])
 
 		c := f.Kiosks[k.id]
 		require.NotNil(t, c, k.id)
@@ -542,7 +558,7 @@ func TestFleetScale(t *testing.T) {
 			stakeWins[s] += v
 		}
 		for _, val := range k.vouchers {
-			e, err := LookupVoucher(ctx, kv, val)
+			e, err := centre.Find(ctx, val)
 			if assert.NoError(t, err, "%s: voucher %s", k.id, val) {
 				assert.Equal(t, k.id, e.Kiosk)
 				assert.Equal(t, "printed", e.State)
@@ -559,14 +575,27 @@ func TestFleetScale(t *testing.T) {
 
 // sameRecords: the centre holds the kiosk's outbox record for record:
 // each sequence once, in order, with the kiosk's very payload.
-func sameRecords(t *testing.T, kiosk string, want, got []store.OutboxRecord) {
+// A record whose validation number was sealed is compared once opened
+// with the kiosk's key: the same fields, and the voucher's entry key.
+func sameRecords(t *testing.T, keys voucherKeys, want, got []store.OutboxRecord) {
 	t.Helper()
+	kiosk := keys.kiosk
 	if !assert.Len(t, got, len(want), "%s: records", kiosk) {
 		return
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.Seq != w.Seq || g.Kind != w.Kind || g.RefID != w.RefID || !g.At.Equal(w.At) || !bytes.Equal(g.Payload, w.Payload) {
+		same := bytes.Equal(g.Payload, w.Payload)
+		if !same && hasSealed(g) {
+			opened, err := keys.openRecord(g)
+			require.NoError(t, err, "%s: record %d", kiosk, g.Seq)
+			var gm, wm map[string]any
+			require.NoError(t, json.Unmarshal(opened.Payload, &gm))
+			require.NoError(t, json.Unmarshal(w.Payload, &wm))
+			delete(gm, fieldEntryKey)
+			same = reflect.DeepEqual(gm, wm)
+		}
+		if g.Seq != w.Seq || g.Kind != w.Kind || g.RefID != w.RefID || !g.At.Equal(w.At) || !same {
 			t.Errorf("%s: record %d at the centre is %d %s %d %s, the kiosk's is %d %s %d %s", kiosk, i,
 				g.Seq, g.Kind, g.RefID, g.Payload, w.Seq, w.Kind, w.RefID, w.Payload)
 			return
@@ -631,8 +660,9 @@ func TestFleetCatchUp(t *testing.T) {
 	ctx := context.Background()
 	tmpl := scaleTemplate(t)
 	ns := startNATS(t)
+	cfg := ns.kiosk(t, scaleID(1))
 	ns.stop()
-	k := newScaleKiosk(t, tmpl, 1, false, plays, ns.url())
+	k := newScaleKiosk(t, tmpl, 1, false, plays, cfg)
 	offline := make(chan struct{})
 	var once sync.Once
 	k.pub.OnError = func(error) { once.Do(func() { close(offline) }) }
@@ -648,7 +678,7 @@ func TestFleetCatchUp(t *testing.T) {
 	require.Zero(t, o.Published, "nothing published while offline")
 	assert.False(t, k.pub.Status().Connected)
 
-	require.NoError(t, ns.startErr())
+	require.NoError(t, ns.Start())
 	began = time.Now()
 	k.ack.wait(t, o.Last)
 	took := time.Since(began)
@@ -689,7 +719,14 @@ func TestFleetServerFigures(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "serve", "-listen", addr, "-store", dir)
+	fleetDir := filepath.Join(t.TempDir(), "fleet")
+	out, err = exec.Command(bin, "init", "-fleet", fleetDir).CombinedOutput()
+	require.NoError(t, err, "pharaon-central init: %s", out)
+	m, err := authority.Open(fleetDir)
+	require.NoError(t, err)
+	master, err := m.VoucherMaster()
+	require.NoError(t, err)
+	cmd := exec.Command(bin, "serve", "-fleet", fleetDir, "-listen", addr, "-store", dir)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -717,7 +754,12 @@ func TestFleetServerFigures(t *testing.T) {
 	tmpl := scaleTemplate(t)
 	ks := make([]*scaleKiosk, sp.kiosks)
 	for i := range ks {
-		ks[i] = newScaleKiosk(t, tmpl, i+1, false, sp.games, "nats://"+addr)
+		id := scaleID(i + 1)
+		p := authority.Permissions(KioskPermissions(id, nil))
+		creds, err := m.IssueUser(authority.AccountName, id, &p, time.Time{})
+		require.NoError(t, err)
+		ks[i] = newScaleKiosk(t, tmpl, i+1, false, sp.games, Config{URL: "tls://" + addr, KioskID: id,
+			CredsFile: creds, CAFile: m.CAFile(), VoucherKey: KioskVoucherKey(master, id)})
 		t.Cleanup(run(ks[i].pub))
 	}
 	var wg sync.WaitGroup

@@ -14,37 +14,49 @@ import (
 )
 
 // VoucherEntry is a voucher as the fleet knows it: one entry of the
-// bucket VoucherBucket, keyed by its validation number.
+// bucket VoucherBucket, keyed "<kiosk>.<keyed hash of its number>"
+// (voucherkey.go). It holds no validation number. Its kiosk is its key's:
+// only that kiosk's user may write under its name (permissions.go), and an
+// entry whose content names another kiosk is refused (ErrVoucherForged).
 type VoucherEntry struct {
-	Validation string `json:"validation"`
-	Kiosk      string `json:"kiosk"`  // the kiosk that issued it
-	ID         int64  `json:"id"`     // its number at that kiosk
-	Amount     int64  `json:"amount"` // cents
-	ExpiresAt  int64  `json:"expires_at"`
-	State      string `json:"state"` // issued, printed, paid, void, expired (store.VoucherState)
-	PaidBy     string `json:"paid_by,omitempty"`
-	PaidAt     int64  `json:"paid_at,omitempty"`
-	// PaidKiosk is the kiosk whose counter paid it; "" when the centre
-	// paid it (pharaon-central pay).
+	Kiosk     string `json:"kiosk"`  // the kiosk that issued it
+	ID        int64  `json:"id"`     // its number at that kiosk
+	Amount    int64  `json:"amount"` // cents
+	ExpiresAt int64  `json:"expires_at"`
+	// State is issued, printed, paid, void, expired (store.VoucherState),
+	// or claimed: its kiosk's counter is paying it (Registry.Claim),
+	// paid once the kiosk's record of the payment is published.
+	State  string `json:"state"`
+	PaidBy string `json:"paid_by,omitempty"`
+	PaidAt int64  `json:"paid_at,omitempty"`
+	// PaidKiosk is the kiosk whose counter claimed or paid it; "" when
+	// the centre paid it (pharaon-central pay).
 	PaidKiosk string `json:"paid_kiosk,omitempty"`
 	// Conflict says, once found, that a kiosk paid the voucher while the
 	// centre did not answer although it was already paid: paid twice.
 	Conflict string `json:"conflict,omitempty"`
+	Key      string `json:"-"` // its key in the bucket
 	Revision uint64 `json:"-"`
 }
 
 // Expires is when the voucher expires.
 func (v VoucherEntry) Expires() time.Time { return time.Unix(0, v.ExpiresAt) }
 
-// rank orders a voucher's states: an entry only moves forward.
+// stateClaimed is an entry's state while its kiosk's counter pays it.
+const stateClaimed = "claimed"
+
+// rank orders a voucher's states: an entry only moves forward, but for a
+// claim given back (claimed to printed).
 func rank(state string) int {
 	switch state {
 	case "issued":
 		return 0
 	case "printed":
 		return 1
-	default: // paid, void, expired: final
+	case stateClaimed:
 		return 2
+	default: // paid, void, expired: final
+		return 3
 	}
 }
 
@@ -52,6 +64,9 @@ func rank(state string) int {
 var (
 	ErrVoucherUnknown    = errors.New("voucher unknown to the fleet")
 	ErrVoucherNotPayable = errors.New("voucher not payable")
+	// ErrVoucherForged: an entry whose content is not what its key and
+	// its history allow (another kiosk named in it, a state gone back).
+	ErrVoucherForged = errors.New("voucher entry rewritten")
 )
 
 // VoucherConflict is a voucher paid twice: at kiosk Kiosk's counter while
@@ -78,14 +93,14 @@ func (c *VoucherConflict) Error() string {
 // markConflict writes on the entry that kiosk paid it too, once, and
 // returns the conflict; an entry that already says so returns it as well
 // (a record sent again reports again rather than never).
-func markConflict(ctx context.Context, kv jetstream.KeyValue, cur VoucherEntry, kiosk string, id, at int64) error {
+func markConflict(ctx context.Context, b Bucket, cur VoucherEntry, kiosk string, id, at int64) error {
 	c := &VoucherConflict{Kiosk: kiosk, ID: id, PaidAt: time.Unix(0, at), Entry: cur}
 	for cur.Conflict == "" {
 		cur.Conflict = fmt.Sprintf("also paid by kiosk %s at %s", kiosk, c.PaidAt.UTC().Format(time.RFC3339))
 		data, _ := json.Marshal(cur)
-		_, err := kv.Update(ctx, cur.Validation, data, cur.Revision)
+		_, err := b.update(ctx, cur.Key, data, cur.Revision)
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-			if cur, err = LookupVoucher(ctx, kv, cur.Validation); err != nil {
+			if cur, err = LookupVoucher(ctx, b, cur.Key); err != nil {
 				return err
 			}
 			continue
@@ -97,10 +112,12 @@ func markConflict(ctx context.Context, kv jetstream.KeyValue, cur VoucherEntry, 
 	return c
 }
 
-// applyVoucherRecord brings the voucher's fleet entry up to a published
-// record of it; other records are ignored. It is idempotent: a state at or
-// behind the entry's changes nothing, so a record sent again is harmless.
-func applyVoucherRecord(ctx context.Context, kv jetstream.KeyValue, kiosk string, r store.OutboxRecord) error {
+// applyVoucherRecord brings the voucher's fleet entry up to a record of
+// the kiosk's outbox (as the outbox wrote it, its number in clear: keys
+// gives the entry's key); other records are ignored. It is idempotent: a
+// state at or behind the entry's changes nothing, so a record sent again
+// is harmless.
+func applyVoucherRecord(ctx context.Context, b Bucket, keys voucherKeys, r store.OutboxRecord) error {
 	if r.Kind != "voucher" && r.Kind != "voucher_state" {
 		return nil
 	}
@@ -115,16 +132,17 @@ func applyVoucherRecord(ctx context.Context, kv jetstream.KeyValue, kiosk string
 	if err := json.Unmarshal(r.Payload, &rec); err != nil {
 		return fmt.Errorf("voucher record %d: %w", r.Seq, err)
 	}
-	next := VoucherEntry{Validation: rec.Validation, Kiosk: kiosk, ID: rec.ID, Amount: rec.Amount,
-		ExpiresAt: rec.ExpiresAt, State: rec.State}
+	kiosk := keys.kiosk
+	key := keys.entryKey(rec.Validation)
+	next := VoucherEntry{Kiosk: kiosk, ID: rec.ID, Amount: rec.Amount, ExpiresAt: rec.ExpiresAt, State: rec.State}
 	if rec.State == "paid" {
 		next.PaidBy, next.PaidAt, next.PaidKiosk = kiosk, rec.At, kiosk
 	}
 	for {
-		cur, err := LookupVoucher(ctx, kv, rec.Validation)
+		cur, err := LookupVoucher(ctx, b, key)
 		if errors.Is(err, ErrVoucherUnknown) {
 			data, _ := json.Marshal(next)
-			_, err = kv.Create(ctx, rec.Validation, data)
+			_, err = b.create(ctx, key, data)
 			if errors.Is(err, jetstream.ErrKeyExists) {
 				continue // created meanwhile: merge with it
 			}
@@ -134,15 +152,20 @@ func applyVoucherRecord(ctx context.Context, kv jetstream.KeyValue, kiosk string
 			return err
 		}
 		if rec.State == "paid" && cur.State == "paid" && cur.PaidKiosk != kiosk {
-			// Paid here while the centre did not answer, and paid
-			// elsewhere too: the voucher was paid twice.
-			return markConflict(ctx, kv, cur, kiosk, rec.ID, rec.At)
+			// Paid here while the centre did not answer, and paid at the
+			// centre too: the voucher was paid twice.
+			return markConflict(ctx, b, cur, kiosk, rec.ID, rec.At)
 		}
 		if rank(next.State) <= rank(cur.State) {
 			return nil
 		}
+		if rec.State == "paid" && cur.State == stateClaimed {
+			// The payment this kiosk's counter claimed: by whom and when
+			// as the claim said.
+			next.PaidBy, next.PaidAt = cur.PaidBy, cur.PaidAt
+		}
 		data, _ := json.Marshal(next)
-		_, err = kv.Update(ctx, rec.Validation, data, cur.Revision)
+		_, err = b.update(ctx, key, data, cur.Revision)
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			continue
 		}
@@ -150,49 +173,60 @@ func applyVoucherRecord(ctx context.Context, kv jetstream.KeyValue, kiosk string
 	}
 }
 
-// LookupVoucher reads a voucher's fleet entry.
-func LookupVoucher(ctx context.Context, kv jetstream.KeyValue, validation string) (VoucherEntry, error) {
-	e, err := kv.Get(ctx, validation)
-	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrInvalidKey) {
-		return VoucherEntry{}, fmt.Errorf("voucher %s: %w", validation, ErrVoucherUnknown)
+// LookupVoucher reads the voucher entry of key. An entry whose content
+// names a kiosk other than its key's is ErrVoucherForged: the kiosk of an
+// entry is its key's, and never changes.
+func LookupVoucher(ctx context.Context, b Bucket, key string) (VoucherEntry, error) {
+	e, err := b.get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return VoucherEntry{}, fmt.Errorf("voucher %s: %w", key, ErrVoucherUnknown)
 	}
 	if err != nil {
-		return VoucherEntry{}, fmt.Errorf("voucher %s: %w", validation, err)
+		return VoucherEntry{}, fmt.Errorf("voucher %s: %w", key, err)
 	}
 	var v VoucherEntry
-	if err := json.Unmarshal(e.Value(), &v); err != nil {
-		return VoucherEntry{}, fmt.Errorf("voucher %s: %w", validation, err)
+	if err := json.Unmarshal(e.value, &v); err != nil {
+		return VoucherEntry{}, fmt.Errorf("voucher %s: %w", key, err)
 	}
-	v.Revision = e.Revision()
+	if owner := kioskOfKey(key); v.Kiosk != owner {
+		return VoucherEntry{}, fmt.Errorf("voucher %d (entry %s) says kiosk %q, its key kiosk %s: %w", v.ID, key, v.Kiosk, owner, ErrVoucherForged)
+	}
+	v.Key, v.Revision = key, e.revision
 	return v, nil
 }
 
-// PayVoucher records the payment of a voucher at counter by, once across
-// the fleet: it reads the entry, refuses a voucher that is not printed or
-// has expired at now, and writes it paid only if no one wrote it since it
-// was read (compare-and-set on the revision). Of two counters paying the
-// same voucher at once, one gets the entry paid, the other
-// ErrVoucherNotPayable.
-func PayVoucher(ctx context.Context, kv jetstream.KeyValue, validation, by string, now time.Time) (VoucherEntry, error) {
+// payVoucher records the payment of the voucher entry key at counter by,
+// once across the fleet: it reads the entry, refuses a voucher that is not
+// printed or has expired at now, and writes it paid only if no one wrote
+// it since it was read (compare-and-set on the revision). Of two counters
+// paying the same voucher at once, one gets the entry paid, the other
+// ErrVoucherNotPayable. check, when set, judges each entry read before it
+// is paid (the centre's look at its history).
+func payVoucher(ctx context.Context, b Bucket, key, by string, now time.Time, check func(VoucherEntry) error) (VoucherEntry, error) {
 	for {
-		v, err := LookupVoucher(ctx, kv, validation)
+		v, err := LookupVoucher(ctx, b, key)
 		if err != nil {
 			return VoucherEntry{}, err
 		}
 		if v.State != "printed" {
-			return v, fmt.Errorf("voucher %s is %s: %w", validation, v.State, ErrVoucherNotPayable)
+			return v, fmt.Errorf("voucher %d of kiosk %s is %s: %w", v.ID, v.Kiosk, v.State, ErrVoucherNotPayable)
 		}
 		if !now.Before(v.Expires()) {
-			return v, fmt.Errorf("voucher %s expired: %w", validation, ErrVoucherNotPayable)
+			return v, fmt.Errorf("voucher %d of kiosk %s expired: %w", v.ID, v.Kiosk, ErrVoucherNotPayable)
+		}
+		if check != nil {
+			if err := check(v); err != nil {
+				return v, err
+			}
 		}
 		v.State, v.PaidBy, v.PaidAt = "paid", by, now.UnixNano()
 		data, _ := json.Marshal(v)
-		rev, err := kv.Update(ctx, validation, data, v.Revision)
+		rev, err := b.update(ctx, key, data, v.Revision)
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			continue // someone wrote it since: read again and decide again
 		}
 		if err != nil {
-			return VoucherEntry{}, fmt.Errorf("voucher %s: %w", validation, err)
+			return VoucherEntry{}, fmt.Errorf("voucher %s: %w", key, err)
 		}
 		v.Revision = rev
 		return v, nil

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"pharaon/kiosk/fleet"
+	"pharaon/kiosk/fleet/authority"
+)
+
+// centre is a connection as the centre's user, which has every right in
+// the fleet's account.
+type centre struct {
+	nc *nats.Conn
+	js jetstream.JetStream
+	m  *authority.Material
+}
+
+// connectCentre connects to url as the centre, verifying the server with
+// the fleet's CA.
+func connectCentre(m *authority.Material, url string) (*centre, error) {
+	nc, err := m.Connect(url, authority.AccountName, authority.CentralUser, nats.Name("pharaon-central"))
+	if err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return &centre{nc: nc, js: js, m: m}, nil
+}
+
+// provision makes the fleet's streams and buckets and each active kiosk's
+// consumer of the deliveries (kiosk/fleet/provision.go).
+func provision(ctx context.Context, w io.Writer, c *centre, replicas int) error {
+	if err := fleet.Provision(ctx, c.js, replicas); err != nil {
+		return err
+	}
+	ks, err := readKiosks(c.m.Dir)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, k := range ks {
+		if !k.Revoked.IsZero() {
+			continue
+		}
+		if err := fleet.ProvisionKiosk(ctx, c.js, k.ID, k.Groups); err != nil {
+			return err
+		}
+		n++
+	}
+	fmt.Fprintf(w, "PROVISIONNÉ / PROVISIONED\u00a0: %s, %s, %s, %s, %s\u00a0; %d bornes / kiosks\n", fleet.RecordsStream, fleet.BlocksStream,
+		fleet.VoucherBucket, fleet.ClaimsBucket, fleet.BlockResults, n)
+	return nil
+}
+
+// serve runs a nats-server for the fleet on listen until ctx ends: the
+// centre of a development run (make run-fleet) and of the tests, in
+// operator mode with TLS from the fleet's material in dir, as the
+// operator's own server runs with nats-server.conf. It provisions the
+// streams, the buckets and the kiosks' consumers at its start.
+func serve(ctx context.Context, dir, listen, store string, w io.Writer) error {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("-listen %q: %w", listen, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return fmt.Errorf("-listen %q: %w", listen, err)
+	}
+	if store == "" {
+		return errors.New("serve: -store DIR is missing")
+	}
+	m, err := authority.Open(dir)
+	if err != nil {
+		return err
+	}
+	s := m.NewServer(host, p, store)
+	if err := s.Start(); err != nil {
+		return err
+	}
+	defer s.Stop()
+	url := s.URL()
+	c, err := connectCentre(m, url)
+	if err != nil {
+		return err
+	}
+	err = provision(ctx, io.Discard, c, 1)
+	c.nc.Close()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "nats-server JetStream: %s (store %s, fleet %s)\n", url, store, dir)
+	<-ctx.Done()
+	return nil
+}

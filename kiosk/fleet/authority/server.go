@@ -1,0 +1,191 @@
+package authority
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// ServerConfigFile is the nats-server configuration pharaon-central init
+// writes for the operator's own server (nats-server -c FILE).
+func (m *Material) ServerConfigFile() string { return filepath.Join(m.Dir, "nats-server.conf") }
+
+// ServerConfig is the configuration of a nats-server for the fleet:
+// operator mode trusting the fleet's operator, its two accounts preloaded
+// (no account server to run), JetStream storing in storeDir, TLS with the
+// centre's certificate (clients must speak TLS), listening on listen.
+func (m *Material) ServerConfig(listen, storeDir string) (string, error) {
+	accJWT, err := m.AccountJWT()
+	if err != nil {
+		return "", err
+	}
+	abs := func(p string) string {
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The fleet's nats-server, written by pharaon-central (docs/fleet.md).\n")
+	fmt.Fprintf(&b, "# Operator mode: only the users the centre issued connect, each with its permissions.\n")
+	fmt.Fprintf(&b, "listen: %s\n", strconv.Quote(listen))
+	fmt.Fprintf(&b, "operator: %s\n", strconv.Quote(abs(m.OperatorJWTFile())))
+	fmt.Fprintf(&b, "system_account: %s\n", m.operatorClaims.SystemAccount)
+	fmt.Fprintf(&b, "resolver: MEMORY\n")
+	fmt.Fprintf(&b, "resolver_preload: {\n  %s: %s\n  %s: %s\n}\n",
+		m.accountClaims.Subject, strconv.Quote(strings.TrimSpace(accJWT)),
+		m.operatorClaims.SystemAccount, strconv.Quote(strings.TrimSpace(m.systemJWT)))
+	fmt.Fprintf(&b, "jetstream: {\n  store_dir: %s\n}\n", strconv.Quote(abs(storeDir)))
+	fmt.Fprintf(&b, "tls: {\n  cert_file: %s\n  key_file: %s\n  timeout: 5\n}\n",
+		strconv.Quote(abs(m.ServerCertFile())), strconv.Quote(abs(m.ServerKeyFile())))
+	return b.String(), nil
+}
+
+// WriteServerConfig writes ServerConfig to ServerConfigFile.
+func (m *Material) WriteServerConfig(listen, storeDir string) error {
+	conf, err := m.ServerConfig(listen, storeDir)
+	if err != nil {
+		return err
+	}
+	return WriteFile(m.ServerConfigFile(), []byte(conf), 0o644)
+}
+
+// RefreshServerConfig writes ServerConfigFile again, with the listen
+// address and store it has, after the account's JWT changed (a kiosk
+// added or revoked): a server started from it has the revocations. No
+// file, nothing written.
+func (m *Material) RefreshServerConfig() error {
+	if _, err := os.Stat(m.ServerConfigFile()); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	opts, err := server.ProcessConfigFile(m.ServerConfigFile())
+	if err != nil {
+		return fmt.Errorf("%s: %w", m.ServerConfigFile(), err)
+	}
+	return m.WriteServerConfig(net.JoinHostPort(opts.Host, strconv.Itoa(opts.Port)), opts.StoreDir)
+}
+
+// ServerOptions are ServerConfig's options for an embedded nats-server
+// (pharaon-central serve, the tests) on host:port (port -1: any).
+func (m *Material) ServerOptions(host string, port int, storeDir string) (*server.Options, error) {
+	conf, err := m.ServerConfig("127.0.0.1:4222", storeDir)
+	if err != nil {
+		return nil, err
+	}
+	opts := &server.Options{}
+	if err := opts.ProcessConfigString(conf); err != nil {
+		return nil, fmt.Errorf("the fleet's server configuration: %w", err)
+	}
+	opts.Host, opts.Port, opts.NoSigs = host, port, true
+	return opts, nil
+}
+
+// Server is an embedded nats-server run from the material
+// (ServerOptions): pharaon-central serve's, and the tests'. It can be
+// stopped and started again on the same address and store.
+type Server struct {
+	m     *Material
+	host  string
+	port  int
+	store string
+	s     *server.Server
+}
+
+// NewServer is a server on host:port (port -1: any, kept after its first
+// start) storing in store; Start starts it.
+func (m *Material) NewServer(host string, port int, store string) *Server {
+	return &Server{m: m, host: host, port: port, store: store}
+}
+
+// Start starts the server, ready for connections. It logs nothing.
+func (s *Server) Start() error {
+	opts, err := s.m.ServerOptions(s.host, s.port, s.store)
+	if err != nil {
+		return err
+	}
+	opts.NoLog = true
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return err
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		srv.Shutdown()
+		return errors.New("nats-server did not start")
+	}
+	s.s, s.port = srv, srv.Addr().(*net.TCPAddr).Port
+	return nil
+}
+
+// Stop stops the server and waits for it.
+func (s *Server) Stop() {
+	if s.s != nil {
+		s.s.Shutdown()
+		s.s.WaitForShutdown()
+		s.s = nil
+	}
+}
+
+// Port is the port it listens on (its first start's, for port -1).
+func (s *Server) Port() int { return s.port }
+
+// Store is its JetStream store directory.
+func (s *Server) Store() string { return s.store }
+
+// URL is its URL: TLS, always.
+func (s *Server) URL() string { return "tls://" + net.JoinHostPort(s.host, strconv.Itoa(s.port)) }
+
+// Connect connects to url as user of account, verifying the server with
+// the fleet's CA. Its replies come to _INBOX_<user>, a prefix no kiosk's
+// (_INBOX.<kiosk>) can match.
+func (m *Material) Connect(url, account, user string, opts ...nats.Option) (*nats.Conn, error) {
+	opts = append([]nats.Option{nats.UserCredentials(m.CredsFile(account, user)), nats.RootCAs(m.CAFile()),
+		nats.MaxReconnects(0), nats.Timeout(5 * time.Second), nats.CustomInboxPrefix("_INBOX_" + user)}, opts...)
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s as %s: %w", url, user, err)
+	}
+	return nc, nil
+}
+
+// PushAccount sends the fleet account's JWT (its revocations) to the
+// running server at url through the system account: the server applies
+// it at once and drops the connections of revoked users. A server
+// restarted later reads it from its configuration.
+func (m *Material) PushAccount(ctx context.Context, url string) error {
+	token, err := m.AccountJWT()
+	if err != nil {
+		return err
+	}
+	nc, err := m.Connect(url, SystemName, SystemUser, nats.Name("pharaon-central system"))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	reply, err := nc.RequestWithContext(ctx, "$SYS.REQ.ACCOUNT."+m.AccountPublicKey()+".CLAIMS.UPDATE", []byte(strings.TrimSpace(token)))
+	if err != nil {
+		return fmt.Errorf("push the account: %w", err)
+	}
+	var resp struct {
+		Error *struct {
+			Description string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(reply.Data, &resp); err != nil {
+		return fmt.Errorf("push the account: %w", err)
+	}
+	if resp.Error != nil {
+		return fmt.Errorf("push the account: %s", resp.Error.Description)
+	}
+	return nil
+}

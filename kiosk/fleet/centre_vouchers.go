@@ -1,0 +1,197 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"pharaon/game"
+)
+
+// Vouchers is the centre's side of the voucher bucket (pharaon-central
+// voucher and pay): it finds a voucher from the number typed at its
+// counter, whichever kiosk printed it, and pays it once across the fleet.
+// It holds the fleet's voucher key, from which it computes each kiosk's
+// key of that number; the bucket itself never tells a number.
+type Vouchers struct {
+	b      Bucket
+	kv     jetstream.KeyValue // the entries' history: the centre's right
+	master []byte
+	kiosks []string
+}
+
+// NewVouchers is the centre's voucher bucket on js,
+// for the kiosks of the fleet (every kiosk the centre issued credentials
+// to, revoked ones included: their vouchers stay payable at the centre).
+func NewVouchers(ctx context.Context, js jetstream.JetStream, master []byte, kiosks []string) (*Vouchers, error) {
+	if len(master) != VoucherKeySize {
+		return nil, fmt.Errorf("the fleet's voucher key: %d bytes, not %d", len(master), VoucherKeySize)
+	}
+	kv, err := js.KeyValue(ctx, VoucherBucket)
+	if err != nil {
+		return nil, fmt.Errorf("bucket %s: %w", VoucherBucket, err)
+	}
+	return &Vouchers{b: NewBucket(js, VoucherBucket), kv: kv, master: master, kiosks: kiosks}, nil
+}
+
+// Find returns the entry of the voucher numbered validation:
+// ErrVoucherUnknown when no kiosk of the fleet has one.
+func (v *Vouchers) Find(ctx context.Context, validation string) (VoucherEntry, error) {
+	var found []VoucherEntry
+	for _, k := range v.kiosks {
+		key, err := VoucherEntryKey(v.master, k, validation)
+		if err != nil {
+			return VoucherEntry{}, err
+		}
+		e, err := LookupVoucher(ctx, v.b, key)
+		if errors.Is(err, ErrVoucherUnknown) {
+			continue
+		}
+		if err != nil {
+			return VoucherEntry{}, err
+		}
+		found = append(found, e)
+	}
+	switch len(found) {
+	case 0:
+		return VoucherEntry{}, fmt.Errorf("voucher: %w", ErrVoucherUnknown)
+	case 1:
+		return found[0], nil
+	}
+	// Two kiosks printed the same number: each key is its kiosk's, so
+	// both entries are genuine as far as the bucket can say. The centre
+	// pays neither; their kiosks' records say which is which.
+	return VoucherEntry{}, fmt.Errorf("voucher numbered at kiosks %s and %s: %w", found[0].Kiosk, found[1].Kiosk, ErrVoucherNotPayable)
+}
+
+// Pay records the payment at counter by of the voucher numbered
+// validation, once across the fleet (a compare-and-set on its entry). An
+// entry whose history went back (paid, then payable again; its amount,
+// expiry or number changed; deleted) is refused with ErrVoucherForged:
+// only its kiosk's credentials can have written it, and the centre does
+// not pay on their word.
+func (v *Vouchers) Pay(ctx context.Context, validation, by string, now time.Time) (VoucherEntry, error) {
+	e, err := v.Find(ctx, validation)
+	if err != nil {
+		return e, err
+	}
+	return payVoucher(ctx, v.b, e.Key, by, now, func(cur VoucherEntry) error { return v.checkHistory(ctx, cur) })
+}
+
+// History returns the entry's revisions the bucket keeps, oldest first
+// (a deleted one as an entry of state "deleted").
+func (v *Vouchers) History(ctx context.Context, key string) ([]VoucherEntry, error) {
+	hist, err := v.kv.History(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("voucher %s: history: %w", key, err)
+	}
+	out := make([]VoucherEntry, 0, len(hist))
+	for _, h := range hist {
+		var e VoucherEntry
+		if h.Operation() != jetstream.KeyValuePut {
+			e.State = "deleted"
+		} else if err := json.Unmarshal(h.Value(), &e); err != nil {
+			return nil, fmt.Errorf("voucher %s revision %d: %w", key, h.Revision(), err)
+		}
+		e.Key, e.Revision = key, h.Revision()
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// checkHistory refuses cur when the entry's history shows a rewrite.
+func (v *Vouchers) checkHistory(ctx context.Context, cur VoucherEntry) error {
+	hist, err := v.History(ctx, cur.Key)
+	if err != nil {
+		return err
+	}
+	if why := wentBack(hist); why != "" {
+		return fmt.Errorf("voucher %d of kiosk %s: %s: %w", cur.ID, cur.Kiosk, why, ErrVoucherForged)
+	}
+	return nil
+}
+
+// wentBack says how an entry's history shows a rewrite, "" when it does
+// not. A genuine entry is written a few times, each forward (issued,
+// printed, claimed, paid, a conflict noted), but for a claim given back by
+// its kiosk (claimed to printed: its store refused the payment). Paid,
+// void or expired never goes back.
+func wentBack(hist []VoucherEntry) string {
+	if len(hist) >= VoucherHistory {
+		return fmt.Sprintf("written %d times or more, its first revisions no longer kept", VoucherHistory)
+	}
+	for i, h := range hist {
+		if h.State == "deleted" {
+			return fmt.Sprintf("deleted at revision %d", h.Revision)
+		}
+		if i == 0 {
+			continue
+		}
+		p := hist[i-1]
+		switch {
+		case h.ID != p.ID || h.Amount != p.Amount || h.ExpiresAt != p.ExpiresAt || h.Kiosk != p.Kiosk:
+			return fmt.Sprintf("its number, amount or expiry changed at revision %d", h.Revision)
+		case rank(h.State) < rank(p.State) && (p.State != stateClaimed || h.State != "printed"):
+			return fmt.Sprintf("went back from %s to %s at revision %d", p.State, h.State, h.Revision)
+		}
+	}
+	return ""
+}
+
+// CheckVouchers compares the vouchers' entries with what the kiosks'
+// records folded in f say of them: an entry whose number at its kiosk,
+// amount or expiry is not its records', or whose state is behind theirs
+// (paid at the kiosk, payable in the bucket), or whose content names
+// another kiosk, is a problem of its kiosk; so is an entry of no voucher
+// its records hold, under a number at the kiosk within those the records
+// hold (the records come in order: the voucher's would be among them). Only
+// its kiosk's credentials (and the centre's) can have written it. An entry
+// of a number the records have not reached (a kiosk whose publisher is
+// behind) is not judged.
+func (f *Fleet) CheckVouchers(ctx context.Context, js jetstream.JetStream) error {
+	kv, err := js.KeyValue(ctx, VoucherBucket)
+	if err != nil {
+		return fmt.Errorf("bucket %s: %w", VoucherBucket, err)
+	}
+	lister, err := kv.ListKeys(ctx)
+	if err != nil {
+		return fmt.Errorf("bucket %s: %w", VoucherBucket, err)
+	}
+	b := NewBucket(js, VoucherBucket)
+	for key := range lister.Keys() {
+		k := f.Kiosks[kioskOfKey(key)]
+		if k == nil {
+			continue
+		}
+		seen, ok := k.vouchers[key]
+		e, err := LookupVoucher(ctx, b, key)
+		switch {
+		case errors.Is(err, ErrVoucherForged):
+			k.Problems = append(k.Problems, err.Error())
+			continue
+		case errors.Is(err, ErrVoucherUnknown):
+			continue
+		case err != nil:
+			return err
+		case !ok && e.ID >= k.firstVoucher && e.ID <= k.lastVoucher && k.firstVoucher > 0:
+			k.Problems = append(k.Problems, fmt.Sprintf("voucher %d: a fleet entry of %s under a number its records do not give it",
+				e.ID, game.Money(e.Amount).Plain()))
+			continue
+		case !ok:
+			continue
+		}
+		if e.ID != seen.id || e.Amount != seen.amount || e.ExpiresAt != seen.expires {
+			k.Problems = append(k.Problems, fmt.Sprintf("voucher %d: its fleet entry says voucher %d of %s expiring %s, its records %s expiring %s",
+				seen.id, e.ID, game.Money(e.Amount).Plain(), e.Expires().UTC().Format(time.RFC3339),
+				game.Money(seen.amount).Plain(), time.Unix(0, seen.expires).UTC().Format(time.RFC3339)))
+		}
+		if rank(e.State) < rank(seen.state) {
+			k.Problems = append(k.Problems, fmt.Sprintf("voucher %d: its fleet entry says %s, its records %s", seen.id, e.State, seen.state))
+		}
+	}
+	return nil
+}
