@@ -145,7 +145,7 @@ func TestCollectionReportListsHeldNotes(t *testing.T) {
 	in, err := kiosktest.HoldNote(ctx, f.st, 20*game.Euro)
 	require.NoError(t, err)
 	f.clock.Advance(time.Hour)
-	staff, err := o.Login(ctx, "1357")
+	staff, err := o.Login(ctx, "135700")
 	require.NoError(t, err)
 
 	_, r := collectPrinted(t, o, staff, d, 1)
