@@ -195,13 +195,18 @@ func (o *Office) Collect(ctx context.Context, s *Session) (store.Collection, err
 
 // PayVoucher pays the voucher whose validation number staff typed or
 // scanned (a scanner types it: spaces and dashes are dropped). A refusal
-// says why (store.ErrVoucherPaid with when and by whom, ErrVoucherExpired,
-// ErrVoucherState, ErrNotFound) and is logged.
+// says why (a *MistypedError for a number whose check digits fail, looked
+// up nowhere; store.ErrVoucherPaid with when and by whom,
+// ErrVoucherExpired, ErrVoucherState, ErrNotFound) and is logged.
 func (o *Office) PayVoucher(ctx context.Context, s *Session, typed string) (store.Voucher, error) {
 	if err := o.begin(ctx, s, RoleStaff, "pay a voucher"); err != nil {
 		return store.Voucher{}, err
 	}
-	validation := typedValidation(typed)
+	validation, err := ParseValidation(typed)
+	if err != nil {
+		o.audit(store.LevelWarning, "voucher_refused", "payment refused to %s: %v", s.role, err)
+		return store.Voucher{}, fmt.Errorf("pay voucher: %w", err)
+	}
 	// Joined to a fleet, the payment is recorded at the centre first
 	// (office_voucher.go): a voucher paid elsewhere is refused here and
 	// nothing changes.

@@ -138,6 +138,46 @@ func TestOfficePaysAVoucherOnce(t *testing.T) {
 	}
 }
 
+// A number whose check digits fail is a typing mistake: refused as such
+// (a *MistypedError) by the check and the payment, looked up nowhere, and
+// logged without its digits; a number that checks but no voucher carries
+// is unknown (store.ErrNotFound). Neither pays anything.
+func TestOfficeTellsAMistypedNumberFromAnUnknownOne(t *testing.T) {
+	f, o := newOffice(t)
+	v := printedVoucher(t, f, 25*game.Euro)
+	staff, err := o.Login(ctx, "135700")
+	require.NoError(t, err)
+	typo := []byte(v.Validation)
+	typo[9] = '0' + (typo[9]-'0'+1)%10
+	_, err = o.CheckVoucher(ctx, staff, string(typo))
+	var me *MistypedError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, ValidationDigits, me.Digits)
+	assert.NotErrorIs(t, err, store.ErrNotFound)
+	_, err = o.PayVoucher(ctx, staff, string(typo))
+	require.ErrorAs(t, err, &me)
+	_, err = o.PayVoucher(ctx, staff, v.Validation[:17])
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, 17, me.Digits)
+
+	unknown, err := NewValidation(rand.Reader)
+	require.NoError(t, err)
+	_, err = o.CheckVoucher(ctx, staff, unknown)
+	require.ErrorIs(t, err, store.ErrNotFound)
+	assert.NotErrorIs(t, err, ErrBadValidation)
+	_, err = o.PayVoucher(ctx, staff, unknown)
+	require.ErrorIs(t, err, store.ErrNotFound)
+
+	got, err := f.st.Voucher(ctx, v.ID)
+	require.NoError(t, err)
+	assert.Equal(t, store.VoucherPrinted, got.State, "nothing paid")
+	refused := officeEvents(t, f, "voucher_refused")
+	require.Len(t, refused, 3)
+	for _, e := range refused {
+		assert.NotContains(t, e.Detail, string(typo[:12]), "no digits of a mistyped number in the log")
+	}
+}
+
 // Import from the maintenance screen: a tampered file is refused and
 // logged, the good one imported.
 func TestOfficeImportsABlock(t *testing.T) {
