@@ -257,7 +257,18 @@ func maskErr(err error, validation string) string {
 	return msg
 }
 
-// ReprintLast prints the last voucher again as a DUPLICATA.
+// LastVoucher is the last voucher printed, the one a duplicate would
+// reproduce, as the screens may show it (its number masked) with what
+// became of it; ErrNoVoucher when none was printed.
+func (o *Office) LastVoucher(ctx context.Context, s *Session) (VoucherInfo, error) {
+	if err := o.begin(ctx, s, RoleStaff, "read the last voucher"); err != nil {
+		return VoucherInfo{}, err
+	}
+	return o.m.LastVoucher(ctx)
+}
+
+// ReprintLast prints the last voucher again as a DUPLICATA; a voucher no
+// longer payable is a *ReprintRefusal that says what became of it.
 func (o *Office) ReprintLast(ctx context.Context, s *Session) (VoucherInfo, error) {
 	if err := o.begin(ctx, s, RoleStaff, "reprint the last voucher"); err != nil {
 		return VoucherInfo{}, err

@@ -335,3 +335,58 @@ func TestHandBuiltSessionRefusedByEveryOfficeMethod(t *testing.T) {
 	assert.True(t, o.a.alive(live), "the live session is untouched")
 	assert.NotEmpty(t, officeEvents(t, f, "refused"), "each refusal is logged")
 }
+
+// The last voucher, as the duplicate's view shows it before printing:
+// number, amount, time, masked number, and what became of it. A duplicate
+// refused names the voucher and its state: paid (when, by whom), expired
+// (past its date, even before the kiosk marks it).
+func TestOfficeLastVoucherAndWhyNoDuplicate(t *testing.T) {
+	f, d, o := newCashOffice(t)
+	staff, err := o.Login(ctx, "135700")
+	require.NoError(t, err)
+	_, err = o.LastVoucher(ctx, staff)
+	require.ErrorIs(t, err, ErrNoVoucher)
+
+	cashOut := func(n game.Money) VoucherInfo {
+		t.Helper()
+		insertAll(t, f, d, n)
+		waitFor(t, func() bool { return f.m.Snapshot().Cash.CanCashOut }, "cash-out possible")
+		v, err := f.m.CashOut(ctx)
+		require.NoError(t, err)
+		return v
+	}
+	first := cashOut(10 * game.Euro)
+	last, err := o.LastVoucher(ctx, staff)
+	require.NoError(t, err)
+	assert.Equal(t, first.Number, last.Number)
+	assert.Equal(t, 10*game.Euro, last.Amount)
+	assert.Equal(t, first.Issued, last.Issued)
+	assert.Equal(t, first.Masked(), last.Masked())
+	assert.Equal(t, store.VoucherPrinted, last.State)
+	assert.True(t, last.Payable)
+
+	v, err := f.st.Voucher(ctx, first.Number)
+	require.NoError(t, err)
+	f.clock.Advance(time.Minute)
+	_, err = o.PayVoucher(ctx, staff, v.Validation)
+	require.NoError(t, err)
+	_, err = o.ReprintLast(ctx, staff)
+	var rr *ReprintRefusal
+	require.ErrorAs(t, err, &rr)
+	require.ErrorIs(t, err, ErrNoVoucher)
+	assert.Equal(t, first.Number, rr.Voucher.Number)
+	assert.Equal(t, store.VoucherPaid, rr.Voucher.State)
+	assert.Equal(t, f.clock.Now().In(f.m.Location()), rr.Voucher.Paid)
+	assert.Equal(t, "staff", rr.Voucher.PaidBy)
+
+	second := cashOut(5 * game.Euro)
+	f.clock.Advance(DefaultVoucherValidity + time.Minute)
+	staff, err = o.Login(ctx, "135700")
+	require.NoError(t, err)
+	_, err = o.ReprintLast(ctx, staff)
+	require.ErrorAs(t, err, &rr)
+	assert.Equal(t, second.Number, rr.Voucher.Number)
+	assert.True(t, rr.Voucher.Expired(), "past its date: expired")
+	assert.Equal(t, second.Expires, rr.Voucher.Expires)
+	assert.ErrorContains(t, err, "is expired")
+}

@@ -216,7 +216,24 @@ type VoucherInfo struct {
 	AtCounter bool       // payable at the shop's counter; false: at a payment centre
 	Duplicate bool       // this print was a duplicate (ReprintLast)
 	Reprints  int        // duplicates printed so far
-	masked    string
+	// State is the voucher's state as the store holds it, and Payable
+	// whether staff may pay it when it was read (printed and before its
+	// expiry: a printed voucher past it is expired even before the kiosk
+	// marks it so).
+	State   store.VoucherState
+	Payable bool
+	Paid    time.Time // in the kiosk's time zone; zero until paid
+	PaidBy  string    // the role that paid it
+	// VoidReason is the kiosk's record of why the voucher is void: a
+	// technical detail, not a sentence for the screens.
+	VoidReason string
+	masked     string
+}
+
+// Expired reports whether the voucher can no longer be paid for its
+// expiry: marked expired, or printed and past its date.
+func (v VoucherInfo) Expired() bool {
+	return v.State == store.VoucherExpired || (v.State == store.VoucherPrinted && !v.Payable)
 }
 
 // Masked is the validation number with all but its last four digits hidden.
@@ -240,12 +257,32 @@ const (
 
 func (m *Machine) voucherInfo(v store.Voucher, duplicate bool) VoucherInfo {
 	loc := m.cfg.Location
-	return VoucherInfo{
+	info := VoucherInfo{
 		Number: v.ID, Amount: v.Amount, Issued: v.Issued.In(loc), Expires: v.Expires.In(loc),
 		AtCounter: v.Amount <= m.cash.payoutLimit, Duplicate: duplicate, Reprints: v.Reprints,
+		State: v.State, Payable: v.Payable(m.clk.Now()), PaidBy: v.PaidBy, VoidReason: v.VoidReason,
 		masked: MaskValidation(v.Validation),
 	}
+	if !v.Paid.IsZero() {
+		info.Paid = v.Paid.In(loc)
+	}
+	return info
 }
+
+// ReprintRefusal: no duplicate of the last voucher, which is no longer
+// payable; Voucher says which it is and what became of it (paid, when and
+// by whom; expired, when). It wraps ErrNoVoucher.
+type ReprintRefusal struct{ Voucher VoucherInfo }
+
+func (e *ReprintRefusal) Error() string {
+	state := string(e.Voucher.State)
+	if e.Voucher.Expired() {
+		state = string(store.VoucherExpired)
+	}
+	return fmt.Sprintf("voucher %d is %s: %v", e.Voucher.Number, state, ErrNoVoucher)
+}
+
+func (e *ReprintRefusal) Unwrap() error { return ErrNoVoucher }
 
 // voucherText is what a voucher says, before it is laid out for the printer.
 type voucherText struct {
