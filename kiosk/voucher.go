@@ -108,9 +108,9 @@ func allDigits(s string) bool {
 	return true
 }
 
-// typedDigits is what staff typed or a scanner sent with the spaces and
+// TypedDigits is what staff typed or a scanner sent with the spaces and
 // dashes a hand or a scanner may add dropped.
-func typedDigits(s string) string {
+func TypedDigits(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r == ' ' || r == '-' || r == '\u00a0' {
 			return -1
@@ -123,7 +123,7 @@ func typedDigits(s string) string {
 // scanner: spaces and dashes are ignored. A *MistypedError (ErrBadValidation)
 // if it is not one.
 func ParseValidation(s string) (string, error) {
-	clean := typedDigits(s)
+	clean := TypedDigits(s)
 	switch {
 	case !allDigits(clean):
 		return "", &MistypedError{Digits: len(clean), NotDigits: true}
