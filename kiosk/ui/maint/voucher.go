@@ -56,7 +56,7 @@ func buildVoucher(env *Env) fyne.CanvasObject {
 	tr := env.Tr
 	v := &voucherView{env: env}
 	v.number = widget.NewEntry()
-	v.number.SetPlaceHolder(tr.F("voucher.placeholder", store.ValidationDigits))
+	v.number.SetPlaceHolder(tr.F("voucher.placeholder", tr.Count(store.ValidationDigits, "n.digit")))
 	v.number.TextStyle = fyne.TextStyle{Monospace: true}
 	v.number.OnChanged = func(string) { v.touch() }
 	v.number.OnSubmitted = func(string) { v.submit() }
@@ -440,7 +440,7 @@ var _ = words(map[word]text{
 	"voucher.menu":                   {"Payer un bon", "Pay a voucher"},
 	"voucher.title":                  {"Payer un bon de paiement", "Pay a payment voucher"},
 	"voucher.help":                   {"Scannez le code-barres du bon de paiement, ou tapez son numéro de validation puis Payer. Un bon n’est payé qu’une fois.", "Scan the voucher’s barcode, or type its validation number, then Pay. A voucher is paid once only."},
-	"voucher.placeholder":            {"Numéro de validation (%d chiffres)", "Validation number (%d digits)"},
+	"voucher.placeholder":            {"Numéro de validation (%s)", "Validation number (%s)"},
 	"voucher.pay":                    {"Payer", "Pay"},
 	"voucher.empty":                  {"Tapez ou scannez d’abord le numéro de validation du bon.", "Type or scan the voucher’s validation number first."},
 	"voucher.checking":               {"Vérification du bon…", "Checking the voucher…"},
