@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 )
@@ -76,6 +77,15 @@ func ParseGlossary(md string) (Glossary, error) {
 	return g, nil
 }
 
+// ReadGlossary reads the glossary file at path (docs/glossary.md).
+func ReadGlossary(path string) (Glossary, error) {
+	md, err := os.ReadFile(path)
+	if err != nil {
+		return Glossary{}, fmt.Errorf("glossary: %w", err)
+	}
+	return ParseGlossary(string(md))
+}
+
 // Faults lists the words of text, in language l, that the glossary
 // forbids, each with what it must not name.
 func (g Glossary) Faults(l Lang, text string) []string {
@@ -90,3 +100,24 @@ func (g Glossary) Faults(l Lang, text string) []string {
 
 // Words is how many words the glossary forbids in l.
 func (g Glossary) Words(l Lang) int { return len(g.forbidden[l]) }
+
+// counted is a count written before a plural noun: the noun's plural is
+// the count's, not the text's ("%d billets" reads "1 billets"; the
+// maintenance screen's Tr.Count writes a count with its noun).
+var counted = regexp.MustCompile(`%d[ \x{a0}]\p{L}{2,}[sx]($|[^\p{L}])`)
+
+// TextFaults lists what a catalogue's text, in French and in English,
+// breaks of the glossary: a word it forbids in the text's language, and a
+// count written before a plural noun.
+func (g Glossary) TextFaults(fr, en string) []string {
+	var out []string
+	for l, s := range [numLangs]string{French: fr, English: en} {
+		for _, f := range g.Faults(Lang(l), s) {
+			out = append(out, fmt.Sprintf("%s: %s in %q", Lang(l), f, s))
+		}
+		if counted.MatchString(s) {
+			out = append(out, fmt.Sprintf("%s: a count before a plural noun in %q", Lang(l), s))
+		}
+	}
+	return out
+}
