@@ -189,7 +189,7 @@ func (m *Machine) ReprintLast(ctx context.Context) (VoucherInfo, error) {
 		return VoucherInfo{}, fmt.Errorf("reprint: %w", err)
 	}
 	if !v.Payable(m.clk.Now()) {
-		return VoucherInfo{}, fmt.Errorf("reprint: voucher %d is %s: %w", v.ID, v.State, ErrNoVoucher)
+		return VoucherInfo{}, fmt.Errorf("reprint: %w", &ReprintRefusal{Voucher: m.voucherInfo(v, false)})
 	}
 	if err := m.printVoucher(ctx, v, true); err != nil {
 		return VoucherInfo{}, fmt.Errorf("reprint: %w", err)

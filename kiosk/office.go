@@ -195,13 +195,18 @@ func (o *Office) Collect(ctx context.Context, s *Session) (store.Collection, err
 
 // PayVoucher pays the voucher whose validation number staff typed or
 // scanned (a scanner types it: spaces and dashes are dropped). A refusal
-// says why (store.ErrVoucherPaid with when and by whom, ErrVoucherExpired,
-// ErrVoucherState, ErrNotFound) and is logged.
+// says why (a *MistypedError for a number whose check digits fail, looked
+// up nowhere; store.ErrVoucherPaid with when and by whom,
+// ErrVoucherExpired, ErrVoucherState, ErrNotFound) and is logged.
 func (o *Office) PayVoucher(ctx context.Context, s *Session, typed string) (store.Voucher, error) {
 	if err := o.begin(ctx, s, RoleStaff, "pay a voucher"); err != nil {
 		return store.Voucher{}, err
 	}
-	validation := typedValidation(typed)
+	validation, err := ParseValidation(typed)
+	if err != nil {
+		o.audit(store.LevelWarning, "voucher_refused", "payment refused to %s: %v", s.role, err)
+		return store.Voucher{}, fmt.Errorf("pay voucher: %w", err)
+	}
 	// Joined to a fleet, the payment is recorded at the centre first
 	// (office_voucher.go): a voucher paid elsewhere is refused here and
 	// nothing changes.
@@ -252,7 +257,18 @@ func maskErr(err error, validation string) string {
 	return msg
 }
 
-// ReprintLast prints the last voucher again as a DUPLICATA.
+// LastVoucher is the last voucher printed, the one a duplicate would
+// reproduce, as the screens may show it (its number masked) with what
+// became of it; ErrNoVoucher when none was printed.
+func (o *Office) LastVoucher(ctx context.Context, s *Session) (VoucherInfo, error) {
+	if err := o.begin(ctx, s, RoleStaff, "read the last voucher"); err != nil {
+		return VoucherInfo{}, err
+	}
+	return o.m.LastVoucher(ctx)
+}
+
+// ReprintLast prints the last voucher again as a DUPLICATA; a voucher no
+// longer payable is a *ReprintRefusal that says what became of it.
 func (o *Office) ReprintLast(ctx context.Context, s *Session) (VoucherInfo, error) {
 	if err := o.begin(ctx, s, RoleStaff, "reprint the last voucher"); err != nil {
 		return VoucherInfo{}, err

@@ -138,6 +138,46 @@ func TestOfficePaysAVoucherOnce(t *testing.T) {
 	}
 }
 
+// A number whose check digits fail is a typing mistake: refused as such
+// (a *MistypedError) by the check and the payment, looked up nowhere, and
+// logged without its digits; a number that checks but no voucher carries
+// is unknown (store.ErrNotFound). Neither pays anything.
+func TestOfficeTellsAMistypedNumberFromAnUnknownOne(t *testing.T) {
+	f, o := newOffice(t)
+	v := printedVoucher(t, f, 25*game.Euro)
+	staff, err := o.Login(ctx, "135700")
+	require.NoError(t, err)
+	typo := []byte(v.Validation)
+	typo[9] = '0' + (typo[9]-'0'+1)%10
+	_, err = o.CheckVoucher(ctx, staff, string(typo))
+	var me *MistypedError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, ValidationDigits, me.Digits)
+	assert.NotErrorIs(t, err, store.ErrNotFound)
+	_, err = o.PayVoucher(ctx, staff, string(typo))
+	require.ErrorAs(t, err, &me)
+	_, err = o.PayVoucher(ctx, staff, v.Validation[:17])
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, 17, me.Digits)
+
+	unknown, err := NewValidation(rand.Reader)
+	require.NoError(t, err)
+	_, err = o.CheckVoucher(ctx, staff, unknown)
+	require.ErrorIs(t, err, store.ErrNotFound)
+	assert.NotErrorIs(t, err, ErrBadValidation)
+	_, err = o.PayVoucher(ctx, staff, unknown)
+	require.ErrorIs(t, err, store.ErrNotFound)
+
+	got, err := f.st.Voucher(ctx, v.ID)
+	require.NoError(t, err)
+	assert.Equal(t, store.VoucherPrinted, got.State, "nothing paid")
+	refused := officeEvents(t, f, "voucher_refused")
+	require.Len(t, refused, 3)
+	for _, e := range refused {
+		assert.NotContains(t, e.Detail, string(typo[:12]), "no digits of a mistyped number in the log")
+	}
+}
+
 // Import from the maintenance screen: a tampered file is refused and
 // logged, the good one imported.
 func TestOfficeImportsABlock(t *testing.T) {
@@ -294,4 +334,59 @@ func TestHandBuiltSessionRefusedByEveryOfficeMethod(t *testing.T) {
 	assert.False(t, f.m.Snapshot().Maintenance)
 	assert.True(t, o.a.alive(live), "the live session is untouched")
 	assert.NotEmpty(t, officeEvents(t, f, "refused"), "each refusal is logged")
+}
+
+// The last voucher, as the duplicate's view shows it before printing:
+// number, amount, time, masked number, and what became of it. A duplicate
+// refused names the voucher and its state: paid (when, by whom), expired
+// (past its date, even before the kiosk marks it).
+func TestOfficeLastVoucherAndWhyNoDuplicate(t *testing.T) {
+	f, d, o := newCashOffice(t)
+	staff, err := o.Login(ctx, "135700")
+	require.NoError(t, err)
+	_, err = o.LastVoucher(ctx, staff)
+	require.ErrorIs(t, err, ErrNoVoucher)
+
+	cashOut := func(n game.Money) VoucherInfo {
+		t.Helper()
+		insertAll(t, f, d, n)
+		waitFor(t, func() bool { return f.m.Snapshot().Cash.CanCashOut }, "cash-out possible")
+		v, err := f.m.CashOut(ctx)
+		require.NoError(t, err)
+		return v
+	}
+	first := cashOut(10 * game.Euro)
+	last, err := o.LastVoucher(ctx, staff)
+	require.NoError(t, err)
+	assert.Equal(t, first.Number, last.Number)
+	assert.Equal(t, 10*game.Euro, last.Amount)
+	assert.Equal(t, first.Issued, last.Issued)
+	assert.Equal(t, first.Masked(), last.Masked())
+	assert.Equal(t, store.VoucherPrinted, last.State)
+	assert.True(t, last.Payable)
+
+	v, err := f.st.Voucher(ctx, first.Number)
+	require.NoError(t, err)
+	f.clock.Advance(time.Minute)
+	_, err = o.PayVoucher(ctx, staff, v.Validation)
+	require.NoError(t, err)
+	_, err = o.ReprintLast(ctx, staff)
+	var rr *ReprintRefusal
+	require.ErrorAs(t, err, &rr)
+	require.ErrorIs(t, err, ErrNoVoucher)
+	assert.Equal(t, first.Number, rr.Voucher.Number)
+	assert.Equal(t, store.VoucherPaid, rr.Voucher.State)
+	assert.Equal(t, f.clock.Now().In(f.m.Location()), rr.Voucher.Paid)
+	assert.Equal(t, "staff", rr.Voucher.PaidBy)
+
+	second := cashOut(5 * game.Euro)
+	f.clock.Advance(DefaultVoucherValidity + time.Minute)
+	staff, err = o.Login(ctx, "135700")
+	require.NoError(t, err)
+	_, err = o.ReprintLast(ctx, staff)
+	require.ErrorAs(t, err, &rr)
+	assert.Equal(t, second.Number, rr.Voucher.Number)
+	assert.True(t, rr.Voucher.Expired(), "past its date: expired")
+	assert.Equal(t, second.Expires, rr.Voucher.Expires)
+	assert.ErrorContains(t, err, "is expired")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"pharaon/game"
 	"pharaon/store"
@@ -25,25 +24,20 @@ type VoucherCheck struct {
 // and staff confirm before paying it at the counter all the same.
 func (c VoucherCheck) AboveLimit() bool { return c.Payable && c.Amount > c.PayoutLimit }
 
-// typedValidation is the validation number staff typed or scanned, with
-// the spaces and dashes a scanner or a hand may add dropped.
-func typedValidation(typed string) string {
-	return strings.Map(func(r rune) rune {
-		if r == ' ' || r == '-' || r == '\u00a0' {
-			return -1
-		}
-		return r
-	}, typed)
-}
-
 // CheckVoucher looks up the voucher whose number staff typed or scanned,
-// without paying it and without logging its number. A voucher the kiosk
-// does not know is ErrNotFound; PayVoucher says why any other is refused.
+// without paying it and without logging its number. A number whose check
+// digits fail is a *MistypedError (ErrBadValidation): a typing mistake,
+// looked up nowhere; a voucher the kiosk does not know is ErrNotFound;
+// PayVoucher says why any other is refused.
 func (o *Office) CheckVoucher(ctx context.Context, s *Session, typed string) (VoucherCheck, error) {
 	if err := o.begin(ctx, s, RoleStaff, "check a voucher"); err != nil {
 		return VoucherCheck{}, err
 	}
-	v, err := o.m.st.VoucherByValidation(ctx, typedValidation(typed))
+	validation, err := ParseValidation(typed)
+	if err != nil {
+		return VoucherCheck{}, fmt.Errorf("check voucher: %w", err)
+	}
+	v, err := o.m.st.VoucherByValidation(ctx, validation)
 	if err != nil {
 		return VoucherCheck{}, err
 	}
@@ -81,9 +75,6 @@ func (o *Office) claimVoucher(ctx context.Context, s *Session, validation string
 	}
 	v, err := o.m.st.VoucherByValidation(ctx, validation)
 	if errors.Is(err, store.ErrNotFound) {
-		if !ValidValidation(validation) {
-			return nil, false, nil
-		}
 		fv, ferr := reg.Lookup(ctx, validation)
 		switch {
 		case ferr == nil:

@@ -278,7 +278,7 @@ func (m *Machine) dailyDoc(tot store.Totals, mt store.Meters, now time.Time) *es
 	out := func(label string, k store.Kind) {
 		d.Line(reportCols(fmt.Sprintf("%-24s %5d", label, tot.Count[k]), tot.Amount[k].French()))
 	}
-	out("Bons de paiement", store.KindVoucherOut)
+	out("Bons imprimés", store.KindVoucherOut)
 	out("Paiements manuels", store.KindHandPay)
 	out("Corrections", store.KindAdjustment)
 	net := tot.Amount[store.KindBillIn] - tot.Amount[store.KindVoucherOut] - tot.Amount[store.KindHandPay]
@@ -287,8 +287,48 @@ func (m *Machine) dailyDoc(tot store.Totals, mt store.Meters, now time.Time) *es
 	if tot.Count[store.KindTest] > 0 {
 		d.Line(reportCols(fmt.Sprintf("%-24s %5d", "Test (hors comptes)", tot.Count[store.KindTest]), tot.Amount[store.KindTest].French()))
 	}
+	// The cash staff handed out at the counter that day, by kind, under
+	// the names of the meters that count it since the start.
+	d.Line(reportRule).Bold(true).Line("Payé au comptoir").Bold(false)
+	paid := PaidAtCounter(tot)
+	for _, p := range paid.Lines {
+		d.Line(reportCols(fmt.Sprintf("%-24s %5d", p.printed, p.Count), p.Amount.French()))
+	}
+	d.Bold(true).Line(reportCols(fmt.Sprintf("%-24s %5d", "Total payé au comptoir", paid.Count), paid.Amount.French())).Bold(false)
 	meterBlock(d, mt)
 	return d.Feed(2).Cut()
+}
+
+// CounterPayout is the cash staff paid out at the counter in a period, by
+// kind, and its total: the daily report's and the daily view's lines.
+type CounterPayout struct {
+	Lines  []CounterLine
+	Count  int64
+	Amount game.Money
+}
+
+// CounterLine is one kind of cash paid out at the counter: Kind names it
+// for the screens' catalogue ("vouchers_paid", "hand_pays": the meters'
+// names, store.MeterVouchersPaid and store.MeterHandPays).
+type CounterLine struct {
+	Kind    string
+	Count   int64
+	Amount  game.Money
+	printed string
+}
+
+// PaidAtCounter is the cash paid out at the counter in tot's period: the
+// vouchers staff paid and the hand-pays, as the paid meters count them.
+func PaidAtCounter(tot store.Totals) CounterPayout {
+	p := CounterPayout{Lines: []CounterLine{
+		{Kind: store.MeterVouchersPaid, Count: tot.VouchersPaid, Amount: tot.VouchersPaidAmount, printed: "Bons payés"},
+		{Kind: store.MeterHandPays, Count: tot.Count[store.KindHandPay], Amount: tot.Amount[store.KindHandPay], printed: "Paiements manuels"},
+	}}
+	for _, l := range p.Lines {
+		p.Count += l.Count
+		p.Amount += l.Amount
+	}
+	return p
 }
 
 // testPrintDoc is the printer's test page: every character the vouchers

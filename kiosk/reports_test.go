@@ -209,10 +209,103 @@ func TestDailyReportPrinted(t *testing.T) {
 	assert.NotContains(t, plain, "\n10\u00a0€ ", "not the note of the day before")
 	won := tot.Won[game.Stake100]
 	assert.Regexp(t, `(?m)^1\x{a0}€\s+1\s+1\x{a0}€\s+`+regexp.QuoteMeta(won.French())+`$`, plain)
-	assert.Regexp(t, `(?m)^Bons de paiement\s+1\s+`+regexp.QuoteMeta(v.Amount.French())+`$`, plain)
+	assert.Regexp(t, `(?m)^Bons imprimés\s+1\s+`+regexp.QuoteMeta(v.Amount.French())+`$`, plain)
 	assert.Regexp(t, `(?m)^Billets moins paiements\s+`+regexp.QuoteMeta((25*game.Euro-v.Amount).French())+`$`, plain)
 	assert.Contains(t, plain, "Billets acceptés                0000000003", "the meters count since the start")
 	keepSample(t, "daily.txt", r.Text)
+}
+
+// The daily report has the cash paid out at the counter that day, by
+// kind: the vouchers staff paid (whenever they were printed) and the
+// hand-pays, and their total; the days' lines add up to what the cash
+// box's printout counts since the start (the paid meters).
+func TestDailyReportPaidAtTheCounter(t *testing.T) {
+	f, d, _ := newCashFixture(t, func(c *Config) { c.Cash.HandPayLimit = 15 * game.Euro })
+	f.boot()
+	cashReady(t, f.m)
+	a := NewAccess(f.st, f.clock, AccessConfig{KDF: fastKDF})
+	setPINs(t, a)
+	o := NewOffice(f.m, a, 1000*time.Hour)
+	staff, err := o.Login(ctx, "135700")
+	require.NoError(t, err)
+	receipts := 0
+	cashOut := func(n game.Money) store.Voucher {
+		t.Helper()
+		insertAll(t, f, d, n)
+		waitFor(t, func() bool { return f.m.Snapshot().Cash.CanCashOut }, "cash-out possible")
+		info, err := f.m.CashOut(ctx)
+		require.NoError(t, err)
+		receipts++
+		v, err := f.st.Voucher(ctx, info.Number)
+		require.NoError(t, err)
+		return v
+	}
+	pay := func(v store.Voucher) {
+		t.Helper()
+		_, err := o.PayVoucher(ctx, staff, v.Validation)
+		require.NoError(t, err)
+	}
+	daily := func() string {
+		t.Helper()
+		require.NoError(t, o.PrintDaily(ctx, staff, f.clock.Now()))
+		receipts++
+		r, err := d.Printer.WaitReceipt(ctx, receipts)
+		require.NoError(t, err)
+		return r.Plain()
+	}
+	line := func(plain, label string) (int64, string) {
+		t.Helper()
+		m := regexp.MustCompile(`(?m)^` + label + `\s+(\d+)\s+(\S.*€)$`).FindStringSubmatch(plain)
+		require.NotNil(t, m, "no line %q in\n%s", label, plain)
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		require.NoError(t, err)
+		return n, m[2]
+	}
+
+	first := cashOut(10 * game.Euro) // 30/11, paid the next day
+	paidToday := cashOut(5 * game.Euro)
+	pay(paidToday)
+	day1 := daily()
+	f.clock.Advance(24 * time.Hour)
+	pay(first)
+	insertAll(t, f, d, 20*game.Euro)
+	_, err = f.m.CashOut(ctx)
+	require.ErrorIs(t, err, ErrHandPay, "above the hand-pay limit")
+	_, _, err = o.PayHandPay(ctx, staff)
+	require.NoError(t, err)
+	day2 := daily()
+
+	assert.Contains(t, day2, "Payé au comptoir\n")
+	n, amount := line(day2, "Bons payés")
+	assert.Equal(t, int64(1), n, "the voucher of the day before, paid today")
+	assert.Equal(t, (10 * game.Euro).French(), amount)
+	n, amount = line(day2, "Paiements manuels")
+	assert.Equal(t, int64(1), n)
+	assert.Equal(t, (20 * game.Euro).French(), amount)
+	n, amount = line(day2, "Total payé au comptoir")
+	assert.Equal(t, int64(2), n)
+	assert.Equal(t, (30 * game.Euro).French(), amount)
+	n, amount = line(day1, "Bons payés")
+	assert.Equal(t, int64(1), n)
+	assert.Equal(t, (5 * game.Euro).French(), amount)
+
+	_, box := collectPrinted(t, o, staff, d, receipts+1)
+	meter := func(label string) int64 {
+		t.Helper()
+		m := regexp.MustCompile(`(?m)^` + label + `\s+(\d+),?(\d*)$`).FindStringSubmatch(box.Plain())
+		require.NotNil(t, m, "no meter %q in\n%s", label, box.Plain())
+		v, err := strconv.ParseInt(m[1]+m[2], 10, 64)
+		require.NoError(t, err)
+		return v
+	}
+	n1, _ := line(day1, "Bons payés")
+	n2, _ := line(day2, "Bons payés")
+	assert.Equal(t, meter("Bons payés"), n1+n2, "the days' vouchers paid are the cash box's printout's")
+	assert.Equal(t, int64(15*game.Euro), meter("Montant des bons payés"))
+	h1, _ := line(day1, "Paiements manuels")
+	h2, _ := line(day2, "Paiements manuels")
+	assert.Equal(t, meter("Paiements manuels"), h1+h2)
+	assert.Equal(t, int64(20*game.Euro), meter("Montant payé à la main"))
 }
 
 // The test page prints every character the vouchers use; a printer out of

@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,64 @@ func TestParseValidation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A number that fails its check is refused as mistyped, saying how: too
+// few or too many digits, something else than digits, or the check digits;
+// then the one or two groups of four that may hold a mistake of one digit
+// or one swap of neighbours, when the check narrows it that far, and never
+// groups that miss it. The error never carries the digits (it is logged).
+func TestMistypedValidationSaysWhere(t *testing.T) {
+	v, err := NewValidation(rand.Reader)
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		in   string
+		want MistypedError
+	}{
+		{v[:17], MistypedError{Digits: 17}},
+		{FormatValidation(v) + "3", MistypedError{Digits: 19}},
+		{v[:17] + "x", MistypedError{Digits: 18, NotDigits: true}},
+	} {
+		_, err := ParseValidation(tt.in)
+		var me *MistypedError
+		require.ErrorAs(t, err, &me, tt.in)
+		assert.Equal(t, tt.want, *me, tt.in)
+		assert.ErrorIs(t, err, ErrBadValidation)
+	}
+	named, one, tries := 0, 0, 0
+	for i := 0; i < 600; i++ {
+		v, err := NewValidation(rand.Reader)
+		require.NoError(t, err)
+		w := []byte(v)
+		p := i % len(w)
+		mistake := []int{p/4 + 1}
+		if i%3 == 0 && p+1 < len(w) && w[p] != w[p+1] {
+			w[p], w[p+1] = w[p+1], w[p]
+			mistake = append(mistake, (p+1)/4+1)
+		} else {
+			w[p] = '0' + (w[p]-'0'+1+byte(i/18)%9)%10
+		}
+		_, err = ParseValidation(string(w))
+		var me *MistypedError
+		require.ErrorAs(t, err, &me)
+		assert.NotContains(t, err.Error(), v[:6])
+		tries++
+		if len(me.Groups) == 0 {
+			continue
+		}
+		named++
+		if len(me.Groups) == 1 {
+			one++
+		}
+		assert.LessOrEqual(t, len(me.Groups), 2)
+		hit := false
+		for _, g := range mistake {
+			hit = hit || slices.Contains(me.Groups, g)
+		}
+		assert.True(t, hit, "%s typed %s: groups %v miss the mistake in %v", v, w, me.Groups, mistake)
+	}
+	t.Logf("a one-digit mistake's groups named in %d of %d numbers (one group in %d)", named, tries, one)
+	assert.Greater(t, named, tries/3, "the check names the groups often enough to be worth saying")
 }
 
 func TestFormatAndMask(t *testing.T) {

@@ -22,6 +22,13 @@ type Totals struct {
 	Notes         map[game.Money]int64 // bank notes accepted, by denomination
 	Collections   int64                // cash box collections in the period
 	CollectedCash game.Money
+	// VouchersPaid and VouchersPaidAmount are the vouchers staff paid at
+	// the counter in the period, read from the vouchers' "paid" steps as
+	// the paid meters count them (a payment moves no credit: it has no
+	// ledger row). The hand-pays paid at the counter are the ledger's
+	// KindHandPay.
+	VouchersPaid       int64
+	VouchersPaidAmount game.Money
 }
 
 // TotalsBetween adds up the ledger rows dated from from (included) to to
@@ -96,10 +103,16 @@ func (s *Store) TotalsBetween(ctx context.Context, from, to time.Time) (Totals, 
 			return err
 		}
 		rows.Close()
-		var cash int64
+		var cash, paid int64
 		err = tx.queryRow(`SELECT count(*), coalesce(sum(amount), 0) FROM collections WHERE at >= ? AND at < ?`, a, b).
 			Scan(&t.Collections, &cash)
+		if err != nil {
+			return err
+		}
 		t.CollectedCash = game.Money(cash)
+		err = tx.queryRow(`SELECT count(*), coalesce(sum(v.amount), 0) FROM voucher_steps s JOIN vouchers v ON v.id = s.voucher_id
+			WHERE s.state = 'paid' AND s.at >= ? AND s.at < ?`, a, b).Scan(&t.VouchersPaid, &paid)
+		t.VouchersPaidAmount = game.Money(paid)
 		return err
 	})
 	if err != nil {

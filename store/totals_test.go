@@ -51,3 +51,47 @@ func TestTotalsBetween(t *testing.T) {
 	_, err = s.TotalsBetween(ctx, to, from)
 	require.ErrorIs(t, err, ErrBadRequest)
 }
+
+// The vouchers paid at the counter in a period are counted from their
+// payment, not their print: one printed the day before and paid in the
+// period counts, one paid the day after does not; the sums are the paid
+// meters' growth over the period.
+func TestTotalsCountTheVouchersPaidInThePeriod(t *testing.T) {
+	ctx := context.Background()
+	s, clk := openCash(t)
+	printed := func(amount game.Money, validation string) {
+		t.Helper()
+		creditNote(t, s, amount)
+		v, err := s.IssueVoucher(ctx, VoucherRequest{Amount: amount, Validation: validation, Expires: clk.now().Add(72 * time.Hour)})
+		require.NoError(t, err)
+		_, _, err = s.ConfirmVoucher(ctx, v.ID)
+		require.NoError(t, err)
+	}
+	pay := func(validation string) {
+		t.Helper()
+		_, err := s.PayVoucher(ctx, validation, "staff")
+		require.NoError(t, err)
+	}
+	printed(20*game.Euro, val1)
+	printed(5*game.Euro, val2)
+	printed(50*game.Euro, val3)
+	pay(val2) // the day before
+	clk.advance(24 * time.Hour)
+	from := clk.now()
+	before, err := s.Meters(ctx)
+	require.NoError(t, err)
+	pay(val1)
+	to := clk.now()
+	after, err := s.Meters(ctx)
+	require.NoError(t, err)
+	clk.advance(time.Hour)
+	pay(val3) // after
+
+	tot, err := s.TotalsBetween(ctx, from, to)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), tot.VouchersPaid)
+	assert.Equal(t, 20*game.Euro, tot.VouchersPaidAmount)
+	assert.Equal(t, after.Get(MeterVouchersPaidCount)-before.Get(MeterVouchersPaidCount), tot.VouchersPaid)
+	assert.Equal(t, after.Get(MeterVouchersPaid)-before.Get(MeterVouchersPaid), int64(tot.VouchersPaidAmount))
+	assert.Zero(t, tot.Count[KindVoucherOut], "printed the day before")
+}

@@ -263,8 +263,8 @@ func TestMoneyMessagesInThePlayersWords(t *testing.T) {
 	assert.Equal(t, "Ce billet n’a pas été reconnu. Vérifiez-le et réessayez, ou adressez-vous au personnel.", fr.Message(fake))
 	assert.NotContains(t, fr.Message(fake), "optique")
 	state := kiosk.Message{Code: kiosk.MsgValidatorState, Detail: id003.StateStackerOpen.Key()}
-	assert.Equal(t, "Cassette ouverte ou absente", fr.Message(state))
-	assert.Equal(t, "Stacker open", en.Message(state))
+	assert.Equal(t, "Caisse ouverte ou absente", fr.Message(state))
+	assert.Equal(t, "Cash box open or out", en.Message(state))
 	held := kiosk.Message{Code: kiosk.MsgNoteHeld, Amount: 10 * game.Euro}
 	assert.Equal(t, "Billet de 10\u00a0€ à vérifier par le personnel", fr.Message(held))
 	assert.Equal(t, "", fr.Message(kiosk.Message{}))

@@ -57,7 +57,7 @@ var _ blockProgresser = (*kiosk.Office)(nil)
 var _ = register(View{ID: "blocks", Title: "blocks.title", Need: kiosk.RoleTechnician, Order: 60, Build: buildBlocks})
 
 var _ = words(map[word]text{
-	"blocks.title":           {"Blocs de tickets", "Ticket blocks"},
+	"blocks.title":           {"Blocs d’unités de jeu", "Blocks of game units"},
 	"blocks.import":          {"Importer un bloc", "Import a block"},
 	"blocks.files":           {"Fichiers de blocs dans %s\u00a0:", "Block files in %s:"},
 	"blocks.nofiles":         {"Aucun fichier de bloc dans %s\u00a0: la clé USB est-elle branchée\u00a0?", "No block file in %s: is the USB stick plugged in?"},
@@ -65,7 +65,7 @@ var _ = words(map[word]text{
 	"blocks.doimport":        {"Vérifier et importer", "Verify and import"},
 	"blocks.choose":          {"Choisissez un fichier.", "Choose a file."},
 	"blocks.importing":       {"Vérification de %s…", "Verifying %s…"},
-	"blocks.imported":        {"%s importé\u00a0: bloc %d/%d, %s, %s tickets, %s.", "%s imported: block %d/%d, %s, %s units, %s."},
+	"blocks.imported":        {"%s importé\u00a0: bloc %d/%d, %s, %s, %s.", "%s imported: block %d/%d, %s, %s, %s."},
 	"blocks.refused":         {"%s refusé\u00a0: %s.", "%s refused: %s."},
 	"blocks.why.signature":   {"la signature ne correspond pas au contenu (fichier modifié ou abîmé)", "the signature does not match the content (file altered or damaged)"},
 	"blocks.why.key":         {"signé par une clé d’émetteur qui n’est pas de confiance", "signed by an issuer key that is not trusted"},
@@ -73,7 +73,7 @@ var _ = words(map[word]text{
 	"blocks.why.taken":       {"ce bloc est déjà en vente à une autre borne de la flotte", "this block is already on sale at another kiosk of the fleet"},
 	"blocks.why.takenby":     {"ce bloc est déjà en vente à la borne %s de la flotte", "this block is already on sale at kiosk %s of the fleet"},
 	"blocks.why.truncated":   {"fichier incomplet (copie interrompue\u00a0?)", "incomplete file (copy interrupted?)"},
-	"blocks.why.counts":      {"les lots ne sont pas ceux du règlement", "the lots are not the regulation’s"},
+	"blocks.why.counts":      {"les lots ne sont pas ceux du règlement", "the prizes are not the regulation’s"},
 	"blocks.why.format":      {"ce n’est pas un fichier de bloc Pharaon valide", "not a valid Pharaon block file"},
 	"blocks.why.read":        {"fichier illisible", "the file cannot be read"},
 	"blocks.why.other":       {"bloc refusé", "block refused"},
@@ -90,12 +90,12 @@ var _ = words(map[word]text{
 	"blocks.state.withdrawn": {"retiré", "withdrawn"},
 	"blocks.note":            {"Retiré\u00a0: %s", "Withdrawn: %s"},
 	"blocks.withdraw":        {"Retirer…", "Withdraw…"},
-	"blocks.confirm":         {"Retirer le bloc %d/%d pour de bon\u00a0? Ses %s tickets restants ne seront jamais vendus.", "Withdraw block %d/%d for good? Its %s remaining units will never be sold."},
+	"blocks.confirm":         {"Retirer le bloc %d/%d pour de bon\u00a0? Ce qu’il lui reste ne sera jamais vendu\u00a0: %s.", "Withdraw block %d/%d for good? What it has left will never be sold: %s."},
 	"blocks.reason":          {"Raison (obligatoire)", "Reason (required)"},
 	"blocks.dowithdraw":      {"Confirmer le retrait", "Confirm the withdrawal"},
 	"blocks.cancel":          {"Annuler", "Cancel"},
 	"blocks.withdrawn":       {"Bloc %d/%d retiré.", "Block %d/%d withdrawn."},
-	"blocks.failed":          {"Échec\u00a0: %v", "Failed: %v"},
+	"blocks.failed":          {"Bloc non retiré.", "Block not withdrawn."},
 })
 
 // blocksView is the view's state across its own redraws.
@@ -345,7 +345,7 @@ func (v *blocksView) confirm(b store.BlockInfo) fyne.CanvasObject {
 		v.withdrawing, v.reason = 0, nil
 		v.draw()
 	})
-	q := widget.NewLabel(tr.F("blocks.confirm", b.Emission, b.Number, blkCount(tr, b.Remaining())))
+	q := widget.NewLabel(tr.F("blocks.confirm", b.Emission, b.Number, tr.Count(int64(b.Remaining()), "n.unit")))
 	q.Wrapping = fyne.TextWrapWord
 	return container.NewVBox(q, v.reason, container.NewHBox(ok, cancel))
 }
@@ -359,7 +359,7 @@ func (v *blocksView) withdraw(b store.BlockInfo, reason string) {
 		env.Do(func() {
 			v.busy = false
 			if err != nil {
-				v.status.SetText(tr.F("blocks.failed", err))
+				v.status.SetText(rptRefusal(tr, tr.T("blocks.failed"), err))
 				fmt.Fprintf(blocksStderr, "maintenance: withdraw block %d/%d: %v\n", b.Emission, b.Number, err)
 			} else {
 				v.status.SetText(tr.F("blocks.withdrawn", b.Emission, b.Number))
@@ -400,7 +400,7 @@ func (v *blocksView) importChosen() {
 				fmt.Fprintf(blocksStderr, "maintenance: block file %s refused: %v\n", path, err)
 			} else {
 				v.status.SetText(tr.F("blocks.imported", name, b.Emission, b.Number, tr.Money(b.Stake.Money()),
-					blkCount(tr, b.Units), tr.T(word("blocks.state."+string(b.State)))))
+					tr.Count(int64(b.Units), "n.unit"), tr.T(word("blocks.state."+string(b.State)))))
 			}
 			v.load()
 		})

@@ -188,7 +188,7 @@ func TestBlocksImportAndWithdrawFromTheScreen(t *testing.T) {
 
 	blkChoose(t, w, filepath.Join("usb0", "blocs", "b11.pblk"))
 	test.Tap(blkButton(t, w, "Vérifier et importer"))
-	assert.True(t, blkHasText(w, "b11.pblk importé\u00a0: bloc 7/11, 0,50\u00a0€, 350\u00a0000 tickets, en vente."), "%q", blkTexts(w))
+	assert.True(t, blkHasText(w, "b11.pblk importé\u00a0: bloc 7/11, 0,50\u00a0€, 350\u00a0000\u00a0unités de jeu, en vente."), "%q", blkTexts(w))
 	assert.True(t, blkHasText(w, "Bloc 7/11 · 0,50\u00a0€ · en vente"))
 	assert.True(t, blkHasText(w, "Vendus 0 · restants 350\u00a0000 · gagné 0\u00a0€"), "%q", blkTexts(w))
 

@@ -40,7 +40,7 @@ var _ = words(map[word]text{
 	"rpt.cash.confirm":   {"Videz la caisse, puis confirmez\u00a0: le relevé de %s sera enregistré et imprimé.", "Empty the cash box, then confirm: the collection of %s will be recorded and printed."},
 	"rpt.cash.yes":       {"Confirmer le relevé", "Confirm the collection"},
 	"rpt.cash.no":        {"Annuler", "Cancel"},
-	"rpt.cash.done":      {"Relevé n° %06d enregistré\u00a0: %d billets, %s. Rapport imprimé.", "Collection no. %06d recorded: %d notes, %s. Report printed."},
+	"rpt.cash.done":      {"Relevé n° %06d enregistré\u00a0: %s, %s. Rapport imprimé.", "Collection no. %06d recorded: %s, %s. Report printed."},
 	"rpt.cash.noprint":   {"Relevé n° %06d enregistré, mais son rapport n’est pas imprimé\u00a0: %s", "Collection no. %06d recorded, but its report is not printed: %s"},
 	"rpt.cash.reprint":   {"Imprimer le rapport", "Print the report"},
 	"rpt.cash.reprinted": {"Rapport du relevé n° %06d imprimé.", "Report of collection no. %06d printed."},
@@ -87,7 +87,7 @@ func buildCashBox(env *Env) fyne.CanvasObject {
 				note.failText(tr.F("rpt.cash.noprint", c.ID, rptErr(tr, printErr)))
 				return
 			}
-			note.ok(tr.F("rpt.cash.done", c.ID, c.Count, tr.Money(c.Amount)))
+			note.ok(tr.F("rpt.cash.done", c.ID, tr.Count(c.Count, "n.note"), tr.Money(c.Amount)))
 		})
 	}
 	askCollect = func() {

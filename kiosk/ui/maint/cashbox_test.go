@@ -42,7 +42,7 @@ func TestCashBoxView(t *testing.T) {
 	require.NoError(t, err)
 	f.tap("Relever la caisse")
 	f.tap("Confirmer le relevé")
-	assert.Contains(t, f.text(), "Relevé n° 000001 enregistré\u00a0: 4 billets, 55\u00a0€. Rapport imprimé.")
+	assert.Contains(t, f.text(), "Relevé n° 000001 enregistré\u00a0: 4\u00a0billets, 55\u00a0€. Rapport imprimé.")
 	assert.Contains(t, f.text(), "La caisse doit être vide.")
 	r, err := f.dev.Printer.WaitReceipt(context.Background(), 1)
 	require.NoError(t, err)

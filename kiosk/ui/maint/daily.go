@@ -19,22 +19,26 @@ import (
 var _ = register(View{ID: "daily", Title: "rpt.daily.title", Need: kiosk.RoleStaff, Order: 42, Build: buildDaily})
 
 var _ = words(map[word]text{
-	"rpt.daily.title":    {"Rapport journalier", "Daily report"},
-	"rpt.daily.day":      {"Journée du %s", "Day of %s"},
-	"rpt.daily.prev":     {"Jour précédent", "Previous day"},
-	"rpt.daily.next":     {"Jour suivant", "Next day"},
-	"rpt.daily.print":    {"Imprimer le rapport", "Print the report"},
-	"rpt.daily.printed":  {"Rapport du %s imprimé.", "Report of %s printed."},
-	"rpt.daily.stake":    {"Mise", "Stake"},
-	"rpt.daily.plays":    {"Parties", "Games"},
-	"rpt.daily.staked":   {"Misé", "Staked"},
-	"rpt.daily.won":      {"Gagné", "Won"},
-	"rpt.daily.total":    {"Total", "Total"},
-	"rpt.daily.notes":    {"Billets acceptés", "Notes accepted"},
-	"rpt.daily.vouchers": {"Bons de paiement", "Payout vouchers"},
-	"rpt.daily.handpays": {"Paiements manuels", "Hand-pays"},
-	"rpt.daily.collects": {"Relevés de caisse", "Cash box collections"},
-	"rpt.daily.countamt": {"%d · %s", "%d · %s"},
+	"rpt.daily.title":                           {"Rapport journalier", "Daily report"},
+	"rpt.daily.day":                             {"Journée du %s", "Day of %s"},
+	"rpt.daily.prev":                            {"Jour précédent", "Previous day"},
+	"rpt.daily.next":                            {"Jour suivant", "Next day"},
+	"rpt.daily.print":                           {"Imprimer le rapport", "Print the report"},
+	"rpt.daily.printed":                         {"Rapport du %s imprimé.", "Report of %s printed."},
+	"rpt.daily.stake":                           {"Mise", "Stake"},
+	"rpt.daily.plays":                           {"Parties", "Games"},
+	"rpt.daily.staked":                          {"Misé", "Staked"},
+	"rpt.daily.won":                             {"Gagné", "Won"},
+	"rpt.daily.total":                           {"Total", "Total"},
+	"rpt.daily.notes":                           {"Billets acceptés", "Notes accepted"},
+	"rpt.daily.vouchers":                        {"Bons de paiement imprimés", "Vouchers printed"},
+	"rpt.daily.handpays":                        {"Paiements manuels", "Hand-pays"},
+	"rpt.daily.counter":                         {"Payé au comptoir", "Paid out at the counter"},
+	"rpt.daily.paid." + store.MeterVouchersPaid: {"Bons de paiement payés", "Vouchers paid"},
+	"rpt.daily.paid." + store.MeterHandPays:     {"Paiements manuels", "Hand-pays"},
+	"rpt.daily.paidtotal":                       {"Total payé au comptoir", "Total paid out at the counter"},
+	"rpt.daily.collects":                        {"Relevés de caisse", "Cash box collections"},
+	"rpt.daily.countamt":                        {"%d · %s", "%d · %s"},
 })
 
 func buildDaily(env *Env) fyne.CanvasObject {
@@ -90,7 +94,9 @@ func buildDaily(env *Env) fyne.CanvasObject {
 	return note.in(container.NewBorder(top, bottom, nil, nil, container.NewVScroll(body)))
 }
 
-// dailyRows shows a day's totals: games by stake, notes, payouts.
+// dailyRows shows a day's totals: games by stake, notes, payouts, and
+// the cash paid out at the counter by kind (kiosk.PaidAtCounter, as the
+// printed report).
 func dailyRows(tr Tr, t store.Totals) []fyne.CanvasObject {
 	cell := func(s string, bold bool) fyne.CanvasObject {
 		l := widget.NewLabel(s)
@@ -114,12 +120,19 @@ func dailyRows(tr Tr, t store.Totals) []fyne.CanvasObject {
 	row := func(label string, n int64, a game.Money) fyne.CanvasObject {
 		return rptRow(label, tr.F("rpt.daily.countamt", n, tr.Money(a)), false)
 	}
-	return []fyne.CanvasObject{
+	out := []fyne.CanvasObject{
 		container.NewGridWithColumns(4, cells...),
 		widget.NewSeparator(),
 		row(tr.T("rpt.daily.notes"), t.Count[store.KindBillIn], t.Amount[store.KindBillIn]),
 		row(tr.T("rpt.daily.vouchers"), t.Count[store.KindVoucherOut], t.Amount[store.KindVoucherOut]),
 		row(tr.T("rpt.daily.handpays"), t.Count[store.KindHandPay], t.Amount[store.KindHandPay]),
 		row(tr.T("rpt.daily.collects"), t.Collections, t.CollectedCash),
+		widget.NewSeparator(),
+		widget.NewLabelWithStyle(tr.T("rpt.daily.counter"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 	}
+	paid := kiosk.PaidAtCounter(t)
+	for _, l := range paid.Lines {
+		out = append(out, row(tr.T(word("rpt.daily.paid."+l.Kind)), l.Count, l.Amount))
+	}
+	return append(out, row(tr.T("rpt.daily.paidtotal"), paid.Count, paid.Amount))
 }

@@ -29,7 +29,7 @@ var _ = words(map[word]text{
 	"rpt.dev.polls":     {"Interrogations", "Polls"},
 	"rpt.dev.testval":   {"Tester le lecteur", "Test the validator"},
 	"rpt.dev.testprn":   {"Tester l’imprimante", "Test the printer"},
-	"rpt.dev.valOK":     {"Le lecteur répond (%d interrogations).", "The validator answers (%d polls)."},
+	"rpt.dev.valOK":     {"Le lecteur répond (%s).", "The validator answers (%s)."},
 	"rpt.dev.prnOK":     {"Page de test imprimée.", "Test page printed."},
 	"rpt.dev.unknown":   {"inconnue", "unknown"},
 })
@@ -69,7 +69,7 @@ func buildDevices(env *Env) fyne.CanvasObject {
 				note.fail(tr, err)
 				return
 			}
-			note.ok(tr.F("rpt.dev.valOK", d.Polls))
+			note.ok(tr.F("rpt.dev.valOK", tr.Count(int64(d.Polls), "n.poll")))
 		})
 	}
 	testPrn := func() {

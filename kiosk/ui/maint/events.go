@@ -15,7 +15,9 @@ import (
 )
 
 // The event log (staff): newest first, filtered by the lowest level, the
-// source and a day (in the kiosk's zone); older pages on demand.
+// source and a day (in the kiosk's zone); older pages on demand. Each event
+// is said in the screen's language from its code (eventwords.go), its
+// code and detail kept under it as a technical detail.
 
 var _ = register(View{ID: "events", Title: "rpt.events.title", Need: kiosk.RoleStaff, Order: 41, Diagnosis: true, Build: buildEvents})
 
@@ -35,6 +37,7 @@ var _ = words(map[word]text{
 	"rpt.level.error":    {"Erreur", "Error"},
 	"rpt.level.critical": {"Critique", "Critical"},
 	"rpt.events.count":   {"Évènements affichés\u00a0: %d", "Events shown: %d"},
+	"rpt.events.unknown": {"Évènement non décrit", "Event not described"},
 })
 
 // eventsPage is how many events a page shows.
@@ -69,6 +72,7 @@ func buildEvents(env *Env) fyne.CanvasObject {
 	count := widget.NewLabel("")
 	var oldest int64
 	var older *widget.Button
+	sourceOf := map[string]string{} // a source's name shown → its code
 
 	query := func(before int64) (store.EventQuery, bool) {
 		q := store.EventQuery{N: eventsPage, BeforeID: before}
@@ -78,7 +82,7 @@ func buildEvents(env *Env) fyne.CanvasObject {
 			}
 		}
 		if source.Selected != all {
-			q.Source = source.Selected
+			q.Source = sourceOf[source.Selected]
 		}
 		if strings.TrimSpace(day.Text) != "" {
 			d, err := parseDay(day.Text, loc)
@@ -134,7 +138,12 @@ func buildEvents(env *Env) fyne.CanvasObject {
 		return err
 	}, func(err error) {
 		if err == nil {
-			source.Options = append([]string{all}, sources...)
+			source.Options = []string{all}
+			for _, src := range sources {
+				name := tr.Source(src)
+				sourceOf[name] = src
+				source.Options = append(source.Options, name)
+			}
 			source.Refresh()
 		}
 	})
@@ -149,9 +158,11 @@ func buildEvents(env *Env) fyne.CanvasObject {
 	return note.in(container.NewBorder(top, bottom, nil, nil, container.NewVScroll(list)))
 }
 
-// eventRow is one event: when, level, source and code, then its detail.
+// eventRow is one event: when, level, source and what happened in the
+// screen's language, then its code and detail as the kiosk logged them.
 func eventRow(tr Tr, e store.Event, loc *time.Location) fyne.CanvasObject {
-	head := widget.NewLabel(fmt.Sprintf("%s   %s   %s · %s", tr.Time(e.At, loc), tr.T(word("rpt.level."+string(e.Level))), e.Source, e.Code))
+	head := widget.NewLabel(fmt.Sprintf("%s   %s   %s · %s", tr.Time(e.At, loc), tr.T(word("rpt.level."+string(e.Level))),
+		tr.Source(e.Source), tr.Event(e.Code)))
 	head.TextStyle = fyne.TextStyle{Bold: true}
 	switch e.Level {
 	case store.LevelWarning:
@@ -159,7 +170,16 @@ func eventRow(tr Tr, e store.Event, loc *time.Location) fyne.CanvasObject {
 	case store.LevelError, store.LevelCritical:
 		head.Importance = widget.DangerImportance
 	}
-	detail := widget.NewLabel(e.Detail)
+	detail := widget.NewLabel(tr.Detail(techDetail(e.Code, e.Detail)))
 	detail.Wrapping = fyne.TextWrapWord
 	return container.NewVBox(head, detail)
+}
+
+// techDetail is a code and the detail logged with it, as the technical
+// detail under their words.
+func techDetail(code, detail string) string {
+	if detail == "" {
+		return code
+	}
+	return code + " — " + detail
 }

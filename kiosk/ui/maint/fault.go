@@ -9,7 +9,8 @@ import (
 )
 
 // The fault (technician): why the kiosk is out of service, in the words of
-// its code and in detail, and the clear. The clear is never a reset: the
+// its code (eventwords.go), its code and detail kept under them as a
+// technical detail, and the clear. The clear is never a reset: the
 // kiosk runs its self-test, its boot check and the full verification again
 // and returns to service only if they pass (kiosk.Office.ClearFault);
 // docs/technician.md says what to repair first for each fault.
@@ -19,8 +20,7 @@ var _ = register(View{ID: "fault", Title: "fault.title", Need: kiosk.RoleTechnic
 var _ = words(map[word]text{
 	"fault.title":   {"Hors service", "Out of service"},
 	"fault.none":    {"La borne est en service\u00a0: aucun défaut.", "The kiosk is in service: no fault."},
-	"fault.code":    {"Défaut", "Fault"},
-	"fault.detail":  {"Détail", "Detail"},
+	"fault.is":      {"Défaut\u00a0: %s", "Fault: %s"},
 	"fault.help":    {"Réparez d’abord la cause (voir la notice du technicien), puis revérifiez\u00a0: la borne refait toutes ses vérifications et ne revient en service que si elles réussissent.", "Repair the cause first (see the technician’s guide), then verify again: the kiosk runs all its checks again and returns to service only if they pass."},
 	"fault.clear":   {"Revérifier et remettre en service", "Verify again and return to service"},
 	"fault.cleared": {"Vérifications réussies\u00a0: la borne est de nouveau en service.", "Checks passed: the kiosk is back in service."},
@@ -46,12 +46,13 @@ func buildFault(env *Env) fyne.CanvasObject {
 				body.Objects = []fyne.CanvasObject{widget.NewLabel(tr.T("fault.none"))}
 				clear.Disable()
 			} else {
-				detail := widget.NewLabel(f.Detail)
+				what := widget.NewLabelWithStyle(tr.F("fault.is", tr.Event(f.Code)), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+				what.Wrapping = fyne.TextWrapWord
+				detail := widget.NewLabel(tr.Detail(techDetail(f.Code, f.Detail)))
 				detail.Wrapping = fyne.TextWrapWord
 				help := widget.NewLabel(tr.T("fault.help"))
 				help.Wrapping = fyne.TextWrapWord
-				body.Objects = []fyne.CanvasObject{rptRow(tr.T("fault.code"), f.Code, true),
-					widget.NewLabel(tr.T("fault.detail")), detail, widget.NewSeparator(), help}
+				body.Objects = []fyne.CanvasObject{what, detail, widget.NewSeparator(), help}
 				clear.Enable()
 			}
 			body.Refresh()

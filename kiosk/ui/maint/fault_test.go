@@ -62,13 +62,14 @@ func TestFaultViewShowsAndClears(t *testing.T) {
 		Go: func(f func()) { f() }, Do: func(f func()) { f() }, Touch: func() {}, Refresh: func() {}}
 	w.SetContent(v.Build(env))
 	w.Resize(fyne.NewSize(1280, 800))
-	assert.True(t, blkHasText(w, kiosk.FaultSoftware), "%q", blkTexts(w))
-	assert.True(t, blkHasText(w, "the manifest says 4567"))
+	assert.True(t, blkHasText(w, "Défaut\u00a0: Le logiciel n’est pas celui du paquet signé installé\u00a0: borne hors service"), "%q", blkTexts(w))
+	assert.True(t, blkHasText(w, "Détail technique\u00a0: software — /usr/bin/pharaon: SHA-256 0123, the manifest says 4567"), "%q", blkTexts(w))
+	assert.NotContains(t, blkTexts(w), kiosk.FaultSoftware, "the code is not the sentence")
 
 	test.Tap(blkButton(t, w, "Revérifier et remettre en service"))
 	assert.Equal(t, 1, o.clears)
 	assert.True(t, blkHasText(w, "Les vérifications échouent encore\u00a0: la borne reste hors service."))
-	assert.True(t, blkHasText(w, "the manifest says 4567"), "the fault still shown")
+	assert.True(t, blkHasText(w, "Détail technique\u00a0: software — /usr/bin/pharaon: SHA-256 0123, the manifest says 4567"), "the fault still shown")
 
 	o.clearErr = nil
 	test.Tap(blkButton(t, w, "Revérifier et remettre en service"))

@@ -24,14 +24,14 @@ var _ = register(View{ID: "handpay", Title: "handpay.title", Need: kiosk.RoleSta
 var _ = words(map[word]text{
 	"handpay.title":    {"Paiement manuel", "Hand-pay"},
 	"handpay.none":     {"Aucun paiement manuel en attente.", "No hand-pay pending."},
-	"handpay.pending":  {"Le terminal est bloqué\u00a0: remettez au joueur %s.", "The kiosk is locked: pay the player %s."},
+	"handpay.pending":  {"La borne est bloquée\u00a0: remettez au joueur %s.", "The kiosk is locked: pay the player %s."},
 	"handpay.win":      {"Gain de la partie n°\u00a0%d au-dessus de la limite de paiement manuel.", "Game no. %d won above the hand-pay limit."},
 	"handpay.cash_out": {"Encaissement au-dessus de la limite de paiement manuel.", "Cash-out above the hand-pay limit."},
 	"handpay.since":    {"Bloqué depuis le %s (référence %s).", "Locked since %s (reference %s)."},
 	"handpay.pay":      {"J’ai payé %s", "I paid %s"},
 	"handpay.confirm":  {"Touchez encore pour confirmer le paiement de %s.", "Touch again to confirm the payment of %s."},
-	"handpay.paid":     {"Paiement de %s enregistré (écriture n°\u00a0%d). Le terminal est débloqué.", "Payment of %s recorded (ledger row %d). The kiosk is unlocked."},
-	"handpay.failed":   {"Paiement non enregistré\u00a0: %s", "Payment not recorded: %s"},
+	"handpay.paid":     {"Paiement de %s enregistré (écriture n°\u00a0%d). La borne est débloquée.", "Payment of %s recorded (ledger row %d). The kiosk is unlocked."},
+	"handpay.failed":   {"Paiement non enregistré.", "Payment not recorded."},
 })
 
 // handPayView shows the pending hand-pay and records its payment, with a
@@ -74,7 +74,7 @@ func (v *handPayView) show(hp kiosk.HandPay, err error) {
 		v.body.Add(widget.NewLabel(tr.T("handpay.none")))
 	case err != nil:
 		fyne.LogError("hand-pay", err)
-		v.note.SetText(tr.F("handpay.failed", err.Error()))
+		v.note.SetText(rptRefusal(tr, tr.T("handpay.failed"), err))
 	default:
 		amount := canvas.NewText(tr.F("handpay.pending", tr.Money(hp.Amount)), art.GoldLight)
 		amount.TextSize, amount.TextStyle = 24, fyne.TextStyle{Bold: true}
@@ -109,7 +109,7 @@ func (v *handPayView) tapped() {
 		env.Do(func() {
 			if err != nil {
 				fyne.LogError("hand-pay", err)
-				v.note.SetText(tr.F("handpay.failed", err.Error()))
+				v.note.SetText(rptRefusal(tr, tr.T("handpay.failed"), err))
 				v.load()
 				return
 			}

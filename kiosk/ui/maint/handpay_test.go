@@ -50,7 +50,7 @@ func TestHandPayStaffRecordsThePayment(t *testing.T) {
 	assert.Equal(t, store.KindHandPay, rows[0].Kind)
 	assert.Equal(t, -hp.Amount, rows[0].Amount)
 	assert.Equal(t, hp.Ref, rows[0].Ref)
-	assert.Equal(t, "Paiement de "+f.env.Tr.Money(hp.Amount)+" enregistré (écriture n°\u00a0"+rclItoa(rows[0].ID)+"). Le terminal est débloqué.", v.note.Text)
+	assert.Equal(t, "Paiement de "+f.env.Tr.Money(hp.Amount)+" enregistré (écriture n°\u00a0"+rclItoa(rows[0].ID)+"). La borne est débloquée.", v.note.Text)
 	ev, err := f.st.EventsWhere(context.Background(), store.EventQuery{N: 20, Source: "maintenance"})
 	require.NoError(t, err)
 	var who string

@@ -46,7 +46,7 @@ func TestHeldNotesCreditAndClose(t *testing.T) {
 
 	f.tap("Créditer") // the first note's
 	assert.Contains(t, f.text(), "Créditer ce billet de 10\u00a0€ au joueur")
-	f.tap("Billet trouvé dans la cassette")
+	f.tap("Billet trouvé dans la caisse")
 	assert.Contains(t, f.text(), "Billet de 10\u00a0€ crédité. Crédit de la borne\u00a0: 10\u00a0€.")
 	credit, err := f.st.Credit(context.Background())
 	require.NoError(t, err)
@@ -54,7 +54,7 @@ func TestHeldNotesCreditAndClose(t *testing.T) {
 	assert.NotContains(t, f.text(), "Billet de 10\u00a0€ ·", "no longer held")
 
 	f.tap("Clore sans crédit")
-	f.tap("Billet absent de la cassette")
+	f.tap("Billet absent de la caisse")
 	assert.Contains(t, f.text(), "Billet de 20\u00a0€ clos sans crédit.")
 	assert.Contains(t, f.text(), "Aucun billet en attente.")
 	credit, err = f.st.Credit(context.Background())

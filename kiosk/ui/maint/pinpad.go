@@ -217,7 +217,7 @@ func (p *pinPad) refused(err error) {
 	case errors.As(err, &pe) && pe.Left == 1:
 		p.say(widget.DangerImportance, tr.T("pin.wrong.last"))
 	case errors.As(err, &pe):
-		p.say(widget.DangerImportance, tr.F("pin.wrong", pe.Left))
+		p.say(widget.DangerImportance, tr.F("pin.wrong", tr.Count(int64(pe.Left), "n.try")))
 	case errors.Is(err, kiosk.ErrNotAllowed):
 		// A staff PIN while the kiosk's data are in fault.
 		fmt.Fprintf(shLog, "maintenance: login: %v\n", err)
@@ -281,7 +281,7 @@ var _ = words(map[word]text{
 	"pin.back":       {"Retour au jeu", "Back to the game"},
 	"pin.empty":      {"Tapez d’abord votre code.", "Type your PIN first."},
 	"pin.checking":   {"Vérification…", "Checking…"},
-	"pin.wrong":      {"Code incorrect\u00a0: encore %d essais avant le blocage.", "Wrong PIN: %d tries left before the keypad locks."},
+	"pin.wrong":      {"Code incorrect\u00a0: encore %s avant le blocage.", "Wrong PIN: %s left before the keypad locks."},
 	"pin.wrong.last": {"Code incorrect\u00a0: dernier essai avant le blocage.", "Wrong PIN: one try left before the keypad locks."},
 	"pin.locked":     {"Trop de codes incorrects\u00a0: clavier bloqué, réessayez dans %s.", "Too many wrong PINs: keypad locked, try again in %s."},
 	"pin.unlocked":   {"Le clavier est débloqué.", "The keypad is unlocked."},

@@ -39,17 +39,17 @@ var _ = words(map[word]text{
 	"recall.older":      {"Plus anciennes", "Older"},
 	"recall.date":       {"Date (JJ/MM/AAAA)", "Date (DD/MM/YYYY)"},
 	"recall.by_date":    {"Chercher la date", "Find the date"},
-	"recall.unit":       {"Ticket (émission/bloc/n°)", "Ticket (emission/block/no.)"},
-	"recall.by_unit":    {"Chercher le ticket", "Find the ticket"},
+	"recall.unit":       {"Unité de jeu (émission/bloc/n°)", "Game unit (emission/block/no.)"},
+	"recall.by_unit":    {"Chercher l’unité", "Find the unit"},
 	"recall.none":       {"Aucune partie.", "No game."},
 	"recall.bad_date":   {"Date illisible\u00a0: écrivez-la JJ/MM/AAAA.", "Unreadable date: write it DD/MM/YYYY."},
-	"recall.bad_unit":   {"Ticket illisible\u00a0: écrivez émission/bloc/n°, par exemple 7/1/12.", "Unreadable ticket: write emission/block/no., for example 7/1/12."},
-	"recall.not_found":  {"Ce ticket n’a pas été joué sur ce terminal.", "This ticket was not played on this kiosk."},
-	"recall.failed":     {"Lecture impossible\u00a0: %s", "Cannot read: %s"},
+	"recall.bad_unit":   {"Unité de jeu illisible\u00a0: écrivez émission/bloc/n°, par exemple 7/1/12.", "Unreadable game unit: write emission/block/no., for example 7/1/12."},
+	"recall.not_found":  {"Cette unité de jeu n’a pas été jouée sur cette borne.", "This game unit was not played on this kiosk."},
+	"recall.failed":     {"Lecture impossible.", "Cannot read."},
 	"recall.col.no":     {"N°", "No."},
 	"recall.col.time":   {"Heure", "Time"},
 	"recall.col.stake":  {"Mise", "Stake"},
-	"recall.col.unit":   {"Ticket", "Ticket"},
+	"recall.col.unit":   {"Unité de jeu", "Game unit"},
 	"recall.col.result": {"Résultat", "Outcome"},
 	"recall.col.amount": {"Gain", "Won"},
 	"recall.col.before": {"Crédit avant", "Credit before"},
@@ -65,7 +65,7 @@ var _ = words(map[word]text{
 	"recall.end_same":   {"Fin du rappel\u00a0: gain %s, identique à la partie enregistrée.", "End of the recall: won %s, as the recorded game."},
 	"recall.end_diff":   {"Fin du rappel\u00a0: gain %s, la partie enregistrée a payé %s. Signalez-le au technicien.", "End of the recall: won %s, the recorded game paid %s. Tell the technician."},
 	"recall.end_open":   {"Fin de l’enregistrement\u00a0: la partie n’était pas terminée.", "End of the recording: the game was not finished."},
-	"recall.no_replay":  {"Cette partie ne peut pas être revue\u00a0: %s", "This game cannot be replayed: %s"},
+	"recall.no_replay":  {"Cette partie ne peut pas être revue.", "This game cannot be replayed."},
 })
 
 // recallView is the view: the search bar and the list, or a replay.
@@ -126,7 +126,7 @@ func (v *recallView) say(s string) {
 
 func (v *recallView) fail(err error) {
 	fyne.LogError("recall", err)
-	v.say(v.env.Tr.F("recall.failed", err.Error()))
+	v.say(rptRefusal(v.env.Tr, v.env.Tr.T("recall.failed"), err))
 }
 
 // load lists the plays q selects.
@@ -294,7 +294,7 @@ func (v *recallView) startReplay(r store.Recalled) {
 		env.Do(func() {
 			if err != nil {
 				fyne.LogError("recall", err)
-				v.say(env.Tr.F("recall.no_replay", err.Error()))
+				v.say(rptRefusal(env.Tr, env.Tr.T("recall.no_replay"), err))
 				return
 			}
 			v.showReplay(r, rp)

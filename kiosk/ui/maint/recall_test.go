@@ -208,8 +208,8 @@ func rclTexts(o fyne.CanvasObject) string {
 }
 
 // The recall lists the last 10 games with the credit around each, the
-// stake, the ticket, the outcome, the amount and the time in the kiosk's
-// zone; older ones page by page; a ticket is found by its number.
+// stake, the game unit, the outcome, the amount and the time in the kiosk's
+// zone; older ones page by page; a game unit is found by its number.
 func TestRecallListsTheLastTen(t *testing.T) {
 	f := newRclFix(t, kiosk.PayoutLimitBound)
 	for i := 0; i < 12; i++ {
@@ -221,7 +221,7 @@ func TestRecallListsTheLastTen(t *testing.T) {
 	assert.EqualValues(t, 12, v.shown[0].ID, "newest first")
 	all := rclTexts(v.list)
 	assert.Contains(t, all, "30/11/2026 10:42:00", "the time in the kiosk's zone (Europe/Paris)")
-	assert.Contains(t, all, "7/3/000003", "the ticket: emission/block/index")
+	assert.Contains(t, all, "7/3/000003", "the game unit: emission/block/index")
 	assert.Contains(t, all, "3 scarabées")
 	assert.Contains(t, all, "2\u00a0000\u00a0€")
 	golden.Assert(t, "recall-list.png", f.w.Canvas().Capture())
@@ -231,18 +231,18 @@ func TestRecallListsTheLastTen(t *testing.T) {
 	assert.EqualValues(t, 2, v.shown[0].ID)
 
 	test.Type(v.unit, "7/2/3")
-	f.tap(v.root, "Chercher le ticket")
+	f.tap(v.root, "Chercher l’unité")
 	require.Len(t, v.shown, 1)
 	assert.Equal(t, uint32(3), v.shown[0].Unit)
 	assert.Equal(t, uint32(2), v.shown[0].Number)
 	v.unit.SetText("")
 	test.Type(v.unit, "7/2/300")
-	f.tap(v.root, "Chercher le ticket")
-	assert.Equal(t, "Ce ticket n’a pas été joué sur ce terminal.", v.note.Text)
+	f.tap(v.root, "Chercher l’unité")
+	assert.Equal(t, "Cette unité de jeu n’a pas été jouée sur cette borne.", v.note.Text)
 	v.unit.SetText("")
 	test.Type(v.unit, "sept")
-	f.tap(v.root, "Chercher le ticket")
-	assert.Contains(t, v.note.Text, "Ticket illisible")
+	f.tap(v.root, "Chercher l’unité")
+	assert.Contains(t, v.note.Text, "Unité de jeu illisible")
 
 	test.Type(v.date, "30/11/2026")
 	f.tap(v.root, "Chercher la date")

@@ -87,32 +87,49 @@ func rptStatus(tr Tr, d kiosk.DeviceStatus) string {
 // rptErr says why the back office refused or failed, in the language
 // shown, and writes it on stderr for whoever reads the kiosk's log.
 func rptErr(tr Tr, err error) string {
-	var se *kiosk.SettingError
-	var msg string
-	switch {
-	case errors.As(err, &se):
-		msg = settingRefusal(tr, se)
-	case errors.Is(err, kiosk.ErrSessionEnded):
-		msg = tr.T("rpt.err.session")
-	case errors.Is(err, kiosk.ErrNotAllowed):
-		msg = tr.T("rpt.err.role")
-	case errors.Is(err, kiosk.ErrPaperNotConfirmed):
-		msg = tr.T("rpt.err.paper")
-	case errors.Is(err, kiosk.ErrBusy):
-		msg = tr.T("rpt.err.busy")
-	case errors.Is(err, escpos.ErrPaperOut):
-		msg = tr.T("rpt.err.paperout")
-	case errors.Is(err, kiosk.ErrCashOutUnavailable), errors.Is(err, kiosk.ErrReportNotPrinted):
-		msg = tr.T("rpt.err.printer")
-	case errors.Is(err, kiosk.ErrDeviceDown), errors.Is(err, kiosk.ErrNotConfigured):
-		msg = tr.T("rpt.err.device")
-	case errors.Is(err, store.ErrBadRequest):
-		msg = tr.T("rpt.err.request")
-	default:
+	msg := rptReason(tr, err)
+	if msg == "" {
 		msg = tr.T("rpt.err.other")
 	}
 	fmt.Fprintf(os.Stderr, "maintenance: %s: %v\n", msg, err)
 	return msg
+}
+
+// rptRefusal says what did not happen and why: the reason in words when
+// the kiosk gives one, then the error itself as a technical detail, never
+// as the sentence (the caller logs the error).
+func rptRefusal(tr Tr, what string, err error) string {
+	if why := rptReason(tr, err); why != "" {
+		what += " " + why
+	}
+	return what + "\n" + tr.Detail(err.Error())
+}
+
+// rptReason is why the back office refused or failed, in words, when the
+// error says it; "" otherwise.
+func rptReason(tr Tr, err error) string {
+	var se *kiosk.SettingError
+	switch {
+	case errors.As(err, &se):
+		return settingRefusal(tr, se)
+	case errors.Is(err, kiosk.ErrSessionEnded):
+		return tr.T("rpt.err.session")
+	case errors.Is(err, kiosk.ErrNotAllowed):
+		return tr.T("rpt.err.role")
+	case errors.Is(err, kiosk.ErrPaperNotConfirmed):
+		return tr.T("rpt.err.paper")
+	case errors.Is(err, kiosk.ErrBusy):
+		return tr.T("rpt.err.busy")
+	case errors.Is(err, escpos.ErrPaperOut):
+		return tr.T("rpt.err.paperout")
+	case errors.Is(err, kiosk.ErrCashOutUnavailable), errors.Is(err, kiosk.ErrReportNotPrinted):
+		return tr.T("rpt.err.printer")
+	case errors.Is(err, kiosk.ErrDeviceDown), errors.Is(err, kiosk.ErrNotConfigured):
+		return tr.T("rpt.err.device")
+	case errors.Is(err, store.ErrBadRequest):
+		return tr.T("rpt.err.request")
+	}
+	return ""
 }
 
 // rptRun runs f off the Fyne goroutine, then done back on it.

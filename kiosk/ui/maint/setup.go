@@ -232,7 +232,7 @@ func setupPIN(p string) bool {
 
 var _ = words(map[word]text{
 	"setup.title":        {"Première mise en service", "First start"},
-	"setup.help":         {"Choisissez le code du technicien et celui du personnel (6 à 10 chiffres, différents), chacun deux fois, et vérifiez l’identifiant de la borne imprimé sur ses tickets. Touchez une ligne pour y taper, ou tapez au clavier (Entrée\u00a0: ligne suivante).", "Choose the technician’s PIN and the staff’s (6 to 10 digits, different), each twice, and check the kiosk id printed on its vouchers. Touch a line to type into it, or type on a keyboard (Enter: next line)."},
+	"setup.help":         {"Choisissez le code du technicien et celui du personnel (6 à 10 chiffres, différents), chacun deux fois, et vérifiez l’identifiant de la borne imprimé sur ses bons de paiement. Touchez une ligne pour y taper, ou tapez au clavier (Entrée\u00a0: ligne suivante).", "Choose the technician’s PIN and the staff’s (6 to 10 digits, different), each twice, and check the kiosk id printed on its vouchers. Touch a line to type into it, or type on a keyboard (Enter: next line)."},
 	"setup.tech":         {"Code technicien", "Technician PIN"},
 	"setup.tech.again":   {"Code technicien (encore)", "Technician PIN (again)"},
 	"setup.staff":        {"Code personnel", "Staff PIN"},

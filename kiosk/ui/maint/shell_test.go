@@ -31,7 +31,7 @@ func TestShellPINRightWrongAndLockoutSurvivingRestart(t *testing.T) {
 	f.golden("maint-pin.png")
 
 	f.pin("999999")
-	assert.Contains(t, f.text(), "Code incorrect\u00a0: encore 2 essais avant le blocage.")
+	assert.Contains(t, f.text(), "Code incorrect\u00a0: encore 2\u00a0essais avant le blocage.")
 	assert.Nil(t, f.sh.Session())
 	f.pin("999999")
 	assert.Contains(t, f.text(), "dernier essai")
@@ -73,7 +73,7 @@ func TestShellStaffCannotReachTechnicianViews(t *testing.T) {
 	f.open(ui.French)
 	f.pin(shStaffPIN)
 	assert.Nil(t, f.button("technicien"), "not in the staff's menu")
-	assert.NotNil(t, f.button("Payer un ticket"))
+	assert.NotNil(t, f.button("Payer un bon"))
 	assert.False(t, f.sh.Show("tech.test"), "nor opened by its ID")
 	assert.NotContains(t, f.text(), "vue technicien")
 	f.tap("Quitter")
@@ -81,7 +81,7 @@ func TestShellStaffCannotReachTechnicianViews(t *testing.T) {
 	f.open(ui.French)
 	f.pin(shTechPIN)
 	assert.Equal(t, kiosk.RoleTechnician, f.sh.Session().Role())
-	assert.NotNil(t, f.button("Payer un ticket"), "a technician does what staff do")
+	assert.NotNil(t, f.button("Payer un bon"), "a technician does what staff do")
 	f.tap("technicien")
 	assert.Equal(t, "tech.test", f.sh.Current())
 	assert.Contains(t, f.text(), "vue technicien")
@@ -105,7 +105,7 @@ func TestShellQuitAndIdleLogout(t *testing.T) {
 
 	f.open(ui.French)
 	f.pin(shStaffPIN)
-	f.tap("Payer un ticket")
+	f.tap("Payer un bon")
 	f.clock.Advance(kiosk.DefaultOfficeIdle - time.Second)
 	f.sh.Poll(f.clock.Now())
 	require.NotNil(t, f.sh.Session(), "not idle yet")
@@ -147,7 +147,7 @@ func TestShellDiagnosisSessionShowsOnlyTheDiagnosis(t *testing.T) {
 	for _, label := range []string{"Hors service", "Journal des évènements", "Identité du logiciel", "Périphériques", "Compteurs"} {
 		assert.NotNil(t, f.button(label), label)
 	}
-	for _, label := range []string{"Payer un ticket", "Réglages", "Blocs de tickets", "Codes d’accès"} {
+	for _, label := range []string{"Payer un bon", "Réglages", "Blocs d’unités de jeu", "Codes d’accès"} {
 		assert.Nil(t, f.button(label), label)
 	}
 	assert.False(t, f.sh.Show("pins"), "nor opened by its ID")

@@ -32,6 +32,7 @@ type Office interface {
 	PayVoucher(ctx context.Context, s *kiosk.Session, typed string) (store.Voucher, error)
 	CheckVoucher(ctx context.Context, s *kiosk.Session, typed string) (kiosk.VoucherCheck, error)
 	ReprintLast(ctx context.Context, s *kiosk.Session) (kiosk.VoucherInfo, error)
+	LastVoucher(ctx context.Context, s *kiosk.Session) (kiosk.VoucherInfo, error)
 	Blocks(ctx context.Context, s *kiosk.Session) ([]store.BlockInfo, error)
 	ImportBlock(ctx context.Context, s *kiosk.Session, name string, r io.Reader) (store.BlockInfo, error)
 	WithdrawBlock(ctx context.Context, s *kiosk.Session, id int64, reason string) (store.BlockInfo, error)

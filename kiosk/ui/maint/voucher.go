@@ -18,11 +18,17 @@ import (
 // counter, and printing the last voucher again as a DUPLICATA. Staff type
 // the validation number on the screen's keypad or scan the voucher's
 // barcode: a scanner is a keyboard that types the digits and Enter, taken
-// here whether or not the number's field has the focus. The Office checks
+// here whether or not the number's field has the focus. The field shows
+// the digits in groups of four, as the paper prints them. The Office checks
 // the number and pays the voucher once; a refusal says why in words staff
-// can repeat to the player: when and by whom it was paid, when it expired,
-// why it is void. A voucher above the counter's payout limit (its paper
-// sends the player to a payment centre) is paid only once staff confirm.
+// can repeat to the player: a number mistyped (its check digits, and the
+// groups that look wrong when the check can tell), unknown, or when and by
+// whom the voucher was paid, when it expired, why it is void. After a
+// refusal the number stays in the field: the keypad's keys correct it
+// (Effacer, then the digits), while a scan (or a keyboard) starts a new
+// number unless Effacer was touched first. A voucher
+// above the counter's payout limit (its paper sends the player to a
+// payment centre) is paid only once staff confirm.
 
 var (
 	_ = register(View{ID: "voucher", Title: "voucher.menu", Need: kiosk.RoleStaff, Order: 10, Build: buildVoucher})
@@ -41,13 +47,16 @@ type voucherView struct {
 	confirm *fyne.Container
 	pending string
 	left    *fyne.Container // the view's column, laid out again with the confirmation
+	// refused: the number in the field was refused; the next digit a
+	// scanner or a keyboard types starts a new one, the keypad corrects it.
+	refused bool
 }
 
 func buildVoucher(env *Env) fyne.CanvasObject {
 	tr := env.Tr
 	v := &voucherView{env: env}
 	v.number = widget.NewEntry()
-	v.number.SetPlaceHolder(tr.F("voucher.placeholder", store.ValidationDigits))
+	v.number.SetPlaceHolder(tr.F("voucher.placeholder", tr.Count(store.ValidationDigits, "n.digit")))
 	v.number.TextStyle = fyne.TextStyle{Monospace: true}
 	v.number.OnChanged = func(string) { v.touch() }
 	v.number.OnSubmitted = func(string) { v.submit() }
@@ -57,9 +66,9 @@ func buildVoucher(env *Env) fyne.CanvasObject {
 	v.amount.TextStyle = fyne.TextStyle{Bold: true}
 	v.amount.SizeName = theme.SizeNameHeadingText
 	var keys fyne.CanvasObject
-	keys, v.pay = shKeypad(tr, v.digit, v.erase, tr.T("voucher.pay"), v.submit)
+	keys, v.pay = shKeypad(tr, v.key, v.erase, tr.T("voucher.pay"), v.submit)
 	// A scanner types into the window even when the field has no focus.
-	shTakeKeys(env.Win.Canvas(), v.digit, v.submit, v.erase)
+	shTakeKeys(env.Win.Canvas(), v.typed, v.submit, v.erase)
 	anyway := widget.NewButton(tr.T("voucher.payanyway"), v.payAnyway)
 	anyway.Importance = widget.WarningImportance
 	dont := widget.NewButton(tr.T("voucher.dontpay"), v.dontPay)
@@ -76,18 +85,37 @@ func (v *voucherView) touch() {
 	}
 }
 
+// key is a digit of the keypad: it goes on the number in the field, a
+// number refused included (staff correct it).
+func (v *voucherView) key(r rune) {
+	v.refused = false
+	v.digit(r)
+}
+
+// typed is a digit a scanner or a keyboard typed: after a refusal it
+// starts a new number (a scan is a whole number).
+func (v *voucherView) typed(r rune) {
+	if v.refused && !v.busy {
+		v.refused = false
+		v.number.SetText("")
+	}
+	v.digit(r)
+}
+
 func (v *voucherView) digit(r rune) {
 	v.touch()
-	if v.busy || len(v.number.Text) >= store.ValidationDigits+8 {
+	digits := kiosk.TypedDigits(v.number.Text)
+	if v.busy || len(digits) >= store.ValidationDigits+8 {
 		return
 	}
-	v.number.SetText(v.number.Text + string(r))
+	v.number.SetText(kiosk.FormatValidation(digits + string(r)))
 }
 
 func (v *voucherView) erase() {
 	v.touch()
-	if t := v.number.Text; t != "" && !v.busy {
-		v.number.SetText(t[:len(t)-1])
+	if d := kiosk.TypedDigits(v.number.Text); d != "" && !v.busy {
+		v.refused = false
+		v.number.SetText(kiosk.FormatValidation(d[:len(d)-1]))
 	}
 }
 
@@ -104,6 +132,7 @@ func (v *voucherView) submit() {
 		v.say(widget.WarningImportance, tr.T("voucher.empty"), "")
 		return
 	}
+	v.refused = false
 	v.busy = true
 	v.pay.Disable()
 	v.say(widget.MediumImportance, tr.T("voucher.checking"), "")
@@ -165,11 +194,20 @@ func (v *voucherView) payNow(typed string) {
 	env.Do(func() {
 		v.busy = false
 		v.pay.Enable()
-		v.number.SetText("")
 		if err != nil {
-			v.say(widget.DangerImportance, voucherRefusal(env, err), "")
+			// A number nothing pays stays in sight, for staff to compare
+			// it with the paper and correct it; the keys go to the view
+			// again, so that a scan starts a new number.
+			v.number.SetText("")
+			if paysNothing(err) {
+				v.number.SetText(kiosk.FormatValidation(kiosk.TypedDigits(typed)))
+				v.refused = true
+				v.env.Win.Canvas().Unfocus()
+			}
+			v.say(widget.DangerImportance, voucherRefusal(env, err, typed), "")
 			return
 		}
+		v.number.SetText("")
 		v.say(widget.SuccessImportance, tr.F("voucher.paid", paid.ID), tr.F("voucher.handover", tr.Money(paid.Amount)))
 	})
 }
@@ -181,9 +219,26 @@ func (v *voucherView) say(imp widget.Importance, line, amount string) {
 	v.amount.SetText(amount)
 }
 
-// voucherRefusal says why a voucher was not paid.
-func voucherRefusal(env *Env, err error) string {
+// paysNothing reports whether a refusal says the number typed pays no
+// voucher anywhere, now or later: mistyped, unknown, or a voucher paid,
+// expired or void. Any other refusal may be of a payable voucher (another
+// kiosk's, one the centre must see first), whose number is not left in
+// sight.
+func paysNothing(err error) bool {
+	var me *kiosk.MistypedError
+	return errors.As(err, &me) || (errors.Is(err, store.ErrNotFound) && !errors.Is(err, kiosk.ErrFleetOffline)) ||
+		errors.Is(err, store.ErrVoucherPaid) || errors.Is(err, store.ErrVoucherExpired) ||
+		errors.Is(err, store.ErrVoucherState) || errors.Is(err, kiosk.ErrPaidElsewhere)
+}
+
+// voucherRefusal says why the voucher whose number staff typed was not
+// paid.
+func voucherRefusal(env *Env, err error, typed string) string {
 	tr := env.Tr
+	var me *kiosk.MistypedError
+	if errors.As(err, &me) {
+		return mistyped(tr, me, kiosk.TypedDigits(typed))
+	}
 	if line, ok := fleetRefusal(env, err); ok {
 		return line
 	}
@@ -197,18 +252,38 @@ func voucherRefusal(env *Env, err error) string {
 		case errors.Is(err, store.ErrVoucherExpired):
 			return head + " " + tr.F("voucher.refused.expired", tr.Time(vc.Expires, env.Loc))
 		case vc.State == store.VoucherVoid:
-			return head + " " + tr.F("voucher.refused.void", vc.VoidReason)
+			return head + " " + tr.T("voucher.refused.void") + "\n" + tr.Detail(vc.VoidReason)
 		default:
 			return head + " " + tr.T("voucher.refused.state")
 		}
 	}
-	switch {
-	case errors.Is(err, store.ErrNotFound):
+	if errors.Is(err, store.ErrNotFound) {
 		return tr.T("voucher.refused.unknown")
-	case errors.Is(err, store.ErrBadRequest):
-		return tr.F("voucher.refused.format", store.ValidationDigits)
 	}
 	return shErr(env, err)
+}
+
+// mistyped says how a number staff typed is mistyped: its length, or its
+// check digits and, when the check narrows the mistake to one or two
+// groups of four, which (numbered as printed, with their digits as typed).
+func mistyped(tr Tr, me *kiosk.MistypedError, digits string) string {
+	switch {
+	case me.NotDigits:
+		return tr.T("voucher.mistyped.letters")
+	case me.Digits != kiosk.ValidationDigits:
+		return tr.F("voucher.mistyped.length", tr.Count(int64(me.Digits), "n.digit"), kiosk.ValidationDigits)
+	}
+	group := func(g int) string {
+		from := min((g-1)*4, len(digits))
+		return tr.F("voucher.mistyped.group", g, digits[from:min(from+4, len(digits))])
+	}
+	switch len(me.Groups) {
+	case 1:
+		return tr.T("voucher.mistyped.check") + " " + tr.F("voucher.mistyped.look1", group(me.Groups[0]))
+	case 2:
+		return tr.T("voucher.mistyped.check") + " " + tr.F("voucher.mistyped.look2", group(me.Groups[0]), group(me.Groups[1]))
+	}
+	return tr.T("voucher.mistyped.check") + " " + tr.T("voucher.mistyped.lookall")
 }
 
 // fleetRefusal says why the fleet's voucher check refused a voucher
@@ -262,12 +337,32 @@ func shRoleName(tr Tr, role string) string {
 	return role
 }
 
-// buildReprint is the reprint of the last voucher as a DUPLICATA.
+// buildReprint is the reprint of the last voucher as a DUPLICATA: the
+// voucher a duplicate reproduces shows before it is printed (its number,
+// masked as the screens show it, amount, time and state), and a refusal
+// says what became of it.
 func buildReprint(env *Env) fyne.CanvasObject {
 	tr := env.Tr
 	help := shPara(tr.T("reprint.help"), 3)
+	last := widget.NewLabel("")
+	last.Wrapping = fyne.TextWrapWord
 	result := widget.NewLabel("")
 	result.Wrapping = fyne.TextWrapWord
+	showLast := func() {
+		env.Go(func() {
+			info, err := env.Office.LastVoucher(env.Ctx, env.Session)
+			env.Do(func() {
+				switch {
+				case errors.Is(err, kiosk.ErrNoVoucher):
+					last.SetText(tr.T("reprint.none"))
+				case err != nil:
+					last.SetText(shErr(env, err))
+				default:
+					last.SetText(lastVoucher(env, info))
+				}
+			})
+		})
+	}
 	var print *widget.Button
 	print = widget.NewButton(tr.T("reprint.print"), func() {
 		if env.Touch != nil {
@@ -280,6 +375,7 @@ func buildReprint(env *Env) fyne.CanvasObject {
 			info, err := env.Office.ReprintLast(env.Ctx, env.Session)
 			env.Do(func() {
 				print.Enable()
+				showLast()
 				if err != nil {
 					result.Importance = widget.DangerImportance
 					result.SetText(reprintRefusal(env, err))
@@ -291,14 +387,44 @@ func buildReprint(env *Env) fyne.CanvasObject {
 		})
 	})
 	print.Importance = widget.HighImportance
-	return container.NewVBox(shTitle(tr.T("reprint.title")), help,
+	showLast()
+	return container.NewVBox(shTitle(tr.T("reprint.title")), help, last,
 		container.NewHBox(shSized(fyne.NewSize(320, 64), print)), result,
 		shText(tr.T("reprint.note"), 16, art.Sand, false))
 }
 
-func reprintRefusal(env *Env, err error) string {
+// lastVoucher shows the last voucher printed: its number, amount, time,
+// validation number masked, and what became of it.
+func lastVoucher(env *Env, v kiosk.VoucherInfo) string {
+	tr := env.Tr
+	return tr.F("reprint.last", v.Number, tr.Money(v.Amount), tr.Time(v.Issued, env.Loc)) + "\n" +
+		tr.F("reprint.masked", v.Masked()) + "\n" +
+		tr.F("reprint.state", voucherState(env, v))
+}
+
+// voucherState says what became of a voucher: payable until its expiry,
+// paid (when, by whom), expired (when), void (its print not confirmed).
+func voucherState(env *Env, v kiosk.VoucherInfo) string {
 	tr := env.Tr
 	switch {
+	case v.State == store.VoucherPaid:
+		return tr.F("reprint.st.paid", tr.Time(v.Paid, env.Loc), shRoleName(tr, v.PaidBy))
+	case v.Expired():
+		return tr.F("reprint.st.expired", tr.Time(v.Expires, env.Loc))
+	case v.State == store.VoucherVoid:
+		return tr.T("reprint.st.void")
+	case v.Payable:
+		return tr.F("reprint.st.payable", tr.Time(v.Expires, env.Loc))
+	}
+	return tr.T("reprint.st.printing")
+}
+
+func reprintRefusal(env *Env, err error) string {
+	tr := env.Tr
+	var rr *kiosk.ReprintRefusal
+	switch {
+	case errors.As(err, &rr):
+		return tr.F("reprint.refused", rr.Voucher.Number, tr.Money(rr.Voucher.Amount), voucherState(env, rr.Voucher))
 	case errors.Is(err, kiosk.ErrNoVoucher):
 		return tr.T("reprint.none")
 	case errors.Is(err, kiosk.ErrBusy):
@@ -311,43 +437,58 @@ func reprintRefusal(env *Env, err error) string {
 }
 
 var _ = words(map[word]text{
-	"voucher.menu":                   {"Payer un ticket", "Pay a voucher"},
-	"voucher.title":                  {"Paiement d’un ticket", "Voucher payment"},
-	"voucher.help":                   {"Scannez le code-barres du ticket, ou tapez son numéro de validation puis Payer. Un ticket n’est payé qu’une fois.", "Scan the voucher’s barcode, or type its validation number, then Pay. A voucher is paid once only."},
-	"voucher.placeholder":            {"Numéro de validation (%d chiffres)", "Validation number (%d digits)"},
+	"voucher.menu":                   {"Payer un bon", "Pay a voucher"},
+	"voucher.title":                  {"Payer un bon de paiement", "Pay a payment voucher"},
+	"voucher.help":                   {"Scannez le code-barres du bon de paiement, ou tapez son numéro de validation puis Payer. Un bon n’est payé qu’une fois.", "Scan the voucher’s barcode, or type its validation number, then Pay. A voucher is paid once only."},
+	"voucher.placeholder":            {"Numéro de validation (%s)", "Validation number (%s)"},
 	"voucher.pay":                    {"Payer", "Pay"},
-	"voucher.empty":                  {"Tapez ou scannez d’abord le numéro du ticket.", "Type or scan the voucher’s number first."},
-	"voucher.checking":               {"Vérification du ticket…", "Checking the voucher…"},
-	"voucher.paid":                   {"Ticket n°\u00a0%d payé.", "Voucher no. %d paid."},
-	"voucher.handover":               {"Remettez %s au client", "Hand %s to the customer"},
-	"voucher.which":                  {"Ticket n°\u00a0%d de %s\u00a0:", "Voucher no. %d of %s:"},
+	"voucher.empty":                  {"Tapez ou scannez d’abord le numéro de validation du bon.", "Type or scan the voucher’s validation number first."},
+	"voucher.checking":               {"Vérification du bon…", "Checking the voucher…"},
+	"voucher.paid":                   {"Bon n°\u00a0%06d payé.", "Voucher no.\u00a0%06d paid."},
+	"voucher.handover":               {"Remettez %s au joueur", "Hand %s to the player"},
+	"voucher.which":                  {"Bon n°\u00a0%06d de %s\u00a0:", "Voucher no.\u00a0%06d of %s:"},
 	"voucher.refused.paid":           {"déjà payé le %s par le %s. Ne le payez pas une seconde fois.", "already paid on %s by %s. Do not pay it twice."},
 	"voucher.refused.expired":        {"expiré le %s, il ne peut plus être payé.", "expired on %s, it can no longer be paid."},
-	"voucher.refused.void":           {"annulé (%s), il ne peut pas être payé.", "void (%s), it cannot be paid."},
+	"voucher.refused.void":           {"annulé\u00a0: son impression n’a pas été confirmée, le crédit est resté au joueur. Il ne peut pas être payé.", "void: its print was not confirmed, the credit stayed with the player. It cannot be paid."},
 	"voucher.refused.state":          {"jamais imprimé, il ne peut pas être payé.", "never printed, it cannot be paid."},
-	"voucher.refused.unknown":        {"Aucun ticket de cette borne ne porte ce numéro\u00a0: vérifiez-le.", "No voucher of this kiosk has that number: check it."},
-	"voucher.above":                  {"Ticket n°\u00a0%d de %s\u00a0: au-dessus du plafond de paiement au comptoir (%s). Le ticket envoie le client vers un centre de paiement. Le payer quand même ici\u00a0?", "Voucher no. %d of %s: above the counter’s payout limit (%s). The voucher sends the customer to a payment centre. Pay it here all the same?"},
+	"voucher.refused.unknown":        {"Numéro inconnu\u00a0: il est bien formé, mais aucun bon de paiement connu de cette borne ne le porte. Vérifiez que le bon vient de cette borne.", "Unknown number: it is well formed, but no voucher this kiosk knows carries it. Check that the voucher comes from this kiosk."},
+	"voucher.mistyped.letters":       {"Numéro mal saisi\u00a0: un numéro de validation n’a que des chiffres. Corrigez-le ci-dessus.", "Mistyped number: a validation number has digits only. Correct it above."},
+	"voucher.mistyped.length":        {"Numéro mal saisi\u00a0: %s tapés, un numéro de validation en a %d. Corrigez-le ci-dessus.", "Mistyped number: %s typed, a validation number has %d. Correct it above."},
+	"voucher.mistyped.check":         {"Numéro mal saisi\u00a0: ses chiffres ne concordent pas avec ses deux derniers, qui les contrôlent.", "Mistyped number: its digits do not agree with its last two, which check them."},
+	"voucher.mistyped.group":         {"le groupe %d (%s)", "group %d (%s)"},
+	"voucher.mistyped.look1":         {"Vérifiez surtout %s, puis corrigez-le ci-dessus.", "Check %s first, then correct it above."},
+	"voucher.mistyped.look2":         {"Vérifiez surtout %s et %s, puis corrigez-le ci-dessus.", "Check %s and %s first, then correct it above."},
+	"voucher.mistyped.lookall":       {"Comparez-le au bon, puis corrigez-le ci-dessus.", "Compare it with the voucher, then correct it above."},
+	"voucher.above":                  {"Bon n°\u00a0%06d de %s\u00a0: au-dessus du plafond de paiement au comptoir (%s). Le bon envoie le joueur vers un centre de paiement. Le payer quand même ici\u00a0?", "Voucher no.\u00a0%06d of %s: above the counter’s payout limit (%s). The voucher sends the player to a payment centre. Pay it here all the same?"},
 	"voucher.payanyway":              {"Payer quand même", "Pay all the same"},
 	"voucher.dontpay":                {"Ne pas payer", "Do not pay"},
-	"voucher.notpaid":                {"Ticket non payé.", "Voucher not paid."},
-	"voucher.refused.format":         {"Un numéro de validation a %d chiffres.", "A validation number has %d digits."},
+	"voucher.notpaid":                {"Bon non payé.", "Voucher not paid."},
 	"voucher.refused.fleetpaid":      {"déjà payé le %s %s. Ne le payez pas une seconde fois.", "already paid on %s %s. Do not pay it twice."},
 	"voucher.paid.kiosk":             {"à la borne %s", "at kiosk %s"},
-	"voucher.paid.centre":            {"par le centre (guichet « %s »)", "through the centre (counter “%s”)"},
+	"voucher.paid.centre":            {"par le centre (guichet «\u00a0%s\u00a0»)", "through the centre (counter “%s”)"},
 	"voucher.refused.fleet":          {"le centre de la flotte ne le tient pas pour payable (annulé, expiré ou numéro d’une autre borne). Ne le payez pas.", "the fleet’s centre does not hold it payable (void, expired, or another kiosk’s number). Do not pay it."},
-	"voucher.foreign.which":          {"Ticket n° %d de la borne %s, %s :", "Voucher no. %d of kiosk %s, %s:"},
-	"voucher.foreign.payable":        {"valable et non payé, mais cette borne ne paie que ses propres tickets. Il se paie à la borne %s ou au centre.", "valid and unpaid, but this kiosk pays only its own vouchers. It is paid at kiosk %s or at the centre."},
+	"voucher.foreign.which":          {"Bon n°\u00a0%06d de la borne %s, %s\u00a0:", "Voucher no.\u00a0%06d of kiosk %s, %s:"},
+	"voucher.foreign.payable":        {"valable et non payé, mais cette borne ne paie que ses propres bons. Il se paie à la borne %s ou au centre.", "valid and unpaid, but this kiosk pays only its own vouchers. It is paid at kiosk %s or at the centre."},
 	"voucher.foreign.notpayable":     {"ni payable ici ni ailleurs (jamais imprimé, annulé ou expiré).", "payable neither here nor elsewhere (never printed, void or expired)."},
-	"voucher.refused.offline":        {"Le centre de la flotte ne répond pas : sans lui, cette borne ne paie ses tickets que jusqu’à %[3]s. Le ticket n° %[1]d de %[2]s attendra son retour.", "The fleet’s centre does not answer: without it, this kiosk pays its vouchers only up to %[3]s. Voucher no. %[1]d of %[2]s must wait until it answers."},
-	"voucher.refused.unknownoffline": {"Aucun ticket de cette borne ne porte ce numéro, et le centre de la flotte ne répond pas pour dire s’il vient d’une autre borne : vérifiez le numéro, réessayez plus tard.", "No voucher of this kiosk has that number, and the fleet’s centre does not answer to say whether it is another kiosk’s: check the number, try again later."},
-	"reprint.menu":                   {"Duplicata du dernier ticket", "Duplicate of the last voucher"},
-	"reprint.title":                  {"Duplicata du dernier ticket", "Duplicate of the last voucher"},
-	"reprint.help":                   {"Imprime à nouveau le dernier ticket, marqué DUPLICATA, s’il est encore payable (ni payé, ni expiré, ni annulé). Aucun crédit ne bouge.", "Prints the last voucher again, marked DUPLICATA, if it is still payable (not paid, expired or void). No credit moves."},
+	"voucher.refused.offline":        {"Le centre de la flotte ne répond pas\u00a0: sans lui, cette borne ne paie ses bons que jusqu’à %[3]s. Le bon n°\u00a0%06[1]d de %[2]s attendra son retour.", "The fleet’s centre does not answer: without it, this kiosk pays its vouchers only up to %[3]s. Voucher no.\u00a0%06[1]d of %[2]s must wait until it answers."},
+	"voucher.refused.unknownoffline": {"Numéro inconnu de cette borne, et le centre de la flotte ne répond pas pour dire s’il vient d’une autre borne\u00a0: vérifiez le numéro, réessayez plus tard.", "A number this kiosk does not know, and the fleet’s centre does not answer to say whether it is another kiosk’s: check the number, try again later."},
+	"reprint.menu":                   {"Duplicata du dernier bon", "Duplicate of the last voucher"},
+	"reprint.title":                  {"Duplicata du dernier bon de paiement", "Duplicate of the last voucher"},
+	"reprint.help":                   {"Imprime à nouveau le dernier bon de paiement, marqué DUPLICATA, s’il est encore payable (ni payé, ni expiré, ni annulé). Aucun crédit ne bouge.", "Prints the last voucher again, marked DUPLICATA, if it is still payable (not paid, expired or void). No credit moves."},
+	"reprint.last":                   {"Dernier bon imprimé\u00a0: bon n°\u00a0%06d de %s, imprimé le %s", "Last voucher printed: voucher no.\u00a0%06d of %s, printed on %s"},
+	"reprint.masked":                 {"Numéro de validation\u00a0: %s", "Validation number: %s"},
+	"reprint.state":                  {"État\u00a0: %s", "State: %s"},
+	"reprint.st.payable":             {"payable jusqu’au %s", "payable until %s"},
+	"reprint.st.paid":                {"payé le %s par le %s", "paid on %s by %s"},
+	"reprint.st.expired":             {"expiré le %s", "expired on %s"},
+	"reprint.st.void":                {"annulé, son impression n’a pas été confirmée", "void, its print was not confirmed"},
+	"reprint.st.printing":            {"en cours d’impression", "being printed"},
 	"reprint.print":                  {"Imprimer le duplicata", "Print the duplicate"},
 	"reprint.printing":               {"Impression…", "Printing…"},
-	"reprint.done":                   {"Duplicata du ticket n°\u00a0%d de %s imprimé (duplicata n°\u00a0%d).", "Duplicate of voucher no. %d of %s printed (duplicate no. %d)."},
-	"reprint.none":                   {"Aucun ticket à réimprimer\u00a0: le dernier est payé, expiré ou annulé.", "No voucher to reprint: the last one is paid, expired or void."},
+	"reprint.done":                   {"Duplicata du bon n°\u00a0%06d de %s imprimé (duplicata n°\u00a0%d).", "Duplicate of voucher no.\u00a0%06d of %s printed (duplicate no.\u00a0%d)."},
+	"reprint.refused":                {"Pas de duplicata\u00a0: le bon n°\u00a0%06d de %s n’est plus payable, %s.", "No duplicate: voucher no.\u00a0%06d of %s is no longer payable, %s."},
+	"reprint.none":                   {"Cette borne n’a encore imprimé aucun bon de paiement.", "This kiosk has printed no voucher yet."},
 	"reprint.busy":                   {"La borne imprime déjà ou une partie est en cours\u00a0: réessayez dans un instant.", "The kiosk is printing or a game is on: try again in a moment."},
 	"reprint.printer":                {"L’imprimante n’a pas imprimé le duplicata\u00a0: voyez son état.", "The printer did not print the duplicate: see its state."},
-	"reprint.note":                   {"Le duplicata porte le numéro de validation complet\u00a0: remettez-le au seul porteur du ticket.", "The duplicate carries the full validation number: give it to the voucher’s holder only."},
+	"reprint.note":                   {"Le duplicata porte le numéro de validation complet\u00a0: remettez-le au seul porteur du bon.", "The duplicate carries the full validation number: give it to the voucher’s holder only."},
 })

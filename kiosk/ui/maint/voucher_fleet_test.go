@@ -56,7 +56,7 @@ func (r *fakeRegistry) Lookup(_ context.Context, validation string) (kiosk.Fleet
 // voucher is paid.
 func TestVoucherRefusedByTheFleet(t *testing.T) {
 	f := newShFix(t, true)
-	number := f.cashOut(20 * game.Euro)
+	number := f.fixedVoucher(20*game.Euro, "fleet paid")
 	now := f.clock.Now()
 	reg := &fakeRegistry{
 		paid: map[string]kiosk.FleetVoucher{number: {Kiosk: "PH-0042", ID: 1, Amount: 20 * game.Euro, State: "paid",
@@ -69,23 +69,26 @@ func TestVoucherRefusedByTheFleet(t *testing.T) {
 	f.m.SetVoucherRegistry(reg, 10*game.Euro)
 	f.open(ui.French)
 	f.pin(shStaffPIN)
-	f.tap("Payer un ticket")
+	f.tap("Payer un bon")
 
 	f.scan(number)
-	assert.Contains(t, f.text(), "Ticket n°\u00a01 de 20\u00a0€\u00a0: déjà payé le "+
+	assert.Contains(t, f.text(), "Bon n°\u00a0000001 de 20\u00a0€\u00a0: déjà payé le "+
 		now.Add(-time.Hour).In(f.m.Location()).Format("02/01/2006 15:04:05")+
 		" par le centre (guichet «\u00a0guichet-7\u00a0»). Ne le payez pas une seconde fois.")
 	assert.NotContains(t, f.text(), "Remettez")
+	assert.Equal(t, kiosk.FormatValidation(number), f.field().Text, "a number paid elsewhere stays in sight")
 	f.golden("maint-voucher-fleet-paid.png")
 
 	f.scan(other)
-	assert.Contains(t, f.text(), "Ticket n°\u00a03 de la borne PH-0007, 50\u00a0€\u00a0: valable et non payé, mais cette borne ne paie que ses propres tickets. Il se paie à la borne PH-0007 ou au centre.")
+	assert.Contains(t, f.text(), "Bon n°\u00a0000003 de la borne PH-0007, 50\u00a0€\u00a0: valable et non payé, mais cette borne ne paie que ses propres bons. Il se paie à la borne PH-0007 ou au centre.")
+	assert.Empty(t, f.field().Text, "the number of a voucher payable elsewhere is not left in sight")
 
 	reg.mu.Lock()
 	reg.offline = true
 	reg.mu.Unlock()
 	f.scan(number)
-	assert.Contains(t, f.text(), "Le centre de la flotte ne répond pas\u00a0: sans lui, cette borne ne paie ses tickets que jusqu’à 10\u00a0€. Le ticket n°\u00a01 de 20\u00a0€ attendra son retour.")
+	assert.Contains(t, f.text(), "Le centre de la flotte ne répond pas\u00a0: sans lui, cette borne ne paie ses bons que jusqu’à 10\u00a0€. Le bon n°\u00a0000001 de 20\u00a0€ attendra son retour.")
+	assert.Empty(t, f.field().Text, "nor that of a voucher payable once the centre answers")
 	v, err := f.st.VoucherByValidation(context.Background(), number)
 	require.NoError(t, err)
 	assert.Equal(t, store.VoucherPrinted, v.State, "refused: nothing paid")
@@ -98,6 +101,6 @@ func TestVoucherRefusedByTheFleet(t *testing.T) {
 	delete(reg.paid, number)
 	reg.mu.Unlock()
 	f.scan(number)
-	assert.Contains(t, f.text(), "Ticket n°\u00a01 payé.")
-	assert.Contains(t, f.text(), "Remettez 20\u00a0€ au client")
+	assert.Contains(t, f.text(), "Bon n°\u00a0000001 payé.")
+	assert.Contains(t, f.text(), "Remettez 20\u00a0€ au joueur")
 }

@@ -2,6 +2,8 @@ package maint
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"pharaon/game"
@@ -61,3 +63,36 @@ func (t Tr) Time(at time.Time, loc *time.Location) string {
 	}
 	return at.Format("02/01/2006 15:04:05")
 }
+
+// Count writes n with its noun, singular or plural as the language wants
+// it: French takes the singular for 0 and 1 ("1 billet"), English for 1
+// alone ("0 notes"). noun's text holds both forms, "singular|plural"; n is
+// written as the screens write counts ("350 000" in French).
+func (t Tr) Count(n int64, noun word) string {
+	one, many, _ := strings.Cut(t.T(noun), "|")
+	form := many
+	if n == 1 || (n == 0 && t.Lang != ui.English) {
+		form = one
+	}
+	num := strconv.FormatInt(n, 10)
+	if t.Lang != ui.English {
+		num = game.Count(int(n))
+	}
+	return num + "\u00a0" + form
+}
+
+// Detail is a technical detail under the sentence that says what happened,
+// in the screen's language: "Détail technique : …", holding what the kiosk
+// recorded for the technician (a code, a path, an error) as it is, never
+// the sentence itself.
+func (t Tr) Detail(s string) string { return t.F("detail.tech", s) }
+
+var _ = words(map[word]text{
+	"detail.tech": {"Détail technique\u00a0: %s", "Technical detail: %s"},
+	// The nouns counted (Count): singular|plural.
+	"n.note":  {"billet|billets", "note|notes"},
+	"n.unit":  {"unité de jeu|unités de jeu", "game unit|game units"},
+	"n.digit": {"chiffre|chiffres", "digit|digits"},
+	"n.try":   {"essai|essais", "try|tries"},
+	"n.poll":  {"interrogation|interrogations", "poll|polls"},
+})

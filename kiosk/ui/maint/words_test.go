@@ -15,8 +15,9 @@ import (
 )
 
 // usedWords reads the package's files (not its tests) for the word keys
-// they use: the first argument of every T and F call, every word("…")
-// conversion and every View's Title, when written as a literal.
+// they use: the first argument of every T and F call, the noun of every
+// Count call, every word("…") conversion and every View's Title, when
+// written as a literal.
 func usedWords(t *testing.T) map[word][]string {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
@@ -44,13 +45,17 @@ func usedWords(t *testing.T) map[word][]string {
 					return true
 				}
 				var key bool
+				arg := x.Args[0]
 				switch fn := x.Fun.(type) {
 				case *ast.SelectorExpr:
 					key = fn.Sel.Name == "T" || fn.Sel.Name == "F"
+					if fn.Sel.Name == "Count" && len(x.Args) == 2 {
+						key, arg = true, x.Args[1]
+					}
 				case *ast.Ident:
 					key = fn.Name == "word"
 				}
-				if s, ok := lit(x.Args[0]); key && ok {
+				if s, ok := lit(arg); key && ok {
 					used[word(s)] = append(used[word(s)], fset.Position(x.Pos()).String())
 				}
 			case *ast.KeyValueExpr:
@@ -83,6 +88,9 @@ func TestWordsInTheCatalogue(t *testing.T) {
 		}
 	}
 	for k, e := range catalogue {
+		if strings.HasPrefix(string(k), "n.") && (strings.Count(e.fr, "|") != 1 || strings.Count(e.en, "|") != 1) {
+			t.Errorf("noun %q: %q, %q: a noun counted is singular|plural", k, e.fr, e.en)
+		}
 		for _, fault := range ui.FrenchTypographyFaults(e.fr) {
 			t.Errorf("word %q: %s in %q", k, fault, e.fr)
 		}
@@ -103,4 +111,25 @@ func TestWordsCheckFindsFaults(t *testing.T) {
 	_, ok = catalogue["no.such.word"]
 	require.False(t, ok)
 	require.Equal(t, "[no.such.word]", Tr{}.T("no.such.word"))
+}
+
+// A count takes the singular or the plural its language asks for: French
+// "0 billet", "1 billet", "2 billets"; English "0 notes", "1 note".
+func TestCountPlural(t *testing.T) {
+	fr, en := Tr{Lang: ui.French}, Tr{Lang: ui.English}
+	for _, c := range []struct {
+		tr   Tr
+		n    int64
+		want string
+	}{
+		{fr, 0, "0\u00a0billet"}, {fr, 1, "1\u00a0billet"}, {fr, 2, "2\u00a0billets"},
+		{fr, 350000, "350\u00a0000\u00a0unités de jeu"},
+		{en, 0, "0\u00a0notes"}, {en, 1, "1\u00a0note"}, {en, 2, "2\u00a0notes"},
+	} {
+		noun := word("n.note")
+		if c.n == 350000 {
+			noun = "n.unit"
+		}
+		require.Equal(t, c.want, c.tr.Count(c.n, noun))
+	}
 }
