@@ -215,13 +215,16 @@ image: deb
 	packaging/image/build.sh $(DIST)/pharaon_$(DEB_VERSION)_$$($(GO) env GOARCH).deb $(DIST)
 
 # make vm-test: boots a copy of the image of make image in QEMU (software
-# emulation, serial console; packaging/image/vm-test.sh): waits for the
-# kiosk's READY=1, checks its database is on the data partition and that the
-# watchdog restarts a frozen kiosk, saves a screen dump in bin/dist/. Minutes:
-# never part of make test.
+# emulation, serial console, an emulated TPM 2.0 and the cash devices'
+# simulators on USB-serial adapters; packaging/image/vm-test.sh): waits for
+# the kiosk's READY=1, checks its database is on the data partition, that it
+# rests on the TPM and that the watchdog restarts a frozen kiosk; a voucher
+# printed and paid, the data partition put back to its copy from before the
+# payout: the kiosk out of service (rollback), the technician logged in.
+# Saves screen dumps in bin/dist/. Tens of minutes: never part of make test.
 .PHONY: vm-test
 vm-test:
-	@for p in qemu-system-x86 ovmf e2fsprogs fdisk; do \
+	@for p in qemu-system-x86 ovmf e2fsprogs fdisk mtools swtpm; do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || { echo "make vm-test: apt-get install $$p" >&2; exit 1; }; \
 	done
 	packaging/image/vm-test.sh $$(ls $(DIST)/pharaon.img 2>/dev/null || echo $(DIST)/pharaon.img.xz) $(DIST)

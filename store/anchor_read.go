@@ -58,7 +58,7 @@ func trustSecret(a AnchorConfig) ([]byte, error) {
 		secret = a.Trust.Secret()
 	} else {
 		var err error
-		if secret, err = os.ReadFile(filepath.Join(a.TrustDir, trustSecretFile)); err != nil {
+		if secret, err = os.ReadFile(filepath.Join(a.TrustDir, TrustSecretFile)); err != nil {
 			return nil, fmt.Errorf("the trust root's secret: %w", err)
 		}
 	}

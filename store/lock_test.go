@@ -28,7 +28,7 @@ func storeFiles(t *testing.T, path string) map[string][]byte {
 	t.Helper()
 	a := DefaultAnchor(path)
 	files := map[string][]byte{}
-	for _, p := range []string{path, path + "-wal", a.Path, filepath.Join(a.TrustDir, trustSecretFile), filepath.Join(a.TrustDir, trustCounterFile)} {
+	for _, p := range []string{path, path + "-wal", a.Path, filepath.Join(a.TrustDir, TrustSecretFile), filepath.Join(a.TrustDir, trustCounterFile)} {
 		b, err := os.ReadFile(p)
 		if !errors.Is(err, os.ErrNotExist) {
 			require.NoError(t, err)

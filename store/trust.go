@@ -56,7 +56,9 @@ type FileTrust struct {
 }
 
 const (
-	trustSecretFile  = "trust.secret"
+	// TrustSecretFile is the files trust root's secret in its directory:
+	// where it is, the kiosk's trust root is made of files.
+	TrustSecretFile  = "trust.secret"
 	trustCounterFile = "trust.counter"
 	domainCounter    = "pharaon/trust-counter/v1"
 )
@@ -70,7 +72,7 @@ func OpenFileTrust(dir string) (*FileTrust, error) {
 		return nil, fmt.Errorf("trust root %s: %w", dir, err)
 	}
 	t := &FileTrust{dir: dir}
-	secret, err := os.ReadFile(t.path(trustSecretFile))
+	secret, err := os.ReadFile(t.path(TrustSecretFile))
 	_, cerr := os.Stat(t.path(trustCounterFile))
 	switch {
 	case errors.Is(err, os.ErrNotExist) && cerr == nil:
@@ -80,7 +82,7 @@ func OpenFileTrust(dir string) (*FileTrust, error) {
 		if _, err := rand.Read(secret); err != nil {
 			return nil, fmt.Errorf("trust root %s: secret: %w", dir, err)
 		}
-		if err := replaceFile(t.path(trustSecretFile), secret); err != nil {
+		if err := replaceFile(t.path(TrustSecretFile), secret); err != nil {
 			return nil, fmt.Errorf("trust root %s: secret: %w", dir, err)
 		}
 	case err != nil:

@@ -398,12 +398,8 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 			if errors.As(startErr, &se) {
 				fault = se.fault
 			}
-			// Up, out of service, and saying why: systemd keeps the session (and
-			// its screen) instead of restarting it in a loop.
-			var once sync.Once
-			return downMachine{fault}, ui.Options{Lang: cfg.Lang, OnOutOfService: func() {
-				once.Do(func() { nextFrame(func() { sd.readyStatus("out of service: " + fault.Code) }) })
-			}}, nil
+			return downMachine{fault}, ui.Options{Lang: cfg.Lang,
+				OnOutOfService: outOfServiceReady(sd, func() string { return fault.Code })}, nil
 		}
 		snap := p.m.Snapshot()
 		logger.Printf("kiosk %s, credit %s, stakes open %v", snap.State, snap.Credit.Plain(), snap.Available)
@@ -418,7 +414,10 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		// screen, or on a first start the technician's setup before it.
 		var home, setup sync.Once
 		up := func() { home.Do(func() { shown(logger, "home", started); nextFrame(sd.ready) }) }
-		opt := ui.Options{Lang: startLang(cfg.Lang, p.m.Language(), logger), OnHome: up}
+		// A kiosk out of service from its start (its data failed their
+		// checks, a device its self-test) is up all the same.
+		opt := ui.Options{Lang: startLang(cfg.Lang, p.m.Language(), logger), OnHome: up,
+			OnOutOfService: outOfServiceReady(sd, func() string { return p.m.Snapshot().Fault.Code })}
 		backdropOptions(cfg.Backdrop, &opt)
 		p.bo.onSetup = func() {
 			setup.Do(func() {
@@ -448,6 +447,18 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		}
 	}
 	return startErr
+}
+
+// outOfServiceReady is the screens' OnOutOfService: the kiosk is up, out
+// of service, and says why (code: the fault's code), so that systemd keeps
+// the session and its screen for the technician instead of restarting it
+// every TimeoutStartSec (each of those starts whose data pass their checks
+// counting the trust root once).
+// A kiosk that went out of service after its home screen was ready has
+// nothing more to tell (readyStatus counts once).
+func outOfServiceReady(sd *systemd, code func() string) func() {
+	var once sync.Once
+	return func() { once.Do(func() { nextFrame(func() { sd.readyStatus("out of service: " + code()) }) }) }
 }
 
 // bootFunc starts the kiosk, telling report of its steps, and returns the

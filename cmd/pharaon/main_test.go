@@ -26,10 +26,20 @@ const binaryEnv = "PHARAON_TEST_BINARY"
 func TestMain(m *testing.M) {
 	if os.Getenv(binaryEnv) == "1" {
 		// No screen here: what would be shown is printed instead.
+		nextFrame = func(f func()) { f() } // no frames without a screen
 		display = func(_ context.Context, _ Config, boot bootFunc, _ func(), _ *log.Logger) {
-			m, _, _ := boot(func(kiosk.BootStep, bool) {})
+			m, opt, _ := boot(func(kiosk.BootStep, bool) {})
 			s := m.OnChange(func(kiosk.Snapshot) {})
 			fmt.Printf("SCREEN %s %s credit=%d\n", s.State, s.Fault.Code, s.Credit)
+			// What the screens call as they show that state
+			// (kiosk/ui/home.go, kiosk/ui/outofservice.go).
+			hook := opt.OnHome
+			if s.State == kiosk.OutOfService {
+				hook = opt.OnOutOfService
+			}
+			if hook != nil {
+				hook()
+			}
 			if os.Getenv(holdEnv) == "1" {
 				// A kiosk that keeps running until its input ends
 				// (lock_test.go).
@@ -52,8 +62,14 @@ type result struct {
 // binary does not open), with its home and data under home.
 func runBinary(t *testing.T, home string, args ...string) result {
 	t.Helper()
+	return runBinaryEnv(t, home, nil, args...)
+}
+
+// runBinaryEnv is runBinary with more of the environment (NAME=value).
+func runBinaryEnv(t *testing.T, home string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = []string{binaryEnv + "=1", "HOME=" + home, "DISPLAY=:99", "LANG=fr_FR.UTF-8", "PATH=" + os.Getenv("PATH")}
+	cmd.Env = append([]string{binaryEnv + "=1", "HOME=" + home, "DISPLAY=:99", "LANG=fr_FR.UTF-8", "PATH=" + os.Getenv("PATH")}, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -106,8 +106,9 @@ func watchdogTimeout(e env, pid, ppid int) (time.Duration, error) {
 
 // nextFrame runs f in the next frame the screens draw (an animation's first
 // tick): the home screen is built before it is drawn, and on a slow machine
-// (software rendering) the first frame can come many seconds later.
-func nextFrame(f func()) {
+// (software rendering) the first frame can come many seconds later. A
+// variable for the tests of the binary, which draw no frame.
+var nextFrame = func(f func()) {
 	done := false
 	fyne.NewAnimation(time.Millisecond, func(float32) {
 		if done {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"pharaon/kiosk"
 )
 
 // notifySocket is systemd's side of sd_notify: a unixgram socket named by
@@ -262,4 +264,32 @@ func TestNewLoggerUnderTheJournal(t *testing.T) {
 	newLogger(&b, mapEnv{}).Printf("kiosk %s", "home")
 	assert.True(t, strings.HasPrefix(b.String(), "time="), b.String())
 	assert.Contains(t, b.String(), ` level=INFO msg="kiosk home"`)
+}
+
+// A kiosk that starts but does not sell tells systemd it is up, with its
+// fault as the status, as a kiosk that could not start at all does: here a
+// cash device that fails its self-test; in the VM test, the data partition
+// put back behind the trust root's counter (the fault rollback). Without
+// READY=1 systemd stops it at TimeoutStartSec and starts it again, every
+// three minutes for good: the out-of-service screen never stays up for the
+// technician, and each of those starts whose data pass their checks counts
+// the TPM's counter once.
+func TestBinaryReadyOutOfService(t *testing.T) {
+	c := notifySocket(t)
+	dir := t.TempDir()
+	env := []string{"NOTIFY_SOCKET=" + os.Getenv("NOTIFY_SOCKET")}
+	for _, run := range []struct {
+		name   string
+		args   []string
+		status string
+	}{
+		{"started, out of service", []string{"-dev", "-db", filepath.Join(dir, "data", "pharaon.db"), "-validator", filepath.Join(dir, "missing")},
+			"out of service: " + kiosk.FaultValidator},
+		{"could not start", []string{"-db", filepath.Join(dir, "none", "pharaon.db")}, "out of service: " + kiosk.FaultNoDatabase},
+		{"in service", []string{"-dev", "-db", filepath.Join(dir, "data", "pharaon.db")}, "home screen shown"},
+	} {
+		r := runBinaryEnv(t, dir, env, run.args...)
+		assert.Equal(t, "READY=1\nSTATUS="+run.status, received(t, c), "%s: %s", run.name, r.stderr)
+		assert.Equal(t, "STOPPING=1", received(t, c), run.name)
+	}
 }

@@ -31,8 +31,7 @@ func anchorConfig(c Config) (store.AnchorConfig, error) {
 		useTPM = true
 	case "files":
 	default:
-		_, err := os.Stat(dev)
-		useTPM = err == nil
+		useTPM = autoTPM(a.TrustDir, dev)
 	}
 	if !useTPM {
 		return a, nil
@@ -46,6 +45,24 @@ func anchorConfig(c Config) (store.AnchorConfig, error) {
 	}
 	a.Trust = r
 	return a, nil
+}
+
+// autoTPM is trust = auto's choice. A kiosk's first start takes the TPM when
+// there is one; from then on the trust root keeps its kind for the kiosk's
+// life, as its directory says (the secret sealed to the TPM, or the files'
+// secret), whatever the firmware shows: a TPM turned on later (a firmware
+// update may do it) must not give a kiosk on files a new, empty trust root
+// under its history, and a kiosk on its TPM whose TPM is gone is told so,
+// never given files.
+func autoTPM(dir, dev string) bool {
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	switch {
+	case exists(filepath.Join(dir, tpm.SealedFile)):
+		return true
+	case exists(filepath.Join(dir, store.TrustSecretFile)):
+		return false
+	}
+	return exists(dev)
 }
 
 // trustDir is the trust root's directory: the configured one, else the
