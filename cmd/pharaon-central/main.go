@@ -6,12 +6,14 @@
 // JetStream and prints each kiosk's status (its block stock among it) and
 // the fleet's report by stake and by block, checks and pays vouchers once
 // across the fleet from the number typed at its counter, sends blocks,
-// and, for a development run, serves a nats-server of its own.
+// answers the kiosks' claims of blocks, and, for a development run, serves
+// a nats-server of its own.
 //
 //	pharaon-central init    -fleet DIR [-hosts H,…] [-tls-ca F -tls-cert F -tls-key F]
 //	pharaon-central kiosk add|revoke|list -fleet DIR [-id ID] [-groups G,…] [-url URL]
 //	pharaon-central provision -fleet DIR [-replicas N]
 //	pharaon-central serve   -fleet DIR -listen 127.0.0.1:4222 -store DIR
+//	pharaon-central claims                            the kiosks' claims of blocks, until stopped
 //	pharaon-central status  [-kiosk ID]               per-kiosk status
 //	pharaon-central report                            sales and wins by stake and by block
 //	pharaon-central voucher VALIDATION                is it valid and unpaid
@@ -76,6 +78,7 @@ const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
   kiosk list                  les bornes / the kiosks
   provision [-replicas N]     créer les flux et les seaux / make the streams and buckets
   serve -listen ADDR -store DIR  un nats-server local / a local nats-server
+  claims                      répondre aux revendications de blocs des bornes / answer the kiosks' claims of blocks
   status  [-kiosk ID]         état de chaque borne / each kiosk's status
           [-anchor-keys DIR]  vérifier les sceaux avec DIR/<borne>.key / check the seals with DIR/<kiosk>.key
   report                      ventes et gains par mise et par bloc / sales and wins by stake and by block
@@ -152,6 +155,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	if err != nil {
 		return err
 	}
+	if cmd == "claims" {
+		// A service: it waits for the server, and follows it through its
+		// restarts.
+		return serveClaims(ctx, m, *url, stdout)
+	}
 	c, err := connectCentre(m, *url)
 	if err != nil {
 		return err
@@ -161,6 +169,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	switch cmd {
 	case "provision":
 		return provision(ctx, stdout, c, *replicas)
+
 	case "status", "report":
 		f := fleet.NewFleet()
 		if f.VoucherMaster, err = m.VoucherMaster(); err != nil {

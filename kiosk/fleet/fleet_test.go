@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -45,7 +46,20 @@ func startNATS(t *testing.T) *natsServer {
 	n.start()
 	t.Cleanup(n.Stop)
 	require.NoError(t, Provision(context.Background(), n.js(t), 1))
+	n.serveClaims()
 	return n
+}
+
+// serveClaims runs the centre's claim service for the test, on a
+// connection of its own that follows the server through its restarts.
+func (n *natsServer) serveClaims() {
+	n.t.Helper()
+	nc, err := n.m.Connect(n.url(), authority.AccountName, authority.CentralUser,
+		nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond))
+	require.NoError(n.t, err)
+	stop, err := ServeClaims(nc, nil)
+	require.NoError(n.t, err)
+	n.t.Cleanup(func() { stop(); nc.Close() })
 }
 
 // start starts the server on its port and store directory (again after
