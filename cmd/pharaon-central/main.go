@@ -242,6 +242,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		v, err := vs.Pay(ctx, val, *by, now())
 		if err != nil {
 			fmt.Fprintf(stdout, "REFUSÉ / REFUSED %s\u00a0: %v\n", kiosk.MaskValidation(val), err)
+			printEntryProblem(stdout, v, err)
 			return errFound
 		}
 		fmt.Fprintf(stdout, "PAYÉ / PAID\u00a0: %s, %s, borne / kiosk %s (ticket / voucher %d), par / by %s\n", kiosk.MaskValidation(val),
@@ -415,6 +416,12 @@ func checkVoucher(ctx context.Context, w io.Writer, vs *fleet.Vouchers, val stri
 		return errFound
 	}
 	payable := v.State == "printed" && now.Before(v.Expires())
+	var unreported error
+	if payable {
+		// What the centre's counter would pay: its kiosk's records hold it.
+		unreported = vs.Reported(ctx, v, val)
+		payable = unreported == nil
+	}
 	verdict := "PAYABLE"
 	if !payable {
 		verdict = "NON PAYABLE / NOT PAYABLE"
@@ -431,8 +438,22 @@ func checkVoucher(ctx context.Context, w io.Writer, vs *fleet.Vouchers, val stri
 	if v.Conflict != "" {
 		fmt.Fprintf(w, "PAYÉ DEUX FOIS / PAID TWICE\u00a0: %s\n", v.Conflict)
 	}
+	if unreported != nil {
+		fmt.Fprintf(w, "non payé ici / not paid here\u00a0: %v\n", unreported)
+		printEntryProblem(w, v, unreported)
+	}
 	if !payable {
 		return errFound
 	}
 	return nil
+}
+
+// printEntryProblem reports a voucher entry the centre does not pay on its
+// kiosk's word (an entry its kiosk's records do not hold, or rewritten) as
+// a problem of its kiosk, as status does.
+func printEntryProblem(w io.Writer, v fleet.VoucherEntry, err error) {
+	if v.Key == "" || !errors.Is(err, fleet.ErrVoucherUnreported) && !errors.Is(err, fleet.ErrVoucherForged) {
+		return
+	}
+	fmt.Fprintf(w, "PROBLÈME / PROBLEM %s\u00a0: entrée / entry %s\u00a0: %v\n", v.Kiosk, v.Key, err)
 }

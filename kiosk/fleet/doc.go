@@ -16,7 +16,8 @@
 // (kiosk.VoucherRegistry): it claims its payout in the bucket before its
 // store pays, and the publisher reports a voucher it paid while the centre
 // did not answer and that was paid at the centre too (VoucherConflict);
-// the centre's counter goes through Vouchers.
+// the centre's counter goes through Vouchers, which pays a voucher only
+// once its kiosk's own published records hold it.
 //
 // Blocks come down from the centre (BlockFetcher, blocks.go), and a block
 // is on sale at one kiosk only: a kiosk claims it before importing it

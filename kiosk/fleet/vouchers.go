@@ -35,8 +35,16 @@ type VoucherEntry struct {
 	// Conflict says, once found, that a kiosk paid the voucher while the
 	// centre did not answer although it was already paid: paid twice.
 	Conflict string `json:"conflict,omitempty"`
-	Key      string `json:"-"` // its key in the bucket
-	Revision uint64 `json:"-"`
+	// Record and StateRecord are where the kiosk's records tell of the
+	// voucher: the sequence at its kiosk (its outbox's, the records'
+	// de-duplication id) of its row's record, and of the last record of
+	// it published (the one that gave its state). Its kiosk's publisher
+	// writes them from the records themselves; the centre's counter reads
+	// those records and pays only what they hold (Vouchers.Pay).
+	Record      int64  `json:"record,omitempty"`
+	StateRecord int64  `json:"state_record,omitempty"`
+	Key         string `json:"-"` // its key in the bucket
+	Revision    uint64 `json:"-"`
 }
 
 // Expires is when the voucher expires.
@@ -134,7 +142,10 @@ func applyVoucherRecord(ctx context.Context, b Bucket, keys voucherKeys, r store
 	}
 	kiosk := keys.kiosk
 	key := keys.entryKey(rec.Validation)
-	next := VoucherEntry{Kiosk: kiosk, ID: rec.ID, Amount: rec.Amount, ExpiresAt: rec.ExpiresAt, State: rec.State}
+	next := VoucherEntry{Kiosk: kiosk, ID: rec.ID, Amount: rec.Amount, ExpiresAt: rec.ExpiresAt, State: rec.State, StateRecord: r.Seq}
+	if r.Kind == "voucher" {
+		next.Record = r.Seq
+	}
 	if rec.State == "paid" {
 		next.PaidBy, next.PaidAt, next.PaidKiosk = kiosk, rec.At, kiosk
 	}
@@ -156,15 +167,30 @@ func applyVoucherRecord(ctx context.Context, b Bucket, keys voucherKeys, r store
 			// centre too: the voucher was paid twice.
 			return markConflict(ctx, b, cur, kiosk, rec.ID, rec.At)
 		}
-		if rank(next.State) <= rank(cur.State) {
+		write := next
+		switch {
+		case rank(next.State) > rank(cur.State):
+			if rec.State == "paid" && cur.State == stateClaimed {
+				// The payment this kiosk's counter claimed: by whom and
+				// when as the claim said.
+				write.PaidBy, write.PaidAt = cur.PaidBy, cur.PaidAt
+			}
+			if write.Record == 0 {
+				write.Record = cur.Record
+			}
+		case rank(cur.State) < rank("paid") && (r.Kind == "voucher" && cur.Record == 0 || r.Seq > cur.StateRecord):
+			// The state does not move (an entry its kiosk's counter
+			// claimed before its records came): the records say where
+			// they are.
+			write = cur
+			if r.Kind == "voucher" && cur.Record == 0 {
+				write.Record = r.Seq
+			}
+			write.StateRecord = max(cur.StateRecord, r.Seq)
+		default:
 			return nil
 		}
-		if rec.State == "paid" && cur.State == stateClaimed {
-			// The payment this kiosk's counter claimed: by whom and when
-			// as the claim said.
-			next.PaidBy, next.PaidAt = cur.PaidBy, cur.PaidAt
-		}
-		data, _ := json.Marshal(next)
+		data, _ := json.Marshal(write)
 		_, err = b.update(ctx, key, data, cur.Revision)
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			continue
