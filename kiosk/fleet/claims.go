@@ -153,6 +153,13 @@ func writeClaim(ctx context.Context, kv Bucket, c BlockClaim, rev uint64) (uint6
 // found, another kiosk's or c.Kiosk's own from before, which is then
 // claimed again (a new Token, the file's digest c's).
 func ClaimBlock(ctx context.Context, kv Bucket, c BlockClaim) (holder BlockClaim, created bool, err error) {
+	return claimBlock(ctx, kv, c, true)
+}
+
+// claimBlock is ClaimBlock; a claim of c.Kiosk's own found is claimed
+// again only when again is set (an import about to happen), else it is
+// returned as it is.
+func claimBlock(ctx context.Context, kv Bucket, c BlockClaim, again bool) (holder BlockClaim, created bool, err error) {
 	c.Also, c.Token = nil, newToken()
 	for {
 		rev, err := writeClaim(ctx, kv, c, 0)
@@ -170,23 +177,23 @@ func ClaimBlock(ctx context.Context, kv Bucket, c BlockClaim) (holder BlockClaim
 		if err != nil {
 			return BlockClaim{}, false, fmt.Errorf("claim block %d/%d: %w", c.Emission, c.Number, err)
 		}
-		if cur.Kiosk != c.Kiosk {
+		if cur.Kiosk != c.Kiosk || !again {
 			return cur, false, nil
 		}
-		again := cur
-		again.Token = c.Token
+		next := cur
+		next.Token = c.Token
 		if c.SHA256 != "" {
-			again.SHA256 = c.SHA256
+			next.SHA256 = c.SHA256
 		}
-		rev, err = writeClaim(ctx, kv, again, cur.Revision)
+		rev, err = writeClaim(ctx, kv, next, cur.Revision)
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			continue
 		}
 		if err != nil {
 			return BlockClaim{}, false, fmt.Errorf("claim block %d/%d again: %w", c.Emission, c.Number, err)
 		}
-		again.Revision = rev
-		return again, false, nil
+		next.Revision = rev
+		return next, false, nil
 	}
 }
 
@@ -228,10 +235,12 @@ func ReleaseClaim(ctx context.Context, kv Bucket, kiosk string, emission, number
 
 // claimLate claims a block c.Kiosk imported while the centre did not
 // answer: created if no kiosk holds it; held by another kiosk, c.Kiosk is
-// added to its entry's Also (added is whether it was not there yet).
+// added to its entry's Also (added is whether it was not there yet). A
+// claim of c.Kiosk's own stays as it is: an import of the block at the
+// kiosk may be giving it back by its token.
 func claimLate(ctx context.Context, kv Bucket, c BlockClaim) (holder BlockClaim, created, added bool, err error) {
 	for {
-		holder, created, err = ClaimBlock(ctx, kv, c)
+		holder, created, err = claimBlock(ctx, kv, c, false)
 		if err != nil || holder.Kiosk == c.Kiosk {
 			return holder, created, false, err
 		}

@@ -379,6 +379,8 @@ func TestBlockClaimGivenBack(t *testing.T) {
 	require.False(t, again.Created)
 	assert.NotEqual(t, first.Holder.Token, again.Holder.Token)
 	assert.False(t, give(k1, 1, first.Holder.Token), "given back from under the import that claimed it again")
+	held := claim(k1, opLate, 1)
+	assert.Equal(t, again.Holder.Token, held.Holder.Token, "a late claim of its own (the fetcher's at each connection) leaves it as it is")
 	assert.False(t, give(k2, 1, again.Holder.Token), "given back by another kiosk")
 	c, err := ReadClaim(ctx, kv, 5, 1)
 	require.NoError(t, err)
@@ -389,7 +391,7 @@ func TestBlockClaimGivenBack(t *testing.T) {
 
 	// K2 imported block 5/2 offline and finds it K1's: on sale at both.
 	// K1 gives it back: K2, which sells it, holds it; K3 may not take it.
-	held := claim(k1, opClaim, 2)
+	held = claim(k1, opClaim, 2)
 	late := claim(k2, opLate, 2)
 	assert.True(t, late.Added)
 	assert.Equal(t, "K1", late.Holder.Kiosk)
