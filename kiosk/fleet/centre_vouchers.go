@@ -128,10 +128,11 @@ func (v *Vouchers) Reported(ctx context.Context, e VoucherEntry, validation stri
 		return err
 	}
 	for _, at := range []struct {
-		seq  int64
-		kind string
-	}{{e.Record, "voucher"}, {e.StateRecord, ""}} {
-		m, r, err := kioskRecord(ctx, v.records, e.Kiosk, at.seq)
+		seq    int64
+		stored uint64
+		kind   string
+	}{{e.Record, e.RecordAt, "voucher"}, {e.StateRecord, e.StateAt, ""}} {
+		m, r, err := kioskRecord(ctx, v.records, e.Kiosk, at.seq, at.stored)
 		if errors.Is(err, errNoRecord) {
 			return unreported("its kiosk published no record %d", at.seq)
 		}
@@ -188,25 +189,22 @@ func (v *Vouchers) Reported(ctx context.Context, e VoucherEntry, validation stri
 var errNoRecord = errors.New("no such record")
 
 // kioskRecord finds kiosk's record of sequence seq (its outbox's) in the
-// records stream: a binary search over the stream's sequence, each step
-// the first message of the kiosk's subject from a point (a direct get, the
-// centre's right), whose records come in the order of their sequence.
-// Whatever else a kiosk's credentials published on its subject (out of
-// order, twice) can hide a record from the search, never make another
-// record pass for it: the caller checks the record found.
-func kioskRecord(ctx context.Context, s jetstream.Stream, kiosk string, seq int64) (*jetstream.RawStreamMsg, store.OutboxRecord, error) {
-	info, err := s.Info(ctx)
-	if err != nil {
-		return nil, store.OutboxRecord{}, fmt.Errorf("stream %s: %w", RecordsStream, err)
-	}
+// records stream: first at stored, the stream sequence its publisher was
+// told (when it is not 0), then by a binary search over the stream's
+// sequence, each step the first message of the kiosk's subject from a
+// point (a direct get, the centre's right), whose records come in the
+// order of their sequence. Whatever else a kiosk's credentials published
+// on its subject (out of order, twice) can hide a record from the search,
+// never make another record pass for it: the caller checks the record
+// found.
+func kioskRecord(ctx context.Context, s jetstream.Stream, kiosk string, seq int64, stored uint64) (*jetstream.RawStreamMsg, store.OutboxRecord, error) {
 	subject := RecordsSubject + kiosk
-	lo, hi := max(info.State.FirstSeq, 1), info.State.LastSeq
-	for lo <= hi {
-		mid := lo + (hi-lo)/2
-		m, err := s.GetMsg(ctx, mid, jetstream.WithGetMsgSubject(subject))
+	// at is the kiosk's first message from stream sequence from, and its
+	// record; nil at the stream's end.
+	at := func(from uint64) (*jetstream.RawStreamMsg, store.OutboxRecord, error) {
+		m, err := s.GetMsg(ctx, from, jetstream.WithGetMsgSubject(subject))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			hi = mid - 1
-			continue
+			return nil, store.OutboxRecord{}, nil
 		}
 		if err != nil {
 			return nil, store.OutboxRecord{}, fmt.Errorf("record %d of kiosk %s: %w", seq, kiosk, err)
@@ -215,13 +213,31 @@ func kioskRecord(ctx context.Context, s jetstream.Stream, kiosk string, seq int6
 		if err := json.Unmarshal(m.Data, &r); err != nil {
 			return nil, store.OutboxRecord{}, fmt.Errorf("record %d of kiosk %s: message %d: %w", seq, kiosk, m.Sequence, errNoRecord)
 		}
+		return m, r, nil
+	}
+	if stored > 0 {
+		m, r, err := at(stored)
+		if err != nil || m != nil && r.Seq == seq {
+			return m, r, err
+		}
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return nil, store.OutboxRecord{}, fmt.Errorf("stream %s: %w", RecordsStream, err)
+	}
+	lo, hi := max(info.State.FirstSeq, 1), info.State.LastSeq
+	for lo <= hi {
+		mid := lo + (hi-lo)/2
+		m, r, err := at(mid)
 		switch {
+		case err != nil:
+			return nil, store.OutboxRecord{}, err
+		case m == nil || r.Seq > seq:
+			hi = mid - 1
 		case r.Seq == seq:
 			return m, r, nil
-		case r.Seq < seq:
-			lo = m.Sequence + 1
 		default:
-			hi = mid - 1
+			lo = m.Sequence + 1
 		}
 	}
 	return nil, store.OutboxRecord{}, fmt.Errorf("record %d of kiosk %s: %w", seq, kiosk, errNoRecord)

@@ -244,7 +244,8 @@ func (r *Registry) Claim(ctx context.Context, c kiosk.VoucherClaim) (func(contex
 					cur.PaidAt != claimed.PaidAt {
 					return fmt.Errorf("voucher %d: give back the claim: %w", c.ID, err)
 				}
-				back.Record, back.StateRecord, at = cur.Record, cur.StateRecord, cur.Revision
+				back.Record, back.StateRecord, back.RecordAt, back.StateAt = cur.Record, cur.StateRecord, cur.RecordAt, cur.StateAt
+				at = cur.Revision
 			}
 		}, nil
 	}

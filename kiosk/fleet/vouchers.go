@@ -41,10 +41,16 @@ type VoucherEntry struct {
 	// it published (the one that gave its state). Its kiosk's publisher
 	// writes them from the records themselves; the centre's counter reads
 	// those records and pays only what they hold (Vouchers.Pay).
-	Record      int64  `json:"record,omitempty"`
-	StateRecord int64  `json:"state_record,omitempty"`
-	Key         string `json:"-"` // its key in the bucket
-	Revision    uint64 `json:"-"`
+	Record      int64 `json:"record,omitempty"`
+	StateRecord int64 `json:"state_record,omitempty"`
+	// RecordAt and StateAt are those records' sequences in the stream as
+	// the server acknowledged them to the publisher (0: not known, a
+	// record whose acknowledgement was lost): where the centre looks
+	// first, checking what it finds there.
+	RecordAt uint64 `json:"record_at,omitempty"`
+	StateAt  uint64 `json:"state_at,omitempty"`
+	Key      string `json:"-"` // its key in the bucket
+	Revision uint64 `json:"-"`
 }
 
 // Expires is when the voucher expires.
@@ -126,6 +132,12 @@ func markConflict(ctx context.Context, b Bucket, cur VoucherEntry, kiosk string,
 // state at or behind the entry's changes nothing, so a record sent again
 // is harmless.
 func applyVoucherRecord(ctx context.Context, b Bucket, keys voucherKeys, r store.OutboxRecord) error {
+	return applyVoucherRecordAt(ctx, b, keys, r, 0)
+}
+
+// applyVoucherRecordAt is applyVoucherRecord for a record the server
+// stored at stream sequence stored (0: not known).
+func applyVoucherRecordAt(ctx context.Context, b Bucket, keys voucherKeys, r store.OutboxRecord, stored uint64) error {
 	if r.Kind != "voucher" && r.Kind != "voucher_state" {
 		return nil
 	}
@@ -142,9 +154,10 @@ func applyVoucherRecord(ctx context.Context, b Bucket, keys voucherKeys, r store
 	}
 	kiosk := keys.kiosk
 	key := keys.entryKey(rec.Validation)
-	next := VoucherEntry{Kiosk: kiosk, ID: rec.ID, Amount: rec.Amount, ExpiresAt: rec.ExpiresAt, State: rec.State, StateRecord: r.Seq}
+	next := VoucherEntry{Kiosk: kiosk, ID: rec.ID, Amount: rec.Amount, ExpiresAt: rec.ExpiresAt, State: rec.State,
+		StateRecord: r.Seq, StateAt: stored}
 	if r.Kind == "voucher" {
-		next.Record = r.Seq
+		next.Record, next.RecordAt = r.Seq, stored
 	}
 	if rec.State == "paid" {
 		next.PaidBy, next.PaidAt, next.PaidKiosk = kiosk, rec.At, kiosk
@@ -176,7 +189,7 @@ func applyVoucherRecord(ctx context.Context, b Bucket, keys voucherKeys, r store
 				write.PaidBy, write.PaidAt = cur.PaidBy, cur.PaidAt
 			}
 			if write.Record == 0 {
-				write.Record = cur.Record
+				write.Record, write.RecordAt = cur.Record, cur.RecordAt
 			}
 		case rank(cur.State) < rank("paid") && (r.Kind == "voucher" && cur.Record == 0 || r.Seq > cur.StateRecord):
 			// The state does not move (an entry its kiosk's counter
@@ -184,9 +197,11 @@ func applyVoucherRecord(ctx context.Context, b Bucket, keys voucherKeys, r store
 			// they are.
 			write = cur
 			if r.Kind == "voucher" && cur.Record == 0 {
-				write.Record = r.Seq
+				write.Record, write.RecordAt = r.Seq, stored
 			}
-			write.StateRecord = max(cur.StateRecord, r.Seq)
+			if r.Seq > cur.StateRecord {
+				write.StateRecord, write.StateAt = r.Seq, stored
+			}
 		default:
 			return nil
 		}
