@@ -107,9 +107,9 @@ run: build
 
 # make run-fleet: a development fleet on this machine: a nats-server with
 # JetStream on loopback (pharaon-central serve, in operator mode with TLS,
-# its store in bin/fleet) and two development kiosks, PH-DEV-1 and
-# PH-DEV-2, each with its own database and its own credentials, publishing
-# their records to it (DESIGN.md §11, docs/fleet.md). The fleet's material
+# its store in bin/fleet, the centre's claim service with it) and two
+# development kiosks, PH-DEV-1 and PH-DEV-2, each with its own database and
+# its own credentials, publishing their records to it (DESIGN.md §11, docs/fleet.md). The fleet's material
 # (operator, accounts, CA, voucher key) and each kiosk's bundle are made in
 # bin/fleet on first use (make fleet-init). Both kiosks are in the group
 # FLEET_GROUP (dev) and trust the fleet's development issuer key

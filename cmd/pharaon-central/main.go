@@ -6,12 +6,14 @@
 // JetStream and prints each kiosk's status (its block stock among it) and
 // the fleet's report by stake and by block, checks and pays vouchers once
 // across the fleet from the number typed at its counter, sends blocks,
-// and, for a development run, serves a nats-server of its own.
+// answers the kiosks' claims of blocks, and, for a development run, serves
+// a nats-server of its own.
 //
 //	pharaon-central init    -fleet DIR [-hosts H,…] [-tls-ca F -tls-cert F -tls-key F]
 //	pharaon-central kiosk add|revoke|list -fleet DIR [-id ID] [-groups G,…] [-url URL]
 //	pharaon-central provision -fleet DIR [-replicas N]
 //	pharaon-central serve   -fleet DIR -listen 127.0.0.1:4222 -store DIR
+//	pharaon-central claims                            the kiosks' claims of blocks, until stopped
 //	pharaon-central status  [-kiosk ID]               per-kiosk status
 //	pharaon-central report                            sales and wins by stake and by block
 //	pharaon-central voucher VALIDATION                is it valid and unpaid
@@ -76,6 +78,7 @@ const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
   kiosk list                  les bornes / the kiosks
   provision [-replicas N]     créer les flux et les seaux / make the streams and buckets
   serve -listen ADDR -store DIR  un nats-server local / a local nats-server
+  claims                      répondre aux revendications de blocs des bornes / answer the kiosks' claims of blocks
   status  [-kiosk ID]         état de chaque borne / each kiosk's status
           [-anchor-keys DIR]  vérifier les sceaux avec DIR/<borne>.key / check the seals with DIR/<kiosk>.key
   report                      ventes et gains par mise et par bloc / sales and wins by stake and by block
@@ -152,6 +155,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	if err != nil {
 		return err
 	}
+	if cmd == "claims" {
+		// A service: it waits for the server, and follows it through its
+		// restarts.
+		return serveClaims(ctx, m, *url, stdout)
+	}
 	c, err := connectCentre(m, *url)
 	if err != nil {
 		return err
@@ -161,6 +169,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	switch cmd {
 	case "provision":
 		return provision(ctx, stdout, c, *replicas)
+
 	case "status", "report":
 		f := fleet.NewFleet()
 		if f.VoucherMaster, err = m.VoucherMaster(); err != nil {
@@ -233,6 +242,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		v, err := vs.Pay(ctx, val, *by, now())
 		if err != nil {
 			fmt.Fprintf(stdout, "REFUSÉ / REFUSED %s\u00a0: %v\n", kiosk.MaskValidation(val), err)
+			printEntryProblem(stdout, v, err)
 			return errFound
 		}
 		fmt.Fprintf(stdout, "PAYÉ / PAID\u00a0: %s, %s, borne / kiosk %s (ticket / voucher %d), par / by %s\n", kiosk.MaskValidation(val),
@@ -406,6 +416,12 @@ func checkVoucher(ctx context.Context, w io.Writer, vs *fleet.Vouchers, val stri
 		return errFound
 	}
 	payable := v.State == "printed" && now.Before(v.Expires())
+	var unreported error
+	if payable {
+		// What the centre's counter would pay: its kiosk's records hold it.
+		unreported = vs.Reported(ctx, v, val)
+		payable = unreported == nil
+	}
 	verdict := "PAYABLE"
 	if !payable {
 		verdict = "NON PAYABLE / NOT PAYABLE"
@@ -422,8 +438,22 @@ func checkVoucher(ctx context.Context, w io.Writer, vs *fleet.Vouchers, val stri
 	if v.Conflict != "" {
 		fmt.Fprintf(w, "PAYÉ DEUX FOIS / PAID TWICE\u00a0: %s\n", v.Conflict)
 	}
+	if unreported != nil {
+		fmt.Fprintf(w, "non payé ici / not paid here\u00a0: %v\n", unreported)
+		printEntryProblem(w, v, unreported)
+	}
 	if !payable {
 		return errFound
 	}
 	return nil
+}
+
+// printEntryProblem reports a voucher entry the centre does not pay on its
+// kiosk's word (an entry its kiosk's records do not hold, or rewritten) as
+// a problem of its kiosk, as status does.
+func printEntryProblem(w io.Writer, v fleet.VoucherEntry, err error) {
+	if v.Key == "" || !errors.Is(err, fleet.ErrVoucherUnreported) && !errors.Is(err, fleet.ErrVoucherForged) {
+		return
+	}
+	fmt.Fprintf(w, "PROBLÈME / PROBLEM %s\u00a0: entrée / entry %s\u00a0: %v\n", v.Kiosk, v.Key, err)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -67,7 +68,8 @@ func provision(ctx context.Context, w io.Writer, c *centre, replicas int) error 
 // centre of a development run (make run-fleet) and of the tests, in
 // operator mode with TLS from the fleet's material in dir, as the
 // operator's own server runs with nats-server.conf. It provisions the
-// streams, the buckets and the kiosks' consumers at its start.
+// streams, the buckets and the kiosks' consumers at its start, and
+// answers the kiosks' claims of blocks (serveClaims).
 func serve(ctx context.Context, dir, listen, store string, w io.Writer) error {
 	host, port, err := net.SplitHostPort(listen)
 	if err != nil {
@@ -99,7 +101,51 @@ func serve(ctx context.Context, dir, listen, store string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stop, err := startClaims(m, url, w)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	fmt.Fprintf(w, "nats-server JetStream: %s (store %s, fleet %s)\n", url, store, dir)
+	<-ctx.Done()
+	return nil
+}
+
+// startClaims starts the centre's claim service (kiosk/fleet/claimservice.go)
+// on a connection of its own to url, which follows the server through its
+// restarts; what it fails to answer is written to w.
+func startClaims(m *authority.Material, url string, w io.Writer) (stop func(), err error) {
+	var mu sync.Mutex
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+	nc, err := m.Connect(url, authority.AccountName, authority.CentralUser, nats.Name("pharaon-central claims"),
+		nats.MaxReconnects(-1), nats.RetryOnFailedConnect(true),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { logf("claims: disconnected: %v", err) }),
+		nats.ReconnectHandler(func(nc *nats.Conn) { logf("claims: connected again to %s", nc.ConnectedUrlRedacted()) }))
+	if err != nil {
+		return nil, err
+	}
+	unsub, err := fleet.ServeClaims(nc, func(err error) { logf("claims: %v", err) })
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return func() { unsub(); nc.Close() }, nil
+}
+
+// serveClaims runs the centre's claim service until ctx ends, beside the
+// operator's nats-server (pharaon-central claims): the kiosks claim their
+// blocks through it (docs/fleet.md).
+func serveClaims(ctx context.Context, m *authority.Material, url string, w io.Writer) error {
+	stop, err := startClaims(m, url, w)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	fmt.Fprintf(w, "revendications / claims: %s (%s*)\n", url, fleet.ClaimsSubject)
 	<-ctx.Done()
 	return nil
 }

@@ -433,7 +433,7 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 		return false, err
 	}
 	s := &fetchSession{js: js, cons: cons, addrs: addrs, objects: map[string]jetstream.ObjectStore{},
-		claims: NewBucket(js, ClaimsBucket), results: NewBucket(js, BlockResults)}
+		claims: claimsClient{nc: nc, kiosk: f.cfg.KioskID}, results: NewBucket(js, BlockResults)}
 	// The blocks imported while the centre did not answer are claimed
 	// first, before any delivery is taken.
 	select {
@@ -479,11 +479,12 @@ func (f *BlockFetcher) session(ctx context.Context) (progressed bool, err error)
 
 // fetchSession is what one connection of the fetcher holds.
 type fetchSession struct {
-	js              jetstream.JetStream
-	cons            jetstream.Consumer
-	addrs           []Address // the kiosk's, from its consumer's filter
-	objects         map[string]jetstream.ObjectStore
-	claims, results Bucket
+	js      jetstream.JetStream
+	cons    jetstream.Consumer
+	addrs   []Address // the kiosk's, from its consumer's filter
+	objects map[string]jetstream.ObjectStore
+	claims  claimsClient
+	results Bucket
 }
 
 // address is the kiosk's address whose subject is subject, nil if none.
@@ -573,7 +574,6 @@ func (f *BlockFetcher) deliver(ctx context.Context, s *fetchSession, subject str
 	if err != nil {
 		return "", 0, "", fmt.Errorf("delivery %d: %w", d.Seq, err)
 	}
-	claims := s.claims
 	info, err := obj.GetInfo(ctx, d.Object)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return BlockRefused, 0, fmt.Sprintf("file %s not in the object store", d.Object), nil
@@ -616,12 +616,13 @@ func (f *BlockFetcher) deliver(ctx context.Context, s *fetchSession, subject str
 	// one kiosk only. The header is the file's own; a file whose header
 	// cannot be read is refused by the import, nothing claimed.
 	var claim BlockClaim
-	if s, _ := block.Inspect(bytes.NewReader(file), nil); s.Header.Emission != 0 {
-		claim, _, err = ClaimBlock(ctx, claims, BlockClaim{Kiosk: f.cfg.KioskID, Emission: s.Header.Emission,
-			Number: s.Header.Number, SHA256: d.SHA256, At: f.Now(), Via: "delivery " + strconv.FormatUint(d.Seq, 10)})
+	if h, _ := block.Inspect(bytes.NewReader(file), nil); h.Header.Emission != 0 {
+		r, err := s.claims.ask(ctx, claimRequest{Op: opClaim, Emission: h.Header.Emission, Number: h.Header.Number,
+			SHA256: d.SHA256, At: f.Now(), Via: "delivery " + strconv.FormatUint(d.Seq, 10)})
 		if err != nil {
 			return "", 0, "", fmt.Errorf("delivery %d: %w", d.Seq, err)
 		}
+		claim = *r.Holder
 		if claim.Kiosk != f.cfg.KioskID {
 			return BlockTaken, 0, fmt.Sprintf("block %d/%d is on sale at kiosk %s since %s (%s)", claim.Emission, claim.Number,
 				claim.Kiosk, claim.At.Format(time.RFC3339), claim.Via), nil
@@ -633,10 +634,12 @@ func (f *BlockFetcher) deliver(ctx context.Context, s *fetchSession, subject str
 		// Refused here (the file, the disk): the claim (this one, or one
 		// left by a crash before an import) is given back so that the
 		// block may go to another kiosk, unless the store holds a block
-		// of that number after all.
+		// of that number after all. The service keeps it if the kiosk
+		// claimed the block again since (another import of it).
 		if held, herr := f.holds(ctx, claim.Emission, claim.Number); herr == nil && !held {
-			if rerr := ReleaseClaim(ctx, claims, claim); rerr != nil {
-				return "", 0, "", fmt.Errorf("delivery %d: %w", d.Seq, rerr)
+			if _, rerr := s.claims.ask(ctx, claimRequest{Op: opRelease, Emission: claim.Emission, Number: claim.Number,
+				Token: claim.Token}); rerr != nil {
+				return "", 0, "", fmt.Errorf("delivery %d: give back the claim: %w", d.Seq, rerr)
 			}
 		}
 	}

@@ -93,6 +93,7 @@ type KioskStatus struct {
 type voucherSeen struct {
 	id, amount, expires int64
 	state               string
+	record              int64 // the sequence of its row's record
 }
 
 // chainHead is the last row of a chain received.
@@ -469,6 +470,9 @@ func (k *KioskStatus) voucher(r store.OutboxRecord, opened bool) {
 		seen.state = p.State
 	}
 	seen.id, seen.amount, seen.expires = p.ID, p.Amount, p.ExpiresAt
+	if r.Kind == "voucher" {
+		seen.record = r.Seq
+	}
 	k.vouchers[p.Key] = seen
 }
 

@@ -1,7 +1,9 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"pharaon/game"
+	"pharaon/store"
 )
 
 // Vouchers is the centre's side of the voucher bucket (pharaon-central
@@ -18,10 +21,11 @@ import (
 // It holds the fleet's voucher key, from which it computes each kiosk's
 // key of that number; the bucket itself never tells a number.
 type Vouchers struct {
-	b      Bucket
-	kv     jetstream.KeyValue // the entries' history: the centre's right
-	master []byte
-	kiosks []string
+	b       Bucket
+	kv      jetstream.KeyValue // the entries' history: the centre's right
+	records jetstream.Stream   // the kiosks' records, read by sequence: the centre's right
+	master  []byte
+	kiosks  []string
 }
 
 // NewVouchers is the centre's voucher bucket on js,
@@ -35,7 +39,11 @@ func NewVouchers(ctx context.Context, js jetstream.JetStream, master []byte, kio
 	if err != nil {
 		return nil, fmt.Errorf("bucket %s: %w", VoucherBucket, err)
 	}
-	return &Vouchers{b: NewBucket(js, VoucherBucket), kv: kv, master: master, kiosks: kiosks}, nil
+	records, err := js.Stream(ctx, RecordsStream)
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: %w", RecordsStream, err)
+	}
+	return &Vouchers{b: NewBucket(js, VoucherBucket), kv: kv, records: records, master: master, kiosks: kiosks}, nil
 }
 
 // Find returns the entry of the voucher numbered validation:
@@ -73,13 +81,166 @@ func (v *Vouchers) Find(ctx context.Context, validation string) (VoucherEntry, e
 // entry whose history went back (paid, then payable again; its amount,
 // expiry or number changed; deleted) is refused with ErrVoucherForged:
 // only its kiosk's credentials can have written it, and the centre does
-// not pay on their word.
+// not pay on their word. Nor does it pay an entry its kiosk's records do
+// not hold (Reported): ErrVoucherUnreported.
 func (v *Vouchers) Pay(ctx context.Context, validation, by string, now time.Time) (VoucherEntry, error) {
 	e, err := v.Find(ctx, validation)
 	if err != nil {
 		return e, err
 	}
-	return payVoucher(ctx, v.b, e.Key, by, now, func(cur VoucherEntry) error { return v.checkHistory(ctx, cur) })
+	return payVoucher(ctx, v.b, e.Key, by, now, func(cur VoucherEntry) error {
+		if err := v.checkHistory(ctx, cur); err != nil {
+			return err
+		}
+		return v.Reported(ctx, cur, validation)
+	})
+}
+
+// ErrVoucherUnreported: a voucher entry whose kiosk's published records do
+// not hold the voucher it says: a voucher whose records have not come yet,
+// or an entry its kiosk's credentials made up. The centre does not pay it.
+var ErrVoucherUnreported = errors.New("not reported by its kiosk yet: pay it at the kiosk, or wait for its records")
+
+// Reported checks e, the entry of the voucher numbered validation, against
+// its kiosk's own published records, which only that kiosk's credentials
+// can publish and the server keeps by their subject: the voucher's row
+// (its `voucher` record: the hash-chained row, whose hash the store's own
+// function gives from its content, the number among it) and the last
+// record of it the entry names, which must say printed; each under the
+// kiosk's subject at the sequence the entry names, carrying the number
+// sealed under the kiosk's key, and the id, amount and expiry of the
+// entry. The entry names those sequences (its kiosk's publisher writes
+// them); the records are found by a binary search over the stream
+// (kioskRecord), so a payment reads a few dozen messages whatever the
+// kiosk's history. A record missing, of another voucher, or saying
+// another state is ErrVoucherUnreported; one that its kiosk did not seal,
+// that does not give its hash, or that names another kiosk,
+// ErrVoucherForged.
+func (v *Vouchers) Reported(ctx context.Context, e VoucherEntry, validation string) error {
+	unreported := func(format string, args ...any) error {
+		return fmt.Errorf("voucher %d of kiosk %s: %w (%s)", e.ID, e.Kiosk, ErrVoucherUnreported, fmt.Sprintf(format, args...))
+	}
+	if e.Record == 0 || e.StateRecord == 0 {
+		return unreported("its entry names no record of it")
+	}
+	keys, err := newVoucherKeys(e.Kiosk, KioskVoucherKey(v.master, e.Kiosk))
+	if err != nil {
+		return err
+	}
+	for _, at := range []struct {
+		seq    int64
+		stored uint64
+		kind   string
+	}{{e.Record, e.RecordAt, "voucher"}, {e.StateRecord, e.StateAt, ""}} {
+		m, r, err := kioskRecord(ctx, v.records, e.Kiosk, at.seq, at.stored)
+		if errors.Is(err, errNoRecord) {
+			return unreported("its kiosk published no record %d", at.seq)
+		}
+		if err != nil {
+			return err
+		}
+		forged := func(format string, args ...any) error {
+			return fmt.Errorf("voucher %d of kiosk %s: record %d (stream %d): %s: %w", e.ID, e.Kiosk, at.seq, m.Sequence,
+				fmt.Sprintf(format, args...), ErrVoucherForged)
+		}
+		if c := claims(e.Kiosk, r, m.Header, m.Data); len(c) > 0 {
+			return forged("it %s", c[0])
+		}
+		if r.Kind != "voucher" && r.Kind != "voucher_state" || at.kind != "" && r.Kind != at.kind {
+			return unreported("its kiosk's record %d is a %s record", at.seq, r.Kind)
+		}
+		opened, err := keys.openRecord(r)
+		if err != nil {
+			return forged("%v", err)
+		}
+		var p struct {
+			ID         int64  `json:"id"`
+			Validation string `json:"validation"`
+			Amount     int64  `json:"amount"`
+			ExpiresAt  int64  `json:"expires_at"`
+			State      string `json:"state"`
+			PrevHash   string `json:"prev_hash"`
+		}
+		if err := json.Unmarshal(opened.Payload, &p); err != nil {
+			return forged("%v", err)
+		}
+		if p.Validation != validation || p.ID != e.ID || r.RefID != e.ID {
+			return unreported("its kiosk's record %d is of another voucher", at.seq)
+		}
+		if r.Kind == "voucher" {
+			carried, computed, err := store.RecordHash(r.Kind, opened.Payload)
+			if err != nil || len(carried) == 0 || !bytes.Equal(carried, computed) || len(p.PrevHash) != 2*sha256.Size {
+				return forged("its row does not give its hash")
+			}
+		}
+		if p.Amount != e.Amount || p.ExpiresAt != e.ExpiresAt {
+			return unreported("its kiosk's record %d says %s expiring %s, its entry %s expiring %s", at.seq,
+				game.Money(p.Amount).Plain(), time.Unix(0, p.ExpiresAt).UTC().Format(time.RFC3339),
+				game.Money(e.Amount).Plain(), e.Expires().UTC().Format(time.RFC3339))
+		}
+		if at.kind == "" && p.State != string(store.VoucherPrinted) {
+			return unreported("its kiosk's record %d says %s", at.seq, p.State)
+		}
+	}
+	return nil
+}
+
+// errNoRecord: the kiosk published no record of that sequence.
+var errNoRecord = errors.New("no such record")
+
+// kioskRecord finds kiosk's record of sequence seq (its outbox's) in the
+// records stream: first at stored, the stream sequence its publisher was
+// told (when it is not 0), then by a binary search over the stream's
+// sequence, each step the first message of the kiosk's subject from a
+// point (a direct get, the centre's right), whose records come in the
+// order of their sequence. Whatever else a kiosk's credentials published
+// on its subject (out of order, twice) can hide a record from the search,
+// never make another record pass for it: the caller checks the record
+// found.
+func kioskRecord(ctx context.Context, s jetstream.Stream, kiosk string, seq int64, stored uint64) (*jetstream.RawStreamMsg, store.OutboxRecord, error) {
+	subject := RecordsSubject + kiosk
+	// at is the kiosk's first message from stream sequence from, and its
+	// record; nil at the stream's end.
+	at := func(from uint64) (*jetstream.RawStreamMsg, store.OutboxRecord, error) {
+		m, err := s.GetMsg(ctx, from, jetstream.WithGetMsgSubject(subject))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil, store.OutboxRecord{}, nil
+		}
+		if err != nil {
+			return nil, store.OutboxRecord{}, fmt.Errorf("record %d of kiosk %s: %w", seq, kiosk, err)
+		}
+		var r store.OutboxRecord
+		if err := json.Unmarshal(m.Data, &r); err != nil {
+			return nil, store.OutboxRecord{}, fmt.Errorf("record %d of kiosk %s: message %d: %w", seq, kiosk, m.Sequence, errNoRecord)
+		}
+		return m, r, nil
+	}
+	if stored > 0 {
+		m, r, err := at(stored)
+		if err != nil || m != nil && r.Seq == seq {
+			return m, r, err
+		}
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return nil, store.OutboxRecord{}, fmt.Errorf("stream %s: %w", RecordsStream, err)
+	}
+	lo, hi := max(info.State.FirstSeq, 1), info.State.LastSeq
+	for lo <= hi {
+		mid := lo + (hi-lo)/2
+		m, r, err := at(mid)
+		switch {
+		case err != nil:
+			return nil, store.OutboxRecord{}, err
+		case m == nil || r.Seq > seq:
+			hi = mid - 1
+		case r.Seq == seq:
+			return m, r, nil
+		default:
+			lo = m.Sequence + 1
+		}
+	}
+	return nil, store.OutboxRecord{}, fmt.Errorf("record %d of kiosk %s: %w", seq, kiosk, errNoRecord)
 }
 
 // History returns the entry's revisions the bucket keeps, oldest first
@@ -135,6 +296,8 @@ func wentBack(hist []VoucherEntry) string {
 		switch {
 		case h.ID != p.ID || h.Amount != p.Amount || h.ExpiresAt != p.ExpiresAt || h.Kiosk != p.Kiosk:
 			return fmt.Sprintf("its number, amount or expiry changed at revision %d", h.Revision)
+		case p.Record != 0 && h.Record != p.Record || h.StateRecord < p.StateRecord:
+			return fmt.Sprintf("the records it names went back at revision %d", h.Revision)
 		case rank(h.State) < rank(p.State) && (p.State != stateClaimed || h.State != "printed"):
 			return fmt.Sprintf("went back from %s to %s at revision %d", p.State, h.State, h.Revision)
 		}
@@ -191,6 +354,10 @@ func (f *Fleet) CheckVouchers(ctx context.Context, js jetstream.JetStream) error
 		}
 		if rank(e.State) < rank(seen.state) {
 			k.Problems = append(k.Problems, fmt.Sprintf("voucher %d: its fleet entry says %s, its records %s", seen.id, e.State, seen.state))
+		}
+		if e.Record != 0 && seen.record != 0 && e.Record != seen.record {
+			k.Problems = append(k.Problems, fmt.Sprintf("voucher %d: its fleet entry names record %d, its row is record %d",
+				seen.id, e.Record, seen.record))
 		}
 	}
 	return nil

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -150,6 +152,60 @@ func mustClaims(t *testing.T, ns *natsServer) Bucket {
 	return NewBucket(ns.js(t), ClaimsBucket)
 }
 
+// Kiosk A's credentials, used by hand against the claim of a block kiosk B
+// holds (a block sent to their group, imported at B): the claim can be
+// neither written over nor deleted, and A's own kiosk, taking the group's
+// delivery after, finds the block on sale at B and imports nothing of it.
+func TestBlockClaimOfAnotherKioskUntouchable(t *testing.T) {
+	ns := startNATS(t)
+	js := ns.js(t)
+	ctx := context.Background()
+	b := startBlockKiosk(t, ns, "B", "nord")
+	cfgA := ns.kiosk(t, "A", "nord")
+	_, err := SendBlock(ctx, js, signedBlock(t, 1), ToGroup("nord"), time.Now())
+	require.NoError(t, err)
+	require.Equal(t, BlockImported, b.result(t).Outcome)
+	held, err := ReadClaim(ctx, mustClaims(t, ns), 9, 1)
+	require.NoError(t, err)
+	require.Equal(t, "B", held.Kiosk)
+
+	att := attackAs(t, cfgA)
+	claimSubject := "$KV." + ClaimsBucket + "." + ClaimKey(9, 1)
+	forged, _ := json.Marshal(BlockClaim{Kiosk: "A", Emission: 9, Number: 1, SHA256: held.SHA256, At: time.Now(), Via: "delivery 1"})
+	_, err = att.js.PublishMsg(att.ctx(), &nats.Msg{Subject: claimSubject, Data: forged})
+	assert.Error(t, err, "B's claim written over as A's")
+	del := nats.NewMsg(claimSubject)
+	del.Header.Set("KV-Operation", "DEL")
+	_, err = att.js.PublishMsg(att.ctx(), del)
+	assert.Error(t, err, "B's claim deleted")
+	att.request(directGetSubject("KV_"+ClaimsBucket, claimSubject), nil, "read B's claim")
+	_, err = att.nc.Request(ClaimsSubject+"B", []byte(`{"op":"release","emission":9,"number":1,"token":"`+held.Token+`"}`), 300*time.Millisecond)
+	assert.Error(t, err)
+	att.refused(ClaimsSubject+"B", "ask the claim service as B")
+
+	// Through the claim service, as A: B's claim is not A's to give back
+	// (B's token even known), the block is B's, and its token untold.
+	as := claimsClient{nc: att.nc, kiosk: "A"}
+	r, err := as.ask(ctx, claimRequest{Op: opRelease, Emission: 9, Number: 1, Token: held.Token})
+	require.NoError(t, err)
+	assert.False(t, r.Released, "B's claim given back by A")
+	r, err = as.ask(ctx, claimRequest{Op: opClaim, Emission: 9, Number: 1, SHA256: held.SHA256, At: time.Now(), Via: "local"})
+	require.NoError(t, err)
+	assert.Equal(t, "B", r.Holder.Kiosk)
+	assert.Empty(t, r.Holder.Token, "B's token told to A")
+	_, err = as.ask(ctx, claimRequest{Op: opClaim, Emission: 9, Number: 1, At: time.Now(), Via: "local\nkiosk B"})
+	var refused *ClaimRefusal
+	assert.ErrorAs(t, err, &refused, "a claim's words are the service's")
+	after, err := ReadClaim(ctx, mustClaims(t, ns), 9, 1)
+	assert.NoError(t, err)
+	assert.Equal(t, held, after, "B's claim unchanged")
+
+	a := startBlockKiosk(t, ns, "A", "nord")
+	res := a.result(t)
+	assert.Equal(t, BlockTaken, res.Outcome, res.Detail)
+	assert.Empty(t, a.blocks(t), "B's block on sale at A too")
+}
+
 // A file at kiosk B (the maintenance screen) of a block kiosk A claimed is
 // refused while the centre answers; imported while it does not, the block
 // is claimed when the centre answers again, found on sale at A, reported
@@ -230,13 +286,20 @@ func TestBlockLocalImportClaims(t *testing.T) {
 	assert.Len(t, b.events(t, "fleet", EventBlockClaim), 2)
 }
 
-// Concurrent claims of one block by many kiosks: exactly one holds it.
+// Concurrent claims of the same blocks by many kiosks, answered by two
+// claim services at once: of each block, exactly one kiosk holds it, the
+// one its entry names, whatever the interleaving; a kiosk told taken is
+// told the holder.
 func TestBlockClaimConcurrent(t *testing.T) {
 	ns := startNATS(t)
+	ns.serveClaims() // a second service: each request goes to one of them
+	const blocks = 12
+	ids := []string{"K1", "K2", "K3", "K4", "K5", "K6"}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	won := map[string]bool{}
-	for _, id := range []string{"K1", "K2", "K3", "K4", "K5", "K6"} {
+	won := map[uint32][]string{}
+	told := map[uint32]map[string]bool{}
+	for _, id := range ids {
 		cfg := ns.kiosk(t, id)
 		wg.Add(1)
 		go func() {
@@ -246,19 +309,101 @@ func TestBlockClaimConcurrent(t *testing.T) {
 				return
 			}
 			defer cl.Close()
-			_, err = cl.Claim(context.Background(), kiosk.BlockClaim{Emission: 3, Number: 8, At: time.Now(), Via: "local"})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				won[id] = true
-			case !errors.Is(err, kiosk.ErrBlockTaken):
-				t.Errorf("%s: %v", id, err)
+			for n := uint32(1); n <= blocks; n++ {
+				_, err = cl.Claim(context.Background(), kiosk.BlockClaim{Emission: 3, Number: n, At: time.Now(), Via: "local"})
+				var taken *kiosk.BlockTakenError
+				mu.Lock()
+				switch {
+				case err == nil:
+					won[n] = append(won[n], id)
+				case errors.As(err, &taken):
+					if told[n] == nil {
+						told[n] = map[string]bool{}
+					}
+					told[n][taken.Kiosk] = true
+				default:
+					t.Errorf("%s: %v", id, err)
+				}
+				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	assert.Len(t, won, 1)
+	kv := mustClaims(t, ns)
+	for n := uint32(1); n <= blocks; n++ {
+		require.Len(t, won[n], 1, "block 3/%d held by %v", n, won[n])
+		c, err := ReadClaim(context.Background(), kv, 3, n)
+		require.NoError(t, err)
+		assert.Equal(t, won[n][0], c.Kiosk, "block 3/%d", n)
+		assert.Equal(t, map[string]bool{won[n][0]: true}, told[n], "block 3/%d: the others told its holder", n)
+	}
+}
+
+// A claim is given back by its kiosk only, and only the claim it names:
+// not once the kiosk claimed the block again (a later import of it), and
+// not to a later claimer when another kiosk sells the block too (it was
+// imported there while the centre did not answer): that kiosk then holds
+// it, and the block stays on sale at one kiosk.
+func TestBlockClaimGivenBack(t *testing.T) {
+	ns := startNATS(t)
+	ctx := context.Background()
+	kv := mustClaims(t, ns)
+	client := func(id string) claimsClient {
+		nc, err := ns.kiosk(t, id).connect()
+		require.NoError(t, err)
+		t.Cleanup(nc.Close)
+		return claimsClient{nc: nc, kiosk: id}
+	}
+	k1, k2, k3 := client("K1"), client("K2"), client("K3")
+	claim := func(c claimsClient, op string, n uint32) claimReply {
+		t.Helper()
+		via := "local"
+		if op == opLate {
+			via = "late"
+		}
+		r, err := c.ask(ctx, claimRequest{Op: op, Emission: 5, Number: n, At: time.Now(), Via: via})
+		require.NoError(t, err)
+		return r
+	}
+	give := func(c claimsClient, n uint32, token string) bool {
+		t.Helper()
+		r, err := c.ask(ctx, claimRequest{Op: opRelease, Emission: 5, Number: n, Token: token})
+		require.NoError(t, err)
+		return r.Released
+	}
+
+	// Claimed, claimed again: the first claim's give-back is stale.
+	first := claim(k1, opClaim, 1)
+	require.True(t, first.Created)
+	again := claim(k1, opClaim, 1)
+	require.False(t, again.Created)
+	assert.NotEqual(t, first.Holder.Token, again.Holder.Token)
+	assert.False(t, give(k1, 1, first.Holder.Token), "given back from under the import that claimed it again")
+	held := claim(k1, opLate, 1)
+	assert.Equal(t, again.Holder.Token, held.Holder.Token, "a late claim of its own (the fetcher's at each connection) leaves it as it is")
+	assert.False(t, give(k2, 1, again.Holder.Token), "given back by another kiosk")
+	c, err := ReadClaim(ctx, kv, 5, 1)
+	require.NoError(t, err)
+	assert.Equal(t, "K1", c.Kiosk)
+	assert.True(t, give(k1, 1, again.Holder.Token))
+	_, err = ReadClaim(ctx, kv, 5, 1)
+	assert.ErrorIs(t, err, ErrNoClaim)
+
+	// K2 imported block 5/2 offline and finds it K1's: on sale at both.
+	// K1 gives it back: K2, which sells it, holds it; K3 may not take it.
+	held = claim(k1, opClaim, 2)
+	late := claim(k2, opLate, 2)
+	assert.True(t, late.Added)
+	assert.Equal(t, "K1", late.Holder.Kiosk)
+	assert.True(t, give(k1, 2, held.Holder.Token))
+	c, err = ReadClaim(ctx, kv, 5, 2)
+	require.NoError(t, err)
+	assert.Equal(t, "K2", c.Kiosk, "the kiosk selling it holds it")
+	assert.Equal(t, "late", c.Via)
+	assert.Empty(t, c.Also)
+	taken := claim(k3, opClaim, 2)
+	assert.False(t, taken.Created)
+	assert.Equal(t, "K2", taken.Holder.Kiosk)
 }
 
 // A claim this kiosk left (a crash between the claim and the import) does

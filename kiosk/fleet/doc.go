@@ -16,11 +16,17 @@
 // (kiosk.VoucherRegistry): it claims its payout in the bucket before its
 // store pays, and the publisher reports a voucher it paid while the centre
 // did not answer and that was paid at the centre too (VoucherConflict);
-// the centre's counter goes through Vouchers.
+// the centre's counter goes through Vouchers, which pays a voucher only
+// once its kiosk's own published records hold it.
+//
+// Blocks come down from the centre (BlockFetcher, blocks.go), and a block
+// is on sale at one kiosk only: a kiosk claims it before importing it
+// through the centre's claim service (claimservice.go), the one writer of
+// the claims, which acts for the kiosk whose subject the request came on.
 //
 // A kiosk connects with its own credentials, whose permissions
 // (permissions.go) let it touch its own records, vouchers, results and
-// deliveries only; it creates no stream, bucket or consumer: the centre
+// deliveries only, and ask the claim service as itself; it creates no stream, bucket or consumer: the centre
 // provisions them (provision.go). What this package must never do: trust
 // what a record or an entry says of its kiosk over the subject it came on
 // or the key it is under.

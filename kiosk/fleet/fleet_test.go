@@ -12,10 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pharaon/game"
 	"pharaon/kiosk/fleet/authority"
 	"pharaon/store"
 )
@@ -45,7 +47,20 @@ func startNATS(t *testing.T) *natsServer {
 	n.start()
 	t.Cleanup(n.Stop)
 	require.NoError(t, Provision(context.Background(), n.js(t), 1))
+	n.serveClaims()
 	return n
+}
+
+// serveClaims runs the centre's claim service for the test, on a
+// connection of its own that follows the server through its restarts.
+func (n *natsServer) serveClaims() {
+	n.t.Helper()
+	nc, err := n.m.Connect(n.url(), authority.AccountName, authority.CentralUser,
+		nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond))
+	require.NoError(n.t, err)
+	stop, err := ServeClaims(nc, nil)
+	require.NoError(n.t, err)
+	n.t.Cleanup(func() { stop(); nc.Close() })
 }
 
 // start starts the server on its port and store directory (again after
@@ -326,12 +341,16 @@ func TestPayVoucherOnce(t *testing.T) {
 	_, err = centre.Pay(ctx, val, "counter-a", now.Add(25*time.Hour))
 	assert.ErrorIs(t, err, ErrVoucherNotPayable, "expired")
 
-	for round := range 20 {
-		v := fmt.Sprintf("%018d", round)
-		r := rec(1, "voucher_state", "printed")
-		r.Payload = []byte(fmt.Sprintf(`{"id":1,"validation":%q,"amount":7000,"expires_at":%d,"state":"printed"}`,
-			v, now.Add(time.Hour).UnixNano()))
-		require.NoError(t, applyVoucherRecord(ctx, kb, keys, r))
+	// Vouchers its kiosk printed and published: the centre pays them (its
+	// records hold them), each once.
+	k1 := newCounter(t, ns, "k1", ns.url())
+	var printed []store.Voucher
+	for range 20 {
+		printed = append(printed, k1.voucher(50*game.Euro))
+	}
+	k1.publish(ns.url())
+	for round, pv := range printed {
+		v := pv.Validation
 		var wg sync.WaitGroup
 		var won, refused atomic.Int64
 		start := make(chan struct{})
@@ -340,7 +359,7 @@ func TestPayVoucherOnce(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, err := centre.Pay(ctx, v, by, now)
+				_, err := centre.Pay(ctx, v, by, time.Now())
 				switch {
 				case err == nil:
 					won.Add(1)
@@ -361,7 +380,7 @@ func TestPayVoucherOnce(t *testing.T) {
 		assert.Equal(t, "k1", e.Kiosk)
 	}
 	// The kiosk's own later record of a voucher does not undo its payment.
-	last := fmt.Sprintf("%018d", 19)
+	last := printed[19].Validation
 	r := rec(3, "voucher_state", "printed")
 	r.Payload = []byte(fmt.Sprintf(`{"id":1,"validation":%q,"amount":7000,"expires_at":%d,"state":"printed"}`,
 		last, now.Add(time.Hour).UnixNano()))

@@ -37,9 +37,9 @@ func BlocksConsumer(kiosk string) string { return "blocks-" + kiosk }
 //   - its vouchers: read and write the keys <kiosk>.* of the bucket
 //     vouchers, and no other key (a key is the kiosk and the keyed hash
 //     of the number, vouchers.go);
-//   - the block claims: read and write any key of pharaon-block-claims
-//     (a claim is the compare-and-set of one key per block, which every
-//     kiosk must be able to try; see DESIGN.md §11 for what this leaves);
+//   - the block claims: ask the centre's claim service on
+//     pharaon.claims.<kiosk> (claimservice.go), which writes the bucket
+//     pharaon-block-claims for that kiosk only; no right on the bucket;
 //   - its results: write the keys <kiosk>.* of pharaon-block-results;
 //   - its deliveries: read its consumer's state, fetch from it and
 //     acknowledge its messages (the consumer's filter, set by the centre,
@@ -52,8 +52,7 @@ func KioskPermissions(kiosk string, groups []string) Permissions {
 		directGetSubject(RecordsStream, RecordsSubject+kiosk),
 		kvSubject(VoucherBucket, kiosk+".>"),
 		directGetSubject("KV_"+VoucherBucket, kvSubject(VoucherBucket, kiosk+".>")),
-		kvSubject(ClaimsBucket, ">"),
-		directGetSubject("KV_"+ClaimsBucket, kvSubject(ClaimsBucket, ">")),
+		ClaimsSubject + kiosk,
 		kvSubject(BlockResults, kiosk+".>"),
 		"$JS.API.CONSUMER.INFO." + BlocksStream + "." + cons,
 		"$JS.API.CONSUMER.MSG.NEXT." + BlocksStream + "." + cons,

@@ -465,6 +465,7 @@ func TestCentreRefusesAnEntryRewrittenByItsKiosk(t *testing.T) {
 	a := newCounter(t, ns, "A", ns.url())
 	centre := ns.vouchers(t)
 	paid, raised, renamed, flooded := a.voucher(5*game.Euro), a.voucher(5*game.Euro), a.voucher(5*game.Euro), a.voucher(5*game.Euro)
+	moved := a.voucher(5 * game.Euro)
 	a.publish(ns.url())
 	_, err := a.o.PayVoucher(ctx, a.s, paid.Validation)
 	require.NoError(t, err)
@@ -491,9 +492,11 @@ func TestCentreRefusesAnEntryRewrittenByItsKiosk(t *testing.T) {
 	for range VoucherHistory {
 		rewrite(flooded.Validation, func(v *VoucherEntry) {})
 	}
+	rewrite(moved.Validation, func(v *VoucherEntry) { v.Record++ })
 	// An entry made up for a number of the attacker's choosing, as one
-	// of A's vouchers: the centre's counter cannot tell it from a voucher
-	// whose records are late; status can, once A's records passed its id.
+	// of A's vouchers: the centre's counter does not pay it (its records
+	// do not hold it: TestCentrePaysOnlyWhatItsKioskReported), and status
+	// reports it once A's records passed its id.
 	chosen := "444433332222111100"
 	made, _ := json.Marshal(VoucherEntry{Kiosk: "A", ID: paid.ID, Amount: 1500 * int64(game.Euro),
 		ExpiresAt: time.Now().Add(time.Hour).UnixNano(), State: "printed"})
@@ -503,7 +506,8 @@ func TestCentreRefusesAnEntryRewrittenByItsKiosk(t *testing.T) {
 		v    store.Voucher
 		what string
 	}{{paid, "went back from paid to printed"}, {raised, "amount or expiry changed"}, {renamed, `says kiosk "B"`},
-		{flooded, "written 16 times or more"}} {
+		{flooded, "written 16 times or more"},
+		{moved, "the records it names went back"}} {
 		_, err := centre.Pay(ctx, c.v.Validation, "central", time.Now())
 		require.ErrorIs(t, err, ErrVoucherForged, c.what)
 		assert.ErrorContains(t, err, c.what)
@@ -520,6 +524,7 @@ func TestCentreRefusesAnEntryRewrittenByItsKiosk(t *testing.T) {
 	assert.True(t, hasProblem(k, fmt.Sprintf("voucher %d: its fleet entry says printed, its records paid", paid.ID)), "%q", k.Problems)
 	assert.True(t, hasProblem(k, fmt.Sprintf("voucher %d: its fleet entry says voucher %d of %s", raised.ID, raised.ID, (3750*game.Euro).Plain())), "%q", k.Problems)
 	assert.True(t, hasProblem(k, `says kiosk "B", its key kiosk A`), "%q", k.Problems)
+	assert.True(t, hasProblem(k, fmt.Sprintf("voucher %d: its fleet entry names record ", moved.ID)), "%q", k.Problems)
 	assert.True(t, hasProblem(k, fmt.Sprintf("voucher %d: a fleet entry of %s under a number its records do not give it",
 		paid.ID, (1500*game.Euro).Plain())), "%q", k.Problems)
 }

@@ -272,7 +272,7 @@ func (p *Publisher) applyVouchers(ctx context.Context, kv Bucket, from, upTo int
 			if r.Seq > upTo {
 				return nil
 			}
-			if err := p.applyVoucher(ctx, kv, r); err != nil {
+			if err := p.applyVoucher(ctx, kv, r, 0); err != nil {
 				return err
 			}
 			from = r.Seq
@@ -285,8 +285,8 @@ func (p *Publisher) applyVouchers(ctx context.Context, kv Bucket, from, upTo int
 // (applyVoucherRecord). A voucher paid twice is not an error: the
 // centre's entry now says so, the kiosk is told (OnConflict), and the
 // records go on.
-func (p *Publisher) applyVoucher(ctx context.Context, kv Bucket, r store.OutboxRecord) error {
-	err := applyVoucherRecord(ctx, kv, p.keys, r)
+func (p *Publisher) applyVoucher(ctx context.Context, kv Bucket, r store.OutboxRecord, stored uint64) error {
+	err := applyVoucherRecordAt(ctx, kv, p.keys, r, stored)
 	var c *VoucherConflict
 	if !errors.As(err, &c) {
 		return err
@@ -365,13 +365,14 @@ func (p *Publisher) sendBatch(ctx context.Context, js jetstream.JetStream, kv Bu
 	}
 	var upTo int64
 	var failed error
+	stored := make([]uint64, len(futures)) // each record's sequence in the stream
 	timeout := time.NewTimer(10 * time.Second)
 	defer timeout.Stop()
 wait:
 	for i, f := range futures {
 		select {
-		case <-f.Ok():
-			upTo = recs[i].Seq
+		case ack := <-f.Ok():
+			upTo, stored[i] = recs[i].Seq, ack.Sequence
 		case err := <-f.Err():
 			failed = fmt.Errorf("record %d: %w", recs[i].Seq, err)
 			break wait
@@ -387,11 +388,11 @@ wait:
 		// The vouchers' entries follow their records before the mark moves:
 		// a failure there sends the records again, and applying them twice
 		// changes nothing.
-		for _, r := range recs {
+		for i, r := range recs {
 			if r.Seq > upTo {
 				break
 			}
-			if err := p.applyVoucher(ctx, kv, r); err != nil {
+			if err := p.applyVoucher(ctx, kv, r, stored[i]); err != nil {
 				return 0, err
 			}
 		}

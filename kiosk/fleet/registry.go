@@ -222,16 +222,31 @@ func (r *Registry) Claim(ctx context.Context, c kiosk.VoucherClaim) (func(contex
 		if err != nil {
 			return nil, r.failed(err)
 		}
-		back, _ := json.Marshal(before)
 		return func(ctx context.Context) error {
 			kv, err := r.bucket(ctx)
 			if err != nil {
 				return err
 			}
-			if _, err := kv.update(ctx, key, back, rev); err != nil {
-				return fmt.Errorf("voucher %d: give back the claim: %w", c.ID, err)
+			back, at := before, rev
+			for {
+				data, _ := json.Marshal(back)
+				_, err := kv.update(ctx, key, data, at)
+				if !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+					if err != nil {
+						return fmt.Errorf("voucher %d: give back the claim: %w", c.ID, err)
+					}
+					return nil
+				}
+				// Written since: given back if it is still this claim,
+				// which the kiosk's records only told where they are.
+				cur, lerr := LookupVoucher(ctx, kv, key)
+				if lerr != nil || cur.State != stateClaimed || cur.PaidKiosk != me || cur.PaidBy != claimed.PaidBy ||
+					cur.PaidAt != claimed.PaidAt {
+					return fmt.Errorf("voucher %d: give back the claim: %w", c.ID, err)
+				}
+				back.Record, back.StateRecord, back.RecordAt, back.StateAt = cur.Record, cur.StateRecord, cur.RecordAt, cur.StateAt
+				at = cur.Revision
 			}
-			return nil
 		}, nil
 	}
 }

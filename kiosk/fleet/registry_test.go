@@ -320,37 +320,56 @@ func TestOfflinePaymentConflictReported(t *testing.T) {
 }
 
 // A claim given back (the kiosk could not record the payment after all)
-// leaves the voucher payable elsewhere; a claim of a voucher whose records
-// have not reached the centre creates its entry claimed.
+// leaves the voucher payable elsewhere once its records hold it; a claim
+// of a voucher whose records have not reached the centre creates its
+// entry claimed. A claim is given back even when the records came between
+// the claim and its give-back and named themselves in the entry.
 func TestClaimGivenBack(t *testing.T) {
 	ns := startNATS(t)
 	ctx := context.Background()
-	reg, err := NewRegistry(ns.kiosk(t, "A"))
-	require.NoError(t, err)
-	defer reg.Close()
+	a := newCounter(t, ns, "A", ns.url())
 	centre := ns.vouchers(t)
-	val, err := kiosk.NewValidation(rand.Reader)
+	early, late := a.voucher(10*game.Euro), a.voucher(20*game.Euro)
+	claimOf := func(v store.Voucher) kiosk.VoucherClaim {
+		return kiosk.VoucherClaim{Validation: v.Validation, ID: v.ID, Amount: v.Amount, Issued: v.Issued, Expires: v.Expires,
+			At: time.Now(), By: "staff"}
+	}
+	releaseEarly, err := a.reg.Claim(ctx, claimOf(early))
 	require.NoError(t, err)
-	now := time.Now()
-	claim := kiosk.VoucherClaim{Validation: val, ID: 3, Amount: 12 * game.Euro, Issued: now, Expires: now.Add(time.Hour), At: now, By: "staff"}
-	release, err := reg.Claim(ctx, claim)
+	e, err := centre.Find(ctx, early.Validation)
 	require.NoError(t, err)
-	e, err := centre.Find(ctx, val)
-	require.NoError(t, err)
-	assert.Equal(t, stateClaimed, e.State)
-	_, err = centre.Pay(ctx, val, "central", now)
+	assert.Equal(t, stateClaimed, e.State, "created claimed: its records have not come")
+	_, err = centre.Pay(ctx, early.Validation, "central", time.Now())
 	require.ErrorIs(t, err, ErrVoucherNotPayable, "claimed")
-	require.NoError(t, release(ctx))
-	e, err = centre.Find(ctx, val)
+	require.NoError(t, releaseEarly(ctx))
+	e, err = centre.Find(ctx, early.Validation)
 	require.NoError(t, err)
 	assert.Equal(t, "printed", e.State)
-	_, err = centre.Pay(ctx, val, "central", now)
-	require.NoError(t, err, "given back: payable again")
-	_, err = reg.Claim(ctx, claim)
-	require.ErrorIs(t, err, kiosk.ErrPaidElsewhere)
-	var fr *kiosk.FleetRefusal
-	require.True(t, errors.As(err, &fr))
-	assert.Equal(t, "central", fr.Voucher.PaidBy)
+	_, err = centre.Pay(ctx, early.Validation, "central", time.Now())
+	require.ErrorIs(t, err, ErrVoucherUnreported, "given back before its records came")
+
+	releaseLate, err := a.reg.Claim(ctx, claimOf(late))
+	require.NoError(t, err)
+	a.publish(ns.url())
+	e, err = centre.Find(ctx, late.Validation)
+	require.NoError(t, err)
+	assert.Equal(t, stateClaimed, e.State)
+	assert.NotZero(t, e.Record, "its records name themselves in the claimed entry")
+	require.NoError(t, releaseLate(ctx), "given back after its records came")
+	e, err = centre.Find(ctx, late.Validation)
+	require.NoError(t, err)
+	assert.Equal(t, "printed", e.State)
+	assert.NotZero(t, e.Record)
+
+	for _, v := range []store.Voucher{early, late} {
+		_, err = centre.Pay(ctx, v.Validation, "central", time.Now())
+		require.NoError(t, err, "given back, its records come: payable again")
+		_, err = a.reg.Claim(ctx, claimOf(v))
+		require.ErrorIs(t, err, kiosk.ErrPaidElsewhere)
+		var fr *kiosk.FleetRefusal
+		require.True(t, errors.As(err, &fr))
+		assert.Equal(t, "central", fr.Voucher.PaidBy)
+	}
 }
 
 // A payout the fleet recorded and the kiosk's store then refused (here:

@@ -35,6 +35,20 @@ type VoucherEntry struct {
 	// Conflict says, once found, that a kiosk paid the voucher while the
 	// centre did not answer although it was already paid: paid twice.
 	Conflict string `json:"conflict,omitempty"`
+	// Record and StateRecord are where the kiosk's records tell of the
+	// voucher: the sequence at its kiosk (its outbox's, the records'
+	// de-duplication id) of its row's record, and of the last record of
+	// it published (the one that gave its state). Its kiosk's publisher
+	// writes them from the records themselves; the centre's counter reads
+	// those records and pays only what they hold (Vouchers.Pay).
+	Record      int64 `json:"record,omitempty"`
+	StateRecord int64 `json:"state_record,omitempty"`
+	// RecordAt and StateAt are those records' sequences in the stream as
+	// the server acknowledged them to the publisher (0: not known, a
+	// record whose acknowledgement was lost): where the centre looks
+	// first, checking what it finds there.
+	RecordAt uint64 `json:"record_at,omitempty"`
+	StateAt  uint64 `json:"state_at,omitempty"`
 	Key      string `json:"-"` // its key in the bucket
 	Revision uint64 `json:"-"`
 }
@@ -118,6 +132,12 @@ func markConflict(ctx context.Context, b Bucket, cur VoucherEntry, kiosk string,
 // state at or behind the entry's changes nothing, so a record sent again
 // is harmless.
 func applyVoucherRecord(ctx context.Context, b Bucket, keys voucherKeys, r store.OutboxRecord) error {
+	return applyVoucherRecordAt(ctx, b, keys, r, 0)
+}
+
+// applyVoucherRecordAt is applyVoucherRecord for a record the server
+// stored at stream sequence stored (0: not known).
+func applyVoucherRecordAt(ctx context.Context, b Bucket, keys voucherKeys, r store.OutboxRecord, stored uint64) error {
 	if r.Kind != "voucher" && r.Kind != "voucher_state" {
 		return nil
 	}
@@ -134,7 +154,11 @@ func applyVoucherRecord(ctx context.Context, b Bucket, keys voucherKeys, r store
 	}
 	kiosk := keys.kiosk
 	key := keys.entryKey(rec.Validation)
-	next := VoucherEntry{Kiosk: kiosk, ID: rec.ID, Amount: rec.Amount, ExpiresAt: rec.ExpiresAt, State: rec.State}
+	next := VoucherEntry{Kiosk: kiosk, ID: rec.ID, Amount: rec.Amount, ExpiresAt: rec.ExpiresAt, State: rec.State,
+		StateRecord: r.Seq, StateAt: stored}
+	if r.Kind == "voucher" {
+		next.Record, next.RecordAt = r.Seq, stored
+	}
 	if rec.State == "paid" {
 		next.PaidBy, next.PaidAt, next.PaidKiosk = kiosk, rec.At, kiosk
 	}
@@ -156,15 +180,32 @@ func applyVoucherRecord(ctx context.Context, b Bucket, keys voucherKeys, r store
 			// centre too: the voucher was paid twice.
 			return markConflict(ctx, b, cur, kiosk, rec.ID, rec.At)
 		}
-		if rank(next.State) <= rank(cur.State) {
+		write := next
+		switch {
+		case rank(next.State) > rank(cur.State):
+			if rec.State == "paid" && cur.State == stateClaimed {
+				// The payment this kiosk's counter claimed: by whom and
+				// when as the claim said.
+				write.PaidBy, write.PaidAt = cur.PaidBy, cur.PaidAt
+			}
+			if write.Record == 0 {
+				write.Record, write.RecordAt = cur.Record, cur.RecordAt
+			}
+		case rank(cur.State) < rank("paid") && (r.Kind == "voucher" && cur.Record == 0 || r.Seq > cur.StateRecord):
+			// The state does not move (an entry its kiosk's counter
+			// claimed before its records came): the records say where
+			// they are.
+			write = cur
+			if r.Kind == "voucher" && cur.Record == 0 {
+				write.Record, write.RecordAt = r.Seq, stored
+			}
+			if r.Seq > cur.StateRecord {
+				write.StateRecord, write.StateAt = r.Seq, stored
+			}
+		default:
 			return nil
 		}
-		if rec.State == "paid" && cur.State == stateClaimed {
-			// The payment this kiosk's counter claimed: by whom and when
-			// as the claim said.
-			next.PaidBy, next.PaidAt = cur.PaidBy, cur.PaidAt
-		}
-		data, _ := json.Marshal(next)
+		data, _ := json.Marshal(write)
 		_, err = b.update(ctx, key, data, cur.Revision)
 		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			continue

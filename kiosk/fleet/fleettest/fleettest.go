@@ -1,7 +1,7 @@
 // Package fleettest is a fleet's centre for the tests of the commands
 // (cmd/pharaon): an embedded nats-server in operator mode with TLS and
 // the fleet's material as pharaon-central makes it (kiosk/fleet/authority),
-// the streams and buckets provisioned, and each kiosk's configuration with
+// the streams and buckets provisioned, the centre's claim service, and each kiosk's configuration with
 // its own credentials and permissions, as in production. It is for tests
 // only.
 package fleettest
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
@@ -44,6 +45,14 @@ func Start(t *testing.T) *Centre {
 	require.NoError(t, c.Server.Start())
 	t.Cleanup(c.Stop)
 	require.NoError(t, fleet.Provision(context.Background(), c.JS(t), 1))
+	// The centre's claim service, on a connection that follows the
+	// server through Stop and Start.
+	nc, err := m.Connect(c.URL(), authority.AccountName, authority.CentralUser,
+		nats.MaxReconnects(-1), nats.ReconnectWait(20*time.Millisecond))
+	require.NoError(t, err)
+	stop, err := fleet.ServeClaims(nc, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { stop(); nc.Close() })
 	return c
 }
 

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/kiosk"
+	"pharaon/kiosk/fleet"
+	"pharaon/kiosk/fleet/authority"
+)
+
+// An entry made up with a kiosk's credentials, for a number of their
+// choosing, is neither said payable nor paid at the centre's counter: its
+// kiosk's records do not hold it. The refusal says so and reports the
+// entry as a problem of its kiosk.
+func TestCentralPayRefusesAnUnreportedEntry(t *testing.T) {
+	c := startCentre(t)
+	ctx := context.Background()
+	cfg := c.kiosk(t, "borne-7")
+	opts, err := cfg.Options()
+	require.NoError(t, err)
+	nc, err := nats.Connect(cfg.URL, opts...)
+	require.NoError(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	m, err := authority.Open(c.dir)
+	require.NoError(t, err)
+	master, err := m.VoucherMaster()
+	require.NoError(t, err)
+	chosen, err := kiosk.NewValidation(rand.Reader)
+	require.NoError(t, err)
+	key, err := fleet.VoucherEntryKey(master, "borne-7", chosen)
+	require.NoError(t, err)
+	now := time.Now()
+	made, _ := json.Marshal(fleet.VoucherEntry{Kiosk: "borne-7", ID: 1, Amount: int64(500 * game.Euro),
+		ExpiresAt: now.Add(time.Hour).UnixNano(), State: "printed"})
+	_, err = js.Publish(ctx, "$KV."+fleet.VoucherBucket+"."+key, made)
+	require.NoError(t, err, "the kiosk writes its own entries")
+
+	out, err := c.cmd(t, now, "voucher", chosen)
+	assert.ErrorIs(t, err, errFound, out)
+	assert.Contains(t, out, "NON PAYABLE / NOT PAYABLE")
+	assert.Contains(t, out, "not reported by its kiosk yet: pay it at the kiosk, or wait for its records")
+	out, err = c.cmd(t, now, "pay", "-by", "counter-1", chosen)
+	assert.ErrorIs(t, err, errFound, out)
+	assert.Contains(t, out, "REFUSÉ / REFUSED "+kiosk.MaskValidation(chosen)+"\u00a0: voucher 1 of kiosk borne-7: not reported by its kiosk yet")
+	assert.Contains(t, out, "PROBLÈME / PROBLEM borne-7\u00a0: entrée / entry "+key+"\u00a0: ")
+	out, err = c.cmd(t, now, "voucher", chosen)
+	assert.ErrorIs(t, err, errFound, out)
+	assert.Contains(t, out, "état / state printed", "not paid")
+}
