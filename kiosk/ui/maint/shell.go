@@ -313,9 +313,9 @@ func (sh *Shell) showView(id string) {
 		body = v.Build(env)
 	} else {
 		sh.current = ""
-		body = container.NewVBox(shTitle(tr.T("shell.welcome")), shPara(tr.T("shell.choose"), 2))
+		body = container.NewVBox(shTitle(tr.T("shell.welcome")), wrapped(tr.T("shell.choose")))
 		if s.Diagnosis() {
-			body.(*fyne.Container).Add(shPara(tr.T("shell.diagnosis"), 3))
+			body.(*fyne.Container).Add(wrapped(tr.T("shell.diagnosis")))
 		}
 	}
 
@@ -368,7 +368,7 @@ func (sh *Shell) menu(s *kiosk.Session) (menu *container.Scroll, chosen fyne.Can
 			v := v
 			b := widget.NewButton(tr.T(v.Title), func() { sh.Show(v.ID) })
 			b.Alignment = widget.ButtonAlignLeading
-			entry := shSized(fyne.NewSize(260, 56), b)
+			entry := shSized(fyne.NewSize(0, 56), b)
 			if v.ID == sh.current {
 				b.Importance = widget.HighImportance
 				chosen = entry
@@ -378,7 +378,9 @@ func (sh *Shell) menu(s *kiosk.Session) (menu *container.Scroll, chosen fyne.Can
 	}
 	group("shell.menu.technician", own)
 	group("shell.menu.staff", staff)
-	menu = container.NewVScroll(container.NewVBox(items...))
+	// A smaller text than the views': the menu leaves them the room of
+	// the smallest screen (1024 points across).
+	menu = container.NewVScroll(container.NewThemeOverride(container.NewVBox(items...), shMenuTheme{fyne.CurrentApp().Settings().Theme()}))
 	menu.Offset = sh.menuOffset
 	return menu, chosen
 }
@@ -402,11 +404,25 @@ func (sh *Shell) keepInSight(menu *container.Scroll, chosen fyne.CanvasObject) {
 	menu.OnScrolled = func(p fyne.Position) { sh.menuOffset = p }
 }
 
-// shFit keeps a view within the window beside the menu: a view wider or
-// taller than the room left scrolls there, rather than growing the
-// window past the screen (a window grows to its content's minimum size,
-// and the menu's 270 points are not in a view's own tests).
-func shFit(body fyne.CanvasObject) fyne.CanvasObject { return container.NewScroll(body) }
+// shMenuTheme is the menu's theme: the kiosk's, with a smaller text and a
+// button's padding to match.
+type shMenuTheme struct{ fyne.Theme }
+
+func (t shMenuTheme) Size(n fyne.ThemeSizeName) float32 {
+	switch n {
+	case theme.SizeNameText:
+		return 18
+	case theme.SizeNameInnerPadding:
+		return 12
+	}
+	return t.Theme.Size(n)
+}
+
+// shFit keeps a view within the window beside the menu: a view taller
+// than the room left scrolls there, rather than growing the window past
+// the screen. Never sideways: every view fits the width of the smallest
+// screen (TestEveryViewFits).
+func shFit(body fyne.CanvasObject) fyne.CanvasObject { return container.NewVScroll(body) }
 
 // shBackdrop is the maintenance screen's background: plain, dark, unlike
 // the player's screens.

@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"pharaon/kiosk"
-	"pharaon/kiosk/ui/art"
 	"pharaon/store"
 )
 
@@ -48,7 +47,6 @@ func buildVoucher(env *Env) fyne.CanvasObject {
 	v := &voucherView{env: env}
 	v.number = widget.NewEntry()
 	v.number.SetPlaceHolder(tr.F("voucher.placeholder", store.ValidationDigits))
-	v.number.TextStyle = fyne.TextStyle{Monospace: true}
 	v.number.OnChanged = func(string) { v.touch() }
 	v.number.OnSubmitted = func(string) { v.submit() }
 	v.result = widget.NewLabel("")
@@ -56,6 +54,7 @@ func buildVoucher(env *Env) fyne.CanvasObject {
 	v.amount = widget.NewLabel("")
 	v.amount.TextStyle = fyne.TextStyle{Bold: true}
 	v.amount.SizeName = theme.SizeNameHeadingText
+	v.amount.Wrapping = fyne.TextWrapWord
 	var keys fyne.CanvasObject
 	keys, v.pay = shKeypad(tr, v.digit, v.erase, tr.T("voucher.pay"), v.submit)
 	// A scanner types into the window even when the field has no focus.
@@ -63,10 +62,10 @@ func buildVoucher(env *Env) fyne.CanvasObject {
 	anyway := widget.NewButton(tr.T("voucher.payanyway"), v.payAnyway)
 	anyway.Importance = widget.WarningImportance
 	dont := widget.NewButton(tr.T("voucher.dontpay"), v.dontPay)
-	v.confirm = container.NewHBox(shSized(fyne.NewSize(240, 64), anyway), shSized(fyne.NewSize(200, 64), dont))
+	v.confirm = shFlow(shSized(fyne.NewSize(240, 64), anyway), shSized(fyne.NewSize(200, 64), dont))
 	v.confirm.Hide()
 	help := shPara(tr.T("voucher.help"), 3)
-	v.left = container.NewVBox(shTitle(tr.T("voucher.title")), help, shSized(fyne.NewSize(460, 0), v.number), v.result, v.confirm, v.amount)
+	v.left = container.NewVBox(shTitle(tr.T("voucher.title")), help, v.number, v.result, v.confirm, v.amount)
 	return container.NewBorder(nil, nil, nil, container.NewVBox(container.NewCenter(keys)), v.left)
 }
 
@@ -291,9 +290,11 @@ func buildReprint(env *Env) fyne.CanvasObject {
 		})
 	})
 	print.Importance = widget.HighImportance
+	note := widget.NewLabel(tr.T("reprint.note"))
+	note.Wrapping = fyne.TextWrapWord
+	note.SizeName = theme.SizeNameCaptionText
 	return container.NewVBox(shTitle(tr.T("reprint.title")), help,
-		container.NewHBox(shSized(fyne.NewSize(320, 64), print)), result,
-		shText(tr.T("reprint.note"), 16, art.Sand, false))
+		container.NewHBox(shSized(fyne.NewSize(320, 64), print)), result, note)
 }
 
 func reprintRefusal(env *Env, err error) string {
