@@ -13,7 +13,9 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"pharaon/game"
@@ -225,7 +227,9 @@ func (v *blocksView) draw() {
 		v.scan()
 		v.draw()
 	})
-	left = append(left, container.NewHBox(imp, rescan), v.status)
+	// The import's outcome keeps its room under the buttons: the blocks
+	// below do not move when it shows.
+	left = append(left, shFlow(rptSized(imp), rptSized(rescan)), shMessage(v.status, 2))
 	v.left.Objects = left
 	v.left.Refresh()
 
@@ -251,11 +255,16 @@ func wrapped(s string) *widget.Label {
 
 // cell is a figure of the tiers' table, aligned right.
 func cell(s string, bold bool) fyne.CanvasObject {
-	return widget.NewLabelWithStyle(s, fyne.TextAlignTrailing, fyne.TextStyle{Bold: bold})
+	t := canvas.NewText(s, theme.Color(theme.ColorNameForeground))
+	t.Alignment = fyne.TextAlignTrailing
+	t.TextStyle = fyne.TextStyle{Bold: bold}
+	return t
 }
 
 func heading(s string) fyne.CanvasObject {
-	return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l := wrapped(s)
+	l.TextStyle = fyne.TextStyle{Bold: true}
+	return l
 }
 
 // card is one block: its name, stake and state, its counts, its tiers, and
@@ -264,32 +273,26 @@ func (v *blocksView) card(b store.BlockInfo) fyne.CanvasObject {
 	tr := v.env.Tr
 	state := tr.T(word("blocks.state." + string(b.State)))
 	objs := []fyne.CanvasObject{
-		widget.NewLabelWithStyle(tr.F("blocks.block", b.Emission, b.Number, tr.Money(b.Stake.Money()), state), fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		heading(tr.F("blocks.block", b.Emission, b.Number, tr.Money(b.Stake.Money()), state)),
 	}
 	p, ok := v.progress[b.ID]
 	if ok {
-		objs = append(objs, widget.NewLabel(tr.F("blocks.counts", blkCount(tr, p.Sold), blkCount(tr, p.Remaining), tr.Money(p.Won))))
-		// The tiers across: their prize, sold of their lots, won.
+		objs = append(objs, wrapped(tr.F("blocks.counts", blkCount(tr, p.Sold), blkCount(tr, p.Remaining), tr.Money(p.Won))))
+		// A line per tier: its prize, sold of its lots, won (eight
+		// columns across did not fit a small screen).
 		table := game.Table(b.Stake)
-		grid := container.NewGridWithColumns(int(game.NumTiers) + 1)
-		grid.Add(heading(tr.T("blocks.tiers")))
+		tiers := newFoldTable(false, 36)
+		rows := []fyne.CanvasObject{tiers.row([]fyne.CanvasObject{cell(tr.T("blocks.tiers"), true), cell(tr.T("blocks.tiersold"), true), cell(tr.T("blocks.tierwon"), true)}, nil)}
 		for t := game.Tier(1); t <= game.NumTiers; t++ {
-			grid.Add(cell(tr.Money(table.Amount(t)), true))
+			rows = append(rows, tiers.row([]fyne.CanvasObject{cell(tr.Money(table.Amount(t)), true),
+				cell(blkCount(tr, p.Tiers[t].Sold)+"/"+blkCount(tr, p.Tiers[t].Lots), false), cell(tr.Money(p.Tiers[t].Won), false)}, nil))
 		}
-		grid.Add(heading(tr.T("blocks.tiersold")))
-		for t := 1; t < len(p.Tiers); t++ {
-			grid.Add(cell(blkCount(tr, p.Tiers[t].Sold)+"/"+blkCount(tr, p.Tiers[t].Lots), false))
-		}
-		grid.Add(heading(tr.T("blocks.tierwon")))
-		for t := 1; t < len(p.Tiers); t++ {
-			grid.Add(cell(tr.Money(p.Tiers[t].Won), false))
-		}
-		objs = append(objs, grid)
+		objs = append(objs, container.NewPadded(container.NewVBox(rows...)))
 	} else {
-		objs = append(objs, widget.NewLabel(tr.F("blocks.counts", blkCount(tr, b.Sold), blkCount(tr, b.Remaining()), "—")))
+		objs = append(objs, wrapped(tr.F("blocks.counts", blkCount(tr, b.Sold), blkCount(tr, b.Remaining()), "—")))
 	}
 	if b.State == store.BlockWithdrawn && b.Note != "" {
-		objs = append(objs, widget.NewLabel(tr.F("blocks.note", b.Note)))
+		objs = append(objs, wrapped(tr.F("blocks.note", b.Note)))
 	}
 	if b.State == store.BlockQueued || b.State == store.BlockOpen {
 		if v.withdrawing == b.ID {
@@ -304,7 +307,7 @@ func (v *blocksView) card(b store.BlockInfo) fyne.CanvasObject {
 			if v.busy {
 				w.Disable()
 			}
-			objs = append(objs, container.NewHBox(w))
+			objs = append(objs, container.NewHBox(rptSized(w)))
 		}
 	}
 	objs = append(objs, widget.NewSeparator())
@@ -347,7 +350,7 @@ func (v *blocksView) confirm(b store.BlockInfo) fyne.CanvasObject {
 	})
 	q := widget.NewLabel(tr.F("blocks.confirm", b.Emission, b.Number, tr.Count(int64(b.Remaining()), "n.unit")))
 	q.Wrapping = fyne.TextWrapWord
-	return container.NewVBox(q, v.reason, container.NewHBox(ok, cancel))
+	return container.NewVBox(q, v.reason, shFlow(rptSized(ok), rptSized(cancel)))
 }
 
 func (v *blocksView) withdraw(b store.BlockInfo, reason string) {

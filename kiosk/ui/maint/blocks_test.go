@@ -101,6 +101,8 @@ func blkWalk(w fyne.Window, f func(fyne.CanvasObject)) {
 			}
 		case *container.Scroll:
 			walk(x.Content)
+		case *container.ThemeOverride:
+			walk(x.Content)
 		case *container.Split:
 			walk(x.Leading)
 			walk(x.Trailing)
@@ -253,6 +255,7 @@ func TestBlocksGolden(t *testing.T) {
 	}
 	w, _ := blkScreen(t, &blkOffice{fixed: blocks, progress: progress}, filepath.Join("testdata", "media"), ui.French)
 	assert.True(t, blkHasText(w, "Fichiers de blocs dans testdata/media\u00a0:"))
+	settle(w)
 	golden.Assert(t, "maint-blocks.png", w.Canvas().Capture())
 }
 

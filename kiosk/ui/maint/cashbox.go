@@ -50,7 +50,7 @@ func buildCashBox(env *Env) fyne.CanvasObject {
 	tr := env.Tr
 	body := container.NewVBox()
 	note := newRptNote()
-	actions := container.NewHBox()
+	actions := shFlow()
 	var box store.CashBox
 	var last *store.Collection // the collection whose report may be printed again
 

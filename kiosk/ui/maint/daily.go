@@ -87,7 +87,7 @@ func buildDaily(env *Env) fyne.CanvasObject {
 	}
 	load()
 	top := container.NewVBox(rptTitle(tr.T("rpt.daily.title")), title, note.object())
-	bottom := container.NewHBox(
+	bottom := shFlow(
 		rptSized(rptButton(env, tr.T("rpt.daily.prev"), move(-1))),
 		rptSized(rptButton(env, tr.T("rpt.daily.next"), move(1))),
 		rptSized(rptButton(env, tr.T("rpt.daily.print"), printIt)))

@@ -85,7 +85,7 @@ func buildDevices(env *Env) fyne.CanvasObject {
 	}
 	load()
 	top := container.NewVBox(rptTitle(tr.T("rpt.dev.title")), note.object())
-	bottom := container.NewHBox(
+	bottom := shFlow(
 		rptSized(rptButton(env, tr.T("rpt.dev.testval"), testVal)),
 		rptSized(rptButton(env, tr.T("rpt.dev.testprn"), testPrn)),
 		rptSized(rptButton(env, tr.T("rpt.refresh"), func() { note.clear(); load() })))
@@ -115,13 +115,13 @@ func devicesRows(tr Tr, d kiosk.Devices) []fyne.CanvasObject {
 	return []fyne.CanvasObject{
 		head(tr.T("rpt.dev.validator")),
 		rptRow(tr.T("rpt.dev.state"), rptStatus(tr, d.Validator), false),
-		rptRow(tr.T("rpt.dev.path"), path(d.ValidatorPath), true),
+		rptRow(tr.T("rpt.dev.path"), path(d.ValidatorPath), false),
 		rptRow(tr.T("rpt.dev.notes"), strings.Join(notes, ", "), false),
 		rptRow(tr.T("rpt.dev.version"), version, true),
 		rptRow(tr.T("rpt.dev.polls"), fmt.Sprint(d.Polls), true),
 		widget.NewSeparator(),
 		head(tr.T("rpt.dev.printer")),
 		rptRow(tr.T("rpt.dev.state"), rptStatus(tr, d.Printer), false),
-		rptRow(tr.T("rpt.dev.path"), path(d.PrinterPath), true),
+		rptRow(tr.T("rpt.dev.path"), path(d.PrinterPath), false),
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"pharaon/kiosk"
@@ -71,6 +72,7 @@ func buildEvents(env *Env) fyne.CanvasObject {
 	list := container.NewVBox()
 	count := widget.NewLabel("")
 	var oldest int64
+	sourceRoom := &shSizedLayout{} // as wide as the longest source, once they are read
 	var older *widget.Button
 	sourceOf := map[string]string{} // a source's name shown → its code
 
@@ -144,17 +146,25 @@ func buildEvents(env *Env) fyne.CanvasObject {
 				sourceOf[name] = src
 				source.Options = append(source.Options, name)
 			}
+			sourceRoom.min = fyne.NewSize(shSelectWidth(source.Options), 0)
 			source.Refresh()
 		}
 	})
 	load(0)
-	filters := container.NewGridWithColumns(4,
-		container.NewBorder(nil, nil, widget.NewLabel(tr.T("rpt.events.level")), nil, level),
-		container.NewBorder(nil, nil, widget.NewLabel(tr.T("rpt.events.source")), nil, source),
-		day,
-		rptButton(env, tr.T("rpt.events.filter"), func() { load(0) }))
-	top := container.NewVBox(rptTitle(tr.T("rpt.events.title")), filters, note.object())
-	bottom := container.NewHBox(rptSized(rptButton(env, tr.T("rpt.events.newest"), func() { load(0) })), rptSized(older), count)
+	// Each filter at its own width, on as many lines as the screen asks;
+	// the note keeps its line under them, so the list does not move
+	// when it says the day is unreadable.
+	choice := func(label string, s *widget.Select, room *shSizedLayout) fyne.CanvasObject {
+		room.min = fyne.NewSize(shSelectWidth(s.Options), 0)
+		return container.NewHBox(widget.NewLabel(label), container.New(room, s))
+	}
+	filters := shFlow(
+		choice(tr.T("rpt.events.level"), level, &shSizedLayout{}),
+		choice(tr.T("rpt.events.source"), source, sourceRoom),
+		shSized(fyne.NewSize(fyne.MeasureText(day.PlaceHolder, theme.TextSize(), fyne.TextStyle{}).Width+2*theme.InnerPadding()+4, 0), day),
+		rptSized(rptButton(env, tr.T("rpt.events.filter"), func() { load(0) })))
+	top := container.NewVBox(rptTitle(tr.T("rpt.events.title")), filters, shMessage(note.object(), 1))
+	bottom := shFlow(rptSized(rptButton(env, tr.T("rpt.events.newest"), func() { load(0) })), rptSized(older), count)
 	return note.in(container.NewBorder(top, bottom, nil, nil, container.NewVScroll(list)))
 }
 
@@ -164,6 +174,7 @@ func eventRow(tr Tr, e store.Event, loc *time.Location) fyne.CanvasObject {
 	head := widget.NewLabel(fmt.Sprintf("%s   %s   %s · %s", tr.Time(e.At, loc), tr.T(word("rpt.level."+string(e.Level))),
 		tr.Source(e.Source), tr.Event(e.Code)))
 	head.TextStyle = fyne.TextStyle{Bold: true}
+	head.Wrapping = fyne.TextWrapWord
 	switch e.Level {
 	case store.LevelWarning:
 		head.Importance = widget.WarningImportance
@@ -172,7 +183,7 @@ func eventRow(tr Tr, e store.Event, loc *time.Location) fyne.CanvasObject {
 	}
 	detail := widget.NewLabel(tr.Detail(techDetail(e.Code, e.Detail)))
 	detail.Wrapping = fyne.TextWrapWord
-	return container.NewVBox(head, detail)
+	return shTight(container.NewVBox(head, detail), 4) // an event's lines together, a page of them on the screen
 }
 
 // techDetail is a code and the detail logged with it, as the technical

@@ -71,6 +71,6 @@ func buildFault(env *Env) fyne.CanvasObject {
 	})
 	load()
 	top := container.NewVBox(rptTitle(tr.T("fault.title")), note.object())
-	bottom := container.NewHBox(rptSized(clear), rptSized(rptButton(env, tr.T("rpt.refresh"), func() { note.clear(); load() })))
+	bottom := shFlow(rptSized(clear), rptSized(rptButton(env, tr.T("rpt.refresh"), func() { note.clear(); load() })))
 	return note.in(container.NewBorder(top, bottom, nil, nil, container.NewVScroll(body)))
 }

@@ -6,7 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"pharaon/kiosk"
@@ -71,13 +71,14 @@ func (v *handPayView) show(hp kiosk.HandPay, err error) {
 	v.body.Objects = nil
 	switch {
 	case errors.Is(err, kiosk.ErrNoHandPay):
-		v.body.Add(widget.NewLabel(tr.T("handpay.none")))
+		v.body.Add(wrapped(tr.T("handpay.none")))
 	case err != nil:
 		fyne.LogError("hand-pay", err)
 		v.note.SetText(rptRefusal(tr, tr.T("handpay.failed"), err))
 	default:
-		amount := canvas.NewText(tr.F("handpay.pending", tr.Money(hp.Amount)), art.GoldLight)
-		amount.TextSize, amount.TextStyle = 24, fyne.TextStyle{Bold: true}
+		amount := wrapped(tr.F("handpay.pending", tr.Money(hp.Amount)))
+		amount.SizeName, amount.TextStyle = theme.SizeNameSubHeadingText, fyne.TextStyle{Bold: true}
+		amount.Importance = widget.WarningImportance
 		why := tr.T("handpay.cash_out")
 		if hp.Cause == kiosk.HandPayWin {
 			why = tr.F("handpay.win", hp.PlayID)
@@ -85,9 +86,9 @@ func (v *handPayView) show(hp kiosk.HandPay, err error) {
 		v.pay = widget.NewButton(tr.F("handpay.pay", tr.Money(hp.Amount)), v.tapped)
 		v.pay.Importance = widget.HighImportance
 		v.body.Add(amount)
-		v.body.Add(widget.NewLabel(why))
-		v.body.Add(widget.NewLabel(tr.F("handpay.since", tr.Time(hp.At, v.env.Loc), hp.Ref)))
-		v.body.Add(container.New(layout.NewGridWrapLayout(fyne.NewSize(360, 70)), v.pay))
+		v.body.Add(wrapped(why))
+		v.body.Add(wrapped(tr.F("handpay.since", tr.Time(hp.At, v.env.Loc), hp.Ref)))
+		v.body.Add(container.NewHBox(shSized(fyne.NewSize(360, 70), v.pay)))
 	}
 	v.body.Refresh()
 }

@@ -36,6 +36,7 @@ func TestHandPayStaffRecordsThePayment(t *testing.T) {
 	shown := rclTexts(v.root)
 	assert.Contains(t, shown, "J’ai payé "+f.env.Tr.Money(hp.Amount))
 	assert.Contains(t, shown, "Gain de la partie n°\u00a0"+rclItoa(g.ID())+" au-dessus de la limite de paiement manuel.")
+	settle(f.w)
 	golden.Assert(t, "handpay-staff.png", f.w.Canvas().Capture())
 
 	test.Tap(v.pay)

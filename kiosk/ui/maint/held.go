@@ -56,7 +56,7 @@ func buildHeld(env *Env) fyne.CanvasObject {
 	v := &heldView{env: env, box: container.NewVBox()}
 	v.result = widget.NewLabel("")
 	v.result.Wrapping = fyne.TextWrapWord
-	help := shPara(tr.T("held.help"), 4)
+	help := wrapped(tr.T("held.help"))
 	v.load()
 	return container.NewBorder(container.NewVBox(shTitle(tr.T("held.title")), help, v.result), nil, nil, nil,
 		container.NewVScroll(v.box))
@@ -97,13 +97,14 @@ func (v *heldView) draw() {
 	}
 	for _, n := range v.notes {
 		n := n
-		line := shText(tr.F("held.note", tr.Money(n.Denom), tr.Time(n.At, v.env.Loc), n.ID), 20, art.Limestone, true)
+		line := wrapped(tr.F("held.note", tr.Money(n.Denom), tr.Time(n.At, v.env.Loc), n.ID))
+		line.TextStyle = fyne.TextStyle{Bold: true}
 		credit := widget.NewButton(tr.T("held.credit"), func() { v.ask(n.ID, true) })
 		credit.Importance = widget.HighImportance
 		closeB := widget.NewButton(tr.T("held.close"), func() { v.ask(n.ID, false) })
-		row := container.NewBorder(nil, nil, nil,
-			container.NewHBox(shSized(fyne.NewSize(200, 56), credit), shSized(fyne.NewSize(260, 56), closeB)), line)
-		rows = append(rows, row)
+		// The note, then its actions: beside it on a wide screen, under
+		// it on a narrow one.
+		rows = append(rows, shPair(line, shFlow(shSized(fyne.NewSize(200, 56), credit), shSized(fyne.NewSize(260, 56), closeB))))
 		if v.asking == n.ID {
 			rows = append(rows, v.reasons(n))
 		}
@@ -131,7 +132,7 @@ func (v *heldView) reasons(n store.BillIntent) fyne.CanvasObject {
 	if v.credit {
 		list, q = heldCreditReasons, tr.F("held.ask.credit", tr.Money(n.Denom))
 	}
-	objs := []fyne.CanvasObject{widget.NewLabel(q)}
+	objs := []fyne.CanvasObject{wrapped(q)}
 	var buttons []fyne.CanvasObject
 	for _, r := range list {
 		r := r
@@ -141,7 +142,7 @@ func (v *heldView) reasons(n store.BillIntent) fyne.CanvasObject {
 	}
 	cancel := widget.NewButton(tr.T("held.cancel"), func() { v.ask(0, false) })
 	buttons = append(buttons, shSized(fyne.NewSize(160, 56), cancel))
-	objs = append(objs, container.NewHBox(buttons...))
+	objs = append(objs, shFlow(buttons...))
 	return container.NewPadded(container.NewVBox(objs...))
 }
 

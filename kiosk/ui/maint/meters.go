@@ -3,7 +3,6 @@ package maint
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"pharaon/game"
@@ -77,7 +76,9 @@ func meterLabel(tr Tr, l kiosk.MeterLine) string {
 	return l.Name
 }
 
-// meterTable lays the meters out with a column per stake after the total.
+// meterTable lays the meters out with a column per stake after the total;
+// on a narrow screen each meter's name goes on a line of its own, above
+// its figures.
 func meterTable(tr Tr, lines []kiosk.MeterLine) fyne.CanvasObject {
 	cell := func(s string, bold bool) fyne.CanvasObject {
 		l := widget.NewLabel(s)
@@ -86,18 +87,18 @@ func meterTable(tr Tr, lines []kiosk.MeterLine) fyne.CanvasObject {
 		return l
 	}
 	columns := 1 + len(game.Stakes)
-	rowOf := func(label string, values []fyne.CanvasObject) fyne.CanvasObject {
+	t := newFoldTable(true, 12)
+	rowOf := func(label fyne.CanvasObject, values []fyne.CanvasObject) fyne.CanvasObject {
 		for len(values) < columns {
 			values = append(values, widget.NewLabel(""))
 		}
-		left := container.NewGridWrap(fyne.NewSize(330, 36), widget.NewLabel(label))
-		return container.New(layout.NewBorderLayout(nil, nil, left, nil), left, container.NewGridWithColumns(columns, values...))
+		return t.row(append([]fyne.CanvasObject{label}, values...), nil)
 	}
 	head := []fyne.CanvasObject{cell(tr.T("rpt.meters.total"), true)}
 	for _, s := range game.Stakes {
 		head = append(head, cell(tr.Money(s.Money()), true))
 	}
-	rows := []fyne.CanvasObject{rowOf("", head)}
+	rows := []fyne.CanvasObject{rowOf(nil, head)}
 	var label string
 	var values []fyne.CanvasObject
 	for i, l := range lines {
@@ -106,10 +107,11 @@ func meterTable(tr Tr, lines []kiosk.MeterLine) fyne.CanvasObject {
 		}
 		values = append(values, cell(kiosk.FormatMeter(l), false))
 		if i+1 == len(lines) || lines[i+1].Stake == 0 {
-			rows = append(rows, rowOf(label, values))
+			rows = append(rows, rowOf(widget.NewLabel(label), values))
 		}
 	}
-	return container.NewVBox(rows...)
+	// a meter a line, the figures a column apart
+	return shTight(container.NewVBox(rows...), 8)
 }
 
 func buildMeters(env *Env) fyne.CanvasObject {
@@ -134,6 +136,6 @@ func buildMeters(env *Env) fyne.CanvasObject {
 	}
 	load()
 	top := container.NewVBox(rptTitle(tr.T("rpt.meters.title")), widget.NewLabel(tr.T("rpt.meters.note")), note.object())
-	return note.in(container.NewBorder(top, container.NewHBox(rptSized(rptButton(env, tr.T("rpt.refresh"), load))), nil, nil,
+	return note.in(container.NewBorder(top, shFlow(rptSized(rptButton(env, tr.T("rpt.refresh"), load))), nil, nil,
 		container.NewVScroll(list)))
 }

@@ -257,8 +257,10 @@ func shTakeKeys(c fyne.Canvas, digit func(rune), enter, erase func()) {
 
 // shKeypad is the digits 1 to 9, Effacer, 0 and the action key, each a
 // finger's size; the action key is returned to be disabled while it works.
+// Its keys have less padding than the other buttons: their labels are
+// short, and the keypad leaves its form the room of the smallest screen.
 func shKeypad(tr Tr, digit func(rune), back func(), okLabel string, ok func()) (fyne.CanvasObject, *widget.Button) {
-	key := fyne.NewSize(120, 76)
+	key := fyne.NewSize(100, 76)
 	var keys []fyne.CanvasObject
 	for _, r := range "123456789" {
 		r := r
@@ -270,7 +272,7 @@ func shKeypad(tr Tr, digit func(rune), back func(), okLabel string, ok func()) (
 		shSized(key, widget.NewButton(tr.T("pin.erase"), back)),
 		shSized(key, widget.NewButton("0", func() { digit('0') })),
 		shSized(key, okb))
-	return container.NewGridWithColumns(3, keys...), okb
+	return shTight(container.NewGridWithColumns(3, keys...), 10), okb
 }
 
 var _ = words(map[word]text{

@@ -66,7 +66,7 @@ func buildPINs(env *Env) fyne.CanvasObject {
 		v.rows[i] = widget.NewButton("", func() { v.touch(); v.active = i; v.draw() })
 		v.rows[i].Alignment = widget.ButtonAlignLeading
 	}
-	choice := container.NewHBox()
+	choice := shFlow()
 	if env.Session.Role() == kiosk.RoleTechnician {
 		for _, r := range []kiosk.Role{kiosk.RoleTechnician, kiosk.RoleStaff} {
 			r := r
@@ -81,9 +81,13 @@ func buildPINs(env *Env) fyne.CanvasObject {
 	save := rptButton(env, tr.T("pins.save"), v.save)
 	save.Importance = widget.HighImportance
 	keys, _ := shKeypad(tr, v.digit, v.erase, tr.T("pins.next"), v.next)
-	line := func(o fyne.CanvasObject) fyne.CanvasObject { return shSized(fyne.NewSize(pinsWidth, 56), o) }
-	form := container.NewVBox(rptTitle(tr.T("pins.title")), shSized(fyne.NewSize(pinsWidth, 0), shPara(tr.T("pins.help"), 3)), choice,
-		line(v.rows[0]), line(v.rows[1]), v.note.object(), line(save), line(v.revoke))
+	line := func(o fyne.CanvasObject) fyne.CanvasObject { return shSized(fyne.NewSize(0, 56), o) }
+	// The note keeps its room under the rows: Enregistrer and Révoquer do
+	// not move under the finger when it shows.
+	// The title, the help and the role across the view; the entries and
+	// their buttons beside the keypad.
+	head := container.NewVBox(rptTitle(tr.T("pins.title")), wrapped(tr.T("pins.help")), choice)
+	form := container.NewVBox(line(v.rows[0]), line(v.rows[1]), shMessage(v.note.object(), 2), shFlow(rptSized(save), rptSized(v.revoke)))
 	// Enter goes to the second entry, and saves from it.
 	shTakeKeys(env.Win.Canvas(), v.digit, func() {
 		if v.active == 1 {
@@ -93,12 +97,8 @@ func buildPINs(env *Env) fyne.CanvasObject {
 		v.next()
 	}, v.erase)
 	v.draw()
-	return v.note.in(container.NewHBox(form, container.NewVBox(keys)))
+	return v.note.in(container.NewBorder(head, nil, nil, container.NewVBox(keys), form))
 }
-
-// pinsWidth is the width of the view's entries and buttons: room for the
-// longest label in either language, beside the menu and the keypad.
-const pinsWidth = 460
 
 func pinsRoleWord(r kiosk.Role) word {
 	if r == kiosk.RoleTechnician {
@@ -122,7 +122,7 @@ func (v *pinsView) draw() {
 		if i == 1 {
 			label = tr.T("pins.again")
 		}
-		r.SetText(label + "  " + strings.TrimSpace(strings.Repeat("● ", len(v.fields[i]))))
+		r.SetText(label + "  " + strings.Repeat("●", len(v.fields[i])))
 		r.Importance = widget.MediumImportance
 		if i == v.active {
 			r.Importance = widget.HighImportance

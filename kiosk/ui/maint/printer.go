@@ -88,7 +88,7 @@ func buildPrinter(env *Env) fyne.CanvasObject {
 		rptTitle(tr.T("rpt.printer.title")),
 		rptLabelled(tr.T("rpt.printer.state"), state),
 		howto,
-		container.NewHBox(
+		shFlow(
 			rptSized(rptButton(env, tr.T("rpt.printer.refill"), refill)),
 			rptSized(rptButton(env, tr.T("rpt.printer.test"), testPage)),
 			rptSized(rptButton(env, tr.T("rpt.refresh"), func() { note.clear(); reload() }))),

@@ -10,7 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"pharaon/game"
@@ -97,17 +97,21 @@ func newRecallView(env *Env) *recallView {
 			}
 			tap()
 		})
-		return container.New(layout.NewGridWrapLayout(fyne.NewSize(230, 60)), b)
+		return shSized(fyne.NewSize(230, 60), b)
 	}
-	bar := container.NewVBox(
-		container.NewHBox(btn("recall.last", func() { v.load(store.RecallQuery{}) }), btn("recall.older", v.older)),
-		container.NewHBox(
-			container.New(layout.NewGridWrapLayout(fyne.NewSize(240, 60)), v.date), btn("recall.by_date", v.byDate),
-			container.New(layout.NewGridWrapLayout(fyne.NewSize(280, 60)), v.unit), btn("recall.by_unit", v.byUnit)),
-	)
+	// Each search with its field, side by side while they fit, one
+	// under the other on a narrow screen.
+	field := func(e *widget.Entry) fyne.CanvasObject {
+		return shSized(fyne.NewSize(fyne.MeasureText(e.PlaceHolder, theme.TextSize(), e.TextStyle).Width+2*theme.InnerPadding()+4, 60), e)
+	}
+	bar := shFlow(btn("recall.last", func() { v.load(store.RecallQuery{}) }), btn("recall.older", v.older),
+		container.NewHBox(field(v.date), btn("recall.by_date", v.byDate)),
+		container.NewHBox(field(v.unit), btn("recall.by_unit", v.byUnit)))
 	title := canvas.NewText(tr.T("recall.title"), art.GoldLight)
 	title.TextSize, title.TextStyle = 28, fyne.TextStyle{Bold: true}
-	top := container.NewVBox(title, bar, v.note)
+	// The note keeps its line under the searches: the list does not move
+	// when it says a date or a ticket is unreadable.
+	top := container.NewVBox(title, bar, shMessage(v.note, 1))
 	v.page = container.NewBorder(top, nil, nil, nil, container.NewVScroll(v.list))
 	v.root = container.NewStack(v.page)
 	v.load(store.RecallQuery{})
@@ -115,14 +119,7 @@ func newRecallView(env *Env) *recallView {
 }
 
 // say shows a message under the bar (and on stderr for a failure).
-func (v *recallView) say(s string) {
-	v.note.SetText(s)
-	if s == "" {
-		v.note.Hide()
-	} else {
-		v.note.Show()
-	}
-}
+func (v *recallView) say(s string) { v.note.SetText(s) }
 
 func (v *recallView) fail(err error) {
 	fyne.LogError("recall", err)
@@ -206,7 +203,8 @@ func (v *recallView) show(plays []store.Recalled) {
 	tr := v.env.Tr
 	v.shown = plays
 	v.say("")
-	rows := []fyne.CanvasObject{recallRow(
+	table := newFoldTable(false, 18)
+	rows := []fyne.CanvasObject{recallRow(table,
 		[]string{tr.T("recall.col.no"), tr.T("recall.col.time"), tr.T("recall.col.stake"), tr.T("recall.col.unit"),
 			tr.T("recall.col.result"), tr.T("recall.col.amount"), tr.T("recall.col.before"), tr.T("recall.col.after")},
 		true, nil)}
@@ -221,10 +219,10 @@ func (v *recallView) show(plays []store.Recalled) {
 			}
 			v.startReplay(r)
 		})
-		rows = append(rows, recallRow([]string{
+		rows = append(rows, recallRow(table, []string{
 			strconv.FormatInt(r.ID, 10), tr.Time(r.At, v.loc()), tr.Money(r.Stake.Money()), UnitName(r.Play),
 			v.outcome(r.Play), tr.Money(r.Prize), tr.Money(r.CreditBefore), tr.Money(r.CreditAfter),
-		}, false, b))
+		}, false, shSized(fyne.NewSize(130, 60), b)))
 	}
 	v.list.Objects = rows
 	v.list.Refresh()
@@ -248,11 +246,10 @@ func (v *recallView) outcome(p store.Play) string {
 	return ui.Tr{Lang: tr.Lang}.Combination(game.Table(p.Stake).Prizes[p.Tier-1].Combination)
 }
 
-// recallColumns are the columns' widths.
-var recallColumns = []float32{60, 200, 80, 130, 170, 120, 140, 140}
-
-func recallRow(cells []string, head bool, action fyne.CanvasObject) fyne.CanvasObject {
-	objs := make([]fyne.CanvasObject, 0, len(cells)+1)
+// recallRow is a game of the list (or the head), in the table whose
+// columns fold on a narrow screen: its cells aligned as the table's.
+func recallRow(t *foldTable, cells []string, head bool, action fyne.CanvasObject) fyne.CanvasObject {
+	objs := make([]fyne.CanvasObject, 0, len(cells))
 	for i, c := range cells {
 		col := art.Sand
 		if head {
@@ -267,12 +264,9 @@ func recallRow(cells []string, head bool, action fyne.CanvasObject) fyne.CanvasO
 		case i == 3:
 			l.Alignment = fyne.TextAlignCenter
 		}
-		objs = append(objs, container.New(layout.NewGridWrapLayout(fyne.NewSize(recallColumns[i], 60)), l))
+		objs = append(objs, l)
 	}
-	if action != nil {
-		objs = append(objs, container.New(layout.NewGridWrapLayout(fyne.NewSize(130, 60)), action))
-	}
-	return container.NewHBox(objs...)
+	return t.row(objs, action)
 }
 
 // replayView is a recorded game played again on the game widget.
@@ -280,7 +274,7 @@ type replayView struct {
 	rec    store.Recalled
 	r      *kiosk.Replay
 	gs     *play.Screen
-	banner *canvas.Text
+	banner *widget.Label
 	end    *widget.Label
 	clock  *speedClock
 	ended  bool
@@ -313,9 +307,10 @@ func (v *recallView) showReplay(rec store.Recalled, r *kiosk.Replay) {
 	rv.gs.SetWords(ui.PlayWords(tr.Lang))
 	// The credit as it was: after the stake, then after the game.
 	rv.gs.SetCredit(rec.CreditBefore - rec.Stake.Money())
-	rv.banner = canvas.NewText(tr.F("recall.banner", rec.ID, tr.Time(rec.At, v.loc())), art.Alert)
-	rv.banner.TextSize, rv.banner.TextStyle = 26, fyne.TextStyle{Bold: true}
-	rv.banner.Alignment = fyne.TextAlignCenter
+	rv.banner = widget.NewLabelWithStyle(tr.F("recall.banner", rec.ID, tr.Time(rec.At, v.loc())), fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	rv.banner.SizeName = theme.SizeNameSubHeadingText
+	rv.banner.Importance = widget.DangerImportance
+	rv.banner.Wrapping = fyne.TextWrapWord
 	rv.end = widget.NewLabel(tr.T("recall.playing"))
 	rv.end.Wrapping = fyne.TextWrapWord
 	rv.gs.OnEnd = func() { rv.finish(tr) }
@@ -339,11 +334,11 @@ func (v *recallView) showReplay(rec store.Recalled, r *kiosk.Replay) {
 	}
 	stripe := canvas.NewRectangle(art.Night)
 	head := container.NewStack(stripe, container.NewPadded(rv.banner))
-	buttons := container.NewHBox(container.New(layout.NewGridWrapLayout(fyne.NewSize(260, 60)), back),
-		container.New(layout.NewGridWrapLayout(fyne.NewSize(200, 60)), speed))
-	foot := container.NewBorder(nil, nil, nil, buttons, rv.end)
+	// The result line above the buttons, as wide as the view: it is never
+	// cut, whatever the screen.
+	foot := container.NewVBox(rv.end, shFlow(shSized(fyne.NewSize(260, 60), back), shSized(fyne.NewSize(200, 60), speed)))
 	v.replay = rv
-	v.root.Objects = []fyne.CanvasObject{container.NewBorder(head, foot, nil, nil, rv.gs)}
+	v.root.Objects = []fyne.CanvasObject{container.NewBorder(head, foot, nil, nil, container.New(shRoomLayout{fyne.NewSize(400, 300)}, rv.gs))}
 	v.root.Refresh()
 	rv.gs.Play(&replaySource{Replay: r, stopped: func() { rv.finish(tr) }})
 }

@@ -113,16 +113,23 @@ func newRclFix(t *testing.T, handPayLimit game.Money) *rclFix {
 func (f *rclFix) play(s game.Stake, mode breakout.Mode) *kiosk.Game {
 	f.t.Helper()
 	f.clock.Advance(time.Minute)
-	_, err := f.st.TestModeMovement(context.Background(), s.Money(), "", "test credit")
-	require.NoError(f.t, err)
+	return playUnit(f.t, f.st, f.m, s, mode)
+}
+
+// playUnit sells a unit of stake on m and plays it to its end; in Jouer
+// the paddle follows the ball now and then.
+func playUnit(t testing.TB, st *store.Store, m *kiosk.Machine, s game.Stake, mode breakout.Mode) *kiosk.Game {
+	t.Helper()
+	_, err := st.TestModeMovement(context.Background(), s.Money(), "", "test credit")
+	require.NoError(t, err)
 	var g *kiosk.Game
-	require.Eventually(f.t, func() bool {
-		g, err = f.m.Play(context.Background(), s, mode)
+	require.Eventually(t, func() bool {
+		g, err = m.Play(context.Background(), s, mode)
 		return err == nil
 	}, 5*time.Second, 5*time.Millisecond, "play: the machine reads the test credit back")
 	for i := 0; g.Stage() != kiosk.StageDone; i++ {
-		require.Less(f.t, i, 4*60*breakout.TicksPerSecond)
-		require.NoError(f.t, g.Err())
+		require.Less(t, i, 4*60*breakout.TicksPerSecond)
+		require.NoError(t, g.Err())
 		if !g.Settled() {
 			g.Wait()
 			continue
@@ -134,7 +141,7 @@ func (f *rclFix) play(s game.Stake, mode breakout.Mode) *kiosk.Game {
 		}
 		g.Step(in)
 	}
-	f.m.EndResult()
+	m.EndResult()
 	return g
 }
 
@@ -224,6 +231,7 @@ func TestRecallListsTheLastTen(t *testing.T) {
 	assert.Contains(t, all, "7/3/000003", "the game unit: emission/block/index")
 	assert.Contains(t, all, "3 scarabées")
 	assert.Contains(t, all, "2\u00a0000\u00a0€")
+	settle(f.w)
 	golden.Assert(t, "recall-list.png", f.w.Canvas().Capture())
 
 	f.tap(v.root, "Plus anciennes")
@@ -316,6 +324,7 @@ func TestRecallReplayEndsAsTheOriginal(t *testing.T) {
 		}
 		if id == bonus.ID() {
 			assert.Equal(t, 2, rv.r.World().RedHits(), "the red brick hit twice (Art. 4.7)")
+			settle(f.w)
 			golden.Assert(t, "recall-replay-end.png", f.w.Canvas().Capture())
 		}
 		f.tap(v.root, "Retour à la liste")

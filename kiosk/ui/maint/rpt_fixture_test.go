@@ -265,6 +265,7 @@ func (f *rptFix) selects() []*widget.Select {
 // golden compares the window with testdata/name.
 func (f *rptFix) golden(name string) {
 	f.t.Helper()
+	settle(f.w)
 	golden.AssertWithin(f.t, name, f.w.Canvas().Capture(), golden.Antialiased)
 }
 

@@ -7,8 +7,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -37,10 +35,9 @@ func rptButton(env *Env, label string, tap func()) *widget.Button {
 	return b
 }
 
-// rptSized keeps o at least a finger's size.
-func rptSized(o fyne.CanvasObject) fyne.CanvasObject {
-	return container.New(layout.NewGridWrapLayout(rptMinButton), o)
-}
+// rptSized keeps o at least a finger's size, and lets it grow to its text
+// (a fixed size cut "Revérifier et remettre en service" on both sides).
+func rptSized(o fyne.CanvasObject) fyne.CanvasObject { return shSized(rptMinButton, o) }
 
 // rptTitle is a view's title.
 func rptTitle(text string) fyne.CanvasObject {
@@ -51,19 +48,22 @@ func rptTitle(text string) fyne.CanvasObject {
 }
 
 // rptRow is a label and its value, the value in a fixed-width face when
-// mono (meters, hashes).
+// mono (meters, hashes): on one line, the value at its end, when both fit,
+// else the value under the label (a device's path on a small screen).
 func rptRow(label, value string, mono bool) fyne.CanvasObject {
 	v := widget.NewLabel(value)
 	v.TextStyle = fyne.TextStyle{Monospace: mono}
 	v.Alignment = fyne.TextAlignTrailing
-	l := widget.NewLabel(label)
-	return container.New(layout.NewBorderLayout(nil, nil, l, nil), l, v)
+	if !mono {
+		v.Wrapping = fyne.TextWrapWord
+	}
+	return shPair(widget.NewLabel(label), v)
 }
 
-// rptLabelled puts a label before o, which takes the rest of the line.
+// rptLabelled puts a label before o, which takes the rest of the line, or
+// the line under it when it is short.
 func rptLabelled(label string, o fyne.CanvasObject) fyne.CanvasObject {
-	l := widget.NewLabel(label)
-	return container.New(layout.NewBorderLayout(nil, nil, l, nil), l, o)
+	return shPair(widget.NewLabel(label), o)
 }
 
 // rptMsg is a core message's text in the language shown, in the words of

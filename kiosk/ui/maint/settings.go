@@ -2,15 +2,16 @@ package maint
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
 	"pharaon/game"
 	"pharaon/kiosk"
+	"pharaon/store"
 )
 
 // The settings (technician): each with its value, what it may be, and its
@@ -129,56 +130,165 @@ func buildSettings(env *Env) fyne.CanvasObject {
 	tr := env.Tr
 	note := newRptNote()
 	list := container.NewVBox()
-	var load func()
-	load = func() {
-		var ss []kiosk.Setting
-		rptRun(env, func() (err error) {
-			ss, err = env.Office.Settings(env.Ctx, env.Session)
-			return err
-		}, func(err error) {
-			if err != nil {
-				note.fail(tr, err)
-				return
-			}
-			rows := make([]fyne.CanvasObject, 0, len(ss))
-			for _, s := range ss {
-				rows = append(rows, settingRow(env, s, note, load))
-			}
-			list.Objects = rows
-			list.Refresh()
-		})
-	}
-	load()
-	next := widget.NewLabel(tr.T("rpt.settings.next"))
+	var ss []kiosk.Setting
+	rptRun(env, func() (err error) {
+		ss, err = env.Office.Settings(env.Ctx, env.Session)
+		return err
+	}, func(err error) {
+		if err != nil {
+			note.fail(tr, err)
+			return
+		}
+		rows := make([]fyne.CanvasObject, 0, len(ss))
+		names := &shPairGroup{}
+		for _, s := range ss {
+			rows = append(rows, settingRow(env, s, names))
+		}
+		list.Objects = rows
+		list.Refresh()
+	})
+	next := wrapped(tr.T("rpt.settings.next"))
 	top := container.NewVBox(rptTitle(tr.T("rpt.settings.title")), next, note.object())
 	return note.in(container.NewBorder(top, nil, nil, nil, container.NewVScroll(list)))
 }
 
-// settingRow is one setting: its name, an entry with its value, what it
-// may be, and a button that saves it.
-func settingRow(env *Env, s kiosk.Setting, note *rptNote, reload func()) fyne.CanvasObject {
+// settingChoice is a value a setting is chosen among, and its words.
+type settingChoice struct{ value, label string }
+
+// settingChoices are the settings chosen among a few values rather than
+// typed (a yes/no setting would be one): each language in its own words.
+var settingChoices = map[string][]settingChoice{
+	kiosk.SettingLanguage: {{"fr", "Français"}, {"en", "English"}},
+}
+
+// settingRow is one setting: its name; its value, typed or chosen, and a
+// button that saves it; under them what it may be, or, in its place, why
+// the value was refused or that it was saved. That line keeps its room:
+// a refusal never moves the rows below under the finger.
+func settingRow(env *Env, s kiosk.Setting, names *shPairGroup) fyne.CanvasObject {
 	tr := env.Tr
-	entry := widget.NewEntry()
-	entry.SetText(s.Value)
 	label := settingName(tr, s.Key)
-	save := rptButton(env, tr.T("rpt.settings.save"), func() {
-		note.clear()
-		value := entry.Text
-		rptRun(env, func() error { return env.Office.SetSetting(env.Ctx, env.Session, s.Key, value) }, func(err error) {
+	name := wrapped(label)
+	name.TextStyle = fyne.TextStyle{Bold: true}
+	hint := settingHint(tr, s)
+	if _, chosen := settingChoices[s.Key]; chosen {
+		hint = "" // the buttons say what it may be
+	}
+	msg := wrapped(hint)
+	msg.Importance = widget.LowImportance
+	control, value, show := settingControl(tr, s)
+	var save *widget.Button
+	save = rptButton(env, tr.T("rpt.settings.save"), func() {
+		v := value()
+		save.Disable()
+		rptRun(env, func() error { return env.Office.SetSetting(env.Ctx, env.Session, s.Key, v) }, func(err error) {
+			save.Enable()
 			if err != nil {
-				note.failText(tr.F("rpt.settings.refused", label, rptErr(tr, err)))
+				msg.Importance = widget.DangerImportance
+				msg.SetText(tr.F("rpt.settings.refused", label, rptErr(tr, err)))
 				return
 			}
-			reload()
-			kept, _ := kiosk.CheckSetting(s.Key, value) // as the store now keeps it
-			note.ok(tr.F("rpt.settings.saved", label, kept))
+			kept, _ := kiosk.CheckSetting(s.Key, v) // as the store now keeps it
+			show(kept)
+			msg.Importance = widget.SuccessImportance
+			msg.SetText(tr.F("rpt.settings.saved", label, kept))
 		})
 	})
 	save.Importance = widget.HighImportance
-	hint := widget.NewLabel(settingHint(tr, s))
-	hint.Importance = widget.LowImportance
-	name := container.NewGridWrap(fyne.NewSize(360, 60), widget.NewLabel(label))
-	button := rptSized(save)
-	line := container.New(layout.NewBorderLayout(nil, nil, name, button), name, button, entry)
-	return container.NewVBox(line, container.NewPadded(hint))
+	if e, ok := control.(*widget.Entry); ok && !e.MultiLine {
+		e.OnSubmitted = func(string) { save.OnTapped() }
+	}
+	field := container.NewBorder(nil, nil, nil, rptSized(save), shSized(fyne.NewSize(280, 0), control))
+	// The name beside its field on a wide screen, above it on a narrow
+	// one; under the field, the line of what it may be, or why it was
+	// refused, keeps the room of two lines of text.
+	return names.pair(name, container.NewVBox(field, shMessage(msg, 2)))
+}
+
+// settingFreeText are the settings typed as a text longer than a line of the
+// smallest screen (the venue: a shop's name and address): on lines that
+// wrap.
+var settingFreeText = map[string]bool{kiosk.SettingVenue: true}
+
+// settingControl is where a setting's value is typed or chosen, the value
+// it holds, and how it shows the value saved (typed values: as the store
+// keeps them, "300" as "300,00").
+func settingControl(tr Tr, s kiosk.Setting) (fyne.CanvasObject, func() string, func(string)) {
+	if s.Key == kiosk.SettingAcceptedNotes {
+		o, get := notesControl(tr, s.Value)
+		return o, get, func(string) {}
+	}
+	if choices, ok := settingChoices[s.Key]; ok {
+		o, get := choiceControl(choices, s.Value)
+		return o, get, func(string) {}
+	}
+	e := widget.NewEntry()
+	if settingFreeText[s.Key] {
+		e.MultiLine = true
+		e.Wrapping = fyne.TextWrapWord
+		e.SetMinRowsVisible(2)
+	}
+	e.SetText(s.Value)
+	return e, func() string { return e.Text }, e.SetText
+}
+
+// choiceControl is a button per value, the one chosen standing out.
+func choiceControl(choices []settingChoice, current string) (fyne.CanvasObject, func() string) {
+	chosen := current
+	buttons := make([]*widget.Button, len(choices))
+	draw := func() {
+		for i, c := range choices {
+			buttons[i].Importance = widget.MediumImportance
+			if c.value == chosen {
+				buttons[i].Importance = widget.HighImportance
+			}
+			buttons[i].Refresh()
+		}
+	}
+	objs := make([]fyne.CanvasObject, len(choices))
+	for i, c := range choices {
+		c := c
+		buttons[i] = widget.NewButton(c.label, func() { chosen = c.value; draw() })
+		objs[i] = shSized(fyne.NewSize(160, 56), buttons[i])
+	}
+	draw()
+	return shFlow(objs...), func() string { return chosen }
+}
+
+// notesControl is a button per bank note, each taken or not.
+func notesControl(tr Tr, current string) (fyne.CanvasObject, func() string) {
+	on := map[game.Money]bool{}
+	for _, f := range strings.Split(current, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			on[game.Money(n)*game.Euro] = true
+		}
+	}
+	notes := store.Banknotes()
+	buttons := make([]*widget.Button, len(notes))
+	objs := make([]fyne.CanvasObject, len(notes))
+	for i, n := range notes {
+		i, n := i, n
+		buttons[i] = widget.NewButton(tr.Money(n), nil)
+		buttons[i].OnTapped = func() {
+			on[n] = !on[n]
+			buttons[i].Importance = widget.MediumImportance
+			if on[n] {
+				buttons[i].Importance = widget.HighImportance
+			}
+			buttons[i].Refresh()
+		}
+		if on[n] {
+			buttons[i].Importance = widget.HighImportance
+		}
+		objs[i] = shSized(fyne.NewSize(90, 56), buttons[i])
+	}
+	return shFlow(objs...), func() string {
+		var parts []string
+		for _, n := range notes {
+			if on[n] {
+				parts = append(parts, strconv.Itoa(int(n/game.Euro)))
+			}
+		}
+		return strings.Join(parts, ",")
+	}
 }

@@ -4,6 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -12,31 +16,31 @@ import (
 )
 
 // A setting saved is logged with its old and new value; a bad value is
-// refused with the reason, and nothing changes; staff cannot open them.
+// refused with the reason, beside its field, and nothing changes, not even
+// the place of the rows below; the language and the notes are chosen, not
+// typed; staff cannot open them.
 func TestSettingsView(t *testing.T) {
 	f := newRptFix(t)
 	f.show("settings", f.tech)
+	tr := Tr{Lang: ui.French}
 	txt := f.text()
-	assert.Contains(t, txt, "Identifiant de la borne\n[Enregistrer]\n{PH-0042}\n")
-	assert.Contains(t, txt, "Crédit maximum\n[Enregistrer]\n{200,00}\n0,01\u00a0€ à 1\u00a0500\u00a0€\n")
+	assert.Contains(t, txt, "Identifiant de la borne\n{PH-0042}\n[Enregistrer]\n1 à 32 lettres, chiffres, - _ .\n")
+	assert.Contains(t, txt, "Crédit maximum\n{200,00}\n[Enregistrer]\n0,01\u00a0€ à 1\u00a0500\u00a0€\n")
+	assert.Contains(t, txt, "Langue\n[Français]\n[English]\n[Enregistrer]\n", "the language is chosen")
+	assert.Contains(t, txt, "Billets acceptés (€)\n[5\u00a0€]\n[10\u00a0€]\n[20\u00a0€]\n[50\u00a0€]\n[100\u00a0€]\n[200\u00a0€]\n[500\u00a0€]\n[Enregistrer]\n")
+	assert.Equal(t, widget.HighImportance, f.button("Français").Importance, "the language set stands out")
+	assert.Equal(t, widget.MediumImportance, f.button("English").Importance)
 	f.golden("maint-settings.png")
 
-	entry := func(label string) int {
-		for i, s := range []string{"Identifiant de la borne", "Lieu", "Langue", "Crédit maximum"} {
-			if s == label {
-				return i
-			}
-		}
-		t.Fatalf("no %s", label)
-		return 0
-	}
-	save := func(label, value string) {
+	save := func(now, value string) {
 		t.Helper()
-		f.entries()[entry(label)].SetText(value)
-		f.tapNth("Enregistrer", entry(label)) // the n-th Enregistrer saves the n-th entry
+		e, b := settingField(t, f.w, tr, now)
+		e.SetText(value)
+		test.Tap(b)
 	}
-	save("Crédit maximum", "300")
-	assert.Contains(t, f.text(), "«\u00a0Crédit maximum\u00a0» enregistré\u00a0: 300,00. Appliqué au prochain démarrage.")
+	save("200,00", "300")
+	assert.Contains(t, f.text(), "Crédit maximum\n{300,00}\n[Enregistrer]\n«\u00a0Crédit maximum\u00a0» enregistré\u00a0: 300,00. Appliqué au prochain démarrage.\n",
+		"said beside the field, the value as kept")
 	v, _, err := f.st.Setting(context.Background(), kiosk.SettingMaxCredit)
 	require.NoError(t, err)
 	assert.Equal(t, "300,00", v)
@@ -44,25 +48,81 @@ func TestSettingsView(t *testing.T) {
 	require.Len(t, changed, 1)
 	assert.Equal(t, `cash.max_credit = "300,00"`, changed[0].Detail)
 
-	save("Crédit maximum", "3 000")
-	assert.Contains(t, f.text(), "Crédit maximum\u00a0: Refusé\u00a0: un montant de 0,01\u00a0€ à 1\u00a0500\u00a0€")
+	// The refusal shows under its field; the next row stays where it was.
+	next := f.label("Plafond de paiement au comptoir")
+	d := fyne.CurrentApp().Driver()
+	before := d.AbsolutePositionForObject(next)
+	save("300,00", "3 000")
+	assert.Contains(t, f.text(), "Crédit maximum\n{3 000}\n[Enregistrer]\nCrédit maximum\u00a0: Refusé\u00a0: un montant de 0,01\u00a0€ à 1\u00a0500\u00a0€\n")
+	settle(f.w)
+	assert.Equal(t, before, d.AbsolutePositionForObject(next), "the rows below do not move")
+	refusal := f.label("Crédit maximum\u00a0: Refusé\u00a0: un montant de 0,01\u00a0€ à 1\u00a0500\u00a0€")
+	entry, _ := settingField(t, f.w, tr, "3 000")
+	at, under := d.AbsolutePositionForObject(refusal).Y, d.AbsolutePositionForObject(entry).Y+entry.Size().Height
+	assert.InDelta(t, under, at, 12, "the refusal right under its field")
 	v, _, err = f.st.Setting(context.Background(), kiosk.SettingMaxCredit)
 	require.NoError(t, err)
 	assert.Equal(t, "300,00", v, "nothing changed")
 	require.Len(t, f.events("setting_refused"), 1)
+	scrollTo(f.w, refusal)
 	f.golden("maint-settings-refused.png")
 
-	save("Crédit maximum", "250")
+	save("3 000", "250")
 	changed = f.events("setting_changed")
 	require.Len(t, changed, 2)
 	assert.Equal(t, `cash.max_credit: "300,00" -> "250,00"`, changed[0].Detail, "old and new value")
 
-	save("Langue", "de")
-	assert.Contains(t, f.text(), "Langue\u00a0: Refusé\u00a0: fr ou en")
+	f.tap("English")
+	test.Tap(rowSave(t, f.w, tr, f.button("English")))
+	v, _, err = f.st.Setting(context.Background(), kiosk.SettingLanguage)
+	require.NoError(t, err)
+	assert.Equal(t, "en", v)
+	assert.Contains(t, f.text(), "«\u00a0Langue\u00a0» enregistré\u00a0: en.")
+
+	f.tap("100\u00a0€")
+	f.tap("5\u00a0€")
+	test.Tap(rowSave(t, f.w, tr, f.button("100\u00a0€")))
+	v, _, err = f.st.Setting(context.Background(), kiosk.SettingAcceptedNotes)
+	require.NoError(t, err)
+	assert.Equal(t, "10,20,50,100", v, "the notes taken, as chosen")
 
 	f.lang = ui.English
 	f.show("settings", f.staff)
 	assert.Contains(t, f.text(), "For the technician only.")
+}
+
+// scrollTo scrolls the innermost scroller of w that holds o so that o
+// shows near its top.
+func scrollTo(w fyne.Window, o fyne.CanvasObject) {
+	var sc *container.Scroll
+	shWalk(w.Content(), func(x fyne.CanvasObject) {
+		if s, ok := x.(*container.Scroll); ok {
+			shWalk(s.Content, func(y fyne.CanvasObject) {
+				if y == o {
+					sc = s // the last found is the innermost
+				}
+			})
+		}
+	})
+	if sc == nil {
+		return
+	}
+	d := fyne.CurrentApp().Driver()
+	y := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(sc).Y + sc.Offset.Y
+	sc.ScrollToOffset(fyne.NewPos(0, max(0, y-sc.Size().Height/3)))
+}
+
+// label is the visible label showing s.
+func (f *rptFix) label(s string) *widget.Label {
+	f.t.Helper()
+	var found *widget.Label
+	rptWalk(f.w.Content(), func(o fyne.CanvasObject) {
+		if l, ok := o.(*widget.Label); ok && l.Text == s && found == nil {
+			found = l
+		}
+	})
+	require.NotNil(f.t, found, "no label %q in\n%s", s, f.text())
+	return found
 }
 
 // Every setting the core lists has its name, hint and refusal in the

@@ -91,13 +91,14 @@ func (s *Setup) show() {
 	help := shPara(tr.T("setup.help"), 4)
 	var rows []fyne.CanvasObject
 	for _, r := range s.rows {
-		rows = append(rows, shSized(fyne.NewSize(520, 56), r))
+		rows = append(rows, shSized(fyne.NewSize(0, 56), r))
 	}
 	form := container.NewVBox(append([]fyne.CanvasObject{shTitle(tr.T("setup.title")), help}, rows...)...)
-	form.Add(widget.NewLabel(tr.T("setup.id")))
-	form.Add(shSized(fyne.NewSize(520, 0), s.id))
-	form.Add(shSized(fyne.NewSize(520, 64), s.msg))
-	form.Add(container.NewHBox(shSized(fyne.NewSize(320, 64), s.save)))
+	form.Add(wrapped(tr.T("setup.id")))
+	form.Add(s.id)
+	// What Enregistrer found wrong, beside it: the screen's last line, so
+	// nothing moves when it shows.
+	form.Add(container.NewBorder(nil, nil, container.NewVBox(shSized(fyne.NewSize(320, 64), s.save)), nil, s.msg))
 	shTakeKeys(s.win.Canvas(), s.digit, s.enter, s.erase)
 	s.win.SetContent(shBackdrop(container.NewPadded(container.NewBorder(nil, nil, nil,
 		container.NewVBox(shText(tr.T("setup.keypad"), 16, art.Sand, false), keys), form))))

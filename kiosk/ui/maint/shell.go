@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -92,7 +93,9 @@ type Shell struct {
 	session   *kiosk.Session
 	lastTouch time.Time
 	current   string // the view shown
-	pad       *pinPad
+	// menuOffset is where the menu is scrolled: a view shown keeps it.
+	menuOffset fyne.Position
+	pad        *pinPad
 	// notice is said on the PIN pad when it shows again (the session
 	// ended), in the language shown.
 	notice word
@@ -256,6 +259,7 @@ func (sh *Shell) showPad() {
 func (sh *Shell) loggedIn(s *kiosk.Session) {
 	sh.session = s
 	sh.notice = ""
+	sh.menuOffset = fyne.Position{}
 	sh.touch()
 	sh.showView("")
 }
@@ -309,23 +313,13 @@ func (sh *Shell) showView(id string) {
 		body = v.Build(env)
 	} else {
 		sh.current = ""
-		body = container.NewVBox(shTitle(tr.T("shell.welcome")), shPara(tr.T("shell.choose"), 2))
+		body = container.NewVBox(shTitle(tr.T("shell.welcome")), wrapped(tr.T("shell.choose")))
 		if s.Diagnosis() {
-			body.(*fyne.Container).Add(shPara(tr.T("shell.diagnosis"), 3))
+			body.(*fyne.Container).Add(wrapped(tr.T("shell.diagnosis")))
 		}
 	}
 
-	var menu []fyne.CanvasObject
-	for _, v := range viewsOf(s) {
-		v := v
-		b := widget.NewButton(tr.T(v.Title), func() { sh.Show(v.ID) })
-		b.Alignment = widget.ButtonAlignLeading
-		if v.ID == sh.current {
-			b.Importance = widget.HighImportance
-		}
-		menu = append(menu, shSized(fyne.NewSize(260, 56), b))
-	}
-	menuBox := container.NewVScroll(container.NewVBox(menu...))
+	menu, chosen := sh.menu(s)
 
 	role := tr.T("shell.role.staff")
 	if s.Role() == kiosk.RoleTechnician {
@@ -343,16 +337,92 @@ func (sh *Shell) showView(id string) {
 	line := canvas.NewRectangle(art.GoldDark)
 	line.SetMinSize(fyne.NewSize(2, 2))
 	content := container.NewBorder(container.NewVBox(head, line), nil,
-		container.NewBorder(nil, nil, nil, canvas.NewRectangle(art.GoldDark), menuBox),
+		container.NewBorder(nil, nil, nil, canvas.NewRectangle(art.GoldDark), menu),
 		nil, container.NewPadded(shFit(body)))
 	sh.win.SetContent(shBackdrop(container.NewPadded(content)))
+	sh.keepInSight(menu, chosen)
 }
 
-// shFit keeps a view within the window beside the menu: a view wider or
-// taller than the room left scrolls there, rather than growing the
-// window past the screen (a window grows to its content's minimum size,
-// and the menu's 270 points are not in a view's own tests).
-func shFit(body fyne.CanvasObject) fyne.CanvasObject { return container.NewScroll(body) }
+// menu is the menu of the views the session s may open, the technician's
+// own first for a technician, each group under its name; chosen is the
+// entry of the view shown (nil for none).
+func (sh *Shell) menu(s *kiosk.Session) (menu *container.Scroll, chosen fyne.CanvasObject) {
+	tr := sh.tr
+	var own, staff []View
+	for _, v := range viewsOf(s) {
+		if v.Need == kiosk.RoleTechnician {
+			own = append(own, v)
+		} else {
+			staff = append(staff, v)
+		}
+	}
+	var items []fyne.CanvasObject
+	group := func(title word, vs []View) {
+		if len(vs) == 0 {
+			return
+		}
+		if len(own) > 0 {
+			items = append(items, container.New(layout.NewCustomPaddedLayout(8, 0, 0, 0), shText(tr.T(title), 16, art.Sand, true)))
+		}
+		for _, v := range vs {
+			v := v
+			b := widget.NewButton(tr.T(v.Title), func() { sh.Show(v.ID) })
+			b.Alignment = widget.ButtonAlignLeading
+			entry := shSized(fyne.NewSize(0, 56), b)
+			if v.ID == sh.current {
+				b.Importance = widget.HighImportance
+				chosen = entry
+			}
+			items = append(items, entry)
+		}
+	}
+	group("shell.menu.technician", own)
+	group("shell.menu.staff", staff)
+	// A smaller text than the views': the menu leaves them the room of
+	// the smallest screen (1024 points across).
+	menu = container.NewVScroll(container.NewThemeOverride(container.NewVBox(items...), shMenuTheme{fyne.CurrentApp().Settings().Theme()}))
+	menu.Offset = sh.menuOffset
+	return menu, chosen
+}
+
+// keepInSight scrolls the menu where it was, or as little as keeps the
+// chosen entry in sight: choosing an entry never moves the menu under the
+// finger.
+func (sh *Shell) keepInSight(menu *container.Scroll, chosen fyne.CanvasObject) {
+	off := sh.menuOffset
+	if chosen != nil {
+		y, h, view := chosen.Position().Y, chosen.Size().Height, menu.Size().Height
+		switch {
+		case y < off.Y:
+			off.Y = y
+		case y+h > off.Y+view:
+			off.Y = y + h - view
+		}
+	}
+	menu.ScrollToOffset(off)
+	sh.menuOffset = menu.Offset
+	menu.OnScrolled = func(p fyne.Position) { sh.menuOffset = p }
+}
+
+// shMenuTheme is the menu's theme: the kiosk's, with a smaller text and a
+// button's padding to match.
+type shMenuTheme struct{ fyne.Theme }
+
+func (t shMenuTheme) Size(n fyne.ThemeSizeName) float32 {
+	switch n {
+	case theme.SizeNameText:
+		return 18
+	case theme.SizeNameInnerPadding:
+		return 12
+	}
+	return t.Theme.Size(n)
+}
+
+// shFit keeps a view within the window beside the menu: a view taller
+// than the room left scrolls there, rather than growing the window past
+// the screen. Never sideways: every view fits the width of the smallest
+// screen (TestEveryViewFits).
+func shFit(body fyne.CanvasObject) fyne.CanvasObject { return container.NewVScroll(body) }
 
 // shBackdrop is the maintenance screen's background: plain, dark, unlike
 // the player's screens.
@@ -429,6 +499,8 @@ var _ = words(map[word]text{
 	"shell.role.staff":      {"personnel", "staff"},
 	"shell.role.technician": {"technicien", "technician"},
 	"shell.quit":            {"Quitter", "Leave"},
+	"shell.menu.technician": {"Technicien", "Technician"},
+	"shell.menu.staff":      {"Personnel", "Staff"},
 	"shell.welcome":         {"Bienvenue", "Welcome"},
 	"shell.choose":          {"Choisissez une rubrique à gauche. La borne est fermée aux joueurs tant que vous êtes ici.", "Choose a view on the left. The kiosk is closed to players while you are here."},
 	"shell.idle":            {"Session fermée après inactivité.", "Session closed after inactivity."},

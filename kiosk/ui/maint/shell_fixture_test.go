@@ -226,6 +226,7 @@ func (f *shFix) pin(pin string) {
 // golden compares the window with testdata/name.
 func (f *shFix) golden(name string) {
 	f.t.Helper()
+	settle(f.w)
 	golden.Assert(f.t, name, f.w.Canvas().Capture())
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -152,4 +154,77 @@ func TestShellDiagnosisSessionShowsOnlyTheDiagnosis(t *testing.T) {
 	}
 	assert.False(t, f.sh.Show("pins"), "nor opened by its ID")
 	f.golden("maint-diagnosis.png")
+}
+
+// shMenu is the shell's menu: its scroller, and its entries' buttons in
+// order.
+func (f *shFix) shMenu() (*container.Scroll, []*widget.Button) {
+	f.t.Helper()
+	var menu *container.Scroll
+	shWalk(f.w.Content(), func(o fyne.CanvasObject) {
+		if s, ok := o.(*container.Scroll); ok && menu == nil {
+			shWalk(s.Content, func(o fyne.CanvasObject) {
+				if b, ok := o.(*widget.Button); ok && b.Text == "Payer un bon" {
+					menu = s
+				}
+			})
+		}
+	})
+	require.NotNil(f.t, menu, "no menu")
+	var entries []*widget.Button
+	shWalk(menu.Content, func(o fyne.CanvasObject) {
+		if b, ok := o.(*widget.Button); ok {
+			entries = append(entries, b)
+		}
+	})
+	return menu, entries
+}
+
+// inSight reports whether o shows whole in the scroller s.
+func inSight(s *container.Scroll, o fyne.CanvasObject) bool {
+	d := fyne.CurrentApp().Driver()
+	top := d.AbsolutePositionForObject(o).Y - d.AbsolutePositionForObject(s).Y
+	return top >= 0 && top+o.Size().Height <= s.Size().Height+1
+}
+
+// A technician's menu starts with the technician's own entries, then the
+// staff's; choosing an entry leaves the menu where it was, the entry in
+// sight; a view opened by its ID out of sight is brought into it.
+func TestShellMenuTechnicianFirstAndChosenInSight(t *testing.T) {
+	f := newShFix(t, true)
+	f.open(ui.French)
+	f.pin(shTechPIN)
+	tr := Tr{Lang: ui.French}
+	_, entries := f.shMenu()
+	var want []string
+	for _, need := range []kiosk.Role{kiosk.RoleTechnician, kiosk.RoleStaff} {
+		for _, v := range viewsFor(kiosk.RoleTechnician) {
+			if v.Need == need {
+				want = append(want, tr.T(v.Title))
+			}
+		}
+	}
+	var got []string
+	for _, b := range entries {
+		got = append(got, b.Text)
+	}
+	assert.Equal(t, want, got, "the technician's entries first")
+
+	menu, entries := f.shMenu()
+	menu.ScrollToBottom()
+	offset := menu.Offset
+	require.Greater(t, offset.Y, float32(0), "the technician's menu is longer than the screen")
+	last := entries[len(entries)-1]
+	require.True(t, inSight(menu, last))
+	test.Tap(last)
+	require.NotEmpty(t, f.sh.Current())
+	menu, entries = f.shMenu()
+	assert.Equal(t, offset, menu.Offset, "the menu stays where it was")
+	assert.True(t, inSight(menu, entries[len(entries)-1]), "the entry chosen in sight")
+	assert.Equal(t, widget.HighImportance, entries[len(entries)-1].Importance)
+
+	menu.ScrollToTop()
+	f.sh.Show(viewsFor(kiosk.RoleStaff)[len(viewsFor(kiosk.RoleStaff))-1].ID)
+	menu, entries = f.shMenu()
+	assert.True(t, inSight(menu, entries[len(entries)-1]), "a view opened by its ID is brought into sight")
 }

@@ -87,6 +87,6 @@ func buildTestMode(env *Env) fyne.CanvasObject {
 	about := widget.NewLabel(tr.T("rpt.test.about"))
 	about.Wrapping = fyne.TextWrapWord
 	top := container.NewVBox(rptTitle(tr.T("rpt.test.title")), about, state, note.object())
-	bottom := container.NewHBox(rptSized(toggle), rptSized(rptButton(env, tr.T("rpt.refresh"), func() { note.clear(); load() })))
+	bottom := shFlow(rptSized(toggle), rptSized(rptButton(env, tr.T("rpt.refresh"), func() { note.clear(); load() })))
 	return note.in(container.NewBorder(top, bottom, nil, nil, container.NewVScroll(list)))
 }

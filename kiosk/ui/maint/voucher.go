@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"pharaon/kiosk"
-	"pharaon/kiosk/ui/art"
 	"pharaon/store"
 )
 
@@ -65,6 +64,7 @@ func buildVoucher(env *Env) fyne.CanvasObject {
 	v.amount = widget.NewLabel("")
 	v.amount.TextStyle = fyne.TextStyle{Bold: true}
 	v.amount.SizeName = theme.SizeNameHeadingText
+	v.amount.Wrapping = fyne.TextWrapWord
 	var keys fyne.CanvasObject
 	keys, v.pay = shKeypad(tr, v.key, v.erase, tr.T("voucher.pay"), v.submit)
 	// A scanner types into the window even when the field has no focus.
@@ -72,10 +72,10 @@ func buildVoucher(env *Env) fyne.CanvasObject {
 	anyway := widget.NewButton(tr.T("voucher.payanyway"), v.payAnyway)
 	anyway.Importance = widget.WarningImportance
 	dont := widget.NewButton(tr.T("voucher.dontpay"), v.dontPay)
-	v.confirm = container.NewHBox(shSized(fyne.NewSize(240, 64), anyway), shSized(fyne.NewSize(200, 64), dont))
+	v.confirm = shFlow(shSized(fyne.NewSize(240, 64), anyway), shSized(fyne.NewSize(200, 64), dont))
 	v.confirm.Hide()
 	help := shPara(tr.T("voucher.help"), 3)
-	v.left = container.NewVBox(shTitle(tr.T("voucher.title")), help, shSized(fyne.NewSize(460, 0), v.number), v.result, v.confirm, v.amount)
+	v.left = container.NewVBox(shTitle(tr.T("voucher.title")), help, v.number, v.result, v.confirm, v.amount)
 	return container.NewBorder(nil, nil, nil, container.NewVBox(container.NewCenter(keys)), v.left)
 }
 
@@ -388,9 +388,11 @@ func buildReprint(env *Env) fyne.CanvasObject {
 	})
 	print.Importance = widget.HighImportance
 	showLast()
+	note := widget.NewLabel(tr.T("reprint.note"))
+	note.Wrapping = fyne.TextWrapWord
+	note.SizeName = theme.SizeNameCaptionText
 	return container.NewVBox(shTitle(tr.T("reprint.title")), help, last,
-		container.NewHBox(shSized(fyne.NewSize(320, 64), print)), result,
-		shText(tr.T("reprint.note"), 16, art.Sand, false))
+		container.NewHBox(shSized(fyne.NewSize(320, 64), print)), result, note)
 }
 
 // lastVoucher shows the last voucher printed: its number, amount, time,
@@ -440,7 +442,7 @@ var _ = words(map[word]text{
 	"voucher.menu":                   {"Payer un bon", "Pay a voucher"},
 	"voucher.title":                  {"Payer un bon de paiement", "Pay a payment voucher"},
 	"voucher.help":                   {"Scannez le code-barres du bon de paiement, ou tapez son numéro de validation puis Payer. Un bon n’est payé qu’une fois.", "Scan the voucher’s barcode, or type its validation number, then Pay. A voucher is paid once only."},
-	"voucher.placeholder":            {"Numéro de validation (%s)", "Validation number (%s)"},
+	"voucher.placeholder":            {"N° de validation (%s)", "Validation no. (%s)"},
 	"voucher.pay":                    {"Payer", "Pay"},
 	"voucher.empty":                  {"Tapez ou scannez d’abord le numéro de validation du bon.", "Type or scan the voucher’s validation number first."},
 	"voucher.checking":               {"Vérification du bon…", "Checking the voucher…"},
