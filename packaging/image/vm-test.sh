@@ -326,11 +326,14 @@ while a:
         sys.exit("qmp: unknown action " + op)
 PY
 }
-# tap X Y: a finger's touch; press X Y S: held S seconds. The pointer then
-# goes where nothing is (the head's middle): a USB tablet is a mouse to the
-# kiosk, and a button under it is drawn hovered, in other colours.
-tap() { qmp at "$1" "$2" wait 0.2 down wait 0.2 up wait 0.2 at 640 38 || say "tap $1 $2 failed"; }
-press() { qmp at "$1" "$2" wait 0.2 down wait "$3" up wait 0.2 at 640 38 || say "press $1 $2 failed"; }
+# tap X Y: a finger's touch; press X Y S: held S seconds.
+tap() { qmp at "$1" "$2" wait 0.2 down wait 0.2 up || say "tap $1 $2 failed"; }
+press() { qmp at "$1" "$2" wait 0.2 down wait "$3" up || say "press $1 $2 failed"; }
+# away: the pointer where nothing is (the head's middle), seconds after a
+# touch (a move right after the release makes the kiosk take the release
+# off the button: no tap): a USB tablet is a mouse to the kiosk, and a
+# button under it is drawn hovered, in other colours.
+away() { qmp at 640 38 || say "pointer move failed"; }
 # shot NAME: the screen, as OUTDIR/NAME.ppm.
 shot() { monitor "screendump $out/$1.ppm" || say "screen dump $1 failed"; }
 # kind NAME: what the screen OUTDIR/NAME.ppm shows, told by the kiosk's
@@ -382,6 +385,8 @@ open_entry() {
 	for try in 1 2; do
 		# shellcheck disable=SC2086 # "X Y"
 		tap $at
+		pause 5
+		away
 		for i in 1 2 3 4 5 6; do
 			pause 5
 			shot "$3"
