@@ -150,9 +150,11 @@ write $work/60-pharaon.rules 60-pharaon.rules
 DEBUGFS
 
 # The kernel's line: SYSTEMD_LOG_SECCOMP=1 reaches systemd's environment
-# (the kernel gives init the words with "=" it does not know).
+# (the kernel gives init the words with "=" it does not know); systemd waits
+# 10 min for a device rather than 90 s (a loaded host's emulated machine
+# once took longer to show the data partition, and the kiosk did not start).
 mtype -i "$vm@@$esp_off" ::/loader/entries/pharaon.conf | tr -d '\r' |
-	sed 's/^options .*/& SYSTEMD_LOG_SECCOMP=1/' >"$work/pharaon.entry"
+	sed 's/^options .*/& SYSTEMD_LOG_SECCOMP=1 systemd.default_device_timeout_sec=600/' >"$work/pharaon.entry"
 grep -q 'SYSTEMD_LOG_SECCOMP=1' "$work/pharaon.entry" || { echo "vm-test: no options line in the boot entry" >&2; exit 1; }
 mcopy -o -i "$vm@@$esp_off" "$work/pharaon.entry" ::/loader/entries/pharaon.conf
 
