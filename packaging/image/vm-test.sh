@@ -25,19 +25,28 @@
 #    whole (dd): the copy an insider who holds the disk keeps, the voucher in
 #    it printed and not paid.
 # 3. pay: staff pay that voucher on the maintenance screen (the hidden corner
-#    held, the staff's PIN, « Payer un ticket », the voucher's number typed as
-#    a scanner types it). Powered off; the database read off the disk says
-#    the voucher is paid.
+#    held, the staff's PIN typed on the keyboard, « Payer un bon » touched,
+#    the voucher's number typed as a scanner types it). Powered off; the
+#    database read off the disk says the voucher is paid.
 # 4. rollback: the copy written back over the data partition, byte for byte
 #    (dd), and the machine started: the kiosk must be out of service with the
 #    fault `rollback` (OUTDIR/vm-rollback.ppm); the technician holds the corner
-#    and types the technician's PIN (OUTDIR/vm-diagnosis.ppm).
+#    and types the technician's PIN: a diagnosis session's menu
+#    (OUTDIR/vm-diagnosis.ppm), where « Hors service » shows why
+#    (OUTDIR/vm-fault.ppm).
+#
+# The screens are told apart, and the menus' entries found, by the colours
+# of the kiosk's theme (vmtest/vmscreen), not by pixels at fixed places: the
+# PIN pad, a session's menu, the entry chosen. The PINs, the voucher's
+# number and the setup are typed on the keyboard (QEMU's monitor), which the
+# maintenance screen takes as it takes a scanner's.
 # 5. cleared: the same machine with its TPM cleared (a new TPM state): the
 #    kiosk must refuse its data, fault `anchor` (OUTDIR/vm-cleared.ppm).
 #
 # The TPM's state lives in this run's directory from one boot to the next,
 # as a TPM's does across power cycles. Saves the console's log
-# (OUTDIR/vm-serial.log) and the screens (OUTDIR/vm-*.ppm). Exit status 0
+# (OUTDIR/vm-serial.log) and the screens (OUTDIR/vm-*.ppm, each with a
+# .png). Exit status 0
 # when all passed.
 #
 # The copy gets a probe (vmtest/), written into its root file system with
@@ -71,8 +80,13 @@ STAFF_PIN=${STAFF_PIN:-135791}
 # The screen's size, for the pointer (cage's mode on QEMU's virtio-vga).
 SCREEN_W=1280
 SCREEN_H=800
-# The fault view's row in the technician's diagnosis menu.
-FAULT_ROW=${FAULT_ROW:-5}
+# The menus' entries the test opens, counted from the top (the group titles
+# are not entries): « Payer un bon », the staff's first; « Hors service »,
+# the fault view, the third of the technician's diagnosis menu (after
+# « Périphériques » and « Identité du logiciel »: kiosk/ui/maint's views'
+# Order).
+STAFF_VOUCHER_ENTRY=${STAFF_VOUCHER_ENTRY:-1}
+FAULT_ENTRY=${FAULT_ENTRY:-3}
 mkdir -p "$out"
 work=$(mktemp -d /var/tmp/pharaon-vmtest.XXXXXX)
 qemu= swtpm= devices=
@@ -142,10 +156,26 @@ mtype -i "$vm@@$esp_off" ::/loader/entries/pharaon.conf | tr -d '\r' |
 grep -q 'SYSTEMD_LOG_SECCOMP=1' "$work/pharaon.entry" || { echo "vm-test: no options line in the boot entry" >&2; exit 1; }
 mcopy -o -i "$vm@@$esp_off" "$work/pharaon.entry" ::/loader/entries/pharaon.conf
 
+# The data partition's mount waits 10 min for its device rather than
+# systemd's 90 s (x-systemd.device-timeout in the copy's fstab): on a host
+# loaded to 25, the emulated machine's udev took longer to show it, and the
+# kiosk did not start. (systemd.default_device_timeout_sec= on the kernel's
+# line did not change it: the same 90 s.)
+debugfs -R "dump /etc/fstab $work/fstab" "$rootfs" >/dev/null 2>&1
+awk '$2 == "/var/lib/pharaon" { $4 = $4 ",x-systemd.device-timeout=10min" } { print }' "$work/fstab" >"$work/fstab.new"
+grep -q 'x-systemd.device-timeout=10min' "$work/fstab.new" || { echo "vm-test: no /var/lib/pharaon line in the copy's fstab" >&2; exit 1; }
+chmod 0644 "$work/fstab.new"
+debugfs -w -f - "$rootfs" >/dev/null 2>&1 <<DEBUGFS
+cd /etc
+rm fstab
+write $work/fstab.new fstab
+DEBUGFS
+
 # The block to import (vmtest/pharaon-vmtest), signed by an issuer key made
 # here and trusted by the copy's configuration; the cash devices' simulator.
 (cd "$top" && ${GO:-go} build -o "$work/pharaon-issuer" ./cmd/pharaon-issuer &&
-	${GO:-go} build -o "$work/cashdevices" ./packaging/image/vmtest/cashdevices)
+	${GO:-go} build -o "$work/cashdevices" ./packaging/image/vmtest/cashdevices &&
+	${GO:-go} build -o "$work/vmscreen" ./packaging/image/vmtest/vmscreen)
 "$work/pharaon-issuer" keygen -out "$work/vmtest-issuer" >/dev/null
 "$work/pharaon-issuer" generate -emission 9 -block 1 -stake 1 -key "$work/vmtest-issuer.key" -out "$work/vmtest.pblk"
 debugfs -R "dump /etc/pharaon/pharaon.conf $work/pharaon.conf" "$rootfs" >/dev/null 2>&1
@@ -314,85 +344,72 @@ PY
 # tap X Y: a finger's touch; press X Y S: held S seconds.
 tap() { qmp at "$1" "$2" wait 0.2 down wait 0.2 up || say "tap $1 $2 failed"; }
 press() { qmp at "$1" "$2" wait 0.2 down wait "$3" up || say "press $1 $2 failed"; }
+# away: the pointer where nothing is (the head's middle), seconds after a
+# touch (a move right after the release makes the kiosk take the release
+# off the button: no tap): a USB tablet is a mouse to the kiosk, and a
+# button under it is drawn hovered, in other colours.
+away() { qmp at 640 38 || say "pointer move failed"; }
 # shot NAME: the screen, as OUTDIR/NAME.ppm.
 shot() { monitor "screendump $out/$1.ppm" || say "screen dump $1 failed"; }
-# pixel NAME X Y: the red, green and blue of a pixel of OUTDIR/NAME.ppm.
-pixel() {
-	python3 - "$out/$1.ppm" "$2" "$3" <<'PY'
-import sys
-data = open(sys.argv[1], "rb").read()
-fields, i = [], 0
-while len(fields) < 4:  # P6, width, height, maxval, with comments
-    while data[i:i+1].isspace():
-        i += 1
-    if data[i:i+1] == b"#":
-        i = data.index(b"\n", i) + 1
-        continue
-    j = i
-    while not data[j:j+1].isspace():
-        j += 1
-    fields.append(data[i:j])
-    i = j
-i += 1
-w = int(fields[1])
-x, y = int(sys.argv[2]), int(sys.argv[3])
-o = i + 3 * (y * w + x)
-print(data[o], data[o + 1], data[o + 2])
-PY
-}
-# at_menu NAME: whether the screen OUTDIR/NAME.ppm is the maintenance menu:
-# the « Quitter » button's coral top right, the title bar dark in its middle
-# (the player's screens have their wordmark there), and the view dark.
-at_menu() {
-	local p
-	for p in "1070 20" "1260 55"; do
-		read -r -a c <<<"$(pixel "$1" $p)"
-		[ "${c[0]}" -gt 200 ] && [ "${c[1]}" -gt 70 ] && [ "${c[1]}" -lt 150 ] && [ "${c[2]}" -lt 130 ] || return 1
-	done
-	for p in "640 38" "1000 600"; do
-		read -r -a c <<<"$(pixel "$1" $p)"
-		[ "${c[0]}" -lt 40 ] && [ "${c[1]}" -lt 50 ] && [ "${c[2]}" -lt 90 ] || return 1
-	done
-}
-# at_pad NAME: whether the screen OUTDIR/NAME.ppm is the PIN pad: its
-# « Valider » key's orange, the screen dark around it.
-at_pad() {
-	local c
-	read -r -a c <<<"$(pixel "$1" 740 600)"
-	[ "${c[0]}" -gt 140 ] && [ "${c[1]}" -lt 100 ] && [ "${c[2]}" -lt 60 ] || return 1
-	for p in "640 38" "1000 600"; do
-		read -r -a c <<<"$(pixel "$1" $p)"
-		[ "${c[0]}" -lt 40 ] && [ "${c[1]}" -lt 50 ] && [ "${c[2]}" -lt 90 ] || return 1
-	done
-}
-# wait_screen CHECK NAME SECONDS: dumps the screen (OUTDIR/NAME.ppm) until
-# CHECK (at_menu, at_pad) says it is the one waited for.
+# kind NAME: what the screen OUTDIR/NAME.ppm shows, told by the kiosk's
+# theme's colours rather than pixels at fixed places (vmtest/vmscreen): pad
+# (the PIN pad), menu (a maintenance session's menu), other.
+kind() { "$work/vmscreen" kind "$out/$1.ppm" 2>/dev/null || echo unreadable; }
+# wait_screen KIND NAME SECONDS: dumps the screen (OUTDIR/NAME.ppm) until it
+# shows KIND.
 wait_screen() {
-	local deadline=$((SECONDS + $3))
+	local deadline=$((SECONDS + $3)) k
 	while [ "$SECONDS" -lt "$deadline" ]; do
 		shot "$2"
-		"$1" "$2" && return 0
+		k=$(kind "$2")
+		[ "$k" = "$1" ] && return 0
 		pause 5
 	done
-	say "$2: not the screen waited for ($1): $(pixel "$2" 1070 20) at the top right, $(pixel "$2" 740 600) at the pad's key"
+	say "$2: the screen shows $k, not $1"
 	return 1
 }
 # login NAME PIN SECONDS: the hidden corner held until the PIN pad shows
 # (NAME-pin.ppm; the kiosk asks for 3 s: 8 s here, as the emulated screen
 # may take the press and the release late, and again if it did not see
-# it), the PIN typed on the keyboard (NAME-typed.ppm 20 s later), and the
-# menu waited for (NAME.ppm).
+# it), the PIN typed on the keyboard (the pad takes a keyboard's digits and
+# Enter), and the menu waited for (NAME.ppm); NAME-typed.ppm is the screen
+# 20 s after Enter (what the pad said of the PIN, or the menu already).
 login() {
 	local try
 	for try in 1 2 3; do
 		press 20 20 8
-		wait_screen at_pad "$1-pin" 40 && break
+		wait_screen pad "$1-pin" 40 && break
 		say "$1: no PIN pad after the corner held ($try)"
 	done
 	typekeys "$2"$'\n'
 	pause 20
-	shot "$1-typed" # what the pad says of the PIN, or the menu already
-	wait_screen at_menu "$1" "$3"
+	shot "$1-typed"
+	wait_screen menu "$1" "$3"
+}
+# open_entry NAME N VIEW: touches the N-th entry of the menu on the screen
+# OUTDIR/NAME.ppm (vmscreen finds the entries down the menu), and waits for
+# that entry to show as the one chosen (OUTDIR/VIEW.ppm); touched again
+# once if it does not.
+open_entry() {
+	local at try i
+	at=$("$work/vmscreen" entries "$out/$1.ppm" | awk -v n="$2" '$1 == n { print $2, $3 }')
+	if [ -z "$at" ]; then
+		say "$1: no entry $2 in the menu: $("$work/vmscreen" entries "$out/$1.ppm" | wc -l) entries"
+		return 1
+	fi
+	for try in 1 2; do
+		# shellcheck disable=SC2086 # "X Y"
+		tap $at
+		pause 5
+		away
+		for i in 1 2 3 4 5 6; do
+			pause 5
+			shot "$3"
+			"$work/vmscreen" entries "$out/$3.ppm" | grep -q "^$2 .* chosen$" && return 0
+		done
+		say "$3: entry $2 of the menu not chosen after a touch at $at ($try)"
+	done
+	return 1
 }
 
 # wait_for SECONDS REGEX: prints the first console line matching REGEX.
@@ -616,7 +633,10 @@ money() {
 	powerdown
 }
 
-# pay: staff pay the voucher on the maintenance screen.
+# pay: staff pay the voucher on the maintenance screen: « Payer un bon »,
+# the staff menu's first entry (STAFF_VOUCHER_ENTRY), then the voucher's
+# number typed as a scanner types it (digits and Enter: the view takes the
+# keyboard).
 pay() {
 	if ! login vm-staff "$STAFF_PIN" 150; then
 		failed "pay: the staff's PIN opened no menu (vm-staff.ppm)"
@@ -624,23 +644,32 @@ pay() {
 		return
 	fi
 	say "staff logged in"
-	tap 158 116 # « Payer un ticket »
-	pause 10
+	if ! open_entry vm-staff "$STAFF_VOUCHER_ENTRY" vm-pay; then
+		failed "pay: « Payer un bon » did not open (vm-pay.ppm)"
+		powerdown
+		return
+	fi
 	typekeys "$validation"$'\n'
 	pause 45
 	shot vm-paid
 	powerdown
 }
 
-# rollback: the kiosk out of service; the technician logs in and reads why.
+# rollback: the kiosk out of service; the technician logs in (a diagnosis
+# session: the data failed their checks) and opens « Hors service », the
+# fault view (FAULT_ENTRY of the diagnosis menu), to read why.
 rollback() {
 	pause 10
 	shot vm-rollback
 	if login vm-diagnosis "$TECH_PIN" 150; then
 		say "technician logged in"
-		tap 158 $((116 + 70 * (FAULT_ROW - 1)))
-		pause 15
-		shot vm-fault
+		if open_entry vm-diagnosis "$FAULT_ENTRY" vm-fault; then
+			pause 15
+			shot vm-fault
+			say "fault view shown (vm-fault.ppm)"
+		else
+			failed "rollback: the fault view did not open (vm-fault.ppm)"
+		fi
 	else
 		failed "rollback: the technician's PIN opened no menu (vm-diagnosis.ppm)"
 	fi
@@ -686,6 +715,10 @@ exec 4>&-
 wait "$devices" || true
 devices=
 sed 's/^/vm-test: /' "$work/devices.log" | tail -5
+# Each screen dump as a PNG beside it, for a person to look at.
+for f in "$out"/vm-*.ppm; do
+	[ -e "$f" ] && { "$work/vmscreen" png "$f" "${f%.ppm}.png" || say "no PNG of $f"; }
+done
 say "end"
 if [ ${#failures[@]} != 0 ]; then
 	printf 'vm-test: FAILED: %s\n' "${failures[@]}"
