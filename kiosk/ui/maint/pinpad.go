@@ -36,7 +36,7 @@ type pinPad struct {
 	// all are every key of the pad, greyed while it is locked: a key that
 	// looks live must take what is typed.
 	all  []*widget.Button
-	busy   bool
+	busy bool
 	// until is the end of the pad's lock (zero: not locked).
 	until time.Time
 }
