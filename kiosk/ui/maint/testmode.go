@@ -65,6 +65,9 @@ func buildTestMode(env *Env) fyne.CanvasObject {
 	state.TextStyle = fyne.TextStyle{Bold: true}
 	list := container.NewVBox()
 	toggle := rptButton(env, "", nil)
+	// row holds the toggle: laid out again when its label changes, which
+	// changes its width (a driver lays a row out only when told).
+	var row *fyne.Container
 	var on bool
 	load := func() {
 		var notes []kiosk.TestNote
@@ -89,6 +92,9 @@ func buildTestMode(env *Env) fyne.CanvasObject {
 				toggle.SetText(tr.T("rpt.test.start"))
 			}
 			state.Refresh()
+			if row != nil {
+				row.Refresh()
+			}
 			rows := []fyne.CanvasObject{}
 			for _, n := range notes {
 				rows = append(rows, widget.NewLabel(tr.F("rpt.test.note", tr.Time(n.At, env.Loc), tr.Money(n.Denom))))
@@ -121,7 +127,8 @@ func buildTestMode(env *Env) fyne.CanvasObject {
 	about := widget.NewLabel(tr.T("rpt.test.about"))
 	about.Wrapping = fyne.TextWrapWord
 	top := container.NewVBox(rptTitle(tr.T("rpt.test.title")), about, state, note.object())
-	bottom := fyne.CanvasObject(shFlow(rptSized(toggle), rptSized(rptButton(env, tr.T("rpt.refresh"), func() { note.clear(); load() }))))
+	row = shFlow(rptSized(toggle), rptSized(rptButton(env, tr.T("rpt.refresh"), func() { note.clear(); load() })))
+	bottom := fyne.CanvasObject(row)
 	if env.Dev != nil {
 		bottom = container.NewVBox(bottom, testDevRow(env, func(said string, err error) {
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -118,4 +119,25 @@ func TestTestModeViewDevNotes(t *testing.T) {
 		f.tap("Faux")
 		return strings.Contains(f.text(), "Faux billet inséré")
 	}, 15*time.Second, 50*time.Millisecond)
+}
+
+// The toggle's label comes with the kiosk's answer, after the view is
+// laid out (off the Fyne goroutine on a kiosk): the button grows to its
+// label, which never touches its edges.
+func TestTestModeToggleFitsItsLabel(t *testing.T) {
+	f := newRptFix(t)
+	var later []func()
+	e := f.env(f.tech)
+	e.Go = func(g func()) { later = append(later, g) }
+	f.w.SetContent(buildTestMode(e))
+	f.w.Resize(fyne.NewSize(1280, 800))
+	for _, g := range later {
+		g()
+	}
+	// No settle: a kiosk's driver does not lay a row out again when a
+	// button's label changes (docs/screenshots/maint-testmode.png showed
+	// the label from edge to edge).
+	b := f.button("Démarrer le mode test")
+	require.NotNil(t, b)
+	assert.GreaterOrEqual(t, b.Size().Width, b.MinSize().Width, "the button is as wide as its label and padding")
 }
