@@ -228,7 +228,9 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r.sky, r.frieze, r.base = newArtImage(), newArtImage(), newArtImage()
 	r.marker = canvas.NewRectangle(color.Transparent)
 	r.marker.Resize(fyne.NewSize(1, 1))
-	add(r.sky, r.frieze, r.base, r.marker)
+	// The frieze is added after the ball: the ball rises to the field's
+	// top, which the frieze covers, and passes under it.
+	add(r.sky, r.base, r.marker)
 
 	for i := range r.slots {
 		s := &r.slots[i]
@@ -262,7 +264,7 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r.hint = canvas.NewCircle(color.Transparent)
 	r.hint.StrokeWidth = 3
 	r.hint.Hide()
-	add(r.ball, r.hint)
+	add(r.ball, r.hint, r.frieze)
 
 	for s := range r.stones {
 		h := &r.stones[s]

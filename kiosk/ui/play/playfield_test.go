@@ -322,3 +322,26 @@ func TestPlayfieldFullBackdropLimit(t *testing.T) {
 	p.SetFullBackdropMaxPixels(-1)
 	assert.False(t, p.FullBackdropShown(), "below 0: never")
 }
+
+// The ball rises to the field's top (the engine's top wall), under the
+// backdrop's frieze: the frieze is drawn over the ball and its ring, so
+// the ball passes under it rather than over the ornament.
+func TestPlayfieldFriezeOverTheBall(t *testing.T) {
+	w, _ := newFieldWorld(t, breakout.Auto, breakout.DefaultSettings())
+	p := newFieldRig(t, w)
+	r := p.rend
+	at := func(o fyne.CanvasObject) int {
+		for i, x := range r.objects {
+			if x == o {
+				return i
+			}
+		}
+		t.Fatalf("object not drawn")
+		return -1
+	}
+	require.True(t, r.frieze.Visible())
+	assert.Greater(t, at(r.frieze), at(r.ball), "the frieze over the ball")
+	assert.Greater(t, at(r.frieze), at(r.hint), "and over the ring round it")
+	assert.Less(t, float32(breakout.BallRadius*2/breakout.Unit)*500/float32(fieldH), r.frieze.Size().Height,
+		"a ball at the field's top is under the frieze whole")
+}
