@@ -145,6 +145,7 @@ func TestDevPanelShowsTheDemoPINs(t *testing.T) {
 func TestDevPanelStatusFadesBackToThePINs(t *testing.T) {
 	f := newScrFixture(t, withDevices(nil), func(f *scrFixture, _ *kiosk.Config) { f.opt.DevPINs = [2]string{"111111", "222222"} })
 	pins := "DÉVELOPPEMENT  ·  Coin haut-gauche 3\u00a0s\u00a0: personnel 111111, technicien 222222"
+	f.cashReady()
 	f.tap(fr(10 * game.Euro))
 	assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  billet de 10\u00a0€ inséré")
 	f.clock.Advance(devStatusHold - time.Second)
