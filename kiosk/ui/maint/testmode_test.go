@@ -104,12 +104,21 @@ func (testDev) Notes() []game.Money { return devsim.Notes }
 func TestTestModeViewDevNotes(t *testing.T) {
 	f := newRptFix(t)
 	require.Eventually(t, func() bool { return f.m.Snapshot().Cash.CanCashIn }, 15*time.Second, 5*time.Millisecond)
+	// The maintenance screen is open (the shell locks the player out):
+	// the validator takes notes again once test mode is on.
+	f.m.SetMaintenance(true)
+	require.Eventually(t, func() bool { return !f.m.Snapshot().Cash.CanCashIn }, 15*time.Second, 5*time.Millisecond)
 	e := f.env(f.tech)
 	e.Dev = testDev{f.dev}
 	f.w.SetContent(buildTestMode(e))
 	f.tap("Démarrer le mode test")
-	f.tap("10\u00a0€")
-	assert.Contains(t, f.text(), "Billet de 10\u00a0€ inséré")
+	require.Eventually(t, func() bool { return f.m.Snapshot().Cash.CanCashIn }, 15*time.Second, 5*time.Millisecond,
+		"test mode opens the validator under the maintenance screen")
+	// The simulated unit hears of it at the driver's next poll.
+	require.Eventually(t, func() bool {
+		f.tap("10\u00a0€")
+		return strings.Contains(f.text(), "Billet de 10\u00a0€ inséré")
+	}, 15*time.Second, 50*time.Millisecond)
 	require.Eventually(t, func() bool { _, n, _ := f.o.TestMode(context.Background(), f.tech); return len(n) == 1 }, 15*time.Second, 5*time.Millisecond)
 	f.tap("Actualiser")
 	assert.Contains(t, f.text(), "billet de 10\u00a0€ reconnu, rendu")
