@@ -20,25 +20,37 @@ DEB_DEPS := libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-
 # make test: -race everywhere; CI gets a longer timeout as it runs on 2 cores.
 TEST_FLAGS ?= -race -count=1 -timeout $(if $(CI),80m,40m)
 
-.PHONY: all deps build test check bench bench-scene run fuzz soak clean
+.PHONY: all deps build test check bench bench-scene run fuzz soak clean screenshots
 
 all: build
 
-deps:
-	@missing=""; for p in $(DEB_DEPS); do \
+# debs installs the Debian packages $(1) that are missing, for target $(2).
+define debs
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
-	  echo "make deps: installing$$missing"; \
+	  echo "make $(2): installing$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo=sudo; \
-	  else echo "make deps: missing Debian packages:$$missing (run as root or install them)" >&2; exit 1; fi; \
+	  else echo "make $(2): missing Debian packages:$$missing (run as root or install them)" >&2; exit 1; fi; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+endef
+
+deps:
+	$(call debs,$(DEB_DEPS),deps)
 	@$(GO) mod download
 
 build: deps
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/ ./cmd/...
+
+# make screenshots: the maintenance pictures of docs/screenshots/ taken
+# again from bin/pharaon -dev on a virtual screen (packaging/screenshots.sh).
+SHOT_DEPS := xvfb xdotool imagemagick
+screenshots: build
+	$(call debs,$(SHOT_DEPS),screenshots)
+	packaging/screenshots.sh docs/screenshots
 
 test: deps
 	$(GO) vet ./...

@@ -448,9 +448,10 @@ func (m *Machine) expireVouchers(ctx context.Context) error {
 // Notes are taken at home and on a result screen only: not during a game
 // (the credit shown during a game is the one its stake left), not while a
 // voucher prints, not out of service, and not when the smallest note would
-// take the credit over the maximum.
+// take the credit over the maximum. Under the maintenance screen only in
+// test mode, whose notes are all given back (testmode.go).
 func (m *Machine) acceptPolicyLocked() bool {
-	return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() && !m.maintenance &&
+	return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() && (!m.maintenance || m.cash.test.on) &&
 		!m.cash.cashingOut && m.credit+m.cash.minNote <= m.cash.maxCredit && !m.payoutDownLocked() &&
 		!m.handPayLockedLocked()
 }
@@ -472,7 +473,7 @@ func (m *Machine) cashInOffLocked() Message {
 		return Message{}
 	case !c.vStatus.OK:
 		return Message{Code: MsgCashInValidatorDown}
-	case m.maintenance:
+	case m.maintenance && !c.test.on:
 		return Message{Code: MsgCashInMaintenance}
 	case m.payoutDownLocked():
 		return Message{Code: MsgCashInPrinterDown}

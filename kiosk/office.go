@@ -75,6 +75,7 @@ func (o *Office) Logout(ctx context.Context, s *Session, why string) error {
 	o.m.cash.test.on = false
 	o.m.mu.Unlock()
 	if wasTest {
+		o.m.notify() // the validator stops taking notes under the maintenance screen
 		o.audit(store.LevelInfo, "test_mode", "test mode off: the %s's session ended (%s)", s.role, why)
 	}
 	return o.a.Logout(ctx, s, why)

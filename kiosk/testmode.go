@@ -16,7 +16,8 @@ import (
 // technician and logged. It starts only with no credit and no game, so no
 // play and no cash-out can happen while it is on; it lives in memory (a
 // restart ends it) and the maintenance screen ends it when the technician
-// leaves.
+// leaves. It is the one case where the validator takes notes under the
+// maintenance screen (acceptPolicyLocked).
 
 // TestNote is a note recognised in test mode.
 type TestNote struct {
@@ -55,17 +56,21 @@ func (o *Office) SetTestMode(ctx context.Context, s *Session, on bool) error {
 	m := o.m
 	m.mu.Lock()
 	var err error
+	changed := false
 	switch {
 	case on && m.cash.test.on, !on && !m.cash.test.on:
 	case on && (m.credit > 0 || m.gameOnLocked() || m.cash.cashingOut || m.cash.noteInPath):
 		err = fmt.Errorf("test mode with a credit of %s or a game: %w", m.credit.Plain(), ErrBusy)
 	default:
-		m.cash.test.on = on
+		m.cash.test.on, changed = on, true
 		if on {
 			m.cash.test.notes = nil
 		}
 	}
 	m.mu.Unlock()
+	if changed {
+		m.notify() // the validator takes notes under the maintenance screen in test mode only
+	}
 	if err != nil {
 		o.audit(store.LevelWarning, "test_mode_refused", "test mode refused to %s: %v", s.role, err)
 		return err

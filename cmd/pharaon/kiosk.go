@@ -532,7 +532,7 @@ func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *ba
 		opt.OnMaintenance = func() {
 			logger.Print("maintenance screen open")
 			maint.Open(w, maint.Config{Office: bo.office, Lock: bo.m.SetMaintenance, Lang: screens.Lang(),
-				Now: bo.clk.Now, Loc: bo.m.Location(), BlockDir: cfg.BlockDir,
+				Now: bo.clk.Now, Loc: bo.m.Location(), BlockDir: cfg.BlockDir, Dev: opt.Dev,
 				OnClose: func() { logger.Print("maintenance screen closed") }})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"image/color"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -48,11 +49,16 @@ type DevDevices interface {
 // catalogue's (devFaultWords).
 type DevFault struct{ ID string }
 
+// devStatusHold is how long the panel's line says what its last action
+// did; then it says the way to maintenance and the demo PINs again.
+const devStatusHold = 8 * time.Second
+
 // devPanel is the panel's state: what its last action did, kept as words
 // to say in the language shown, so that the language toggle changes it too.
 type devPanel struct {
-	say    func(Tr) string // nil: no action yet
+	say    func(Tr) string // nil: no action yet, or an old one
 	failed bool
+	at     time.Time // when the action was done
 }
 
 // status is what the last action did, in tr's language ("" before any).
@@ -80,7 +86,7 @@ var (
 func (s *Screens) devDone(ok func(Tr) string, err error) {
 	s.activity()
 	s.message = nil
-	s.dev = devPanel{say: ok}
+	s.dev = devPanel{say: ok, at: s.now()}
 	if err != nil {
 		var r devReason
 		reason := func(tr Tr) string { return tr.T(msgDevError) }
@@ -90,9 +96,21 @@ func (s *Screens) devDone(ok func(Tr) string, err error) {
 		} else {
 			fyne.LogError("development panel", err)
 		}
-		s.dev = devPanel{say: func(tr Tr) string { return tr.F(msgDevFailed, reason(tr)) }, failed: true}
+		s.dev = devPanel{say: func(tr Tr) string { return tr.F(msgDevFailed, reason(tr)) }, failed: true, at: s.now()}
 	}
 	s.refreshHomeLive()
+}
+
+// expireDevStatus forgets the panel's last action once devStatusHold has
+// passed (Poll), so that its line shows the demo PINs again.
+func (s *Screens) expireDevStatus(now time.Time) {
+	if s.dev.say == nil || now.Sub(s.dev.at) < devStatusHold {
+		return
+	}
+	s.dev = devPanel{}
+	if s.screen == scrHome { // elsewhere the home is drawn afresh when shown
+		s.refreshHomeLive()
+	}
 }
 
 // checkPrinter has the kiosk read the printer now, off the Fyne goroutine:

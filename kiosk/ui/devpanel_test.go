@@ -138,3 +138,20 @@ func TestDevPanelShowsTheDemoPINs(t *testing.T) {
 	f.tap("EN")
 	assert.Contains(t, f.texts(), "DEVELOPMENT  ·  Top-left corner 3 s: staff 111111, technician 222222")
 }
+
+// What the panel's last action did shows for a few seconds, then the
+// demo PINs come back: the strip kept the first note's line for minutes
+// and its PIN reminder never came back.
+func TestDevPanelStatusFadesBackToThePINs(t *testing.T) {
+	f := newScrFixture(t, withDevices(nil), func(f *scrFixture, _ *kiosk.Config) { f.opt.DevPINs = [2]string{"111111", "222222"} })
+	pins := "DÉVELOPPEMENT  ·  Coin haut-gauche 3\u00a0s\u00a0: personnel 111111, technicien 222222"
+	f.cashReady()
+	f.tap(fr(10 * game.Euro))
+	assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  billet de 10\u00a0€ inséré")
+	f.clock.Advance(devStatusHold - time.Second)
+	f.runUI(func() { f.s.Poll(f.clock.Now()) })
+	assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  billet de 10\u00a0€ inséré", "still there a moment after")
+	f.clock.Advance(time.Second)
+	f.runUI(func() { f.s.Poll(f.clock.Now()) })
+	assert.Contains(t, f.texts(), pins, "the PINs back once the status is old")
+}

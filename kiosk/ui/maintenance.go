@@ -52,8 +52,15 @@ func (c *cornerPress) MouseDown(*desktop.MouseEvent) {
 	c.down, c.downAt = true, c.s.now()
 }
 
-// MouseUp ends it, long enough or not.
-func (c *cornerPress) MouseUp(*desktop.MouseEvent) { c.down = false }
+// MouseUp ends it; a press held long enough counts here too. Poll sees a
+// press still held, but it runs on the kiosk's clock (once a second): a
+// press released between the hold's end and the next tick was ignored.
+func (c *cornerPress) MouseUp(*desktop.MouseEvent) {
+	if c.held(c.s.now(), c.s.maintenanceHold()) {
+		c.s.RequestMaintenance()
+	}
+	c.down = false
+}
 
 // held reports whether the corner has been held long enough at now; the
 // press then counts once.
@@ -122,15 +129,19 @@ func (s *Screens) maintenanceChanged(old, snap kiosk.Snapshot) {
 // pollCorner does the hidden corner's part of Poll; it reports whether the
 // maintenance screen is open (Poll then does nothing more).
 func (s *Screens) pollCorner(now time.Time) bool {
-	hold := s.opt.MaintenanceHold
-	if hold <= 0 {
-		hold = DefaultMaintenanceHold
-	}
-	if s.corner.held(now, hold) {
+	if s.corner.held(now, s.maintenanceHold()) {
 		s.RequestMaintenance()
 	}
 	s.maintenanceDue()
 	return s.snap.Maintenance
+}
+
+// maintenanceHold is how long the hidden corner must be held.
+func (s *Screens) maintenanceHold() time.Duration {
+	if s.opt.MaintenanceHold <= 0 {
+		return DefaultMaintenanceHold
+	}
+	return s.opt.MaintenanceHold
 }
 
 // devPINsLine is what the development panel says of the way to maintenance

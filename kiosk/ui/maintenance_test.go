@@ -68,3 +68,26 @@ func TestMaintenanceCornerOnTheOutOfServiceScreen(t *testing.T) {
 	f.runUI(func() { f.s.corner.MouseUp(&desktop.MouseEvent{}) })
 	assert.Equal(t, 1, opened, "a long press out of service opens maintenance")
 }
+
+// A press held past the hold counts when it is released, whether or not
+// the kiosk's clock ticked (Poll) between the hold's end and the release:
+// the clock ticks once a second, and a press released at 3.4 s was
+// ignored when no tick fell between 3 s and the release.
+func TestMaintenanceCornerCountsAtRelease(t *testing.T) {
+	opened := 0
+	f := newScrFixture(t, func(f *scrFixture, _ *kiosk.Config) { f.opt.OnMaintenance = func() { opened++ } })
+	f.runUI(func() { f.s.corner.MouseDown(&desktop.MouseEvent{}) })
+	f.clock.Advance(DefaultMaintenanceHold - 100*time.Millisecond)
+	f.runUI(func() { f.s.Poll(f.clock.Now()) })
+	f.clock.Advance(400 * time.Millisecond)
+	f.runUI(func() { f.s.corner.MouseUp(&desktop.MouseEvent{}) })
+	assert.Equal(t, 1, opened, "released after the hold, no tick in between: it counts")
+	f.runUI(func() { f.s.Poll(f.clock.Now()) })
+	assert.Equal(t, 1, opened, "once")
+
+	f.runUI(func() { f.s.corner.MouseDown(&desktop.MouseEvent{}) })
+	f.clock.Advance(DefaultMaintenanceHold - 100*time.Millisecond)
+	f.runUI(func() { f.s.corner.MouseUp(&desktop.MouseEvent{}) })
+	f.runUI(func() { f.s.Poll(f.clock.Now()) })
+	assert.Equal(t, 1, opened, "a press released before the hold does nothing")
+}

@@ -501,6 +501,7 @@ func (s *Screens) Poll(now time.Time) {
 	}
 	idle := now.Sub(s.lastActivity)
 	s.expireToast(now)
+	s.expireDevStatus(now)
 	switch {
 	case s.overlay == ovPrizeTable && now.Sub(s.overlayAt) >= s.opt.OverlayTimeout && idle >= s.opt.OverlayTimeout:
 		s.closePrizeTable()

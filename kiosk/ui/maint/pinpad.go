@@ -33,7 +33,10 @@ type pinPad struct {
 	msg    *widget.Label
 	ok     *widget.Button
 	keys   fyne.CanvasObject
-	busy   bool
+	// all are every key of the pad, greyed while it is locked: a key that
+	// looks live must take what is typed.
+	all  []*widget.Button
+	busy bool
 	// until is the end of the pad's lock (zero: not locked).
 	until time.Time
 }
@@ -47,7 +50,8 @@ func newPinPad(sh *Shell) *pinPad {
 	p.msg = widget.NewLabel("")
 	p.msg.Alignment = fyne.TextAlignCenter
 	p.msg.Wrapping = fyne.TextWrapWord
-	p.keys, p.ok = shKeypad(sh.tr, p.digit, p.back, sh.tr.T("pin.ok"), p.submit)
+	p.keys, p.all = shKeypadKeys(sh.tr, p.digit, p.back, sh.tr.T("pin.ok"), p.submit)
+	p.ok = p.all[len(p.all)-1]
 	p.showDots()
 	if sh.notice != "" {
 		p.say(widget.WarningImportance, sh.tr.T(sh.notice))
@@ -151,7 +155,9 @@ func (p *pinPad) lock(w time.Duration) {
 	p.until = p.sh.cfg.Now().Add(w)
 	p.digits = nil
 	p.showDots()
-	p.ok.Disable()
+	for _, k := range p.all {
+		k.Disable()
+	}
 	p.tick(p.sh.cfg.Now())
 }
 
@@ -162,7 +168,9 @@ func (p *pinPad) tick(now time.Time) {
 	}
 	if !now.Before(p.until) {
 		p.until = time.Time{}
-		p.ok.Enable()
+		for _, k := range p.all {
+			k.Enable()
+		}
 		p.say(widget.MediumImportance, p.sh.tr.T("pin.unlocked"))
 		return
 	}
@@ -260,19 +268,27 @@ func shTakeKeys(c fyne.Canvas, digit func(rune), enter, erase func()) {
 // Its keys have less padding than the other buttons: their labels are
 // short, and the keypad leaves its form the room of the smallest screen.
 func shKeypad(tr Tr, digit func(rune), back func(), okLabel string, ok func()) (fyne.CanvasObject, *widget.Button) {
+	pad, keys := shKeypadKeys(tr, digit, back, okLabel, ok)
+	return pad, keys[len(keys)-1]
+}
+
+// shKeypadKeys is shKeypad with every key, in reading order (the action
+// key last), for a form that greys them all (the PIN pad's lock).
+func shKeypadKeys(tr Tr, digit func(rune), back func(), okLabel string, ok func()) (fyne.CanvasObject, []*widget.Button) {
 	key := fyne.NewSize(100, 76)
-	var keys []fyne.CanvasObject
+	var buttons []*widget.Button
 	for _, r := range "123456789" {
 		r := r
-		keys = append(keys, shSized(key, widget.NewButton(string(r), func() { digit(r) })))
+		buttons = append(buttons, widget.NewButton(string(r), func() { digit(r) }))
 	}
 	okb := widget.NewButton(okLabel, ok)
 	okb.Importance = widget.HighImportance
-	keys = append(keys,
-		shSized(key, widget.NewButton(tr.T("pin.erase"), back)),
-		shSized(key, widget.NewButton("0", func() { digit('0') })),
-		shSized(key, okb))
-	return shTight(container.NewGridWithColumns(3, keys...), 10), okb
+	buttons = append(buttons, widget.NewButton(tr.T("pin.erase"), back), widget.NewButton("0", func() { digit('0') }), okb)
+	keys := make([]fyne.CanvasObject, len(buttons))
+	for i, b := range buttons {
+		keys[i] = shSized(key, b)
+	}
+	return shTight(container.NewGridWithColumns(3, keys...), 10), buttons
 }
 
 var _ = words(map[word]text{

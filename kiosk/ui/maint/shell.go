@@ -52,6 +52,10 @@ type Config struct {
 	// which a USB stick is mounted (the kiosk's block-dir; empty:
 	// BlockDir).
 	BlockDir string
+	// Dev is the simulated bill validator of a development run (nil
+	// otherwise): the test mode view offers its notes, the player's
+	// development panel being out of reach under the maintenance screen.
+	Dev DevNotes
 }
 
 func (c *Config) fill() {
@@ -99,6 +103,8 @@ type Shell struct {
 	// notice is said on the PIN pad when it shows again (the session
 	// ended), in the language shown.
 	notice word
+	// testOn: the session turned test mode on (shell_testmode.go).
+	testOn bool
 	stop   chan struct{}
 	closed bool
 }
@@ -163,14 +169,14 @@ func (sh *Shell) Poll(now time.Time) {
 	idle := now.Sub(sh.lastTouch) >= sh.cfg.Idle
 	switch {
 	case sh.session != nil && idle:
-		sh.endSession("idle", "shell.idle")
+		sh.endSession("idle", sh.idleNotice())
 	case sh.session != nil:
 		s := sh.session
 		sh.cfg.Go(func() {
 			if sh.cfg.Office.Expire(sh.ctx, s) {
 				sh.cfg.Do(func() {
 					if sh.session == s {
-						sh.endSession("idle", "shell.idle")
+						sh.endSession("idle", sh.idleNotice())
 					}
 				})
 			}
@@ -185,7 +191,7 @@ func (sh *Shell) Poll(now time.Time) {
 // endSession logs the session out and shows the PIN pad again, saying why.
 func (sh *Shell) endSession(why string, notice word) {
 	s := sh.session
-	sh.session, sh.current = nil, ""
+	sh.session, sh.current, sh.testOn = nil, "", false
 	sh.notice = notice
 	sh.lastTouch = sh.cfg.Now()
 	if s != nil {
@@ -199,8 +205,13 @@ func (sh *Shell) endSession(why string, notice word) {
 }
 
 // Quit ends the session (if any) and gives the window back to the
-// player's screens.
+// player's screens; while test mode is on it asks first.
 func (sh *Shell) Quit() {
+	if sh.session != nil && sh.testOn {
+		sh.touch()
+		sh.askLeaveTestMode()
+		return
+	}
 	if sh.session != nil {
 		s := sh.session
 		sh.session = nil
@@ -304,7 +315,8 @@ func (sh *Shell) showView(id string) {
 	var body fyne.CanvasObject
 	if v, ok := shFind(s, id); ok && id != "" {
 		env := &Env{Ctx: sh.ctx, Office: sh.cfg.Office, Session: s, Tr: tr, Win: sh.win, Now: sh.cfg.Now, Loc: sh.cfg.Loc,
-			Go: sh.cfg.Go, Do: sh.cfg.Do, Touch: sh.touch, BlockDir: sh.cfg.BlockDir,
+			Go: sh.cfg.Go, Do: sh.cfg.Do, Touch: sh.touch, BlockDir: sh.cfg.BlockDir, Dev: sh.cfg.Dev,
+			TestMode: func(on bool) { sh.note(s, on) },
 			Refresh: func() {
 				if sh.session == s && sh.current == id {
 					sh.showView(id)

@@ -39,7 +39,10 @@ func TestShellPINRightWrongAndLockoutSurvivingRestart(t *testing.T) {
 	assert.Contains(t, f.text(), "dernier essai")
 	f.pin("999999")
 	assert.Contains(t, f.text(), "clavier bloqué, réessayez dans 1\u00a0min\u00a000\u00a0s.")
-	assert.True(t, f.button("Valider").Disabled())
+	// The keys the lock ignores look it: greyed, every one.
+	for _, k := range []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "Effacer", "Valider"} {
+		assert.True(t, f.button(k).Disabled(), "key %s greyed during the lock", k)
+	}
 	f.golden("maint-pin-locked.png")
 	f.sh.Quit()
 
@@ -56,6 +59,9 @@ func TestShellPINRightWrongAndLockoutSurvivingRestart(t *testing.T) {
 	f.clock.Advance(61 * time.Second)
 	f.sh.Poll(f.clock.Now())
 	assert.Contains(t, f.text(), "Le clavier est débloqué.")
+	for _, k := range []string{"0", "5", "9", "Effacer", "Valider"} {
+		assert.False(t, f.button(k).Disabled(), "key %s back once the lock ends", k)
+	}
 	f.pin(shStaffPIN)
 	require.NotNil(t, f.sh.Session())
 	assert.Equal(t, kiosk.RoleStaff, f.sh.Session().Role())

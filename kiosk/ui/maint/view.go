@@ -92,6 +92,12 @@ type Env struct {
 	// BlockDir is where the blocks view looks for block files (Config.BlockDir;
 	// empty: BlockDir).
 	BlockDir string
+	// Dev is the simulated bill validator of a development run
+	// (Config.Dev; nil otherwise).
+	Dev DevNotes
+	// TestMode tells the shell whether test mode is on, as the test mode
+	// view read or set it (nil: nobody asks).
+	TestMode func(on bool)
 }
 
 // View is one entry of the maintenance menu.

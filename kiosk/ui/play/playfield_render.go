@@ -228,7 +228,9 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r.sky, r.frieze, r.base = newArtImage(), newArtImage(), newArtImage()
 	r.marker = canvas.NewRectangle(color.Transparent)
 	r.marker.Resize(fyne.NewSize(1, 1))
-	add(r.sky, r.frieze, r.base, r.marker)
+	// The frieze is added after the ball: the ball rises to the field's
+	// top, which the frieze covers, and passes under it.
+	add(r.sky, r.base, r.marker)
 
 	for i := range r.slots {
 		s := &r.slots[i]
@@ -262,7 +264,7 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r.hint = canvas.NewCircle(color.Transparent)
 	r.hint.StrokeWidth = 3
 	r.hint.Hide()
-	add(r.ball, r.hint)
+	add(r.ball, r.hint, r.frieze)
 
 	for s := range r.stones {
 		h := &r.stones[s]
@@ -410,19 +412,33 @@ func (r *playfieldRenderer) layoutBackdrop() {
 	g := r.geom
 	size := g.unitSize(fieldW, fieldH)
 	w, h := Pixels(size, r.scale)
-	if w*h <= r.p.fullMax {
-		r.frieze.Hide()
-		r.base.Hide()
-		r.sky.Move(fyne.NewPos(g.X, g.Y))
-		setArtFill(r.sky, art.PlayfieldBackdropResource(), size, r.scale, canvas.ImageFillCover)
-		r.sky.Show()
-		return
-	}
-	r.sky.Hide()
 	// The backdrop covers the 6:5 field by its height (it is 4:3), so
 	// its bands keep their share of the height (art.PlayfieldInner).
 	in := art.PlayfieldInner
 	top := int(in.Y*float32(h) + 0.5)
+	if w*h <= r.p.fullMax {
+		// The whole backdrop, as its frieze and the rest under it: the
+		// frieze is drawn over the ball (newPlayfieldRenderer), the rest
+		// under everything; together the same pixels as one image.
+		r.base.Hide()
+		t, rest := rasters.bands(art.PlayfieldBackdropResource(), w, h, top, h-top, canvas.ImageFillCover)
+		if t == nil || rest == nil {
+			r.frieze.Hide()
+			r.sky.Move(fyne.NewPos(g.X, g.Y))
+			setArtFill(r.sky, art.PlayfieldBackdropResource(), size, r.scale, canvas.ImageFillCover)
+			r.sky.Show()
+			return
+		}
+		th := float32(top) / r.scale
+		r.frieze.Move(fyne.NewPos(g.X, g.Y))
+		setPixels(r.frieze, t, fyne.NewSize(size.Width, th))
+		r.sky.Move(fyne.NewPos(g.X, g.Y+th))
+		setPixels(r.sky, rest, fyne.NewSize(size.Width, size.Height-th))
+		r.frieze.Show()
+		r.sky.Show()
+		return
+	}
+	r.sky.Hide()
 	bottom := h - int((in.Y+in.H)*float32(h)+0.5)
 	t, b := rasters.bands(art.PlayfieldBackdropResource(), w, h, top, bottom, canvas.ImageFillCover)
 	if t == nil || b == nil || w < 1 || h < 1 {

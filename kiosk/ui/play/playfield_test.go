@@ -293,8 +293,11 @@ func TestPlayfieldBackdrop(t *testing.T) {
 
 	p.SetFullBackdropMaxPixels(FullBackdropAlways)
 	assert.True(t, r.sky.Visible())
-	assert.Equal(t, fyne.NewSize(600, 500), r.sky.Size())
-	assert.False(t, r.frieze.Visible() || r.base.Visible())
+	assert.True(t, r.frieze.Visible(), "the whole backdrop's frieze apart, to go over the ball")
+	assert.False(t, r.base.Visible())
+	assert.Equal(t, float32(600), r.sky.Size().Width)
+	assert.InDelta(t, r.frieze.Size().Height, r.sky.Position().Y, 0.01, "the rest right under the frieze")
+	assert.InDelta(t, 500, r.sky.Position().Y+r.sky.Size().Height, 0.01, "to the field's end")
 	p.SetFullBackdropMaxPixels(0)
 	assert.False(t, r.sky.Visible())
 	assert.True(t, r.frieze.Visible())
@@ -314,11 +317,37 @@ func TestPlayfieldFullBackdropLimit(t *testing.T) {
 	assert.InDelta(t, 500, r.base.Position().Y+r.base.Size().Height, 0.01)
 	p.Resize(fyne.NewSize(480, 400)) // smaller than the limit again
 	assert.True(t, p.FullBackdropShown(), "a field that shrank under the limit")
-	assert.False(t, r.frieze.Visible() || r.base.Visible())
+	assert.False(t, r.base.Visible())
 	p.Resize(fyne.NewSize(600, 500))
 	assert.False(t, p.FullBackdropShown(), "and grew over it")
 	p.SetFullBackdropMaxPixels(FullBackdropAlways)
 	assert.True(t, p.FullBackdropShown(), "no limit")
 	p.SetFullBackdropMaxPixels(-1)
 	assert.False(t, p.FullBackdropShown(), "below 0: never")
+}
+
+// The ball rises to the field's top (the engine's top wall), under the
+// backdrop's frieze: the frieze is drawn over the ball and its ring, so
+// the ball passes under it rather than over the ornament.
+func TestPlayfieldFriezeOverTheBall(t *testing.T) {
+	w, _ := newFieldWorld(t, breakout.Auto, breakout.DefaultSettings())
+	p := newFieldRig(t, w)
+	r := p.rend
+	at := func(o fyne.CanvasObject) int {
+		for i, x := range r.objects {
+			if x == o {
+				return i
+			}
+		}
+		t.Fatalf("object not drawn")
+		return -1
+	}
+	for _, full := range []int{0, FullBackdropAlways} {
+		p.SetFullBackdropMaxPixels(full)
+		require.True(t, r.frieze.Visible(), "the frieze drawn apart, whole backdrop (%d) or not", full)
+	}
+	assert.Greater(t, at(r.frieze), at(r.ball), "the frieze over the ball")
+	assert.Greater(t, at(r.frieze), at(r.hint), "and over the ring round it")
+	assert.Less(t, float32(breakout.BallRadius*2/breakout.Unit)*500/float32(fieldH), r.frieze.Size().Height,
+		"a ball at the field's top is under the frieze whole")
 }
