@@ -154,6 +154,12 @@ func (s *Setup) fail(k word, args ...any) {
 	s.msg.SetText(s.tr.F(k, args...))
 }
 
+// failID says the kiosk id's one rule (kiosk.CheckKioskID), in the
+// settings view's words.
+func (s *Setup) failID() {
+	s.fail("setup.err.id", s.tr.F("rpt.set.kiosk_id.refused", 1, kiosk.KioskIDMaxLen))
+}
+
 // submit checks what was typed, then sets the kiosk id and the PINs (the
 // staff's first: while no technician PIN is set, the setup may set both).
 func (s *Setup) submit() {
@@ -178,8 +184,8 @@ func (s *Setup) submit() {
 	case staff == tech:
 		s.fail("setup.err.same")
 		return
-	case id == "":
-		s.fail("setup.err.id")
+	case !kiosk.ValidKioskID(id):
+		s.failID()
 		return
 	}
 	s.busy = true
@@ -200,7 +206,7 @@ func (s *Setup) submit() {
 			s.save.Enable()
 			switch {
 			case errors.Is(err, kiosk.ErrKioskID):
-				s.fail("setup.err.id")
+				s.failID()
 			case errors.Is(err, kiosk.ErrPINFormat):
 				s.fail("setup.err.same")
 			case err != nil:
@@ -246,6 +252,6 @@ var _ = words(map[word]text{
 	"setup.err.format":   {"%s\u00a0: de 6 à 10 chiffres.", "%s: 6 to 10 digits."},
 	"setup.err.mismatch": {"%s\u00a0: les deux saisies diffèrent.", "%s: the two entries differ."},
 	"setup.err.same":     {"Les deux codes doivent être différents.", "The two PINs must differ."},
-	"setup.err.id":       {"Identifiant de la borne\u00a0: de 1 à 20 lettres, chiffres, tirets ou points.", "Kiosk id: 1 to 20 letters, digits, dashes or dots."},
+	"setup.err.id":       {"Identifiant de la borne\u00a0: %s.", "Kiosk id: %s."},
 	"setup.err.other":    {"L’enregistrement a échoué\u00a0: voyez le journal.", "Saving failed: see the log."},
 })
