@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/kiosk"
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/ui/golden"
 )
@@ -103,9 +104,12 @@ func TestEveryViewFits(t *testing.T) {
 		}
 		for _, size := range fitSizes {
 			f.w.Resize(size)
-			NewSetup(f.w, SetupConfig{Access: f.a, KioskID: "PH-LYON-PART-DIEU-07", Lang: lang,
+			s := NewSetup(f.w, SetupConfig{Access: f.a, KioskID: "PH-LYON-PART-DIEU-07-CENTRE-0042", Lang: lang,
 				Go: func(g func()) { g() }, Do: func(g func()) { g() }})
 			check.window(fitWhere(lang, "", size, "setup"), f.w, size)
+			s.activate(setupIDRow)
+			s.fail(setupIDRow, "setup.err.id", s.tr.F("rpt.set.kiosk_id.refused", 1, kiosk.KioskIDMaxLen))
+			check.window(fitWhere(lang, "", size, "setup (letter keyboard)"), f.w, size)
 		}
 	}
 	if p := check.list(); len(p) > 0 {
