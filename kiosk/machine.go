@@ -53,8 +53,9 @@ const (
 	// manifest of the installed package lists (Config.Software).
 	FaultSoftware = "software"
 	// The start-up failures of the kiosk binary, before any machine runs.
-	FaultNoDatabase = "database_missing" // no database, and not a first install
-	FaultKeys       = "issuer_keys"      // an issuer key file cannot be read
+	FaultNoDatabase   = "database_missing" // no database where the kiosk has run before: restore it
+	FaultNotInstalled = "not_installed"    // no database on a new kiosk started without -first-install
+	FaultKeys         = "issuer_keys"      // an issuer key file cannot be read
 )
 
 // Fault says why the kiosk is out of service.

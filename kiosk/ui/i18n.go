@@ -197,6 +197,7 @@ const (
 	msgFaultRecovery  msg = "fault.recovery"
 	msgFaultUnknown   msg = "fault.unknown"
 	msgFaultNoDB      msg = "fault.database_missing"
+	msgFaultNew       msg = "fault.not_installed"
 	msgFaultKeys      msg = "fault.issuer_keys"
 	msgFaultAnchor    msg = "fault.anchor"
 	msgFaultRollback  msg = "fault.rollback"
@@ -423,6 +424,7 @@ var catalogue = map[msg]text{
 	msgFaultRecovery:  {"Une partie interrompue n’a pas pu être reprise.", "An interrupted game could not be resumed."},
 	msgFaultUnknown:   {"Défaut\u00a0: %s", "Fault: %s"},
 	msgFaultNoDB:      {"La base de données de la borne est absente. Un technicien doit la restaurer.", "The kiosk’s database is missing. A technician must restore it."},
+	msgFaultNew:       {"Borne neuve, pas encore installée\u00a0: un technicien la démarre une fois en première installation (-first-install).", "A new kiosk, not installed yet: a technician starts it once as a first install (-first-install)."},
 	msgFaultAnchor:    {"Les données ne correspondent plus à leur empreinte gardée hors de la base\u00a0: l’historique a pu être tronqué. Un technicien doit intervenir.", "The data no longer match the fingerprint kept outside them: the history may have been cut. A technician must intervene."},
 	msgFaultRollback:  {"Les données de la borne ont été remplacées par une copie plus ancienne. Un technicien doit intervenir.", "The kiosk’s data were replaced by an older copy. A technician must intervene."},
 	msgFaultSoftware:  {"Le logiciel de la borne n’est pas celui du paquet signé installé. Un technicien doit le réinstaller.", "The kiosk’s program is not the one of the signed package installed. A technician must reinstall it."},
@@ -476,17 +478,18 @@ var symbolNames = [game.NumSymbols][2]msg{
 
 // faultTexts are the out-of-service messages of the kiosk's fault codes.
 var faultTexts = map[string]msg{
-	kiosk.FaultIntegrity:  msgFaultIntegrity,
-	kiosk.FaultStore:      msgFaultStore,
-	kiosk.FaultMismatch:   msgFaultMismatch,
-	kiosk.FaultRecovery:   msgFaultRecovery,
-	kiosk.FaultNoDatabase: msgFaultNoDB,
-	kiosk.FaultKeys:       msgFaultKeys,
-	kiosk.FaultAnchor:     msgFaultAnchor,
-	kiosk.FaultRollback:   msgFaultRollback,
-	kiosk.FaultSoftware:   msgFaultSoftware,
-	kiosk.FaultValidator:  msgFaultValidator,
-	kiosk.FaultPrinter:    msgFaultPrinter,
+	kiosk.FaultIntegrity:    msgFaultIntegrity,
+	kiosk.FaultStore:        msgFaultStore,
+	kiosk.FaultMismatch:     msgFaultMismatch,
+	kiosk.FaultRecovery:     msgFaultRecovery,
+	kiosk.FaultNoDatabase:   msgFaultNoDB,
+	kiosk.FaultNotInstalled: msgFaultNew,
+	kiosk.FaultKeys:         msgFaultKeys,
+	kiosk.FaultAnchor:       msgFaultAnchor,
+	kiosk.FaultRollback:     msgFaultRollback,
+	kiosk.FaultSoftware:     msgFaultSoftware,
+	kiosk.FaultValidator:    msgFaultValidator,
+	kiosk.FaultPrinter:      msgFaultPrinter,
 }
 
 // Tr is the catalogue in one language: every text the screens show goes

@@ -47,6 +47,7 @@ var eventWords = map[string]text{
 	"rollback":         {"Les données ont été remplacées par une copie plus ancienne\u00a0: borne hors service", "The data were replaced by an older copy: kiosk out of service"},
 	"software":         {"Le logiciel n’est pas celui du paquet signé installé\u00a0: borne hors service", "The program is not the one of the signed package installed: kiosk out of service"},
 	"database_missing": {"Base de données absente\u00a0: borne hors service", "Database missing: kiosk out of service"},
+	"not_installed":    {"Borne neuve non installée\u00a0: démarrez-la en première installation", "New kiosk not installed: start it as a first install"},
 	"issuer_keys":      {"Clé d’émetteur illisible dans la configuration\u00a0: borne hors service", "An issuer key of the configuration cannot be read: kiosk out of service"},
 	"validator_check":  {"Le lecteur de billets n’a pas répondu correctement au contrôle\u00a0: borne hors service", "The bill validator did not answer the check properly: kiosk out of service"},
 	"printer_check":    {"L’imprimante n’a pas répondu au contrôle ou ne peut pas imprimer\u00a0: borne hors service", "The printer did not answer the check or cannot print: kiosk out of service"},
