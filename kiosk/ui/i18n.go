@@ -67,6 +67,8 @@ const (
 	msgCredit         msg = "home.credit"
 	msgChooseStake    msg = "home.choose_stake"
 	msgUnavailable    msg = "home.unavailable"
+	msgNothingOnSale  msg = "home.nothing_on_sale"
+	msgNoPrinterCap   msg = "home.no_printer"
 	msgInsertNote     msg = "home.insert_note"
 	msgPlay           msg = "btn.play"
 	msgAuto           msg = "btn.auto"
@@ -278,12 +280,15 @@ var catalogue = map[msg]text{
 	msgCredit:      {"CRÉDIT", "CREDIT"},
 	msgChooseStake: {"Choisissez votre mise", "Choose your stake"},
 	msgUnavailable: {"indisponible", "unavailable"},
-	msgInsertNote:  {"Insérez un billet pour jouer", "Insert a bank note to play"},
-	msgPlay:        {"Jouer", "Play"},
-	msgAuto:        {"Auto", "Auto"},
-	msgHistory:     {"Historique", "History"},
-	msgCashOut:     {"Encaisser", "Cash out"},
-	msgAgeBadge:    {"18+", "18+"},
+	// No stake on sale: no block loaded, or all sold out or withdrawn.
+	msgNothingOnSale: {"Aucun jeu en vente pour le moment (aucun bloc chargé)\u00a0: appelez le personnel.", "No game on sale for now (no block loaded): please call the staff."},
+	msgNoPrinterCap:  {"pas d’imprimante", "no printer"},
+	msgInsertNote:    {"Insérez un billet pour jouer", "Insert a bank note to play"},
+	msgPlay:          {"Jouer", "Play"},
+	msgAuto:          {"Auto", "Auto"},
+	msgHistory:       {"Historique", "History"},
+	msgCashOut:       {"Encaisser", "Cash out"},
+	msgAgeBadge:      {"18+", "18+"},
 	msgResponsible: {
 		"Jeu interdit aux mineurs. Jouer comporte des risques\u00a0: endettement, dépendance… Appelez le 09\u00a074\u00a075\u00a013\u00a013 (appel non surtaxé).",
 		"No sale to minors. Gambling involves risks: debt, addiction… Call 09 74 75 13 13 (free of extra charge).",

@@ -81,7 +81,7 @@ var _ = words(map[word]text{
 	"blocks.why.read":        {"fichier illisible", "the file cannot be read"},
 	"blocks.why.other":       {"bloc refusé", "block refused"},
 	"blocks.list":            {"Blocs", "Blocks"},
-	"blocks.none":            {"Aucun bloc importé.", "No block imported."},
+	"blocks.none":            {"Aucun bloc importé\u00a0: la borne ne vend rien. Branchez la clé USB de l’émetteur et importez un bloc ci-dessus.", "No block imported: the kiosk sells nothing. Plug in the issuer’s USB stick and import a block above."},
 	"blocks.block":           {"Bloc %d/%d · %s · %s", "Block %d/%d · %s · %s"},
 	"blocks.counts":          {"Vendus %s · restants %s · gagné %s", "Sold %s · remaining %s · won %s"},
 	"blocks.tiers":           {"Lot", "Prize"},

@@ -184,7 +184,7 @@ func TestBlocksImportAndWithdrawFromTheScreen(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(media, "usb0", "lisezmoi.txt"), []byte("x"), 0o644))
 
 	w, stderr := blkScreen(t, &blkOffice{st: st}, media, ui.French)
-	assert.True(t, blkHasText(w, "Aucun bloc importé."), "%q", blkTexts(w))
+	assert.True(t, blkHasText(w, "Aucun bloc importé\u00a0: la borne ne vend rien. Branchez la clé USB de l’émetteur et importez un bloc ci-dessus."), "%q", blkTexts(w))
 
 	blkChoose(t, w, filepath.Join("usb0", "b11-copie.pblk"))
 	test.Tap(blkButton(t, w, "Vérifier et importer"))
@@ -193,7 +193,7 @@ func TestBlocksImportAndWithdrawFromTheScreen(t *testing.T) {
 	blocks, err := st.Blocks(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, blocks, "a refused file imports nothing")
-	assert.True(t, blkHasText(w, "Aucun bloc importé."))
+	assert.True(t, blkHasText(w, "Aucun bloc importé\u00a0: la borne ne vend rien. Branchez la clé USB de l’émetteur et importez un bloc ci-dessus."))
 
 	blkChoose(t, w, filepath.Join("usb0", "blocs", "b11.pblk"))
 	test.Tap(blkButton(t, w, "Vérifier et importer"))
@@ -274,7 +274,7 @@ func TestBlocksTechnicianOnlyAndNoStick(t *testing.T) {
 	}
 	w, _ := blkScreen(t, &blkOffice{}, filepath.Join(t.TempDir(), "absent"), ui.English)
 	assert.True(t, blkHasText(w, "No block file in "), "%q", blkTexts(w))
-	assert.True(t, blkHasText(w, "No block imported."))
+	assert.True(t, blkHasText(w, "No block imported: the kiosk sells nothing. Plug in the issuer’s USB stick and import a block above."))
 	assert.True(t, blkButton(t, w, "Verify and import").Disabled(), "nothing to import")
 }
 
