@@ -35,7 +35,12 @@ type SetupConfig struct {
 	// confirmed (kiosk.Machine.SetKioskID).
 	KioskID    string
 	SetKioskID func(ctx context.Context, source, id string) error
-	Lang       ui.Lang
+	// Begin, if set, is called before the PINs are set
+	// (kiosk.Machine.BeginFirstStart): the guided sequence that follows
+	// (firststart.go) is then stored as started, and resumes after a
+	// power cut.
+	Begin func(ctx context.Context) error
+	Lang  ui.Lang
 	// Go and Do run work off the Fyne goroutine and back on it (a
 	// goroutine and fyne.Do if nil).
 	Go, Do func(func())
@@ -237,6 +242,9 @@ func (s *Setup) submit() {
 		session, err := s.cfg.Access.SetupSession(ctx)
 		if err == nil && s.cfg.SetKioskID != nil {
 			err = s.cfg.SetKioskID(ctx, "setup", id)
+		}
+		if err == nil && s.cfg.Begin != nil {
+			err = s.cfg.Begin(ctx)
 		}
 		if err == nil {
 			err = s.cfg.Access.Setup(ctx, session, tech, staff)
