@@ -145,16 +145,24 @@ func TestOpenKioskBackOffice(t *testing.T) {
 	assert.Equal(t, [2]string{devStaffPIN, devTechnicianPIN}, p.bo.demoPINs)
 }
 
+// openFreshKiosk opens a new production kiosk on its first install: no
+// PINs yet, the setup to come.
+func openFreshKiosk(t *testing.T) (Config, *parts) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := Config{DB: filepath.Join(dir, "pharaon.db"), FirstInstall: true, Installed: filepath.Join(dir, installedMarker)}
+	p, err := openKiosk(context.Background(), cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
+	require.NoError(t, err)
+	require.True(t, p.bo.setup)
+	return cfg, p
+}
+
 // A power cut during the first start's guided sequence: the next start
 // shows the sequence again (at the step the store keeps) before the
 // player's screens, and once it is done, never again.
 func TestOpenKioskResumesTheFirstStart(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg := Config{DB: filepath.Join(dir, "pharaon.db"), FirstInstall: true, Installed: filepath.Join(dir, installedMarker)}
-	p, err := openKiosk(ctx, cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
-	require.NoError(t, err)
-	require.True(t, p.bo.setup)
+	cfg, p := openFreshKiosk(t)
 	require.NoError(t, p.m.BeginFirstStart(ctx))
 	setup, err := p.bo.access.SetupSession(ctx)
 	require.NoError(t, err)
@@ -188,11 +196,7 @@ func TestOpenKioskResumesTheFirstStart(t *testing.T) {
 // would choose the PINs).
 func TestDeletedCredentialsNeverBringTheSetupBack(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg := Config{DB: filepath.Join(dir, "pharaon.db"), FirstInstall: true, Installed: filepath.Join(dir, installedMarker)}
-	p, err := openKiosk(ctx, cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
-	require.NoError(t, err)
-	require.True(t, p.bo.setup)
+	cfg, p := openFreshKiosk(t)
 	setup, err := p.bo.access.SetupSession(ctx)
 	require.NoError(t, err)
 	require.NoError(t, p.bo.access.Setup(ctx, setup, "246800", "135700"))

@@ -163,7 +163,7 @@ func (f *FirstStart) showStep(found kiosk.FirstCheck) {
 		mark, colour := "✓", art.Sand
 		switch {
 		case st == f.step:
-			mark, colour, reached = "▶", art.GoldLight, true
+			mark, colour, reached = "→", art.GoldLight, true
 		case reached:
 			mark = "·"
 		}
@@ -172,9 +172,12 @@ func (f *FirstStart) showStep(found kiosk.FirstCheck) {
 	f.msg = widget.NewLabel("")
 	f.msg.Wrapping = fyne.TextWrapWord
 	body := container.NewVBox(shTitle(tr.F("first.step", firstIndex(f.step)+1, len(kiosk.FirstSteps), tr.T(word("first."+string(f.step))))),
-		wrapped(tr.T(word("first."+string(f.step)+".checks"))))
+		shPara(tr.T(word("first."+string(f.step)+".checks")), 2))
 	if found.Code != "" {
 		f.msg.Importance = widget.SuccessImportance
+		if !found.OK {
+			f.msg.Importance = widget.DangerImportance
+		}
 		said := tr.T(word("first.found." + found.Code))
 		if strings.Contains(said, "%d") {
 			said = tr.F(word("first.found."+found.Code), found.N)
@@ -182,10 +185,7 @@ func (f *FirstStart) showStep(found kiosk.FirstCheck) {
 		f.msg.SetText(said)
 		body.Add(f.msg)
 		if !found.OK {
-			f.msg.Importance = widget.DangerImportance
-			todo := wrapped(tr.T(word("first.todo." + found.Code)))
-			todo.TextStyle = fyne.TextStyle{Bold: true}
-			body.Add(todo)
+			body.Add(shPara(tr.F("first.todo", tr.T(word("first.todo."+found.Code))), 3))
 		}
 	} else {
 		body.Add(f.msg)
@@ -193,13 +193,19 @@ func (f *FirstStart) showStep(found kiosk.FirstCheck) {
 	pass := widget.NewButton(tr.T(word("first."+string(f.step)+".do")), f.pass)
 	pass.Importance = widget.HighImportance
 	body.Add(container.NewHBox(shSized(fyne.NewSize(320, 64), pass)))
-	var content fyne.CanvasObject = body
 	if f.step == kiosk.StepBlock {
+		// The blocks view below the step, in the step's one scroller.
 		env := &Env{Ctx: context.Background(), Office: f.cfg.Office, Session: f.session, Tr: tr, Win: f.win,
 			Now: f.cfg.Now, Loc: f.cfg.Loc, Go: f.cfg.Go, Do: f.cfg.Do, Touch: func() {}, BlockDir: f.cfg.BlockDir,
-			Refresh: func() { f.showStep(found) }}
-		content = container.NewBorder(body, nil, nil, nil, buildBlocks(env))
+			Refresh: func() { f.showStep(kiosk.FirstCheck{}) }}
+		blocks := buildBlocks(env)
+		if sc, ok := blocks.(*container.Scroll); ok {
+			blocks = sc.Content
+		}
+		body.Add(widget.NewSeparator())
+		body.Add(blocks)
 	}
+	content := container.NewVScroll(body)
 	side := container.NewVBox(append([]fyne.CanvasObject{shText(tr.T("first.steps"), 16, art.Sand, false)}, list...)...)
 	f.win.SetContent(shBackdrop(container.NewPadded(container.NewBorder(nil, nil, side, nil, content))))
 }
@@ -275,6 +281,7 @@ var _ = words(map[word]text{
 	"first.list":        {"%s %d. %s", "%s %d. %s"},
 	"first.step":        {"Étape %d sur %d\u00a0: %s", "Step %d of %d: %s"},
 	"first.checking":    {"Vérification…", "Checking…"},
+	"first.todo":        {"À faire\u00a0: %s", "To do: %s"},
 	"first.error":       {"La vérification a échoué\u00a0: voyez le journal.", "The check failed: see the log."},
 
 	"first.keys":        {"Clés d’émetteur", "Issuer keys"},
@@ -295,22 +302,22 @@ var _ = words(map[word]text{
 
 	"first.found.keys.found":                {"Clés d’émetteur trouvées\u00a0: %d.", "Issuer keys found: %d."},
 	"first.found.keys.none":                 {"Aucune clé d’émetteur n’est configurée.", "No issuer key is configured."},
-	"first.todo.keys.none":                  {"Copiez le fichier .pem de l’émetteur dans /etc/pharaon/keys/, nommez-le dans keys (pharaon.conf), puis redémarrez la borne\u00a0: la mise en service reprendra à cette étape.", "Copy the issuer’s .pem file to /etc/pharaon/keys/, name it in keys (pharaon.conf), then restart the kiosk: commissioning resumes at this step."},
+	"first.todo.keys.none":                  {"copiez le fichier .pem de l’émetteur dans /etc/pharaon/keys/, nommez-le dans keys (pharaon.conf), puis redémarrez la borne\u00a0: la mise en service reprendra à cette étape.", "copy the issuer’s .pem file to /etc/pharaon/keys/, name it in keys (pharaon.conf), then restart the kiosk: commissioning resumes at this step."},
 	"first.found.devices.ok":                {"Le lecteur de billets et l’imprimante répondent et fonctionnent.", "The bill validator and the printer answer and work."},
 	"first.found.devices.validator_missing": {"Aucun lecteur de billets n’est configuré.", "No bill validator is configured."},
-	"first.todo.devices.validator_missing":  {"Nommez son port dans validator (pharaon.conf), puis redémarrez la borne\u00a0: la mise en service reprendra à cette étape.", "Name its port in validator (pharaon.conf), then restart the kiosk: commissioning resumes at this step."},
+	"first.todo.devices.validator_missing":  {"nommez son port dans validator (pharaon.conf), puis redémarrez la borne\u00a0: la mise en service reprendra à cette étape.", "name its port in validator (pharaon.conf), then restart the kiosk: commissioning resumes at this step."},
 	"first.found.devices.validator_fault":   {"Le lecteur de billets ne répond pas ou signale un défaut.", "The bill validator does not answer or reports a fault."},
-	"first.todo.devices.validator_fault":    {"Vérifiez son câble et son alimentation, retirez un billet coincé, puis touchez «\u00a0Vérifier et continuer\u00a0».", "Check its cable and power, remove a jammed note, then touch “Check and continue”."},
+	"first.todo.devices.validator_fault":    {"vérifiez son câble et son alimentation, retirez un billet coincé, puis touchez «\u00a0Vérifier et continuer\u00a0».", "check its cable and power, remove a jammed note, then touch “Check and continue”."},
 	"first.found.devices.printer_missing":   {"Aucune imprimante n’est configurée.", "No printer is configured."},
-	"first.todo.devices.printer_missing":    {"Nommez son port dans printer (pharaon.conf), puis redémarrez la borne\u00a0: la mise en service reprendra à cette étape.", "Name its port in printer (pharaon.conf), then restart the kiosk: commissioning resumes at this step."},
+	"first.todo.devices.printer_missing":    {"nommez son port dans printer (pharaon.conf), puis redémarrez la borne\u00a0: la mise en service reprendra à cette étape.", "name its port in printer (pharaon.conf), then restart the kiosk: commissioning resumes at this step."},
 	"first.found.devices.printer_fault":     {"L’imprimante ne répond pas ou signale un défaut.", "The printer does not answer or reports a fault."},
-	"first.todo.devices.printer_fault":      {"Vérifiez son câble, le papier et le capot, puis touchez «\u00a0Vérifier et continuer\u00a0».", "Check its cable, the paper and the cover, then touch “Check and continue”."},
+	"first.todo.devices.printer_fault":      {"vérifiez son câble, le papier et le capot, puis touchez «\u00a0Vérifier et continuer\u00a0».", "check its cable, the paper and the cover, then touch “Check and continue”."},
 	"first.found.block.on_sale":             {"Mises avec un bloc en vente\u00a0: %d.", "Stakes with a block on sale: %d."},
 	"first.found.block.none":                {"Aucun bloc n’est en vente.", "No block is on sale."},
-	"first.todo.block.none":                 {"Branchez la clé USB de l’émetteur, choisissez le fichier du bloc ci-dessous, touchez «\u00a0Vérifier et importer\u00a0», puis «\u00a0Vérifier et continuer\u00a0».", "Plug in the issuer’s USB stick, choose the block’s file below, touch “Verify and import”, then “Check and continue”."},
+	"first.todo.block.none":                 {"branchez la clé USB de l’émetteur, choisissez le fichier du bloc ci-dessous, touchez «\u00a0Vérifier et importer\u00a0», puis «\u00a0Vérifier et continuer\u00a0».", "plug in the issuer’s USB stick, choose the block’s file below, touch “Verify and import”, then “Check and continue”."},
 	"first.found.print.done":                {"Page d’essai imprimée.", "Test page printed."},
 	"first.found.print.failed":              {"La page d’essai n’a pas été imprimée.", "The test page was not printed."},
-	"first.todo.print.failed":               {"Vérifiez le papier et le capot de l’imprimante, puis touchez «\u00a0Imprimer et continuer\u00a0».", "Check the printer’s paper and cover, then touch “Print and continue”."},
+	"first.todo.print.failed":               {"vérifiez le papier et le capot de l’imprimante, puis touchez «\u00a0Imprimer et continuer\u00a0».", "check the printer’s paper and cover, then touch “Print and continue”."},
 
 	"first.ready":      {"La borne est prête", "The kiosk is ready"},
 	"first.ready.help": {"Clés, appareils, bloc et impression sont vérifiés. Ouvrez la borne aux joueurs\u00a0; le menu de maintenance reste au coin caché de l’écran.", "Keys, devices, block and printing are checked. Open the kiosk to players; the maintenance menu stays in the screen’s hidden corner."},

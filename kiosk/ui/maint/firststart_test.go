@@ -175,7 +175,7 @@ func TestFirstStartWithAFingerAlone(t *testing.T) {
 	assert.Contains(t, f.text(), "Étape 3 sur 4\u00a0: Bloc d’unités de jeu")
 	f.tap("Vérifier et continuer")
 	assert.Contains(t, f.text(), "Aucun bloc n’est en vente.")
-	assert.Contains(t, f.text(), "Branchez la clé USB de l’émetteur, choisissez le fichier du bloc ci-dessous")
+	assert.Contains(t, f.text(), "À faire\u00a0: branchez la clé USB de l’émetteur, choisissez le fichier du bloc ci-dessous")
 	assert.Contains(t, f.text(), "Étape 3 sur 4", "a failed check stays at its step")
 
 	// A power cut: the kiosk starts again at the step reached, after the
