@@ -123,6 +123,7 @@ var eventWords = map[string]text{
 	"replay_failed":        {"Partie impossible à revoir", "Game cannot be replayed"},
 	"report_printed":       {"Rapport imprimé", "Report printed"},
 	"test_print":           {"Page de test imprimée", "Test page printed"},
+	"first_start_check":    {"Mise en service\u00a0: étape vérifiée", "Commissioning: step checked"},
 	"test_print_failed":    {"Page de test non imprimée", "Test page not printed"},
 	"paper_refilled":       {"Papier remis, confirmé par l’imprimante", "Paper refilled, confirmed by the printer"},
 	"paper_not_confirmed":  {"Papier remis, non confirmé par l’imprimante", "Paper refill not confirmed by the printer"},
