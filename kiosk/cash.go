@@ -415,7 +415,7 @@ func (m *Machine) readCashSettings(ctx context.Context) {
 			*dst = a
 		}
 	}
-	if v, ok, err := m.st.Setting(ctx, SettingKioskID); err == nil && ok && validKioskID(v) {
+	if v, ok, err := m.st.Setting(ctx, SettingKioskID); err == nil && ok && ValidKioskID(v) {
 		m.mu.Lock()
 		m.kioskID = v
 		m.mu.Unlock()

@@ -53,8 +53,9 @@ const (
 	// manifest of the installed package lists (Config.Software).
 	FaultSoftware = "software"
 	// The start-up failures of the kiosk binary, before any machine runs.
-	FaultNoDatabase = "database_missing" // no database, and not a first install
-	FaultKeys       = "issuer_keys"      // an issuer key file cannot be read
+	FaultNoDatabase   = "database_missing" // no database where the kiosk has run before: restore it
+	FaultNotInstalled = "not_installed"    // no database on a new kiosk started without -first-install
+	FaultKeys         = "issuer_keys"      // an issuer key file cannot be read
 )
 
 // Fault says why the kiosk is out of service.
@@ -720,22 +721,6 @@ func (m *Machine) SetMaintenance(on bool) {
 	}
 }
 
-// ErrKioskID: a kiosk id that cannot be printed on a voucher.
-var ErrKioskID = errors.New("kiosk id must be 1 to 20 letters, digits or dashes")
-
-// validKioskID: 1 to 20 ASCII letters, digits, dashes or dots.
-func validKioskID(id string) bool {
-	if len(id) == 0 || len(id) > 20 {
-		return false
-	}
-	for _, r := range id {
-		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
-			return false
-		}
-	}
-	return true
-}
-
 // KioskID is the kiosk's name printed on its vouchers.
 func (m *Machine) KioskID() string {
 	m.mu.Lock()
@@ -747,8 +732,8 @@ func (m *Machine) KioskID() string {
 // (SettingKioskID; the store logs the change with source, "setup" at the
 // first start).
 func (m *Machine) SetKioskID(ctx context.Context, source, id string) error {
-	if !validKioskID(id) {
-		return fmt.Errorf("kiosk id %q: %w", id, ErrKioskID)
+	if err := CheckKioskID(id); err != nil {
+		return err
 	}
 	if err := m.st.SetSetting(ctx, source, SettingKioskID, id); err != nil {
 		return err

@@ -36,10 +36,8 @@ const (
 	SettingAcceptedNotes = "cash.accepted_notes" // the notes taken, in euros: "5,10,20,50"
 	defaultAcceptedNotes = "5,10,20,50"          // id003.DefaultEnabled
 	maxSettingRunes      = 120                   // a venue's name and address fit on three printed lines
-	kioskIDChars         = "-_."                 // besides letters and digits
 	secondsLow, idleHigh = 5, 600                // the idle return home: 5 s to 10 min
 	autoHigh             = 120                   // the Auto hand-over: up to 2 min
-	kioskIDRunes         = 32                    // the longest kiosk id
 	validityHigh         = 3660                  // the longest voucher validity, in days
 )
 
@@ -111,17 +109,10 @@ func secondsCheck(low, high int) func(string) (string, error) {
 
 // settings are the settings, in the screen's order.
 var settings = []Setting{
-	{Key: SettingKioskID, Low: 1, High: kioskIDRunes,
+	{Key: SettingKioskID, Low: 1, High: KioskIDMaxLen,
 		check: func(v string) (string, error) {
 			v = strings.TrimSpace(v)
-			ok := v != "" && utf8.RuneCountInString(v) <= kioskIDRunes
-			for _, r := range v {
-				ok = ok && (r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) || strings.ContainsRune(kioskIDChars, r))
-			}
-			if !ok {
-				return "", fmt.Errorf("not 1 to %d letters, digits, %s without spaces", kioskIDRunes, kioskIDChars)
-			}
-			return v, nil
+			return v, CheckKioskID(v)
 		},
 		def: func(m *Machine) string { return m.cfg.KioskID }},
 	{Key: SettingVenue, Low: 1, High: maxSettingRunes,

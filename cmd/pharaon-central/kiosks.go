@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
 	"pharaon/kiosk/fleet/authority"
 )
@@ -42,12 +43,15 @@ func initFleet(w io.Writer, dir string, tlsIn authority.TLSInput, listen, store 
 // deliveries is made there and the account's revocations pushed; else it
 // says to run pharaon-central provision once the server runs.
 func addKiosk(ctx context.Context, w io.Writer, dir, id string, groups []string, natsURL, kioskURL string, now time.Time) error {
-	if !fleet.ValidKioskID(id) || id == authority.CentralUser {
-		return fmt.Errorf("kiosk id %q: letters, digits, - and _ only, 1 to 64, not %q", id, authority.CentralUser)
+	if err := kiosk.CheckKioskID(id); err != nil {
+		return err
+	}
+	if id == authority.CentralUser {
+		return fmt.Errorf("kiosk id %q: not %q, the centre's own name", id, authority.CentralUser)
 	}
 	for _, g := range groups {
 		if !fleet.ValidKioskID(g) {
-			return fmt.Errorf("group %q: letters, digits, - and _ only, 1 to 64", g)
+			return fmt.Errorf("group %q, named as a kiosk is: %w", g, kiosk.ErrKioskID)
 		}
 	}
 	m, err := authority.Open(dir)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
 	"pharaon/kiosk/fleet/authority"
 )
@@ -108,6 +109,12 @@ func TestKioskAddAndRevoke(t *testing.T) {
 
 	_, err = c.cmd(t, time.Now(), "kiosk", "add", "-id", "central")
 	assert.ErrorContains(t, err, "not \"central\"")
+	for _, id := range []string{"PH.9", strings.Repeat("9", kiosk.KioskIDMaxLen+1)} {
+		_, err = c.cmd(t, time.Now(), "kiosk", "add", "-id", id)
+		require.ErrorIs(t, err, kiosk.ErrKioskID, "the kiosk id's one rule: %q", id)
+	}
+	_, err = c.cmd(t, time.Now(), "kiosk", "add", "-id", "PH-9", "-groups", "nord.est")
+	require.ErrorIs(t, err, kiosk.ErrKioskID, "a group is named as a kiosk is")
 	_, err = c.cmd(t, time.Now(), "kiosk", "revoke", "-id", "PH-9")
 	assert.ErrorContains(t, err, "not one of this centre's")
 }

@@ -279,3 +279,19 @@ func TestStartLang(t *testing.T) {
 	assert.Equal(t, ui.English, startLang(ui.English, "de", logger))
 	assert.Contains(t, log.String(), "language setting", "said in the log")
 }
+
+// The configuration's kiosk-id keeps the kiosk id's one rule
+// (kiosk.CheckKioskID): an id the fleet, the setup or the settings view
+// would refuse stops the start with a usage error.
+func TestLoadConfigRefusesABadKioskID(t *testing.T) {
+	for _, id := range []string{"PH.42", "PH 42", "PH-0042-" + strings.Repeat("x", 30), "BORNE-É"} {
+		var stderr bytes.Buffer
+		_, err := loadConfig([]string{"-kiosk-id", id}, mapEnv{"HOME": "/home/k"}, &stderr)
+		var usage *usageError
+		require.ErrorAs(t, err, &usage, "%q", id)
+		assert.Contains(t, err.Error(), "kiosk-id", "%q", id)
+	}
+	c, err := loadConfig([]string{"-kiosk-id", "PH_0042"}, mapEnv{"HOME": "/home/k"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	assert.Equal(t, "PH_0042", c.KioskID)
+}

@@ -53,6 +53,10 @@ type backOffice struct {
 	// setup: a production kiosk without PINs yet; the setup screen shows
 	// before the player's screens.
 	setup bool
+	// firstStart: a production kiosk that began the first start's guided
+	// sequence and has not finished it (a power cut): the sequence shows
+	// again at the step reached, before the player's screens.
+	firstStart bool
 	// demoPINs are the development run's PINs (staff, technician), shown
 	// on the development panel.
 	demoPINs [2]string
@@ -98,6 +102,13 @@ func newBackOffice(ctx context.Context, st *store.Store, m *kiosk.Machine, clk k
 	case need:
 		bo.setup = true
 		logger.Printf("no maintenance PINs yet: the first start's setup shows before the player's screens")
+	default:
+		if bo.firstStart, err = m.FirstStartPending(ctx); err != nil {
+			return nil, fmt.Errorf("read the first start's step: %w", err)
+		}
+		if bo.firstStart {
+			logger.Printf("the first start's sequence is not finished: it resumes before the player's screens")
+		}
 	}
 	return bo, nil
 }
@@ -537,18 +548,31 @@ func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *ba
 		}
 	}
 	screens = ui.New(m, opt)
-	if bo == nil || !bo.setup {
+	if bo == nil || !bo.setup && !bo.firstStart {
 		w.SetContent(screens.Content())
 		screens.Start()
 		return screens
 	}
-	bo.m.SetMaintenance(true) // no player until the PINs are set
-	maint.NewSetup(w, maint.SetupConfig{Access: bo.access, KioskID: bo.m.KioskID(), SetKioskID: bo.m.SetKioskID, Lang: cfg.Lang,
+	bo.m.SetMaintenance(true) // no player until the first start is done
+	sequence := func() {
+		maint.NewFirstStart(w, maint.FirstStartConfig{Steps: bo.office, Office: bo.office, BlockDir: cfg.BlockDir, Lang: cfg.Lang,
+			Now: bo.clk.Now, Loc: bo.m.Location(),
+			Done: func() {
+				logger.Printf("first start done: kiosk %s open to players", bo.m.KioskID())
+				bo.m.SetMaintenance(false)
+				w.SetContent(screens.Content())
+				screens.Start()
+			}})
+	}
+	if !bo.setup {
+		sequence()
+		return screens
+	}
+	maint.NewSetup(w, maint.SetupConfig{Access: bo.access, KioskID: bo.m.KioskID(), SetKioskID: bo.m.SetKioskID,
+		Begin: bo.m.BeginFirstStart, Lang: cfg.Lang,
 		Done: func() {
 			logger.Printf("first start's setup done: maintenance PINs set, kiosk %s", bo.m.KioskID())
-			bo.m.SetMaintenance(false)
-			w.SetContent(screens.Content())
-			screens.Start()
+			sequence()
 		}})
 	if bo.onSetup != nil {
 		bo.onSetup()

@@ -145,6 +145,50 @@ func TestOpenKioskBackOffice(t *testing.T) {
 	assert.Equal(t, [2]string{devStaffPIN, devTechnicianPIN}, p.bo.demoPINs)
 }
 
+// openFreshKiosk opens a new production kiosk on its first install: no
+// PINs yet, the setup to come.
+func openFreshKiosk(t *testing.T) (Config, *parts) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := Config{DB: filepath.Join(dir, "pharaon.db"), FirstInstall: true, Installed: filepath.Join(dir, installedMarker)}
+	p, err := openKiosk(context.Background(), cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
+	require.NoError(t, err)
+	require.True(t, p.bo.setup)
+	return cfg, p
+}
+
+// A power cut during the first start's guided sequence: the next start
+// shows the sequence again (at the step the store keeps) before the
+// player's screens, and once it is done, never again.
+func TestOpenKioskResumesTheFirstStart(t *testing.T) {
+	ctx := context.Background()
+	cfg, p := openFreshKiosk(t)
+	require.NoError(t, p.m.BeginFirstStart(ctx))
+	setup, err := p.bo.access.SetupSession(ctx)
+	require.NoError(t, err)
+	require.NoError(t, p.bo.access.Setup(ctx, setup, "246800", "135700"))
+	require.NoError(t, p.Close())
+
+	var logs bytes.Buffer
+	p, err = openKiosk(ctx, cfg, testNow, log.New(&logs, "", 0))
+	require.NoError(t, err)
+	assert.False(t, p.bo.setup)
+	assert.True(t, p.bo.firstStart, "the sequence resumes")
+	assert.Contains(t, logs.String(), "first start's sequence is not finished")
+	tech, err := p.bo.office.Login(ctx, "246800")
+	require.NoError(t, err)
+	step, err := p.bo.office.FirstStart(ctx, tech)
+	require.NoError(t, err)
+	assert.Equal(t, kiosk.StepKeys, step)
+	require.NoError(t, p.st.SetSetting(ctx, "technician", kiosk.SettingFirstStart, string(kiosk.StepDone)))
+	require.NoError(t, p.Close())
+
+	p, err = openKiosk(ctx, cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
+	require.NoError(t, err)
+	defer p.Close()
+	assert.False(t, p.bo.firstStart, "done: the player's screens at once")
+}
+
 // The credentials of a kiosk in service deleted on its disk, as whoever
 // holds the disk would (the triggers that refuse it dropped, then put back
 // with their own text): the next start is out of service on its anchor,
@@ -152,11 +196,7 @@ func TestOpenKioskBackOffice(t *testing.T) {
 // would choose the PINs).
 func TestDeletedCredentialsNeverBringTheSetupBack(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg := Config{DB: filepath.Join(dir, "pharaon.db"), FirstInstall: true, Installed: filepath.Join(dir, installedMarker)}
-	p, err := openKiosk(ctx, cfg, testNow, log.New(&bytes.Buffer{}, "", 0))
-	require.NoError(t, err)
-	require.True(t, p.bo.setup)
+	cfg, p := openFreshKiosk(t)
 	setup, err := p.bo.access.SetupSession(ctx)
 	require.NoError(t, err)
 	require.NoError(t, p.bo.access.Setup(ctx, setup, "246800", "135700"))

@@ -184,6 +184,13 @@ func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 			return Config{}, &usageError{"kiosk-id is required with a printer: it identifies the kiosk on its vouchers"}
 		}
 	}
+	// The id names the kiosk on its vouchers and in the fleet: the one rule
+	// (kiosk.CheckKioskID) the setup and the settings view keep too.
+	if cfg.KioskID != "" {
+		if err := kiosk.CheckKioskID(cfg.KioskID); err != nil {
+			return Config{}, &usageError{fmt.Sprintf("kiosk-id: %v", err)}
+		}
+	}
 	if cfg.DevSeed != 0 && !cfg.Dev {
 		return Config{}, &usageError{"dev-seed is for a development run: give -dev with it"}
 	}

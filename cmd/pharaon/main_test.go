@@ -10,12 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"pharaon/kiosk"
+	"pharaon/kiosk/ui"
 )
 
 // binaryEnv makes the test binary run the command itself (main, os.Exit
@@ -105,7 +107,7 @@ func TestBinaryStartFailures(t *testing.T) {
 		{"no key file", []string{"-db", fresh, "-first-install", "-keys", filepath.Join(dir, "missing.pub")}, exitKeys, kiosk.FaultKeys,
 			[]string{"missing.pub"}},
 		{"a bad key file", []string{"-db", fresh, "-first-install", "-keys", badKey}, exitKeys, kiosk.FaultKeys, []string{"bad.pub"}},
-		{"no database", []string{"-db", fresh}, exitNoDatabase, kiosk.FaultNoDatabase, []string{"-first-install", fresh}},
+		{"no database", []string{"-db", fresh}, exitNoDatabase, kiosk.FaultNotInstalled, []string{"-first-install", fresh}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := runBinary(t, dir, c.args...)
@@ -135,9 +137,18 @@ func TestBinaryFirstInstall(t *testing.T) {
 	require.NoError(t, os.WriteFile(conf, []byte("db = "+db+"\n"), 0o600))
 	marker := filepath.Join(etc, installedMarker)
 
+	// A new kiosk started without the flag is told how it is installed:
+	// it has nothing to restore.
 	r := runBinary(t, dir, "-config", conf)
 	require.Equal(t, exitNoDatabase, r.status, r.stderr)
 	assert.Contains(t, r.stderr, "-first-install")
+	assert.Equal(t, "SCREEN out_of_service "+kiosk.FaultNotInstalled+" credit=0\n", r.stdout)
+	for _, lang := range []ui.Lang{ui.French, ui.English} {
+		says := ui.Tr{Lang: lang}.Fault(kiosk.Fault{Code: kiosk.FaultNotInstalled})
+		assert.Contains(t, says, "-first-install")
+		assert.NotContains(t, strings.ToLower(says), "restor", "%v", lang)
+		assert.NotContains(t, strings.ToLower(says), "restaur", "%v", lang)
+	}
 	assert.NoFileExists(t, db)
 
 	r = runBinary(t, dir, "-config", conf, "-first-install")

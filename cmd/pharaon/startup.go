@@ -69,15 +69,19 @@ func mayCreate(cfg Config) (bool, error) {
 
 // noDatabase is the failure of a production kiosk that finds no database.
 func noDatabase(cfg Config, err error) *startError {
+	// Only a kiosk that has run before has something to restore; a new one
+	// is told how it is installed.
 	var reason error
+	code := kiosk.FaultNoDatabase
 	if _, serr := os.Stat(cfg.Installed); serr == nil {
 		reason = fmt.Errorf("database %s is missing, and this kiosk has run before (%s): its credit and history are not there; "+
 			"restore the database, or for a new installation remove %s and start once with -first-install: %w",
 			cfg.DB, cfg.Installed, cfg.Installed, err)
 	} else {
+		code = kiosk.FaultNotInstalled
 		reason = fmt.Errorf("no database at %s: a new kiosk is started once with -first-install: %w", cfg.DB, err)
 	}
-	return &startError{status: exitNoDatabase, fault: kiosk.Fault{Code: kiosk.FaultNoDatabase, Detail: reason.Error()}, err: reason}
+	return &startError{status: exitNoDatabase, fault: kiosk.Fault{Code: code, Detail: reason.Error()}, err: reason}
 }
 
 // inUse is the refusal of a database another process holds (store.ErrLocked):

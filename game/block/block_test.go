@@ -378,10 +378,18 @@ func TestVerifyAndInspect(t *testing.T) {
 		assert.Equal(t, good, s)
 	}
 
-	_, err = Verify(bytes.NewReader(file), nil)
-	assert.ErrorIs(t, err, ErrUnknownKey)
-	_, err = NewReader(bytes.NewReader(file), nil)
-	assert.ErrorIs(t, err, ErrUnknownKey)
+	// No key at all is said as such (a configuration to complete), and is
+	// still an untrusted key for the callers that ask only that.
+	for _, none := range []Keys{nil, KeySet{}, KeySet(nil)} {
+		_, err = Verify(bytes.NewReader(file), none)
+		assert.ErrorIs(t, err, ErrUnknownKey)
+		assert.ErrorIs(t, err, ErrNoKeys)
+		assert.ErrorContains(t, err, "no issuer key configured")
+		_, err = NewReader(bytes.NewReader(file), none)
+		assert.ErrorIs(t, err, ErrUnknownKey)
+		assert.ErrorIs(t, err, ErrNoKeys)
+		assert.NotContains(t, err.Error(), "not trusted")
+	}
 
 	other := NewKeySet(otherPub)
 	s, err := Verify(bytes.NewReader(file), other)

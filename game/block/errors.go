@@ -15,6 +15,10 @@ var (
 	ErrVersion = errors.New("unsupported block format version")
 	// ErrUnknownKey: the file is signed by a key the kiosk does not trust.
 	ErrUnknownKey = errors.New("untrusted issuer key")
+	// ErrNoKeys: the kiosk trusts no issuer key at all (none configured),
+	// which is not the same fix as a file signed by another issuer's key.
+	// It is also ErrUnknownKey.
+	ErrNoKeys error = noKeysError{}
 	// ErrSignature: the signature does not match the file's content.
 	ErrSignature = errors.New("bad signature")
 	// ErrTruncated: the file ends before its signature does.
@@ -28,3 +32,10 @@ var (
 	// table digest, bonus lots, emission or block number, signing key).
 	ErrHeader = errors.New("invalid block header")
 )
+
+// noKeysError is ErrNoKeys: its own words, and ErrUnknownKey for the
+// callers that only ask whether the key is trusted.
+type noKeysError struct{}
+
+func (noKeysError) Error() string        { return "no issuer key configured" }
+func (noKeysError) Is(target error) bool { return target == ErrUnknownKey }

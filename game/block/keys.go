@@ -30,6 +30,13 @@ type Keys interface {
 	Lookup(KeyID) (ed25519.PublicKey, bool)
 }
 
+// noKeys reports whether keys trusts no key at all: a kiosk configured
+// with none (ErrNoKeys).
+func noKeys(keys Keys) bool {
+	ks, isSet := keys.(KeySet)
+	return keys == nil || isSet && len(ks) == 0
+}
+
 // KeySet is a set of trusted public keys indexed by their KeyID.
 type KeySet map[KeyID]ed25519.PublicKey
 

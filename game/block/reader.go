@@ -46,8 +46,8 @@ type Reader struct {
 // emission and block numbers, and that keys trusts the signing key. It reads
 // nothing beyond the header.
 func NewReader(r io.Reader, keys Keys) (*Reader, error) {
-	if keys == nil {
-		return nil, fmt.Errorf("block file: no trusted issuer keys: %w", ErrUnknownKey)
+	if noKeys(keys) {
+		return nil, fmt.Errorf("block file: %w", ErrNoKeys)
 	}
 	br, err := open(r, keys, officialSpec)
 	if err != nil {
@@ -202,8 +202,8 @@ type Summary struct {
 // Verify reads a whole block file through a Reader and returns its summary
 // once everything is checked, or the first problem and a zero Summary.
 func Verify(r io.Reader, keys Keys) (Summary, error) {
-	if keys == nil {
-		return Summary{}, fmt.Errorf("block file: no trusted issuer keys: %w", ErrUnknownKey)
+	if noKeys(keys) {
+		return Summary{}, fmt.Errorf("block file: %w", ErrNoKeys)
 	}
 	s, err := scan(r, keys, officialSpec)
 	if err != nil {

@@ -108,8 +108,8 @@ func (c *SignedUnits) Verify(keys Keys, sig []byte) error {
 // trustedKey is the public key of the header's KeyID, if keys trusts it.
 func trustedKey(keys Keys, h Header) (ed25519.PublicKey, error) {
 	name := h.Name()
-	if keys == nil {
-		return nil, fmt.Errorf("%s: no trusted issuer keys: %w", name, ErrUnknownKey)
+	if noKeys(keys) {
+		return nil, fmt.Errorf("%s: %w", name, ErrNoKeys)
 	}
 	pub, ok := keys.Lookup(h.KeyID)
 	switch {

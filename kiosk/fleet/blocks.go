@@ -20,6 +20,7 @@ import (
 
 	"pharaon/game/block"
 	"pharaon/hw"
+	"pharaon/kiosk"
 	"pharaon/store"
 )
 
@@ -243,7 +244,7 @@ func CheckSend(ctx context.Context, js jetstream.JetStream, emission, number uin
 // publishBlock is SendBlock without its check.
 func publishBlock(ctx context.Context, js jetstream.JetStream, file []byte, to Address, now time.Time) (Delivery, error) {
 	if !ValidKioskID(to.Name) {
-		return Delivery{}, fmt.Errorf("address %q: letters, digits, - and _ only, 1 to 64", to.Name)
+		return Delivery{}, fmt.Errorf("address %q, named as a kiosk is: %w", to.Name, kiosk.ErrKioskID)
 	}
 	obj, err := objectsFor(ctx, js, to)
 	if err != nil {

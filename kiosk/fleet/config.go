@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"pharaon/kiosk"
 )
 
 // Config says how a kiosk reaches the centre. An empty URL means no
@@ -60,8 +61,8 @@ func (c Config) Check() error {
 	if c.URL == "" {
 		return nil
 	}
-	if !ValidKioskID(c.KioskID) {
-		return fmt.Errorf("kiosk id %q: letters, digits, - and _ only, 1 to 64", c.KioskID)
+	if err := kiosk.CheckKioskID(c.KioskID); err != nil {
+		return err
 	}
 	if c.CredsFile == "" {
 		return errors.New("no credentials: the kiosk's .creds file (pharaon-central kiosk add) is needed")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	pkiosk "pharaon/kiosk"
 )
 
 // What the centre provisions (DESIGN.md §11): kiosks create, change or
@@ -83,13 +84,13 @@ func provisionBucket(ctx context.Context, js jetstream.JetStream, name string, h
 // server keeps the consumer's position across restarts; the kiosk only
 // reads it (its permissions), and learns its groups from its filter.
 func ProvisionKiosk(ctx context.Context, js jetstream.JetStream, kiosk string, groups []string) error {
-	if !ValidKioskID(kiosk) {
-		return fmt.Errorf("kiosk id %q: letters, digits, - and _ only, 1 to 64", kiosk)
+	if err := pkiosk.CheckKioskID(kiosk); err != nil {
+		return err
 	}
 	subjects := []string{ToKiosk(kiosk).Subject()}
 	for _, g := range groups {
 		if !ValidKioskID(g) {
-			return fmt.Errorf("group %q: letters, digits, - and _ only, 1 to 64", g)
+			return fmt.Errorf("group %q, named as a kiosk is: %w", g, pkiosk.ErrKioskID)
 		}
 		subjects = append(subjects, ToGroup(g).Subject())
 	}

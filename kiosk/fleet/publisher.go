@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"pharaon/hw"
+	"pharaon/kiosk"
 	"pharaon/store"
 )
 
@@ -32,11 +32,10 @@ const (
 	VoucherBucket = "vouchers"
 )
 
-// kioskIDPattern is what a kiosk id may be: one NATS subject token.
-var kioskIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// ValidKioskID reports whether id can name a kiosk in the fleet.
-func ValidKioskID(id string) bool { return kioskIDPattern.MatchString(id) }
+// ValidKioskID reports whether id can name a kiosk or a group in the
+// fleet: the kiosk's one rule (kiosk.ValidKioskID), which keeps it one
+// NATS subject token.
+func ValidKioskID(id string) bool { return kiosk.ValidKioskID(id) }
 
 // MsgID is the de-duplication id of a kiosk's record: the server stores a
 // record sent twice (a resend after a crash or a lost acknowledgement) once.

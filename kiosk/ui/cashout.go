@@ -145,7 +145,7 @@ func (s *Screens) cashOutCaption() string {
 	case c.CashingOut:
 		return s.tr.T(msgCashPrintingCap)
 	case !c.Printer.Configured:
-		return s.tr.T(msgUnavailable)
+		return s.tr.T(msgNoPrinterCap)
 	case !c.Printer.OK:
 		return s.tr.Message(c.Printer.Message)
 	}

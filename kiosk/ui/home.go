@@ -259,6 +259,10 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 	if msgText == "" {
 		msgText = s.cashOutLine() // credit the printer cannot pay out now, and why
 	}
+	if msgText == "" && !anyAvailable(available) {
+		// Every stake greyed: the player is told why and whom to ask.
+		msgText = tr.T(msgNothingOnSale)
+	}
 	if msgText == "" && available[s.stake] && !canPlay && !cashBusy {
 		msgText, msgColour = s.stakeLine(credit, available), art.Sand
 	}
@@ -306,6 +310,16 @@ func (s *Screens) notesLines() (notes, max string) {
 		return "", ""
 	}
 	return s.tr.F(msgNotesAccepted, s.tr.Notes(list)), s.tr.F(msgMaxCreditShown, s.tr.Money(c.MaxCredit))
+}
+
+// anyAvailable reports whether one stake at least is on sale.
+func anyAvailable(available map[game.Stake]bool) bool {
+	for _, st := range game.Stakes {
+		if available[st] {
+			return true
+		}
+	}
+	return false
 }
 
 // stakeLine says why the chosen stake cannot be played with the credit:

@@ -67,6 +67,8 @@ const (
 	msgCredit         msg = "home.credit"
 	msgChooseStake    msg = "home.choose_stake"
 	msgUnavailable    msg = "home.unavailable"
+	msgNothingOnSale  msg = "home.nothing_on_sale"
+	msgNoPrinterCap   msg = "home.no_printer"
 	msgInsertNote     msg = "home.insert_note"
 	msgPlay           msg = "btn.play"
 	msgAuto           msg = "btn.auto"
@@ -197,6 +199,7 @@ const (
 	msgFaultRecovery  msg = "fault.recovery"
 	msgFaultUnknown   msg = "fault.unknown"
 	msgFaultNoDB      msg = "fault.database_missing"
+	msgFaultNew       msg = "fault.not_installed"
 	msgFaultKeys      msg = "fault.issuer_keys"
 	msgFaultAnchor    msg = "fault.anchor"
 	msgFaultRollback  msg = "fault.rollback"
@@ -277,12 +280,15 @@ var catalogue = map[msg]text{
 	msgCredit:      {"CRÉDIT", "CREDIT"},
 	msgChooseStake: {"Choisissez votre mise", "Choose your stake"},
 	msgUnavailable: {"indisponible", "unavailable"},
-	msgInsertNote:  {"Insérez un billet pour jouer", "Insert a bank note to play"},
-	msgPlay:        {"Jouer", "Play"},
-	msgAuto:        {"Auto", "Auto"},
-	msgHistory:     {"Historique", "History"},
-	msgCashOut:     {"Encaisser", "Cash out"},
-	msgAgeBadge:    {"18+", "18+"},
+	// No stake on sale: no block loaded, or all sold out or withdrawn.
+	msgNothingOnSale: {"Aucun jeu en vente pour le moment (aucun bloc chargé)\u00a0: appelez le personnel.", "No game on sale for now (no block loaded): please call the staff."},
+	msgNoPrinterCap:  {"pas d’imprimante", "no printer"},
+	msgInsertNote:    {"Insérez un billet pour jouer", "Insert a bank note to play"},
+	msgPlay:          {"Jouer", "Play"},
+	msgAuto:          {"Auto", "Auto"},
+	msgHistory:       {"Historique", "History"},
+	msgCashOut:       {"Encaisser", "Cash out"},
+	msgAgeBadge:      {"18+", "18+"},
 	msgResponsible: {
 		"Jeu interdit aux mineurs. Jouer comporte des risques\u00a0: endettement, dépendance… Appelez le 09\u00a074\u00a075\u00a013\u00a013 (appel non surtaxé).",
 		"No sale to minors. Gambling involves risks: debt, addiction… Call 09 74 75 13 13 (free of extra charge).",
@@ -423,6 +429,7 @@ var catalogue = map[msg]text{
 	msgFaultRecovery:  {"Une partie interrompue n’a pas pu être reprise.", "An interrupted game could not be resumed."},
 	msgFaultUnknown:   {"Défaut\u00a0: %s", "Fault: %s"},
 	msgFaultNoDB:      {"La base de données de la borne est absente. Un technicien doit la restaurer.", "The kiosk’s database is missing. A technician must restore it."},
+	msgFaultNew:       {"Borne neuve, pas encore installée\u00a0: un technicien la démarre une fois en première installation (-first-install).", "A new kiosk, not installed yet: a technician starts it once as a first install (-first-install)."},
 	msgFaultAnchor:    {"Les données ne correspondent plus à leur empreinte gardée hors de la base\u00a0: l’historique a pu être tronqué. Un technicien doit intervenir.", "The data no longer match the fingerprint kept outside them: the history may have been cut. A technician must intervene."},
 	msgFaultRollback:  {"Les données de la borne ont été remplacées par une copie plus ancienne. Un technicien doit intervenir.", "The kiosk’s data were replaced by an older copy. A technician must intervene."},
 	msgFaultSoftware:  {"Le logiciel de la borne n’est pas celui du paquet signé installé. Un technicien doit le réinstaller.", "The kiosk’s program is not the one of the signed package installed. A technician must reinstall it."},
@@ -476,17 +483,18 @@ var symbolNames = [game.NumSymbols][2]msg{
 
 // faultTexts are the out-of-service messages of the kiosk's fault codes.
 var faultTexts = map[string]msg{
-	kiosk.FaultIntegrity:  msgFaultIntegrity,
-	kiosk.FaultStore:      msgFaultStore,
-	kiosk.FaultMismatch:   msgFaultMismatch,
-	kiosk.FaultRecovery:   msgFaultRecovery,
-	kiosk.FaultNoDatabase: msgFaultNoDB,
-	kiosk.FaultKeys:       msgFaultKeys,
-	kiosk.FaultAnchor:     msgFaultAnchor,
-	kiosk.FaultRollback:   msgFaultRollback,
-	kiosk.FaultSoftware:   msgFaultSoftware,
-	kiosk.FaultValidator:  msgFaultValidator,
-	kiosk.FaultPrinter:    msgFaultPrinter,
+	kiosk.FaultIntegrity:    msgFaultIntegrity,
+	kiosk.FaultStore:        msgFaultStore,
+	kiosk.FaultMismatch:     msgFaultMismatch,
+	kiosk.FaultRecovery:     msgFaultRecovery,
+	kiosk.FaultNoDatabase:   msgFaultNoDB,
+	kiosk.FaultNotInstalled: msgFaultNew,
+	kiosk.FaultKeys:         msgFaultKeys,
+	kiosk.FaultAnchor:       msgFaultAnchor,
+	kiosk.FaultRollback:     msgFaultRollback,
+	kiosk.FaultSoftware:     msgFaultSoftware,
+	kiosk.FaultValidator:    msgFaultValidator,
+	kiosk.FaultPrinter:      msgFaultPrinter,
 }
 
 // Tr is the catalogue in one language: every text the screens show goes

@@ -112,3 +112,22 @@ func TestScreensTouchTargets(t *testing.T) {
 		})
 	}
 }
+
+// A kiosk with nothing on sale and no printer (a new kiosk before its
+// first block, or one whose blocks are sold out) tells the player why and
+// whom to ask, and the cash-out button says why it is greyed: never a row
+// of "indisponible" alone.
+func TestScreensNothingOnSaleSaysWhy(t *testing.T) {
+	f := newScrFixture(t, stubbed(func(s kiosk.Snapshot) kiosk.Snapshot {
+		for _, st := range game.Stakes {
+			s.Available[st] = false
+		}
+		s.Cash.Printer.Configured = false
+		return s
+	}, nil))
+	assert.Contains(t, f.screenText(), "Aucun jeu en vente pour le moment (aucun bloc chargé)\u00a0: appelez le personnel.")
+	cash := f.button("Encaisser")
+	require.NotNil(t, cash)
+	assert.True(t, cash.Disabled())
+	assert.Equal(t, "pas d’imprimante", cash.Caption)
+}

@@ -71,6 +71,7 @@ var _ = words(map[word]text{
 	"blocks.refused":         {"%s refusé\u00a0: %s.", "%s refused: %s."},
 	"blocks.why.signature":   {"la signature ne correspond pas au contenu (fichier modifié ou abîmé)", "the signature does not match the content (file altered or damaged)"},
 	"blocks.why.key":         {"signé par une clé d’émetteur qui n’est pas de confiance", "signed by an issuer key that is not trusted"},
+	"blocks.why.nokeys":      {"aucune clé d’émetteur n’est configurée sur cette borne\u00a0: copiez le fichier .pem de l’émetteur, nommez-le dans keys (pharaon.conf), puis redémarrez la borne", "no issuer key is configured on this kiosk: copy the issuer’s .pem file, name it in keys (pharaon.conf), then restart the kiosk"},
 	"blocks.why.duplicate":   {"ce bloc est déjà importé", "this block is already imported"},
 	"blocks.why.taken":       {"ce bloc est déjà en vente à une autre borne de la flotte", "this block is already on sale at another kiosk of the fleet"},
 	"blocks.why.takenby":     {"ce bloc est déjà en vente à la borne %s de la flotte", "this block is already on sale at kiosk %s of the fleet"},
@@ -80,7 +81,7 @@ var _ = words(map[word]text{
 	"blocks.why.read":        {"fichier illisible", "the file cannot be read"},
 	"blocks.why.other":       {"bloc refusé", "block refused"},
 	"blocks.list":            {"Blocs", "Blocks"},
-	"blocks.none":            {"Aucun bloc importé.", "No block imported."},
+	"blocks.none":            {"Aucun bloc importé\u00a0: la borne ne vend rien. Branchez la clé USB de l’émetteur et importez un bloc ci-dessus.", "No block imported: the kiosk sells nothing. Plug in the issuer’s USB stick and import a block above."},
 	"blocks.block":           {"Bloc %d/%d · %s · %s", "Block %d/%d · %s · %s"},
 	"blocks.counts":          {"Vendus %s · restants %s · gagné %s", "Sold %s · remaining %s · won %s"},
 	"blocks.tiers":           {"Lot", "Prize"},
@@ -424,6 +425,8 @@ func refusal(err error) word {
 	switch {
 	case errors.Is(err, block.ErrSignature):
 		return "blocks.why.signature"
+	case errors.Is(err, block.ErrNoKeys):
+		return "blocks.why.nokeys"
 	case errors.Is(err, block.ErrUnknownKey):
 		return "blocks.why.key"
 	case errors.Is(err, store.ErrDuplicateBlock):

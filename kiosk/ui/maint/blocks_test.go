@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/game/block"
 	"pharaon/kiosk"
 	"pharaon/kiosk/kiosktest"
 	"pharaon/kiosk/ui"
@@ -34,6 +35,9 @@ type blkOffice struct {
 	// fixed, when set, is what Blocks and BlockProgress return instead.
 	fixed    []store.BlockInfo
 	progress map[int64]store.Progress
+	// keys, when set, are the issuer keys the kiosk trusts instead of
+	// kiosktest.Keys.
+	keys block.Keys
 }
 
 func (o *blkOffice) Blocks(ctx context.Context, _ *kiosk.Session) ([]store.BlockInfo, error) {
@@ -51,6 +55,9 @@ func (o *blkOffice) BlockProgress(ctx context.Context, _ *kiosk.Session, id int6
 }
 
 func (o *blkOffice) ImportBlock(ctx context.Context, _ *kiosk.Session, _ string, r io.Reader) (store.BlockInfo, error) {
+	if o.keys != nil {
+		return o.st.ImportBlock(ctx, r, o.keys)
+	}
 	return o.st.ImportBlock(ctx, r, kiosktest.Keys)
 }
 
@@ -177,7 +184,7 @@ func TestBlocksImportAndWithdrawFromTheScreen(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(media, "usb0", "lisezmoi.txt"), []byte("x"), 0o644))
 
 	w, stderr := blkScreen(t, &blkOffice{st: st}, media, ui.French)
-	assert.True(t, blkHasText(w, "Aucun bloc importé."), "%q", blkTexts(w))
+	assert.True(t, blkHasText(w, "Aucun bloc importé\u00a0: la borne ne vend rien. Branchez la clé USB de l’émetteur et importez un bloc ci-dessus."), "%q", blkTexts(w))
 
 	blkChoose(t, w, filepath.Join("usb0", "b11-copie.pblk"))
 	test.Tap(blkButton(t, w, "Vérifier et importer"))
@@ -186,7 +193,7 @@ func TestBlocksImportAndWithdrawFromTheScreen(t *testing.T) {
 	blocks, err := st.Blocks(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, blocks, "a refused file imports nothing")
-	assert.True(t, blkHasText(w, "Aucun bloc importé."))
+	assert.True(t, blkHasText(w, "Aucun bloc importé\u00a0: la borne ne vend rien. Branchez la clé USB de l’émetteur et importez un bloc ci-dessus."))
 
 	blkChoose(t, w, filepath.Join("usb0", "blocs", "b11.pblk"))
 	test.Tap(blkButton(t, w, "Vérifier et importer"))
@@ -267,7 +274,7 @@ func TestBlocksTechnicianOnlyAndNoStick(t *testing.T) {
 	}
 	w, _ := blkScreen(t, &blkOffice{}, filepath.Join(t.TempDir(), "absent"), ui.English)
 	assert.True(t, blkHasText(w, "No block file in "), "%q", blkTexts(w))
-	assert.True(t, blkHasText(w, "No block imported."))
+	assert.True(t, blkHasText(w, "No block imported: the kiosk sells nothing. Plug in the issuer’s USB stick and import a block above."))
 	assert.True(t, blkButton(t, w, "Verify and import").Disabled(), "nothing to import")
 }
 
@@ -283,4 +290,36 @@ func TestBlocksLookInTheConfiguredDir(t *testing.T) {
 	require.True(t, f.sh.Show("blocks"))
 	assert.Contains(t, f.text(), "Fichiers de blocs dans "+f.blockDir+"\u00a0:")
 	assert.NotContains(t, f.text(), BlockDir)
+}
+
+// A kiosk configured with no issuer key says so, and what to do, when a
+// block is imported: not that the block's key is not trusted, which sends
+// the technician to the issuer for nothing.
+func TestBlocksImportWithNoIssuerKeyConfigured(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(filepath.Join(dir, "pharaon.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	media := filepath.Join(dir, "media")
+	require.NoError(t, os.MkdirAll(filepath.Join(media, "usb0"), 0o755))
+	var buf bytes.Buffer
+	require.NoError(t, kiosktest.WriteBlock(&buf, game.Stake050, 11, nil))
+	require.NoError(t, os.WriteFile(filepath.Join(media, "usb0", "b11.pblk"), buf.Bytes(), 0o644))
+	for _, c := range []struct {
+		lang ui.Lang
+		says string
+	}{
+		{ui.French, "b11.pblk refusé\u00a0: aucune clé d’émetteur n’est configurée sur cette borne\u00a0: copiez le fichier .pem de l’émetteur, nommez-le dans keys (pharaon.conf), puis redémarrez la borne."},
+		{ui.English, "b11.pblk refused: no issuer key is configured on this kiosk: copy the issuer’s .pem file, name it in keys (pharaon.conf), then restart the kiosk."},
+	} {
+		w, stderr := blkScreen(t, &blkOffice{st: st, keys: block.KeySet{}}, media, c.lang)
+		blkChoose(t, w, filepath.Join("usb0", "b11.pblk"))
+		test.Tap(blkButton(t, w, map[ui.Lang]string{ui.French: "Vérifier et importer", ui.English: "Verify and import"}[c.lang]))
+		assert.True(t, blkHasText(w, c.says), "%q", blkTexts(w))
+		assert.Contains(t, stderr.String(), "no issuer key configured")
+		assert.NotContains(t, stderr.String(), "not trusted")
+	}
+	blocks, err := st.Blocks(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, blocks)
 }

@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/kiosk"
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/ui/golden"
 )
@@ -103,9 +105,13 @@ func TestEveryViewFits(t *testing.T) {
 		}
 		for _, size := range fitSizes {
 			f.w.Resize(size)
-			NewSetup(f.w, SetupConfig{Access: f.a, KioskID: "PH-LYON-PART-DIEU-07", Lang: lang,
+			s := NewSetup(f.w, SetupConfig{Access: f.a, KioskID: "PH-LYON-PART-DIEU-07-CENTRE-0042", Lang: lang,
 				Go: func(g func()) { g() }, Do: func(g func()) { g() }})
 			check.window(fitWhere(lang, "", size, "setup"), f.w, size)
+			s.activate(setupIDRow)
+			s.fail(setupIDRow, "setup.err.id", s.tr.F("rpt.set.kiosk_id.refused", 1, kiosk.KioskIDMaxLen))
+			check.window(fitWhere(lang, "", size, "setup (letter keyboard)"), f.w, size)
+			fitFirstStart(t, &check, f, o, lang, size)
 		}
 	}
 	if p := check.list(); len(p) > 0 {
@@ -238,4 +244,50 @@ func rowSave(t testing.TB, w fyne.Window, tr Tr, o fyne.CanvasObject) *widget.Bu
 		}
 	}
 	return best
+}
+
+// fitFirstStarter is the core's first start at a chosen step whose check
+// fails with a chosen finding: the screens with the most to say.
+type fitFirstStarter struct {
+	*kiosk.Office
+	step  kiosk.FirstStep
+	found kiosk.FirstCheck
+}
+
+func (o fitFirstStarter) FirstStart(context.Context, *kiosk.Session) (kiosk.FirstStep, error) {
+	return o.step, nil
+}
+
+func (o fitFirstStarter) PassFirstStep(_ context.Context, _ *kiosk.Session, step kiosk.FirstStep) (kiosk.FirstStep, kiosk.FirstCheck, error) {
+	if o.step == kiosk.StepPrint && o.found.OK {
+		return kiosk.StepDone, o.found, nil
+	}
+	return step, o.found, nil
+}
+
+// fitFirstStart checks the first start's sequence at size: its PIN entry,
+// each step with a failed check's finding and what to do, and its end.
+func fitFirstStart(t *testing.T, check *fitCheck, f *shFix, o Office, lang ui.Lang, size fyne.Size) {
+	t.Helper()
+	fails := []kiosk.FirstCheck{
+		{Step: kiosk.StepKeys, Code: "keys.none"},
+		{Step: kiosk.StepDevices, Code: "devices.printer_fault"},
+		{Step: kiosk.StepBlock, Code: "block.none"},
+		{Step: kiosk.StepPrint, Code: "print.failed"},
+		{Step: kiosk.StepPrint, Code: "print.done", OK: true},
+	}
+	for i, found := range fails {
+		f.w.Resize(size)
+		NewFirstStart(f.w, FirstStartConfig{Steps: fitFirstStarter{Office: f.o, step: found.Step, found: found}, Office: o,
+			BlockDir: f.blockDir, Lang: lang, Now: f.clock.Now, Loc: f.m.Location(), Go: func(g func()) { g() }, Do: func(g func()) { g() }})
+		if i == 0 {
+			check.window(fitWhere(lang, "", size, "first start (PIN)"), f.w, size)
+		}
+		for _, r := range shTechPIN {
+			f.tap(string(r))
+		}
+		f.tap(Tr{Lang: lang}.T("pin.ok"))
+		test.Tap(f.button(Tr{Lang: lang}.T(word("first." + string(found.Step) + ".do"))))
+		check.window(fitWhere(lang, "", size, "first start ("+found.Code+")"), f.w, size)
+	}
 }

@@ -33,8 +33,8 @@ var _ = words(map[word]text{
 	// Each setting's name, what a value must be (hint) and why one is
 	// refused; %[1]v and %[2]v are its bounds (kiosk.Setting.Low, High).
 	"rpt.set.kiosk_id":                 {"Identifiant de la borne", "Kiosk id"},
-	"rpt.set.kiosk_id.hint":            {"%[1]v à %[2]v lettres, chiffres, - _ .", "%[1]v to %[2]v letters, digits, - _ ."},
-	"rpt.set.kiosk_id.refused":         {"de %[1]v à %[2]v lettres, chiffres, - _ . sans espace", "%[1]v to %[2]v letters, digits, - _ . without spaces"},
+	"rpt.set.kiosk_id.hint":            {"%[1]v à %[2]v lettres sans accent, chiffres, - ou _", "%[1]v to %[2]v letters without accents, digits, - or _"},
+	"rpt.set.kiosk_id.refused":         {"de %[1]v à %[2]v lettres sans accent, chiffres, - ou _, sans espace ni point", "%[1]v to %[2]v letters without accents, digits, - or _, no space or dot"},
 	"rpt.set.venue":                    {"Lieu", "Venue"},
 	"rpt.set.venue.hint":               {"nom et adresse du commerce", "the shop’s name and address"},
 	"rpt.set.venue.refused":            {"de %[1]v à %[2]v caractères", "%[1]v to %[2]v characters"},

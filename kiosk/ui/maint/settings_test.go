@@ -24,7 +24,7 @@ func TestSettingsView(t *testing.T) {
 	f.show("settings", f.tech)
 	tr := Tr{Lang: ui.French}
 	txt := f.text()
-	assert.Contains(t, txt, "Identifiant de la borne\n{PH-0042}\n[Enregistrer]\n1 à 32 lettres, chiffres, - _ .\n")
+	assert.Contains(t, txt, "Identifiant de la borne\n{PH-0042}\n[Enregistrer]\n1 à 32 lettres sans accent, chiffres, - ou _\n")
 	assert.Contains(t, txt, "Crédit maximum\n{200,00}\n[Enregistrer]\n0,01\u00a0€ à 1\u00a0500\u00a0€\n")
 	assert.Contains(t, txt, "Langue\n[Français]\n[English]\n[Enregistrer]\n", "the language is chosen")
 	assert.Contains(t, txt, "Billets acceptés (€)\n[5\u00a0€]\n[10\u00a0€]\n[20\u00a0€]\n[50\u00a0€]\n[100\u00a0€]\n[200\u00a0€]\n[500\u00a0€]\n[Enregistrer]\n")
@@ -147,7 +147,7 @@ func TestEverySettingHasWords(t *testing.T) {
 			assert.NotContains(t, why, "%", "%s: %q", key, why)
 		}
 	}
-	assert.Equal(t, "1 à 32 lettres, chiffres, - _ .", settingHint(fr, kiosk.Setting{Key: kiosk.SettingKioskID, Low: 1, High: 32}))
+	assert.Equal(t, "1 à 32 lettres sans accent, chiffres, - ou _", settingHint(fr, kiosk.Setting{Key: kiosk.SettingKioskID, Low: 1, High: 32}))
 	assert.Equal(t, "Refused: an amount from €0.01 to €1,500", settingRefusal(en,
 		&kiosk.SettingError{Key: kiosk.SettingMaxCredit, Value: "3 000", Reason: kiosk.SettingOutOfBounds}))
 	assert.Equal(t, "Refusé\u00a0: un nombre de jours de 1 à 3660", settingRefusal(fr,

@@ -63,8 +63,12 @@ func TestSetupSetsThePINsAndTheKioskID(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, need, "nothing set yet")
 
-	s.fields[2], s.fields[3] = []rune(shStaffPIN), []rune(shStaffPIN)
-	s.id.SetText("PH-0777")
+	typeIn(2, shStaffPIN)
+	typeIn(3, shStaffPIN)
+	f.tap(f.sh0row(s, setupIDRow))
+	for _, r := range "PH-0777" {
+		f.tap(string(r))
+	}
 	f.tap("Enregistrer")
 	require.Equal(t, 1, done)
 	assert.True(t, s.Done())
@@ -104,7 +108,9 @@ func TestSetupByKeyboard(t *testing.T) {
 	key(fyne.KeyEnter)
 	test.TypeOnCanvas(c, shStaffPIN)
 	assert.Equal(t, 3, s.active)
-	assert.Equal(t, 0, done, "Enter on a PIN field before the last does not save")
+	key(fyne.KeyReturn)
+	assert.Equal(t, setupIDRow, s.active)
+	assert.Equal(t, 0, done, "Enter on a line before the last does not save")
 	key(fyne.KeyReturn)
 	require.Equal(t, 1, done)
 	assert.True(t, s.Done())
@@ -116,4 +122,63 @@ func TestSetupByKeyboard(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, kiosk.RoleStaff, staff.Role())
 	assert.Nil(t, c.OnTypedKey(), "the player's screens get their keys back")
+}
+
+// A touchscreen alone completes the setup of a kiosk configured with no
+// kiosk-id: the line touched is the one typed into (the id's line shows
+// the letter keyboard, and its keys never reach a PIN line), a touch on a
+// filled line replaces it, and a refusal says what is wrong and makes the
+// line to correct the one typed into. Only taps: no key event.
+func TestSetupWithAFingerAlone(t *testing.T) {
+	f := newShFix(t, false)
+	ctx := context.Background()
+	done := 0
+	s := NewSetup(f.w, SetupConfig{Access: f.a, KioskID: "", SetKioskID: f.m.SetKioskID, Lang: ui.French,
+		Go: func(g func()) { g() }, Do: func(g func()) { g() }, Done: func() { done++ }})
+	taps := func(keys string) {
+		for _, r := range keys {
+			f.tap(string(r))
+		}
+	}
+	f.tap(f.sh0row(s, 0))
+	taps(shTechPIN)
+	f.tap("Suivant")
+	taps("999999") // a slip
+	f.tap(f.sh0row(s, 2))
+	taps(shStaffPIN)
+	f.tap(f.sh0row(s, 3))
+	taps(shStaffPIN)
+	f.tap(f.sh0row(s, setupIDRow))
+	require.NotNil(t, f.button("Q"), "the id's line shows the letter keyboard")
+	assert.Nil(t, f.button("."), "no dot: a kiosk id is one NATS subject token")
+	taps("PH0042")
+	assert.Equal(t, "PH0042", string(s.fields[setupIDRow]))
+	assert.Equal(t, shStaffPIN, string(s.fields[3]), "the id's keys never type into a PIN line")
+	f.tap("Enregistrer")
+	assert.Contains(t, f.text(), "Code technicien\u00a0: les deux saisies diffèrent.")
+	assert.Equal(t, 1, s.active, "the line to correct is the one typed into")
+	taps(shTechPIN)
+	assert.Equal(t, shTechPIN, string(s.fields[1]), "a filled line chosen is replaced, not added to")
+	f.tap(f.sh0row(s, setupIDRow))
+	taps("PH-0042")
+	f.tap("Enregistrer")
+	require.Equal(t, 1, done, f.text())
+	assert.Equal(t, "PH-0042", f.m.KioskID())
+	need, err := f.a.NeedsSetup(ctx)
+	require.NoError(t, err)
+	assert.False(t, need)
+	tech, err := f.a.Login(ctx, shTechPIN)
+	require.NoError(t, err)
+	assert.Equal(t, kiosk.RoleTechnician, tech.Role())
+}
+
+// The letter keyboard offers only a kiosk id's characters, and all the
+// separators the rule allows.
+func TestLetterpadKeysKeepTheKioskIDRule(t *testing.T) {
+	for _, r := range letterpadKeys {
+		assert.True(t, kiosk.IsKioskIDRune(r), "%q", r)
+	}
+	for _, r := range kiosk.KioskIDSeparators {
+		assert.Contains(t, letterpadKeys, string(r))
+	}
 }
