@@ -17,9 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
-	"pharaon/hw"
-	"pharaon/hw/escpos"
-	"pharaon/hw/id003"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
@@ -94,9 +91,8 @@ func newRptFix(t *testing.T) *rptFix {
 	cfg := kiosk.Config{Dev: true, Keys: kiosktest.Keys, KioskID: "PH-0042", Venue: "Tabac de la Gare, Lyon",
 		ResultTimeout: time.Hour, Cash: kiosk.CashConfig{
 			ValidatorPath: d.ValidatorPath, PrinterPath: d.PrinterPath,
-			Validator: id003.Config{PollInterval: 5 * time.Millisecond, ReplyTimeout: 150 * time.Millisecond,
-				Backoff: hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond}},
-			PrinterTiming: escpos.Config{StatusTimeout: 400 * time.Millisecond, PollInterval: 20 * time.Millisecond},
+			Validator:     kiosktest.ValidatorTiming(),
+			PrinterTiming: kiosktest.PrinterTiming(),
 			PrinterCheck:  30 * time.Millisecond,
 		}}
 	m, err := kiosk.New(st, f.clock, cfg)
