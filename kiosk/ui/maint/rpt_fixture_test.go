@@ -138,7 +138,7 @@ func (f *rptFix) billIn(notes ...game.Money) {
 // env is what a view of session s is built from; the work it sends off
 // the Fyne goroutine runs at once.
 func (f *rptFix) env(s *kiosk.Session) *Env {
-	e := &Env{Ctx: context.Background(), Office: f.o, Session: s, Tr: Tr{Lang: f.lang}, Win: f.w,
+	e := &Env{Ctx: context.Background(), Session: s, Tr: Tr{Lang: f.lang}, Win: f.w,
 		Now: f.clock.Now, Loc: f.m.Location(), Go: func(g func()) { g() }, Do: func(g func()) { g() },
 		Touch: func() {}}
 	e.Refresh = func() { f.show(f.shown, s) }
@@ -151,7 +151,7 @@ func (f *rptFix) show(id string, s *kiosk.Session) {
 	for _, v := range views {
 		if v.ID == id {
 			f.shown = id
-			f.w.SetContent(v.Build(f.env(s)))
+			f.w.SetContent(v.Build(f.env(s), f.o))
 			f.w.Resize(fyne.NewSize(1280, 800))
 			return
 		}
