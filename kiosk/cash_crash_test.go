@@ -27,6 +27,7 @@ import (
 	"pharaon/hw/id003"
 	"pharaon/hw/sim/id003sim"
 	"pharaon/hw/sim/printersim"
+	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
 )
 
@@ -74,10 +75,10 @@ func childCashConfig() CashConfig {
 		PrinterPath:   os.Getenv(cashPrinterEnv),
 		Validator: id003.Config{
 			PollInterval: 5 * time.Millisecond,
-			ReplyTimeout: 200 * time.Millisecond,
+			ReplyTimeout: kiosktest.ReplyTimeout,
 			Backoff:      hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
 		},
-		PrinterTiming: escpos.Config{StatusTimeout: 500 * time.Millisecond, PollInterval: 10 * time.Millisecond},
+		PrinterTiming: escpos.Config{StatusTimeout: kiosktest.StatusTimeout, PollInterval: 10 * time.Millisecond},
 		PrinterCheck:  20 * time.Millisecond,
 	}
 }

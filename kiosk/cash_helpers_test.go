@@ -8,23 +8,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"pharaon/hw"
-	"pharaon/hw/escpos"
-	"pharaon/hw/id003"
 	"pharaon/kiosk/devsim"
+	"pharaon/kiosk/kiosktest"
 )
 
-// Short device timings keep the pty tests fast; the protocols are the same.
+// testCashConfig is the cash configuration of the tests on the simulators,
+// with the timings a loaded machine meets (kiosktest.ValidatorTiming).
 func testCashConfig(d *devsim.Devices) CashConfig {
 	return CashConfig{
 		ValidatorPath: d.ValidatorPath,
 		PrinterPath:   d.PrinterPath,
-		Validator: id003.Config{
-			PollInterval: 5 * time.Millisecond,
-			ReplyTimeout: 150 * time.Millisecond,
-			Backoff:      hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
-		},
-		PrinterTiming: escpos.Config{StatusTimeout: 400 * time.Millisecond, PollInterval: 20 * time.Millisecond},
+		Validator:     kiosktest.ValidatorTiming(),
+		PrinterTiming: kiosktest.PrinterTiming(),
 		PrinterCheck:  30 * time.Millisecond,
 	}
 }

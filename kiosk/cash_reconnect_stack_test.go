@@ -12,6 +12,7 @@ import (
 	"pharaon/game"
 	"pharaon/hw/id003"
 	"pharaon/hw/sim/id003sim"
+	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
 )
 
@@ -47,7 +48,7 @@ func TestReconnectIdleAfterStackHoldsTheNote(t *testing.T) {
 	require.Equal(t, store.IntentStacking, in.State)
 
 	f.stop() // the kiosk restarts while the line is down
-	f.cfg.DeviceCheck = 200 * time.Millisecond
+	f.cfg.DeviceCheck = kiosktest.SelfTestBound
 	f.start()
 	f.boot()
 	// A validator that does not answer at boot is a fault of the devices'
@@ -120,7 +121,7 @@ func TestResetAtVendValidWhileOfflineCreditsOnce(t *testing.T) {
 			b, _ := d.Validator.Handle(id003.Frame{Cmd: id003.CmdReset})
 			require.NotNil(t, b, "the unit answers the reset")
 			if restart {
-				f.cfg.DeviceCheck = 200 * time.Millisecond
+				f.cfg.DeviceCheck = kiosktest.SelfTestBound
 				f.start()
 				f.boot()
 				// The line still down at boot: the devices' self-test fault,

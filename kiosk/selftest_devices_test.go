@@ -11,6 +11,7 @@ import (
 	"pharaon/hw/escpos"
 	"pharaon/hw/sim/id003sim"
 	"pharaon/kiosk/devsim"
+	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
 )
 
@@ -54,7 +55,7 @@ var deviceFaults = []struct {
 func TestDeviceSelfTestAndTheTechniciansClear(t *testing.T) {
 	for _, c := range deviceFaults {
 		t.Run(c.name, func(t *testing.T) {
-			f, d, _ := newCashFixture(t, func(cfg *Config) { cfg.DeviceCheck = time.Second })
+			f, d, _ := newCashFixture(t, func(cfg *Config) { cfg.DeviceCheck = kiosktest.SelfTestBound })
 			f.boot()
 			f.credit(5 * game.Euro)
 			f.stop()

@@ -65,17 +65,22 @@ func TestCrash(t *testing.T) {
 
 	acked := newAcks()
 	var retry []string // bill refs a child tried and was killed before acknowledging
-	var stats struct{ midPlay, midCommit, duringOpen int }
+	var stats struct{ midPlay, midCommit, duringOpen, afterPlay int }
 	start := time.Now()
 	var childTime, checkTime time.Duration
 	for round := 0; round < kills; round++ {
 		childSeed := rng.Uint64()
 		// Most kills land while the child plays; some during its start-up
-		// (opening the store, resuming the unfinished play).
-		afterReady := rng.IntN(5) != 0
+		// (opening the store, resuming the unfinished play). Half of those
+		// after the start wait for the child's first play: whatever the
+		// machine's speed, the children play.
+		after := killAfter(rng)
+		if after == afterPlay {
+			stats.afterPlay++
+		}
 		delay := time.Duration(rng.IntN(80_000)) * time.Microsecond
 		t0 := time.Now()
-		out, ready := runAndKill(t, path, childSeed, retry, afterReady, delay)
+		out, ready := runAndKill(t, path, childSeed, retry, after, delay)
 		childTime += time.Since(t0)
 		if !ready {
 			stats.duringOpen++
@@ -104,14 +109,37 @@ func TestCrash(t *testing.T) {
 	t.Logf("%d kills in %v: %d plays, %d bills, %d vouchers committed; killed %d times with a play unfinished, %d times inside a store call, %d times before the child was ready",
 		kills, time.Since(start).Round(time.Millisecond), len(acked.started), len(acked.bills), len(acked.vouchers),
 		stats.midPlay, stats.midCommit, stats.duringOpen)
-	require.Greater(t, len(acked.started), kills, "the children played")
+	require.GreaterOrEqual(t, len(acked.started), stats.afterPlay, "the children played")
 	require.Greater(t, stats.midPlay, 0, "some kills interrupted a play")
 }
 
+// What a child is killed after: its start (afterStart), its word that it
+// is ready (afterReady), or its first play started (afterPlay). A kill
+// counted from the child's progress, not from the clock, happens at the
+// same point on a loaded machine as on an idle one.
+const (
+	afterStart = ""
+	afterReady = "ready"
+	afterPlay  = "started "
+)
+
+// killAfter draws where a child is killed: one in five during its start,
+// the others after it is ready, half of them after its first play.
+func killAfter(rng *rand.Rand) string {
+	switch {
+	case rng.IntN(5) == 0:
+		return afterStart
+	case rng.IntN(2) == 0:
+		return afterPlay
+	}
+	return afterReady
+}
+
 // runAndKill starts a child on the database and kills it with SIGKILL
-// delay after it is ready (or after it started), returning its output;
-// env is added to the child's environment.
-func runAndKill(t *testing.T, path string, seed uint64, retry []string, afterReady bool, delay time.Duration, env ...string) (string, bool) {
+// delay after the first line of its output that begins with after (after
+// it started, for afterStart), returning its output and whether it was
+// ready; env is added to the child's environment.
+func runAndKill(t *testing.T, path string, seed uint64, retry []string, after string, delay time.Duration, env ...string) (string, bool) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), crashChildEnv+"="+path, fmt.Sprintf("%s=%d", crashSeedEnv, seed),
@@ -132,8 +160,9 @@ func runAndKill(t *testing.T, path string, seed uint64, retry []string, afterRea
 		close(lines)
 	}()
 	ready := false
-	if afterReady {
+	if after != afterStart {
 		timeout := time.After(30 * time.Second)
+		seen := false
 	wait:
 		for {
 			select {
@@ -142,21 +171,22 @@ func runAndKill(t *testing.T, path string, seed uint64, retry []string, afterRea
 					break wait
 				}
 				out.WriteString(l + "\n")
-				if l == "ready" {
-					ready = true
+				ready = ready || l == "ready"
+				if strings.HasPrefix(l, after) {
+					seen = true
 					break wait
 				}
 			case <-timeout:
 				break wait
 			}
 		}
-		if !ready {
+		if !seen {
 			_ = cmd.Process.Kill()
 			for l := range lines {
 				out.WriteString(l + "\n")
 			}
 			_ = cmd.Wait() // stderr is complete once Wait returned
-			t.Fatalf("child never got ready: %s\n%s", out.String(), stderr.String())
+			t.Fatalf("child never printed %q: %s\n%s", after, out.String(), stderr.String())
 		}
 	}
 	time.Sleep(delay)

@@ -17,9 +17,6 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/breakout"
-	"pharaon/hw"
-	"pharaon/hw/escpos"
-	"pharaon/hw/id003"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
@@ -368,14 +365,12 @@ func withDevices(mod func(*kiosk.CashConfig)) fixtureOption {
 		f.t.Cleanup(func() { _ = d.Close() })
 		f.devs = d
 		c.KioskID, c.Venue = "PH-0042", "Tabac de la Gare, Lyon"
-		// Short device timings keep the pty tests fast; the protocols are
-		// the same.
+		// Fast polls, and waits for an answer a loaded machine meets.
 		c.Cash = kiosk.CashConfig{
 			ValidatorPath: d.ValidatorPath,
 			PrinterPath:   d.PrinterPath,
-			Validator: id003.Config{PollInterval: 5 * time.Millisecond, ReplyTimeout: 150 * time.Millisecond,
-				Backoff: hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond}},
-			PrinterTiming: escpos.Config{StatusTimeout: 400 * time.Millisecond, PollInterval: 20 * time.Millisecond},
+			Validator:     kiosktest.ValidatorTiming(),
+			PrinterTiming: kiosktest.PrinterTiming(),
 			PrinterCheck:  30 * time.Millisecond,
 			HandPayLimit:  c.Cash.HandPayLimit,
 		}

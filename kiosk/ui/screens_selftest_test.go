@@ -10,6 +10,7 @@ import (
 
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
+	"pharaon/kiosk/kiosktest"
 )
 
 // deviceDownAtBoot makes a simulated device fail before the kiosk starts
@@ -17,7 +18,7 @@ import (
 func deviceDownAtBoot(cause func(*devsim.Devices)) fixtureOption {
 	return func(f *scrFixture, c *kiosk.Config) {
 		f.deviceDown = true
-		c.DeviceCheck = time.Second
+		c.DeviceCheck = kiosktest.SelfTestBound
 		cause(f.devs)
 	}
 }

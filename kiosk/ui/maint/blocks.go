@@ -56,7 +56,8 @@ type blockProgresser interface {
 
 var _ blockProgresser = (*kiosk.Office)(nil)
 
-var _ = register(View{ID: "blocks", Title: "blocks.title", Need: kiosk.RoleTechnician, Order: 60, Build: buildBlocks})
+var _ = register(View{ID: "blocks", Title: "blocks.title", Need: kiosk.RoleTechnician, Order: 60,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildBlocks(env, o) }})
 
 var _ = words(map[word]text{
 	"blocks.title":           {"Blocs d’unités de jeu", "Blocks of game units"},
@@ -104,6 +105,7 @@ var _ = words(map[word]text{
 // blocksView is the view's state across its own redraws.
 type blocksView struct {
 	env *Env
+	o   blockDesk
 	// left is the import from the stick, right the list of blocks below
 	// it.
 	left, right *fyne.Container
@@ -120,8 +122,16 @@ type blocksView struct {
 	loadErr     error
 }
 
-func buildBlocks(env *Env) fyne.CanvasObject {
-	v := &blocksView{env: env, left: container.NewVBox(), right: container.NewVBox(), status: widget.NewLabel("")}
+// blockDesk is what the blocks view does: it lists the blocks, imports one
+// and withdraws one.
+type blockDesk interface {
+	Blocks(ctx context.Context, s *kiosk.Session) ([]store.BlockInfo, error)
+	ImportBlock(ctx context.Context, s *kiosk.Session, name string, r io.Reader) (store.BlockInfo, error)
+	WithdrawBlock(ctx context.Context, s *kiosk.Session, id int64, reason string) (store.BlockInfo, error)
+}
+
+func buildBlocks(env *Env, o blockDesk) fyne.CanvasObject {
+	v := &blocksView{env: env, o: o, left: container.NewVBox(), right: container.NewVBox(), status: widget.NewLabel("")}
 	v.status.Wrapping = fyne.TextWrapWord
 	v.scan()
 	v.load()
@@ -178,9 +188,9 @@ func (v *blocksView) scan() {
 func (v *blocksView) load() {
 	env := v.env
 	env.Go(func() {
-		blocks, err := env.Office.Blocks(env.Ctx, env.Session)
+		blocks, err := v.o.Blocks(env.Ctx, env.Session)
 		progress := map[int64]store.Progress{}
-		if bp, ok := env.Office.(blockProgresser); ok && err == nil {
+		if bp, ok := v.o.(blockProgresser); ok && err == nil {
 			for _, b := range blocks {
 				p, perr := bp.BlockProgress(env.Ctx, env.Session, b.ID)
 				if perr != nil {
@@ -359,7 +369,7 @@ func (v *blocksView) withdraw(b store.BlockInfo, reason string) {
 	v.busy = true
 	v.draw()
 	env.Go(func() {
-		_, err := env.Office.WithdrawBlock(env.Ctx, env.Session, b.ID, reason)
+		_, err := v.o.WithdrawBlock(env.Ctx, env.Session, b.ID, reason)
 		env.Do(func() {
 			v.busy = false
 			if err != nil {
@@ -394,7 +404,7 @@ func (v *blocksView) importChosen() {
 		var b store.BlockInfo
 		f, err := os.Open(path)
 		if err == nil {
-			b, err = env.Office.ImportBlock(env.Ctx, env.Session, path, f)
+			b, err = v.o.ImportBlock(env.Ctx, env.Session, path, f)
 			f.Close()
 		}
 		env.Do(func() {

@@ -30,8 +30,7 @@ import (
 // blkOffice is the back office of the blocks view's tests: its blocks are
 // a real store's, which verifies every import as the kiosk's does.
 type blkOffice struct {
-	Office // the other methods: not called by this view
-	st     *store.Store
+	st *store.Store
 	// fixed, when set, is what Blocks and BlockProgress return instead.
 	fixed    []store.BlockInfo
 	progress map[int64]store.Progress
@@ -68,7 +67,7 @@ func (o *blkOffice) WithdrawBlock(ctx context.Context, _ *kiosk.Session, id int6
 // blkScreen opens the blocks view on a test window for office, with
 // BlockDir at dir, and returns the window and what the view said on
 // stderr.
-func blkScreen(t *testing.T, office Office, dir string, lang ui.Lang) (fyne.Window, *bytes.Buffer) {
+func blkScreen(t *testing.T, office blockDesk, dir string, lang ui.Lang) (fyne.Window, *bytes.Buffer) {
 	t.Helper()
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(art.Theme())
@@ -86,12 +85,12 @@ func blkScreen(t *testing.T, office Office, dir string, lang ui.Lang) (fyne.Wind
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)
 	env := &Env{
-		Ctx: context.Background(), Office: office, Session: &kiosk.Session{},
+		Ctx: context.Background(), Session: &kiosk.Session{},
 		Tr: Tr{Lang: lang}, Win: w, Loc: time.UTC,
 		Now: func() time.Time { return time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) },
 		Go:  func(f func()) { f() }, Do: func(f func()) { f() }, Touch: func() {}, Refresh: func() {},
 	}
-	w.SetContent(v.Build(env))
+	w.SetContent(buildBlocks(env, office))
 	w.Resize(fyne.NewSize(1280, 800))
 	return w, &stderr
 }

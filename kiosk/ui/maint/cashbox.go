@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -18,7 +19,8 @@ import (
 // since then apart, each with what became of it (store.CashBox). Collecting asks for a confirmation, records the collection, then
 // prints its report; a report that did not print can be printed again.
 
-var _ = register(View{ID: "cashbox", Title: "rpt.cash.title", Need: kiosk.RoleStaff, Order: 20, Build: buildCashBox})
+var _ = register(View{ID: "cashbox", Title: "rpt.cash.title", Need: kiosk.RoleStaff, Order: 20,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildCashBox(env, o) }})
 
 var _ = words(map[word]text{
 	"rpt.cash.title":     {"Caisse", "Cash box"},
@@ -46,7 +48,15 @@ var _ = words(map[word]text{
 	"rpt.cash.reprinted": {"Rapport du relevé n° %06d imprimé.", "Report of collection no. %06d printed."},
 })
 
-func buildCashBox(env *Env) fyne.CanvasObject {
+// cashBoxDesk is what the cash box view does to the money: it reads the box,
+// collects it and prints the collection.
+type cashBoxDesk interface {
+	CashBox(ctx context.Context, s *kiosk.Session) (store.CashBox, error)
+	Collect(ctx context.Context, s *kiosk.Session) (store.Collection, error)
+	PrintCollection(ctx context.Context, s *kiosk.Session, c store.Collection) error
+}
+
+func buildCashBox(env *Env, o cashBoxDesk) fyne.CanvasObject {
 	tr := env.Tr
 	body := container.NewVBox()
 	note := newRptNote()
@@ -57,7 +67,7 @@ func buildCashBox(env *Env) fyne.CanvasObject {
 	var showBox, askCollect func()
 	reprint := func() {
 		c := *last
-		rptRun(env, func() error { return env.Office.PrintCollection(env.Ctx, env.Session, c) }, func(err error) {
+		rptRun(env, func() error { return o.PrintCollection(env.Ctx, env.Session, c) }, func(err error) {
 			if err != nil {
 				note.failText(tr.F("rpt.cash.noprint", c.ID, rptErr(tr, err)))
 				return
@@ -70,10 +80,10 @@ func buildCashBox(env *Env) fyne.CanvasObject {
 		var printErr error
 		rptRun(env, func() error {
 			var err error
-			if c, err = env.Office.Collect(env.Ctx, env.Session); err != nil {
+			if c, err = o.Collect(env.Ctx, env.Session); err != nil {
 				return err
 			}
-			printErr = env.Office.PrintCollection(env.Ctx, env.Session, c)
+			printErr = o.PrintCollection(env.Ctx, env.Session, c)
 			return nil
 		}, func(err error) {
 			if err != nil {
@@ -105,7 +115,7 @@ func buildCashBox(env *Env) fyne.CanvasObject {
 	}
 	showBox = func() {
 		rptRun(env, func() (err error) {
-			box, err = env.Office.CashBox(env.Ctx, env.Session)
+			box, err = o.CashBox(env.Ctx, env.Session)
 			return err
 		}, func(err error) {
 			if err != nil {

@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -16,7 +17,8 @@ import (
 // The daily report (staff): a day's totals in the kiosk's zone, shown, and
 // printed with the meters.
 
-var _ = register(View{ID: "daily", Title: "rpt.daily.title", Need: kiosk.RoleStaff, Order: 42, Build: buildDaily})
+var _ = register(View{ID: "daily", Title: "rpt.daily.title", Need: kiosk.RoleStaff, Order: 42,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildDaily(env, o) }})
 
 var _ = words(map[word]text{
 	"rpt.daily.title":                           {"Rapport journalier", "Daily report"},
@@ -41,7 +43,13 @@ var _ = words(map[word]text{
 	"rpt.daily.countamt":                        {"%d · %s", "%d · %s"},
 })
 
-func buildDaily(env *Env) fyne.CanvasObject {
+// dailyDesk is what the daily report reads and prints.
+type dailyDesk interface {
+	DailyTotals(ctx context.Context, s *kiosk.Session, day time.Time) (store.Totals, error)
+	PrintDaily(ctx context.Context, s *kiosk.Session, day time.Time) error
+}
+
+func buildDaily(env *Env, o dailyDesk) fyne.CanvasObject {
 	tr := env.Tr
 	loc := env.Loc
 	if loc == nil {
@@ -56,7 +64,7 @@ func buildDaily(env *Env) fyne.CanvasObject {
 		title.SetText(tr.F("rpt.daily.day", day.Format("02/01/2006")))
 		var tot store.Totals
 		rptRun(env, func() (err error) {
-			tot, err = env.Office.DailyTotals(env.Ctx, env.Session, day)
+			tot, err = o.DailyTotals(env.Ctx, env.Session, day)
 			return err
 		}, func(err error) {
 			if err != nil {
@@ -77,7 +85,7 @@ func buildDaily(env *Env) fyne.CanvasObject {
 	printIt := func() {
 		note.clear()
 		d := day
-		rptRun(env, func() error { return env.Office.PrintDaily(env.Ctx, env.Session, d) }, func(err error) {
+		rptRun(env, func() error { return o.PrintDaily(env.Ctx, env.Session, d) }, func(err error) {
 			if err != nil {
 				note.fail(tr, err)
 				return

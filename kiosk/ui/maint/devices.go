@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -15,7 +16,8 @@ import (
 // their state, the paths they are opened on, the notes taken; a test of
 // each (the validator answers; the printer prints its test page).
 
-var _ = register(View{ID: "devices", Title: "rpt.dev.title", Need: kiosk.RoleTechnician, Order: 61, Diagnosis: true, Build: buildDevices})
+var _ = register(View{ID: "devices", Title: "rpt.dev.title", Need: kiosk.RoleTechnician, Order: 61, Diagnosis: true,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildDevices(env, o) }})
 
 var _ = words(map[word]text{
 	"rpt.dev.title":     {"Périphériques", "Devices"},
@@ -34,7 +36,14 @@ var _ = words(map[word]text{
 	"rpt.dev.unknown":   {"inconnue", "unknown"},
 })
 
-func buildDevices(env *Env) fyne.CanvasObject {
+// devicesDesk is what the devices view reads and tests.
+type devicesDesk interface {
+	Devices(ctx context.Context, s *kiosk.Session) (kiosk.Devices, error)
+	TestValidator(ctx context.Context, s *kiosk.Session) (kiosk.Devices, error)
+	TestPrint(ctx context.Context, s *kiosk.Session) error
+}
+
+func buildDevices(env *Env, o devicesDesk) fyne.CanvasObject {
 	tr := env.Tr
 	note := newRptNote()
 	body := container.NewVBox()
@@ -45,7 +54,7 @@ func buildDevices(env *Env) fyne.CanvasObject {
 	load := func() {
 		var d kiosk.Devices
 		rptRun(env, func() (err error) {
-			d, err = env.Office.Devices(env.Ctx, env.Session)
+			d, err = o.Devices(env.Ctx, env.Session)
 			return err
 		}, func(err error) {
 			if err != nil {
@@ -59,7 +68,7 @@ func buildDevices(env *Env) fyne.CanvasObject {
 		note.clear()
 		var d kiosk.Devices
 		rptRun(env, func() (err error) {
-			d, err = env.Office.TestValidator(env.Ctx, env.Session)
+			d, err = o.TestValidator(env.Ctx, env.Session)
 			return err
 		}, func(err error) {
 			if d.ValidatorPath != "" || d.Printer.Configured {
@@ -74,7 +83,7 @@ func buildDevices(env *Env) fyne.CanvasObject {
 	}
 	testPrn := func() {
 		note.clear()
-		rptRun(env, func() error { return env.Office.TestPrint(env.Ctx, env.Session) }, func(err error) {
+		rptRun(env, func() error { return o.TestPrint(env.Ctx, env.Session) }, func(err error) {
 			load()
 			if err != nil {
 				note.fail(tr, err)

@@ -40,9 +40,7 @@ func (f *rptFix) showSteady(id string, s *kiosk.Session) {
 	f.t.Helper()
 	for _, v := range views {
 		if v.ID == id {
-			e := f.env(s)
-			e.Office = steady{f.o}
-			f.w.SetContent(v.Build(e))
+			f.w.SetContent(v.Build(f.env(s), steady{f.o}))
 			return
 		}
 	}

@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -20,7 +21,8 @@ import (
 // is said in the screen's language from its code (eventwords.go), its
 // code and detail kept under it as a technical detail.
 
-var _ = register(View{ID: "events", Title: "rpt.events.title", Need: kiosk.RoleStaff, Order: 41, Diagnosis: true, Build: buildEvents})
+var _ = register(View{ID: "events", Title: "rpt.events.title", Need: kiosk.RoleStaff, Order: 41, Diagnosis: true,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildEvents(env, o) }})
 
 var _ = words(map[word]text{
 	"rpt.events.title":   {"Journal des évènements", "Event log"},
@@ -51,7 +53,13 @@ func parseDay(s string, loc *time.Location) (time.Time, error) {
 	return time.ParseInLocation("02/01/2006", strings.TrimSpace(s), loc)
 }
 
-func buildEvents(env *Env) fyne.CanvasObject {
+// eventsDesk is what the event log reads.
+type eventsDesk interface {
+	Events(ctx context.Context, s *kiosk.Session, q store.EventQuery) ([]store.Event, error)
+	EventSources(ctx context.Context, s *kiosk.Session) ([]string, error)
+}
+
+func buildEvents(env *Env, o eventsDesk) fyne.CanvasObject {
 	tr := env.Tr
 	loc := env.Loc
 	if loc == nil {
@@ -105,7 +113,7 @@ func buildEvents(env *Env) fyne.CanvasObject {
 		}
 		var evs []store.Event
 		rptRun(env, func() (err error) {
-			evs, err = env.Office.Events(env.Ctx, env.Session, q)
+			evs, err = o.Events(env.Ctx, env.Session, q)
 			return err
 		}, func(err error) {
 			if err != nil {
@@ -136,7 +144,7 @@ func buildEvents(env *Env) fyne.CanvasObject {
 	older = rptButton(env, tr.T("rpt.events.older"), func() { load(oldest) })
 	var sources []string
 	rptRun(env, func() (err error) {
-		sources, err = env.Office.EventSources(env.Ctx, env.Session)
+		sources, err = o.EventSources(env.Ctx, env.Session)
 		return err
 	}, func(err error) {
 		if err == nil {

@@ -1,6 +1,8 @@
 package maint
 
 import (
+	"context"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
@@ -15,7 +17,8 @@ import (
 // and returns to service only if they pass (kiosk.Office.ClearFault);
 // docs/technician.md says what to repair first for each fault.
 
-var _ = register(View{ID: "fault", Title: "fault.title", Need: kiosk.RoleTechnician, Order: 64, Diagnosis: true, Build: buildFault})
+var _ = register(View{ID: "fault", Title: "fault.title", Need: kiosk.RoleTechnician, Order: 64, Diagnosis: true,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildFault(env, o) }})
 
 var _ = words(map[word]text{
 	"fault.title":   {"Hors service", "Out of service"},
@@ -27,7 +30,13 @@ var _ = words(map[word]text{
 	"fault.failed":  {"Les vérifications échouent encore\u00a0: la borne reste hors service.", "The checks still fail: the kiosk stays out of service."},
 })
 
-func buildFault(env *Env) fyne.CanvasObject {
+// faultDesk is what the fault view reads, and the technician's clear.
+type faultDesk interface {
+	Fault(ctx context.Context, s *kiosk.Session) (kiosk.Fault, error)
+	ClearFault(ctx context.Context, s *kiosk.Session) error
+}
+
+func buildFault(env *Env, o faultDesk) fyne.CanvasObject {
 	tr := env.Tr
 	note := newRptNote()
 	body := container.NewVBox()
@@ -35,7 +44,7 @@ func buildFault(env *Env) fyne.CanvasObject {
 	load := func() {
 		var f kiosk.Fault
 		rptRun(env, func() (err error) {
-			f, err = env.Office.Fault(env.Ctx, env.Session)
+			f, err = o.Fault(env.Ctx, env.Session)
 			return err
 		}, func(err error) {
 			if err != nil {
@@ -60,7 +69,7 @@ func buildFault(env *Env) fyne.CanvasObject {
 	}
 	clear = rptButton(env, tr.T("fault.clear"), func() {
 		note.clear()
-		rptRun(env, func() error { return env.Office.ClearFault(env.Ctx, env.Session) }, func(err error) {
+		rptRun(env, func() error { return o.ClearFault(env.Ctx, env.Session) }, func(err error) {
 			load()
 			if err != nil {
 				note.failText(tr.T("fault.failed"))

@@ -19,7 +19,6 @@ import (
 // faultOffice is a back office whose kiosk is out of service until a
 // clear passes.
 type faultOffice struct {
-	Office
 	fault    kiosk.Fault
 	clearErr error
 	clears   int
@@ -57,10 +56,10 @@ func TestFaultViewShowsAndClears(t *testing.T) {
 		clearErr: errors.New("still different")}
 	w := test.NewWindow(nil)
 	t.Cleanup(w.Close)
-	env := &Env{Ctx: context.Background(), Office: o, Session: &kiosk.Session{},
+	env := &Env{Ctx: context.Background(), Session: &kiosk.Session{},
 		Tr: Tr{Lang: ui.French}, Win: w, Loc: time.UTC, Now: time.Now,
 		Go: func(f func()) { f() }, Do: func(f func()) { f() }, Touch: func() {}, Refresh: func() {}}
-	w.SetContent(v.Build(env))
+	w.SetContent(buildFault(env, o))
 	w.Resize(fyne.NewSize(1280, 800))
 	assert.True(t, blkHasText(w, "Défaut\u00a0: Le logiciel n’est pas celui du paquet signé installé\u00a0: borne hors service"), "%q", blkTexts(w))
 	assert.True(t, blkHasText(w, "Détail technique\u00a0: software — /usr/bin/pharaon: SHA-256 0123, the manifest says 4567"), "%q", blkTexts(w))

@@ -195,10 +195,10 @@ func (f *FirstStart) showStep(found kiosk.FirstCheck) {
 	body.Add(container.NewHBox(shSized(fyne.NewSize(320, 64), pass)))
 	if f.step == kiosk.StepBlock {
 		// The blocks view below the step, in the step's one scroller.
-		env := &Env{Ctx: context.Background(), Office: f.cfg.Office, Session: f.session, Tr: tr, Win: f.win,
+		env := &Env{Ctx: context.Background(), Session: f.session, Tr: tr, Win: f.win,
 			Now: f.cfg.Now, Loc: f.cfg.Loc, Go: f.cfg.Go, Do: f.cfg.Do, Touch: func() {}, BlockDir: f.cfg.BlockDir,
 			Refresh: func() { f.showStep(kiosk.FirstCheck{}) }}
-		blocks := buildBlocks(env)
+		blocks := buildBlocks(env, f.cfg.Office)
 		if sc, ok := blocks.(*container.Scroll); ok {
 			blocks = sc.Content
 		}

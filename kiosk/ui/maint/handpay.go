@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"errors"
 
 	"fyne.io/fyne/v2"
@@ -11,6 +12,7 @@ import (
 
 	"pharaon/kiosk"
 	"pharaon/kiosk/ui/art"
+	"pharaon/store"
 )
 
 // Hand-pay (staff): a win or a cash-out above the hand-pay limit locked the
@@ -19,7 +21,7 @@ import (
 // through the ledger, who paid is logged, and the kiosk unlocks.
 
 var _ = register(View{ID: "handpay", Title: "handpay.title", Need: kiosk.RoleStaff, Order: 15,
-	Build: func(env *Env) fyne.CanvasObject { return newHandPayView(env).root }})
+	Build: func(env *Env, o Office) fyne.CanvasObject { return newHandPayView(env, o).root }})
 
 var _ = words(map[word]text{
 	"handpay.title":    {"Paiement manuel", "Hand-pay"},
@@ -38,6 +40,7 @@ var _ = words(map[word]text{
 // second touch to confirm.
 type handPayView struct {
 	env     *Env
+	o       handPayDesk
 	root    *fyne.Container
 	body    *fyne.Container
 	note    *widget.Label
@@ -46,8 +49,15 @@ type handPayView struct {
 	confirm bool
 }
 
-func newHandPayView(env *Env) *handPayView {
-	v := &handPayView{env: env, body: container.NewVBox(), note: widget.NewLabel("")}
+// handPayDesk is what the hand-pay view does to the money: it reads the
+// prize waiting for staff and pays it.
+type handPayDesk interface {
+	PendingHandPay(ctx context.Context, s *kiosk.Session) (kiosk.HandPay, error)
+	PayHandPay(ctx context.Context, s *kiosk.Session) (kiosk.HandPay, store.Entry, error)
+}
+
+func newHandPayView(env *Env, o handPayDesk) *handPayView {
+	v := &handPayView{env: env, o: o, body: container.NewVBox(), note: widget.NewLabel("")}
 	v.note.Wrapping = fyne.TextWrapWord
 	title := canvas.NewText(env.Tr.T("handpay.title"), art.GoldLight)
 	title.TextSize, title.TextStyle = 28, fyne.TextStyle{Bold: true}
@@ -60,7 +70,7 @@ func newHandPayView(env *Env) *handPayView {
 func (v *handPayView) load() {
 	env := v.env
 	env.Go(func() {
-		hp, err := env.Office.PendingHandPay(env.Ctx, env.Session)
+		hp, err := v.o.PendingHandPay(env.Ctx, env.Session)
 		env.Do(func() { v.show(hp, err) })
 	})
 }
@@ -106,7 +116,7 @@ func (v *handPayView) tapped() {
 	}
 	v.pay.Disable()
 	env.Go(func() {
-		hp, e, err := env.Office.PayHandPay(env.Ctx, env.Session)
+		hp, e, err := v.o.PayHandPay(env.Ctx, env.Session)
 		env.Do(func() {
 			if err != nil {
 				fyne.LogError("hand-pay", err)

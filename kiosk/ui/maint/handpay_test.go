@@ -22,7 +22,7 @@ import (
 func TestHandPayStaffRecordsThePayment(t *testing.T) {
 	f := newRclFix(t, 0)                 // the default limit: 1 500 €
 	f.play(game.Stake050, breakout.Auto) // a loser
-	none := newHandPayView(f.env)
+	none := newHandPayView(f.env, f.o)
 	assert.Contains(t, rclTexts(none.root), "Aucun paiement manuel en attente.")
 
 	g := f.play(game.Stake050, breakout.Auto) // three birds: 3 750 €
@@ -31,7 +31,7 @@ func TestHandPayStaffRecordsThePayment(t *testing.T) {
 	_, err := f.m.Play(context.Background(), game.Stake050, breakout.Auto)
 	require.ErrorIs(t, err, kiosk.ErrHandPay, "locked")
 
-	v := newHandPayView(f.env)
+	v := newHandPayView(f.env, f.o)
 	f.show(v.root)
 	shown := rclTexts(v.root)
 	assert.Contains(t, shown, "J’ai payé "+f.env.Tr.Money(hp.Amount))

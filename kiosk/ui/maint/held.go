@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"errors"
 
 	"fyne.io/fyne/v2"
@@ -20,7 +21,8 @@ import (
 // (not there, or given back), with a reason chosen on the screen, which
 // the Office logs with the role. Nothing is credited without that choice.
 
-var _ = register(View{ID: "held", Title: "held.menu", Need: kiosk.RoleStaff, Order: 12, Build: buildHeld})
+var _ = register(View{ID: "held", Title: "held.menu", Need: kiosk.RoleStaff, Order: 12,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildHeld(env, o) }})
 
 // heldReason is a reason staff may give: its words, and what the log keeps.
 type heldReason struct {
@@ -40,6 +42,7 @@ var (
 
 type heldView struct {
 	env    *Env
+	o      heldDesk
 	notes  []store.BillIntent
 	loaded bool
 	// asking is the note whose action waits for its reason (credit true:
@@ -51,9 +54,17 @@ type heldView struct {
 	busy   bool
 }
 
-func buildHeld(env *Env) fyne.CanvasObject {
+// heldDesk is what the held notes view does to the money: it lists the notes
+// held for staff, credits one or closes it.
+type heldDesk interface {
+	HeldNotes(ctx context.Context, s *kiosk.Session) ([]store.BillIntent, error)
+	CreditHeldNote(ctx context.Context, s *kiosk.Session, id int64, reason string) (store.Entry, error)
+	CloseHeldNote(ctx context.Context, s *kiosk.Session, id int64, reason string) error
+}
+
+func buildHeld(env *Env, o heldDesk) fyne.CanvasObject {
 	tr := env.Tr
-	v := &heldView{env: env, box: container.NewVBox()}
+	v := &heldView{env: env, o: o, box: container.NewVBox()}
 	v.result = widget.NewLabel("")
 	v.result.Wrapping = fyne.TextWrapWord
 	help := wrapped(tr.T("held.help"))
@@ -72,7 +83,7 @@ func (v *heldView) touch() {
 func (v *heldView) load() {
 	env := v.env
 	env.Go(func() {
-		notes, err := env.Office.HeldNotes(env.Ctx, env.Session)
+		notes, err := v.o.HeldNotes(env.Ctx, env.Session)
 		env.Do(func() {
 			if err != nil {
 				v.say(widget.DangerImportance, shErr(env, err))
@@ -158,9 +169,9 @@ func (v *heldView) act(n store.BillIntent, r heldReason) {
 		var err error
 		var e store.Entry
 		if credit {
-			e, err = env.Office.CreditHeldNote(env.Ctx, env.Session, n.ID, r.log)
+			e, err = v.o.CreditHeldNote(env.Ctx, env.Session, n.ID, r.log)
 		} else {
-			err = env.Office.CloseHeldNote(env.Ctx, env.Session, n.ID, r.log)
+			err = v.o.CloseHeldNote(env.Ctx, env.Session, n.ID, r.log)
 		}
 		env.Do(func() {
 			v.busy = false

@@ -1,6 +1,8 @@
 package maint
 
 import (
+	"context"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
@@ -12,7 +14,8 @@ import (
 // and the SHA-256 of the running binary, read from its file, which a
 // regulator compares with the approved one.
 
-var _ = register(View{ID: "identity", Title: "rpt.id.title", Need: kiosk.RoleTechnician, Order: 62, Diagnosis: true, Build: buildIdentity})
+var _ = register(View{ID: "identity", Title: "rpt.id.title", Need: kiosk.RoleTechnician, Order: 62, Diagnosis: true,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildIdentity(env, o) }})
 
 var _ = words(map[word]text{
 	"rpt.id.title":       {"Identité du logiciel", "Software identity"},
@@ -34,13 +37,18 @@ var _ = words(map[word]text{
 	"rpt.id.unknown": {"inconnue", "unknown"},
 })
 
-func buildIdentity(env *Env) fyne.CanvasObject {
+// identityDesk is what the identity view reads.
+type identityDesk interface {
+	Identity(ctx context.Context, s *kiosk.Session) (kiosk.Identity, error)
+}
+
+func buildIdentity(env *Env, o identityDesk) fyne.CanvasObject {
 	tr := env.Tr
 	note := newRptNote()
 	body := container.NewVBox()
 	var id kiosk.Identity
 	rptRun(env, func() (err error) {
-		id, err = env.Office.Identity(env.Ctx, env.Session)
+		id, err = o.Identity(env.Ctx, env.Session)
 		return err
 	}, func(err error) {
 		if err != nil {

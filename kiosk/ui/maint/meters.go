@@ -1,6 +1,8 @@
 package maint
 
 import (
+	"context"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
@@ -13,7 +15,8 @@ import (
 // The meters (staff): every counter on at least ten digits, per stake and
 // in total; they are never reset (kiosk.MeterLines).
 
-var _ = register(View{ID: "meters", Title: "rpt.meters.title", Need: kiosk.RoleStaff, Order: 40, Diagnosis: true, Build: buildMeters})
+var _ = register(View{ID: "meters", Title: "rpt.meters.title", Need: kiosk.RoleStaff, Order: 40, Diagnosis: true,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildMeters(env, o) }})
 
 var _ = words(map[word]text{
 	"rpt.meters.title": {"Compteurs", "Meters"},
@@ -114,7 +117,12 @@ func meterTable(tr Tr, lines []kiosk.MeterLine) fyne.CanvasObject {
 	return shTight(container.NewVBox(rows...), 8)
 }
 
-func buildMeters(env *Env) fyne.CanvasObject {
+// metersDesk is what the meters view reads.
+type metersDesk interface {
+	Meters(ctx context.Context, s *kiosk.Session) (store.Meters, error)
+}
+
+func buildMeters(env *Env, o metersDesk) fyne.CanvasObject {
 	tr := env.Tr
 	list := container.NewVBox()
 	note := newRptNote()
@@ -122,7 +130,7 @@ func buildMeters(env *Env) fyne.CanvasObject {
 		note.clear()
 		var lines []kiosk.MeterLine
 		rptRun(env, func() error {
-			m, err := env.Office.Meters(env.Ctx, env.Session)
+			m, err := o.Meters(env.Ctx, env.Session)
 			lines = kiosk.MeterLines(m)
 			return err
 		}, func(err error) {

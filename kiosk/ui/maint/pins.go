@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -20,7 +21,8 @@ import (
 // change by staff takes a try of the PIN pad) and logs each change with
 // the role, never the PIN.
 
-var _ = register(View{ID: "pins", Title: "pins.title", Need: kiosk.RoleStaff, Order: 70, Build: buildPINs})
+var _ = register(View{ID: "pins", Title: "pins.title", Need: kiosk.RoleStaff, Order: 70,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildPINs(env, o) }})
 
 var _ = words(map[word]text{
 	"pins.title":      {"Codes d’accès", "PINs"},
@@ -47,6 +49,7 @@ var _ = words(map[word]text{
 // one typed into.
 type pinsView struct {
 	env     *Env
+	o       pinsDesk
 	role    kiosk.Role
 	fields  [2][]rune
 	active  int
@@ -58,9 +61,15 @@ type pinsView struct {
 	note    *rptNote
 }
 
-func buildPINs(env *Env) fyne.CanvasObject {
+// pinsDesk is what the PINs view changes.
+type pinsDesk interface {
+	SetPIN(ctx context.Context, s *kiosk.Session, role kiosk.Role, pin string) error
+	RevokePIN(ctx context.Context, s *kiosk.Session, role kiosk.Role) error
+}
+
+func buildPINs(env *Env, o pinsDesk) fyne.CanvasObject {
 	tr := env.Tr
-	v := &pinsView{env: env, role: kiosk.RoleStaff, note: newRptNote(), roles: map[kiosk.Role]*widget.Button{}}
+	v := &pinsView{env: env, o: o, role: kiosk.RoleStaff, note: newRptNote(), roles: map[kiosk.Role]*widget.Button{}}
 	for i := range v.rows {
 		i := i
 		v.rows[i] = widget.NewButton("", func() { v.touch(); v.active = i; v.draw() })
@@ -203,7 +212,7 @@ func (v *pinsView) save() {
 	}
 	role := v.role
 	v.busy = true
-	rptRun(v.env, func() error { return v.env.Office.SetPIN(v.env.Ctx, v.env.Session, role, pin) }, func(err error) {
+	rptRun(v.env, func() error { return v.o.SetPIN(v.env.Ctx, v.env.Session, role, pin) }, func(err error) {
 		v.busy = false
 		v.clear()
 		if err != nil {
@@ -227,7 +236,7 @@ func (v *pinsView) revokeTapped() {
 	}
 	v.confirm = false
 	v.busy = true
-	rptRun(v.env, func() error { return v.env.Office.RevokePIN(v.env.Ctx, v.env.Session, kiosk.RoleStaff) }, func(err error) {
+	rptRun(v.env, func() error { return v.o.RevokePIN(v.env.Ctx, v.env.Session, kiosk.RoleStaff) }, func(err error) {
 		v.busy = false
 		v.clear()
 		if err != nil {

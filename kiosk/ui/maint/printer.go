@@ -1,6 +1,8 @@
 package maint
 
 import (
+	"context"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
@@ -11,7 +13,8 @@ import (
 // The printer (staff): its state, the acknowledgement of a new roll
 // (which the printer must confirm) and a test page.
 
-var _ = register(View{ID: "printer", Title: "rpt.printer.title", Need: kiosk.RoleStaff, Order: 30, Build: buildPrinter})
+var _ = register(View{ID: "printer", Title: "rpt.printer.title", Need: kiosk.RoleStaff, Order: 30,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildPrinter(env, o) }})
 
 var _ = words(map[word]text{
 	"rpt.printer.title":  {"Imprimante", "Printer"},
@@ -23,7 +26,14 @@ var _ = words(map[word]text{
 	"rpt.printer.testOK": {"Page de test imprimée.", "Test page printed."},
 })
 
-func buildPrinter(env *Env) fyne.CanvasObject {
+// printerDesk is what the printer view reads and asks of the printer.
+type printerDesk interface {
+	PrinterStatus(ctx context.Context, s *kiosk.Session) (kiosk.DeviceStatus, error)
+	PaperRefilled(ctx context.Context, s *kiosk.Session) (kiosk.DeviceStatus, error)
+	TestPrint(ctx context.Context, s *kiosk.Session) error
+}
+
+func buildPrinter(env *Env, o printerDesk) fyne.CanvasObject {
 	tr := env.Tr
 	state := widget.NewLabel("")
 	state.TextStyle = fyne.TextStyle{Bold: true}
@@ -43,7 +53,7 @@ func buildPrinter(env *Env) fyne.CanvasObject {
 	reload := func() {
 		var d kiosk.DeviceStatus
 		rptRun(env, func() (err error) {
-			d, err = env.Office.PrinterStatus(env.Ctx, env.Session)
+			d, err = o.PrinterStatus(env.Ctx, env.Session)
 			return err
 		}, func(err error) {
 			if err != nil {
@@ -57,7 +67,7 @@ func buildPrinter(env *Env) fyne.CanvasObject {
 		note.clear()
 		var d kiosk.DeviceStatus
 		rptRun(env, func() (err error) {
-			d, err = env.Office.PaperRefilled(env.Ctx, env.Session)
+			d, err = o.PaperRefilled(env.Ctx, env.Session)
 			return err
 		}, func(err error) {
 			if d.Configured {
@@ -72,7 +82,7 @@ func buildPrinter(env *Env) fyne.CanvasObject {
 	}
 	testPage := func() {
 		note.clear()
-		rptRun(env, func() error { return env.Office.TestPrint(env.Ctx, env.Session) }, func(err error) {
+		rptRun(env, func() error { return o.TestPrint(env.Ctx, env.Session) }, func(err error) {
 			reload()
 			if err != nil {
 				note.fail(tr, err)

@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -31,7 +32,7 @@ import (
 // moves no money and no meter: it has no machine behind it.
 
 var _ = register(View{ID: "recall", Title: "recall.title", Need: kiosk.RoleStaff, Order: 30,
-	Build: func(env *Env) fyne.CanvasObject { return newRecallView(env).root }})
+	Build: func(env *Env, o Office) fyne.CanvasObject { return newRecallView(env, o).root }})
 
 var _ = words(map[word]text{
 	"recall.title":      {"Rappel des parties", "Game recall"},
@@ -71,6 +72,7 @@ var _ = words(map[word]text{
 // recallView is the view: the search bar and the list, or a replay.
 type recallView struct {
 	env  *Env
+	o    recallDesk
 	root *fyne.Container // the list, or a replay in its place
 	page fyne.CanvasObject
 	list *fyne.Container
@@ -82,9 +84,16 @@ type recallView struct {
 	replay *replayView
 }
 
-func newRecallView(env *Env) *recallView {
+// recallDesk is what game recall reads.
+type recallDesk interface {
+	Recall(ctx context.Context, s *kiosk.Session, q store.RecallQuery) ([]store.Recalled, error)
+	RecallUnit(ctx context.Context, s *kiosk.Session, emission, number, unit uint32) (store.Recalled, error)
+	Replay(ctx context.Context, s *kiosk.Session, p store.Play) (*kiosk.Replay, error)
+}
+
+func newRecallView(env *Env, o recallDesk) *recallView {
 	tr := env.Tr
-	v := &recallView{env: env, list: container.NewVBox(), note: widget.NewLabel("")}
+	v := &recallView{env: env, o: o, list: container.NewVBox(), note: widget.NewLabel("")}
 	v.note.Wrapping = fyne.TextWrapWord
 	v.date = widget.NewEntry()
 	v.date.SetPlaceHolder(tr.T("recall.date"))
@@ -130,7 +139,7 @@ func (v *recallView) fail(err error) {
 func (v *recallView) load(q store.RecallQuery) {
 	env := v.env
 	env.Go(func() {
-		got, err := env.Office.Recall(env.Ctx, env.Session, q)
+		got, err := v.o.Recall(env.Ctx, env.Session, q)
 		env.Do(func() {
 			if err != nil {
 				v.fail(err)
@@ -177,7 +186,7 @@ func (v *recallView) byUnit() {
 	}
 	env := v.env
 	env.Go(func() {
-		r, err := env.Office.RecallUnit(env.Ctx, env.Session, n[0], n[1], n[2])
+		r, err := v.o.RecallUnit(env.Ctx, env.Session, n[0], n[1], n[2])
 		env.Do(func() {
 			switch {
 			case errors.Is(err, store.ErrNotFound):
@@ -284,7 +293,7 @@ type replayView struct {
 func (v *recallView) startReplay(r store.Recalled) {
 	env := v.env
 	env.Go(func() {
-		rp, err := env.Office.Replay(env.Ctx, env.Session, r.Play)
+		rp, err := v.o.Replay(env.Ctx, env.Session, r.Play)
 		env.Do(func() {
 			if err != nil {
 				fyne.LogError("recall", err)

@@ -103,7 +103,7 @@ func newRclFix(t *testing.T, handPayLimit game.Money) *rclFix {
 	require.NoError(t, err)
 	paris, err := time.LoadLocation("Europe/Paris")
 	require.NoError(t, err)
-	f.env = &Env{Ctx: context.Background(), Office: f.o, Session: f.staff, Tr: Tr{Lang: ui.French},
+	f.env = &Env{Ctx: context.Background(), Session: f.staff, Tr: Tr{Lang: ui.French},
 		Now: f.clock.Now, Loc: paris, Go: func(g func()) { g() }, Do: func(g func()) { g() }}
 	return f
 }
@@ -222,7 +222,7 @@ func TestRecallListsTheLastTen(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		f.play(game.Stakes[i%len(game.Stakes)], breakout.Auto)
 	}
-	v := newRecallView(f.env)
+	v := newRecallView(f.env, f.o)
 	f.show(v.root)
 	require.Len(t, v.shown, 10, "the last 10 games")
 	assert.EqualValues(t, 12, v.shown[0].ID, "newest first")
@@ -282,7 +282,7 @@ func TestRecallReplayEndsAsTheOriginal(t *testing.T) {
 	last, err := f.st.Entries(context.Background(), 1, 0)
 	require.NoError(t, err)
 
-	v := newRecallView(f.env)
+	v := newRecallView(f.env, f.o)
 	f.show(v.root)
 	for _, id := range []int64{jouer.ID(), bonus.ID()} {
 		var rec store.Recalled

@@ -17,9 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
-	"pharaon/hw"
-	"pharaon/hw/escpos"
-	"pharaon/hw/id003"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
@@ -94,9 +91,8 @@ func newRptFix(t *testing.T) *rptFix {
 	cfg := kiosk.Config{Dev: true, Keys: kiosktest.Keys, KioskID: "PH-0042", Venue: "Tabac de la Gare, Lyon",
 		ResultTimeout: time.Hour, Cash: kiosk.CashConfig{
 			ValidatorPath: d.ValidatorPath, PrinterPath: d.PrinterPath,
-			Validator: id003.Config{PollInterval: 5 * time.Millisecond, ReplyTimeout: 150 * time.Millisecond,
-				Backoff: hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond}},
-			PrinterTiming: escpos.Config{StatusTimeout: 400 * time.Millisecond, PollInterval: 20 * time.Millisecond},
+			Validator:     kiosktest.ValidatorTiming(),
+			PrinterTiming: kiosktest.PrinterTiming(),
 			PrinterCheck:  30 * time.Millisecond,
 		}}
 	m, err := kiosk.New(st, f.clock, cfg)
@@ -142,7 +138,7 @@ func (f *rptFix) billIn(notes ...game.Money) {
 // env is what a view of session s is built from; the work it sends off
 // the Fyne goroutine runs at once.
 func (f *rptFix) env(s *kiosk.Session) *Env {
-	e := &Env{Ctx: context.Background(), Office: f.o, Session: s, Tr: Tr{Lang: f.lang}, Win: f.w,
+	e := &Env{Ctx: context.Background(), Session: s, Tr: Tr{Lang: f.lang}, Win: f.w,
 		Now: f.clock.Now, Loc: f.m.Location(), Go: func(g func()) { g() }, Do: func(g func()) { g() },
 		Touch: func() {}}
 	e.Refresh = func() { f.show(f.shown, s) }
@@ -155,7 +151,7 @@ func (f *rptFix) show(id string, s *kiosk.Session) {
 	for _, v := range views {
 		if v.ID == id {
 			f.shown = id
-			f.w.SetContent(v.Build(f.env(s)))
+			f.w.SetContent(v.Build(f.env(s), f.o))
 			f.w.Resize(fyne.NewSize(1280, 800))
 			return
 		}

@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,7 +20,8 @@ import (
 // changes; every change is logged with its old and new value. They apply
 // at the next start.
 
-var _ = register(View{ID: "settings", Title: "rpt.settings.title", Need: kiosk.RoleTechnician, Order: 60, Build: buildSettings})
+var _ = register(View{ID: "settings", Title: "rpt.settings.title", Need: kiosk.RoleTechnician, Order: 60,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildSettings(env, o) }})
 
 var _ = words(map[word]text{
 	"rpt.settings.title":   {"Réglages", "Settings"},
@@ -126,13 +128,19 @@ func settingRefusal(tr Tr, e *kiosk.SettingError) string {
 	return tr.F("rpt.settings.bad", settingText(tr, w.refused, settingBounds(tr, e.Key, low, high)))
 }
 
-func buildSettings(env *Env) fyne.CanvasObject {
+// settingsDesk is what the settings view reads and changes.
+type settingsDesk interface {
+	Settings(ctx context.Context, s *kiosk.Session) ([]kiosk.Setting, error)
+	SetSetting(ctx context.Context, s *kiosk.Session, key, value string) error
+}
+
+func buildSettings(env *Env, o settingsDesk) fyne.CanvasObject {
 	tr := env.Tr
 	note := newRptNote()
 	list := container.NewVBox()
 	var ss []kiosk.Setting
 	rptRun(env, func() (err error) {
-		ss, err = env.Office.Settings(env.Ctx, env.Session)
+		ss, err = o.Settings(env.Ctx, env.Session)
 		return err
 	}, func(err error) {
 		if err != nil {
@@ -142,7 +150,7 @@ func buildSettings(env *Env) fyne.CanvasObject {
 		rows := make([]fyne.CanvasObject, 0, len(ss))
 		names := &shPairGroup{}
 		for _, s := range ss {
-			rows = append(rows, settingRow(env, s, names))
+			rows = append(rows, settingRow(env, o, s, names))
 		}
 		list.Objects = rows
 		list.Refresh()
@@ -165,7 +173,7 @@ var settingChoices = map[string][]settingChoice{
 // button that saves it; under them what it may be, or, in its place, why
 // the value was refused or that it was saved. That line keeps its room:
 // a refusal never moves the rows below under the finger.
-func settingRow(env *Env, s kiosk.Setting, names *shPairGroup) fyne.CanvasObject {
+func settingRow(env *Env, o settingsDesk, s kiosk.Setting, names *shPairGroup) fyne.CanvasObject {
 	tr := env.Tr
 	label := settingName(tr, s.Key)
 	name := wrapped(label)
@@ -181,7 +189,7 @@ func settingRow(env *Env, s kiosk.Setting, names *shPairGroup) fyne.CanvasObject
 	save = rptButton(env, tr.T("rpt.settings.save"), func() {
 		v := value()
 		save.Disable()
-		rptRun(env, func() error { return env.Office.SetSetting(env.Ctx, env.Session, s.Key, v) }, func(err error) {
+		rptRun(env, func() error { return o.SetSetting(env.Ctx, env.Session, s.Key, v) }, func(err error) {
 			save.Enable()
 			if err != nil {
 				msg.Importance = widget.DangerImportance

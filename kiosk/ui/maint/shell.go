@@ -314,7 +314,7 @@ func (sh *Shell) showView(id string) {
 	c.SetOnTypedKey(nil)
 	var body fyne.CanvasObject
 	if v, ok := shFind(s, id); ok && id != "" {
-		env := &Env{Ctx: sh.ctx, Office: sh.cfg.Office, Session: s, Tr: tr, Win: sh.win, Now: sh.cfg.Now, Loc: sh.cfg.Loc,
+		env := &Env{Ctx: sh.ctx, Session: s, Tr: tr, Win: sh.win, Now: sh.cfg.Now, Loc: sh.cfg.Loc,
 			Go: sh.cfg.Go, Do: sh.cfg.Do, Touch: sh.touch, BlockDir: sh.cfg.BlockDir, Dev: sh.cfg.Dev,
 			TestMode: func(on bool) { sh.note(s, on) },
 			Refresh: func() {
@@ -322,7 +322,7 @@ func (sh *Shell) showView(id string) {
 					sh.showView(id)
 				}
 			}}
-		body = v.Build(env)
+		body = v.Build(env, sh.cfg.Office)
 	} else {
 		sh.current = ""
 		body = container.NewVBox(shTitle(tr.T("shell.welcome")), wrapped(tr.T("shell.choose")))

@@ -75,7 +75,7 @@ func TestShellStaffCannotReachTechnicianViews(t *testing.T) {
 	saved := views
 	t.Cleanup(func() { views = saved })
 	views = append(append([]View(nil), views...), View{ID: "tech.test", Title: "shell.role.technician", Need: kiosk.RoleTechnician, Order: 99,
-		Build: func(*Env) fyne.CanvasObject { return widget.NewLabel("vue technicien") }})
+		Build: func(*Env, Office) fyne.CanvasObject { return widget.NewLabel("vue technicien") }})
 
 	f := newShFix(t, true)
 	f.open(ui.French)

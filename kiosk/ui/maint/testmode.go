@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"errors"
 
 	"fyne.io/fyne/v2"
@@ -14,7 +15,8 @@ import (
 // Test mode (technician): the bill validator recognises notes and gives
 // them back; nothing is credited, no meter moves (kiosk.Office.SetTestMode).
 
-var _ = register(View{ID: "testmode", Title: "rpt.test.title", Need: kiosk.RoleTechnician, Order: 63, Build: buildTestMode})
+var _ = register(View{ID: "testmode", Title: "rpt.test.title", Need: kiosk.RoleTechnician, Order: 63,
+	Build: func(env *Env, o Office) fyne.CanvasObject { return buildTestMode(env, o) }})
 
 var _ = words(map[word]text{
 	"rpt.test.title":  {"Mode test", "Test mode"},
@@ -58,7 +60,13 @@ func testDevRow(env *Env, said func(string, error)) fyne.CanvasObject {
 	return container.NewVBox(widget.NewLabel(tr.T("rpt.test.dev")), shFlow(keys...))
 }
 
-func buildTestMode(env *Env) fyne.CanvasObject {
+// testModeDesk is what the test mode view reads and switches.
+type testModeDesk interface {
+	TestMode(ctx context.Context, s *kiosk.Session) (bool, []kiosk.TestNote, error)
+	SetTestMode(ctx context.Context, s *kiosk.Session, on bool) error
+}
+
+func buildTestMode(env *Env, o testModeDesk) fyne.CanvasObject {
 	tr := env.Tr
 	note := newRptNote()
 	state := widget.NewLabel("")
@@ -72,7 +80,7 @@ func buildTestMode(env *Env) fyne.CanvasObject {
 	load := func() {
 		var notes []kiosk.TestNote
 		rptRun(env, func() (err error) {
-			on, notes, err = env.Office.TestMode(env.Ctx, env.Session)
+			on, notes, err = o.TestMode(env.Ctx, env.Session)
 			return err
 		}, func(err error) {
 			if err != nil {
@@ -112,7 +120,7 @@ func buildTestMode(env *Env) fyne.CanvasObject {
 		}
 		note.clear()
 		want := !on
-		rptRun(env, func() error { return env.Office.SetTestMode(env.Ctx, env.Session, want) }, func(err error) {
+		rptRun(env, func() error { return o.SetTestMode(env.Ctx, env.Session, want) }, func(err error) {
 			switch {
 			case errors.Is(err, kiosk.ErrBusy):
 				rptErr(tr, err) // on stderr

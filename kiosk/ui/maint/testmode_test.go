@@ -110,7 +110,7 @@ func TestTestModeViewDevNotes(t *testing.T) {
 	require.Eventually(t, func() bool { return !f.m.Snapshot().Cash.CanCashIn }, 15*time.Second, 5*time.Millisecond)
 	e := f.env(f.tech)
 	e.Dev = testDev{f.dev}
-	f.w.SetContent(buildTestMode(e))
+	f.w.SetContent(buildTestMode(e, f.o))
 	f.tap("Démarrer le mode test")
 	require.Eventually(t, func() bool { return f.m.Snapshot().Cash.CanCashIn }, 15*time.Second, 5*time.Millisecond,
 		"test mode opens the validator under the maintenance screen")
@@ -138,7 +138,7 @@ func TestTestModeToggleFitsItsLabel(t *testing.T) {
 	var later []func()
 	e := f.env(f.tech)
 	e.Go = func(g func()) { later = append(later, g) }
-	f.w.SetContent(buildTestMode(e))
+	f.w.SetContent(buildTestMode(e, f.o))
 	f.w.Resize(fyne.NewSize(1280, 800))
 	for _, g := range later {
 		g()

@@ -2,77 +2,52 @@ package maint
 
 import (
 	"context"
-	"io"
 	"sort"
 	"time"
 
 	"fyne.io/fyne/v2"
 
 	"pharaon/kiosk"
-	"pharaon/store"
 )
 
-// Office is what the views ask of the back office; *kiosk.Office is the
-// kiosk's, and the tests may pass a fake.
+// Office is the back office as the shell holds it; *kiosk.Office is the
+// kiosk's, and the tests may pass a fake. The shell and the PIN pad use
+// its sessions; each view is given only the part it uses, declared in its
+// file beside it (a voucherDesk checks and pays a voucher, a cashBoxDesk
+// collects the box...), so that its signature says what it can do to the
+// money.
 type Office interface {
 	Login(ctx context.Context, pin string) (*kiosk.Session, error)
 	Logout(ctx context.Context, s *kiosk.Session, why string) error
 	Expire(ctx context.Context, s *kiosk.Session) bool
 	Access() *kiosk.Access
 
-	Meters(ctx context.Context, s *kiosk.Session) (store.Meters, error)
-	Events(ctx context.Context, s *kiosk.Session, q store.EventQuery) ([]store.Event, error)
-	Recall(ctx context.Context, s *kiosk.Session, q store.RecallQuery) ([]store.Recalled, error)
-	RecallUnit(ctx context.Context, s *kiosk.Session, emission, number, unit uint32) (store.Recalled, error)
-	Replay(ctx context.Context, s *kiosk.Session, p store.Play) (*kiosk.Replay, error)
-	PendingHandPay(ctx context.Context, s *kiosk.Session) (kiosk.HandPay, error)
-	PayHandPay(ctx context.Context, s *kiosk.Session) (kiosk.HandPay, store.Entry, error)
-	CashBox(ctx context.Context, s *kiosk.Session) (store.CashBox, error)
-	Collect(ctx context.Context, s *kiosk.Session) (store.Collection, error)
-	PayVoucher(ctx context.Context, s *kiosk.Session, typed string) (store.Voucher, error)
-	CheckVoucher(ctx context.Context, s *kiosk.Session, typed string) (kiosk.VoucherCheck, error)
-	ReprintLast(ctx context.Context, s *kiosk.Session) (kiosk.VoucherInfo, error)
-	LastVoucher(ctx context.Context, s *kiosk.Session) (kiosk.VoucherInfo, error)
-	Blocks(ctx context.Context, s *kiosk.Session) ([]store.BlockInfo, error)
-	ImportBlock(ctx context.Context, s *kiosk.Session, name string, r io.Reader) (store.BlockInfo, error)
-	WithdrawBlock(ctx context.Context, s *kiosk.Session, id int64, reason string) (store.BlockInfo, error)
-	SetSetting(ctx context.Context, s *kiosk.Session, key, value string) error
-	HeldNotes(ctx context.Context, s *kiosk.Session) ([]store.BillIntent, error)
-	CreditHeldNote(ctx context.Context, s *kiosk.Session, id int64, reason string) (store.Entry, error)
-	CloseHeldNote(ctx context.Context, s *kiosk.Session, id int64, reason string) error
-	// The PINs (pins.go).
-	SetPIN(ctx context.Context, s *kiosk.Session, role kiosk.Role, pin string) error
-	RevokePIN(ctx context.Context, s *kiosk.Session, role kiosk.Role) error
-
-	// Reports, printer, devices, settings, identity (meters.go, events.go,
-	// cashbox.go, printer.go, daily.go, devices.go, settings.go,
-	// identity.go, testmode.go).
-	EventSources(ctx context.Context, s *kiosk.Session) ([]string, error)
-	PrintCollection(ctx context.Context, s *kiosk.Session, c store.Collection) error
-	DailyTotals(ctx context.Context, s *kiosk.Session, day time.Time) (store.Totals, error)
-	PrintDaily(ctx context.Context, s *kiosk.Session, day time.Time) error
-	TestPrint(ctx context.Context, s *kiosk.Session) error
-	PaperRefilled(ctx context.Context, s *kiosk.Session) (kiosk.DeviceStatus, error)
-	PrinterStatus(ctx context.Context, s *kiosk.Session) (kiosk.DeviceStatus, error)
-	Settings(ctx context.Context, s *kiosk.Session) ([]kiosk.Setting, error)
-	Devices(ctx context.Context, s *kiosk.Session) (kiosk.Devices, error)
-	TestValidator(ctx context.Context, s *kiosk.Session) (kiosk.Devices, error)
-	Identity(ctx context.Context, s *kiosk.Session) (kiosk.Identity, error)
-	SetTestMode(ctx context.Context, s *kiosk.Session, on bool) error
-	TestMode(ctx context.Context, s *kiosk.Session) (bool, []kiosk.TestNote, error)
-	// The fault and the technician's clear (fault.go).
-	Fault(ctx context.Context, s *kiosk.Session) (kiosk.Fault, error)
-	ClearFault(ctx context.Context, s *kiosk.Session) error
+	voucherDesk
+	reprintDesk
+	heldDesk
+	handPayDesk
+	cashBoxDesk
+	recallDesk
+	printerDesk
+	metersDesk
+	eventsDesk
+	dailyDesk
+	blockDesk
+	settingsDesk
+	devicesDesk
+	identityDesk
+	faultDesk
+	testModeDesk
+	pinsDesk
 }
 
 var _ Office = (*kiosk.Office)(nil)
 
-// Env is what a view is built from: the session, the back office, the
-// words in the language shown, and the ways to run work off and back on the
-// Fyne goroutine.
+// Env is what a view is built from besides its part of the back office:
+// the session, the words in the language shown, and the ways to run work
+// off and back on the Fyne goroutine.
 type Env struct {
 	Ctx     context.Context
-	Office  Office
 	Session *kiosk.Session
 	Tr      Tr
 	Win     fyne.Window
@@ -114,7 +89,9 @@ type View struct {
 	// Diagnosis: the view only reads why the kiosk is out of service; a
 	// diagnosis session (kiosk.Session.Diagnosis) opens only these.
 	Diagnosis bool
-	Build     func(*Env) fyne.CanvasObject
+	// Build makes the view; it passes on to the view's builder the part of
+	// the office the view uses.
+	Build func(*Env, Office) fyne.CanvasObject
 }
 
 var views []View

@@ -1,6 +1,7 @@
 package maint
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -30,12 +31,15 @@ import (
 // payment centre) is paid only once staff confirm.
 
 var (
-	_ = register(View{ID: "voucher", Title: "voucher.menu", Need: kiosk.RoleStaff, Order: 10, Build: buildVoucher})
-	_ = register(View{ID: "reprint", Title: "reprint.menu", Need: kiosk.RoleStaff, Order: 11, Build: buildReprint})
+	_ = register(View{ID: "voucher", Title: "voucher.menu", Need: kiosk.RoleStaff, Order: 10,
+		Build: func(env *Env, o Office) fyne.CanvasObject { return buildVoucher(env, o) }})
+	_ = register(View{ID: "reprint", Title: "reprint.menu", Need: kiosk.RoleStaff, Order: 11,
+		Build: func(env *Env, o Office) fyne.CanvasObject { return buildReprint(env, o) }})
 )
 
 type voucherView struct {
 	env    *Env
+	o      voucherDesk
 	number *widget.Entry
 	result *widget.Label
 	amount *widget.Label
@@ -51,9 +55,16 @@ type voucherView struct {
 	refused bool
 }
 
-func buildVoucher(env *Env) fyne.CanvasObject {
+// voucherDesk is what the voucher desk does to the money: it checks a typed
+// number and pays the voucher.
+type voucherDesk interface {
+	CheckVoucher(ctx context.Context, s *kiosk.Session, typed string) (kiosk.VoucherCheck, error)
+	PayVoucher(ctx context.Context, s *kiosk.Session, typed string) (store.Voucher, error)
+}
+
+func buildVoucher(env *Env, o voucherDesk) fyne.CanvasObject {
 	tr := env.Tr
-	v := &voucherView{env: env}
+	v := &voucherView{env: env, o: o}
 	v.number = widget.NewEntry()
 	v.number.SetPlaceHolder(tr.F("voucher.placeholder", tr.Count(store.ValidationDigits, "n.digit")))
 	v.number.TextStyle = fyne.TextStyle{Monospace: true}
@@ -139,7 +150,7 @@ func (v *voucherView) submit() {
 	env.Go(func() {
 		// A number the check does not find goes to the payment all the
 		// same: its refusal says why, and is logged.
-		c, err := env.Office.CheckVoucher(env.Ctx, env.Session, typed)
+		c, err := v.o.CheckVoucher(env.Ctx, env.Session, typed)
 		if err != nil || !c.AboveLimit() {
 			v.payNow(typed)
 			return
@@ -190,7 +201,7 @@ func (v *voucherView) showConfirm(on bool) {
 // payNow asks the Office to pay the voucher (off the UI goroutine).
 func (v *voucherView) payNow(typed string) {
 	env, tr := v.env, v.env.Tr
-	paid, err := env.Office.PayVoucher(env.Ctx, env.Session, typed)
+	paid, err := v.o.PayVoucher(env.Ctx, env.Session, typed)
 	env.Do(func() {
 		v.busy = false
 		v.pay.Enable()
@@ -341,7 +352,13 @@ func shRoleName(tr Tr, role string) string {
 // voucher a duplicate reproduces shows before it is printed (its number,
 // masked as the screens show it, amount, time and state), and a refusal
 // says what became of it.
-func buildReprint(env *Env) fyne.CanvasObject {
+// reprintDesk is what the duplicate view reads and prints.
+type reprintDesk interface {
+	LastVoucher(ctx context.Context, s *kiosk.Session) (kiosk.VoucherInfo, error)
+	ReprintLast(ctx context.Context, s *kiosk.Session) (kiosk.VoucherInfo, error)
+}
+
+func buildReprint(env *Env, o reprintDesk) fyne.CanvasObject {
 	tr := env.Tr
 	help := shPara(tr.T("reprint.help"), 3)
 	last := widget.NewLabel("")
@@ -350,7 +367,7 @@ func buildReprint(env *Env) fyne.CanvasObject {
 	result.Wrapping = fyne.TextWrapWord
 	showLast := func() {
 		env.Go(func() {
-			info, err := env.Office.LastVoucher(env.Ctx, env.Session)
+			info, err := o.LastVoucher(env.Ctx, env.Session)
 			env.Do(func() {
 				switch {
 				case errors.Is(err, kiosk.ErrNoVoucher):
@@ -372,7 +389,7 @@ func buildReprint(env *Env) fyne.CanvasObject {
 		result.Importance = widget.MediumImportance
 		result.SetText(tr.T("reprint.printing"))
 		env.Go(func() {
-			info, err := env.Office.ReprintLast(env.Ctx, env.Session)
+			info, err := o.ReprintLast(env.Ctx, env.Session)
 			env.Do(func() {
 				print.Enable()
 				showLast()
