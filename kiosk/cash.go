@@ -336,13 +336,13 @@ func (m *Machine) startCash(ctx context.Context) error {
 	if n := m.refreshHeld(ctx); n > 0 {
 		m.logCash(store.LevelWarning, "validator", "intents_held", "%d notes held for staff at start", n)
 	}
-	// The devices are set before anything runs that reads them (the cash
-	// loop, the listeners); stopCash cleans up whatever was started.
+	// The devices are set before the cash loop and the listeners run, and
+	// under the machine's lock: the poll loop (Start) already reads them
+	// for its snapshots. stopCash cleans up whatever was started.
 	c := m.cfg.Cash
-	if c.Printer != nil {
-		m.cash.printer = c.Printer
-	} else if c.PrinterPath != "" {
-		m.cash.printer = openPrinter(c)
+	printer := c.Printer
+	if printer == nil && c.PrinterPath != "" {
+		printer = openPrinter(c)
 	}
 	var h *id003.Host
 	if c.ValidatorPath != "" {
@@ -350,8 +350,15 @@ func (m *Machine) startCash(ctx context.Context) error {
 		if h, err = openValidator(c, wallet{m}, m.onValidatorEvent); err != nil {
 			return err
 		}
+	}
+	m.mu.Lock()
+	if printer != nil {
+		m.cash.printer = printer
+	}
+	if h != nil {
 		m.cash.validator = h
 	}
+	m.mu.Unlock()
 	cctx, cancel := context.WithCancel(context.Background())
 	m.cash.stop = cancel
 	m.cash.loops.Add(1)

@@ -223,19 +223,6 @@ func (f *rptFix) tap(label string) {
 	test.Tap(b)
 }
 
-// tapNth taps the n-th (from 0) visible button labelled label.
-func (f *rptFix) tapNth(label string, n int) {
-	f.t.Helper()
-	var found []*widget.Button
-	rptWalk(f.w.Content(), func(o fyne.CanvasObject) {
-		if b, ok := o.(*widget.Button); ok && b.Text == label {
-			found = append(found, b)
-		}
-	})
-	require.Greater(f.t, len(found), n, "no button %q number %d", label, n)
-	test.Tap(found[n])
-}
-
 // entries are the visible entries, in order.
 func (f *rptFix) entries() []*widget.Entry {
 	var out []*widget.Entry
