@@ -132,17 +132,11 @@ func rptReason(tr Tr, err error) string {
 	return ""
 }
 
-// rptRun runs f off the Fyne goroutine, then done back on it. It starts
-// once the Fyne goroutine is free (env.Do), so that a view's first read,
-// asked while the view is built, answers into a view the window already
-// shows: on the real driver the event log's first page, read at build,
-// never showed until Filtrer was tapped.
+// rptRun runs f off the Fyne goroutine, then done back on it.
 func rptRun(env *Env, f func() error, done func(error)) {
-	env.Do(func() {
-		env.Go(func() {
-			err := f()
-			env.Do(func() { done(err) })
-		})
+	env.Go(func() {
+		err := f()
+		env.Do(func() { done(err) })
 	})
 }
 
