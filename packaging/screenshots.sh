@@ -99,7 +99,7 @@ menu 6; shot maint-printer.png
 menu 7; shot maint-recall.png
 tap 1142 387 20; shot maint-replay.png 0
 menu 8; shot maint-meters.png
-menu 9; shot maint-events.png
+menu 9; shot maint-events.png 30   # its first page can take seconds on a busy machine
 menu 10; shot maint-daily.png
 menu 11; shot maint-pins.png
 tap 1163 38 2      # Quitter
