@@ -285,7 +285,7 @@ func TestBinaryReadyOutOfService(t *testing.T) {
 	}{
 		{"started, out of service", []string{"-dev", "-db", filepath.Join(dir, "data", "pharaon.db"), "-validator", filepath.Join(dir, "missing")},
 			"out of service: " + kiosk.FaultValidator},
-		{"could not start", []string{"-db", filepath.Join(dir, "none", "pharaon.db")}, "out of service: " + kiosk.FaultNoDatabase},
+		{"could not start", []string{"-db", filepath.Join(dir, "none", "pharaon.db")}, "out of service: " + kiosk.FaultNotInstalled},
 		{"in service", []string{"-dev", "-db", filepath.Join(dir, "data", "pharaon.db")}, "home screen shown"},
 	} {
 		r := runBinaryEnv(t, dir, env, run.args...)

@@ -204,7 +204,10 @@ func kind(img image.Image) string {
 	switch {
 	case quit >= 2000 && len(entries(img)) > 0:
 		return "menu"
-	case plain && quit < 200 && len(entries(img)) == 0 && count(img, b, button) >= 30000:
+	case plain && quit < 200 && len(entries(img)) == 0 && count(img, b, button) >= 15000:
+		// 15 000: a locked pad greys its twelve keys and keeps Retour au
+		// jeu and the language in the button's colour (about 23 000 at
+		// 1280×800); an open pad has some 115 000.
 		return "pad"
 	}
 	return "other"
