@@ -34,7 +34,8 @@ var fitStates = map[string][]fitState{
 		{name: "refused", reach: func(f *shFix, _ *fitOffice, paid string, _ Tr) { f.scan(paid) }},
 		{name: "above the limit", reach: func(f *shFix, o *fitOffice, _ string, _ Tr) { f.scan(o.above) }},
 	},
-	"reprint": {{name: "refused", reach: func(f *shFix, _ *fitOffice, _ string, tr Tr) { f.tap(tr.T("reprint.print")) }}},
+	// reprint: its last voucher is paid here, so the view opens with the
+	// state that says why and its print key off; there is nothing to tap.
 	"held": {
 		{name: "credit", reach: func(f *shFix, _ *fitOffice, _ string, tr Tr) { f.tap(tr.T("held.credit")) }},
 		{name: "close", reach: func(f *shFix, _ *fitOffice, _ string, tr Tr) { f.tap(tr.T("held.close")) }},

@@ -348,16 +348,17 @@ func shRoleName(tr Tr, role string) string {
 	return role
 }
 
-// buildReprint is the reprint of the last voucher as a DUPLICATA: the
-// voucher a duplicate reproduces shows before it is printed (its number,
-// masked as the screens show it, amount, time and state), and a refusal
-// says what became of it.
 // reprintDesk is what the duplicate view reads and prints.
 type reprintDesk interface {
 	LastVoucher(ctx context.Context, s *kiosk.Session) (kiosk.VoucherInfo, error)
 	ReprintLast(ctx context.Context, s *kiosk.Session) (kiosk.VoucherInfo, error)
 }
 
+// buildReprint is the reprint of the last voucher as a DUPLICATA: the
+// voucher a duplicate reproduces shows before it is printed (its number,
+// masked as the screens show it, amount, time and state), its print key
+// live only while that voucher is payable, and a refusal (the voucher paid
+// since it was shown) says what became of it.
 func buildReprint(env *Env, o reprintDesk) fyne.CanvasObject {
 	tr := env.Tr
 	help := shPara(tr.T("reprint.help"), 3)
@@ -365,6 +366,7 @@ func buildReprint(env *Env, o reprintDesk) fyne.CanvasObject {
 	last.Wrapping = fyne.TextWrapWord
 	result := widget.NewLabel("")
 	result.Wrapping = fyne.TextWrapWord
+	var print *widget.Button
 	showLast := func() {
 		env.Go(func() {
 			info, err := o.LastVoucher(env.Ctx, env.Session)
@@ -372,15 +374,20 @@ func buildReprint(env *Env, o reprintDesk) fyne.CanvasObject {
 				switch {
 				case errors.Is(err, kiosk.ErrNoVoucher):
 					last.SetText(tr.T("reprint.none"))
+					print.Disable()
 				case err != nil:
 					last.SetText(shErr(env, err))
 				default:
 					last.SetText(lastVoucher(env, info))
+					if info.Payable {
+						print.Enable()
+					} else {
+						print.Disable() // its state, above, says why
+					}
 				}
 			})
 		})
 	}
-	var print *widget.Button
 	print = widget.NewButton(tr.T("reprint.print"), func() {
 		if env.Touch != nil {
 			env.Touch()

@@ -285,6 +285,11 @@ func TestReprintLastVoucherAsDuplicate(t *testing.T) {
 	assert.Contains(t, f.text(), "Pas de duplicata\u00a0: le bon n°\u00a0000001 de 10\u00a0€ n’est plus payable, payé le "+paidAt+" par le personnel.")
 	assert.Contains(t, f.text(), "État\u00a0: payé le "+paidAt+" par le personnel", "the view shows the voucher as it is now")
 	assert.Equal(t, printed+1, f.printer.count())
+	assert.True(t, f.button("Imprimer le duplicata").Disabled(), "no duplicate of a paid voucher is offered")
+	f.tap("Payer un bon")
+	f.tap("Duplicata du dernier bon")
+	assert.Contains(t, f.text(), "État\u00a0: payé le "+paidAt)
+	assert.True(t, f.button("Imprimer le duplicata").Disabled(), "opened again: its state says why there is no duplicate")
 }
 
 // A scanner's digits typed once staff left the voucher view pay nothing:
