@@ -65,8 +65,21 @@ func (m *Machine) BeginFirstStart(ctx context.Context) error {
 // FirstStartPending reports whether the kiosk started the first start's
 // sequence and has not finished it: the player's screens wait for it.
 func (m *Machine) FirstStartPending(ctx context.Context) (bool, error) {
+	step, err := m.firstStep(ctx)
+	return step != StepDone, err
+}
+
+// firstStep is the step reached, StepDone for a kiosk that never ran the
+// sequence or finished it; a value that is no step is an error.
+func (m *Machine) firstStep(ctx context.Context) (FirstStep, error) {
 	v, ok, err := m.st.Setting(ctx, SettingFirstStart)
-	return ok && FirstStep(v) != StepDone, err
+	if err != nil || !ok {
+		return StepDone, err
+	}
+	if step := FirstStep(v); step == StepDone || slices.Contains(FirstSteps, step) {
+		return step, nil
+	}
+	return StepDone, fmt.Errorf("first start: step %q stored: %w", v, ErrFirstStep)
 }
 
 // FirstStart is the step reached (StepDone for a kiosk that never ran
@@ -75,14 +88,7 @@ func (o *Office) FirstStart(ctx context.Context, s *Session) (FirstStep, error) 
 	if err := o.begin(ctx, s, RoleTechnician, "read the first start"); err != nil {
 		return "", err
 	}
-	v, ok, err := o.m.st.Setting(ctx, SettingFirstStart)
-	if err != nil || !ok {
-		return StepDone, err
-	}
-	if step := FirstStep(v); slices.Contains(FirstSteps, step) {
-		return step, nil
-	}
-	return StepDone, nil
+	return o.m.firstStep(ctx)
 }
 
 // CheckFirstStep runs step's check and says what it found. The print

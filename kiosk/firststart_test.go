@@ -47,3 +47,18 @@ func TestFirstStartStepsInOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, StepDevices, step, "beginning again does not go back")
 }
+
+// A step the sequence does not know (a row written by no release) is an
+// error where the step is read, the same for the start and the screen:
+// the start said the sequence was pending while the screen took it as
+// done and opened the kiosk.
+func TestFirstStartUnknownStepRefused(t *testing.T) {
+	f, o := newOffice(t)
+	require.NoError(t, f.m.st.SetSetting(ctx, "setup", SettingFirstStart, "bogus"))
+	_, err := f.m.FirstStartPending(ctx)
+	require.ErrorIs(t, err, ErrFirstStep)
+	tech, err := o.Login(ctx, testTechPIN)
+	require.NoError(t, err)
+	_, err = o.FirstStart(ctx, tech)
+	require.ErrorIs(t, err, ErrFirstStep)
+}
