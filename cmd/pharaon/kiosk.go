@@ -60,8 +60,10 @@ type backOffice struct {
 	// demoPINs are the development run's PINs (staff, technician), shown
 	// on the development panel.
 	demoPINs [2]string
-	// onSetup is called when the setup screen shows (the kiosk is up).
-	onSetup func()
+	// onFirstStart is called when the first start's first screen shows
+	// (the kiosk is up): what ("setup screen", or "first start's
+	// sequence" when a kiosk resumes it) names it.
+	onFirstStart func(what string)
 }
 
 // The development run's PINs, seeded in a development database that has
@@ -430,10 +432,10 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		opt := ui.Options{Lang: startLang(cfg.Lang, p.m.Language(), logger), OnHome: up,
 			OnOutOfService: outOfServiceReady(sd, func() string { return p.m.Snapshot().Fault.Code })}
 		backdropOptions(cfg.Backdrop, &opt)
-		p.bo.onSetup = func() {
+		p.bo.onFirstStart = func(what string) {
 			setup.Do(func() {
-				shown(logger, "setup screen", started)
-				nextFrame(func() { sd.readyStatus("first start: setup screen shown") })
+				shown(logger, what, started)
+				nextFrame(func() { sd.readyStatus("first start: " + what + " shown") })
 			})
 		}
 		if cfg.FPS {
@@ -566,6 +568,9 @@ func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *ba
 	}
 	if !bo.setup {
 		sequence()
+		if bo.onFirstStart != nil {
+			bo.onFirstStart("first start's sequence")
+		}
 		return screens
 	}
 	maint.NewSetup(w, maint.SetupConfig{Access: bo.access, KioskID: bo.m.KioskID(), SetKioskID: bo.m.SetKioskID,
@@ -574,8 +579,8 @@ func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *ba
 			logger.Printf("first start's setup done: maintenance PINs set, kiosk %s", bo.m.KioskID())
 			sequence()
 		}})
-	if bo.onSetup != nil {
-		bo.onSetup()
+	if bo.onFirstStart != nil {
+		bo.onFirstStart("setup screen")
 	}
 	return screens
 }
