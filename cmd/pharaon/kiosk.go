@@ -559,6 +559,12 @@ func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *ba
 	sequence := func() {
 		maint.NewFirstStart(w, maint.FirstStartConfig{Steps: bo.office, Office: bo.office, BlockDir: cfg.BlockDir, Lang: cfg.Lang,
 			Now: bo.clk.Now, Loc: bo.m.Location(),
+			Shown: func(screen, found string) {
+				if found == "" {
+					found = "none"
+				}
+				logger.Printf("first start: %s screen shown (last check: %s)", screen, found)
+			},
 			Done: func() {
 				logger.Printf("first start done: kiosk %s open to players", bo.m.KioskID())
 				bo.m.SetMaintenance(false)

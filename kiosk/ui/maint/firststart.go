@@ -49,6 +49,11 @@ type FirstStartConfig struct {
 	// Done is called once every step has passed (the player's screens
 	// then show).
 	Done func()
+	// Shown, if set, is told each screen the sequence shows: "login",
+	// a step's name, or "done", with the code of the check that led there
+	// ("" if none): cmd/pharaon writes it to the kiosk's log, which the
+	// technician reads, and the virtual machine's test follows.
+	Shown func(screen, found string)
 }
 
 // FirstStart is the sequence's screen.
@@ -110,7 +115,25 @@ func (f *FirstStart) showLogin() {
 	keys, _ := shKeypad(tr, digit, erase, tr.T("pin.ok"), f.login)
 	form := container.NewVBox(shTitle(tr.T("first.title")), shPara(tr.T("first.login"), 3),
 		shSized(fyne.NewSize(0, 56), dots), f.msg)
+	// A technician's USB keypad or keyboard types the PIN too, as on the
+	// maintenance screen's pad.
+	shTakeKeys(f.win.Canvas(), digit, f.login, erase)
 	f.win.SetContent(shBackdrop(container.NewPadded(container.NewBorder(nil, nil, nil, keys, form))))
+	f.shown("login", "")
+}
+
+// shown tells FirstStartConfig.Shown what the sequence shows.
+func (f *FirstStart) shown(screen, found string) {
+	if f.cfg.Shown != nil {
+		f.cfg.Shown(screen, found)
+	}
+}
+
+// dropKeys gives the keyboard back once the PIN is taken: the steps are
+// touched, and a key typed there must not reach a view's field unseen.
+func (f *FirstStart) dropKeys() {
+	f.win.Canvas().SetOnTypedRune(nil)
+	f.win.Canvas().SetOnTypedKey(nil)
 }
 
 func (f *FirstStart) login() {
@@ -139,6 +162,7 @@ func (f *FirstStart) login() {
 				return
 			}
 			f.session, f.step = s, step
+			f.dropKeys()
 			f.showStep(kiosk.FirstCheck{})
 		})
 	})
@@ -208,6 +232,7 @@ func (f *FirstStart) showStep(found kiosk.FirstCheck) {
 	content := container.NewVScroll(body)
 	side := container.NewVBox(append([]fyne.CanvasObject{shText(tr.T("first.steps"), 16, art.Sand, false)}, list...)...)
 	f.win.SetContent(shBackdrop(container.NewPadded(container.NewBorder(nil, nil, side, nil, content))))
+	f.shown(string(f.step), found.Code)
 }
 
 // pass checks the step and goes on when it passes (the core stores the
@@ -261,6 +286,7 @@ func (f *FirstStart) showDone(found kiosk.FirstCheck) {
 	body.Add(wrapped(tr.T("first.ready.help")))
 	body.Add(container.NewHBox(shSized(fyne.NewSize(360, 64), open)))
 	f.win.SetContent(shBackdrop(container.NewPadded(body)))
+	f.shown(string(kiosk.StepDone), found.Code)
 }
 
 func firstIndex(step kiosk.FirstStep) int {
