@@ -535,7 +535,7 @@ boot() {
 	*"VMTEST ready"*)
 		local deadline=$((SECONDS + ${TIMEOUT_REST:-2700}))
 		while [ "$SECONDS" -lt "$deadline" ]; do
-			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|shot|money|pay|rollback|main done|cleared done|FAIL)' || true)
+			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|shot|money|pay|rollback|main done|cleared done|FAIL)' || true)
 			[ -n "$line" ] || break
 			say "$line"
 			case $line in
@@ -546,6 +546,18 @@ boot() {
 				typekeys "$TECH_PIN"$'\n'"$TECH_PIN"$'\n'"$STAFF_PIN"$'\n'"$STAFF_PIN"$'\n'
 				say "setup typed"
 				;;
+			*"VMTEST first login"*)
+				pause 5
+				shot vm-first-login
+				typekeys "$TECH_PIN"$'\n'
+				say "technician's PIN typed"
+				;;
+			*"VMTEST first block devices.ok"*)
+				# The block step reached: the probe imports the block,
+				# the kiosk stopped, and starts it again (the sequence
+				# resumes there after the PIN).
+				;;
+			*"VMTEST first "*) first_step "$line" ;;
 			*"VMTEST shot "*)
 				local name=${line##*VMTEST shot }
 				shot "${name%% *}"
@@ -577,6 +589,28 @@ boot() {
 	exec 3<&-
 	stop_tpm
 	say "boot $phase: off, $((SECONDS - t0)) s"
+}
+
+# first_step LINE: a step of the first start's sequence, or its end
+# ("VMTEST first S C"): its one button, in the primary colour
+# (vmscreen action), touched once the screen shows it (OUTDIR/vm-first-S.ppm).
+first_step() {
+	local name at i
+	name=$(echo "$1" | sed -E 's/.*VMTEST first ([a-z]+).*/\1/')
+	for i in 1 2 3 4 5 6 7 8; do
+		pause 8
+		shot "vm-first-$name"
+		at=$("$work/vmscreen" action "$out/vm-first-$name.ppm" 2>/dev/null) && break
+	done
+	if [ -z "$at" ]; then
+		say "first start: no button to touch on vm-first-$name.ppm"
+		return
+	fi
+	# shellcheck disable=SC2086 # "X Y"
+	tap $at
+	say "first start: $name: touched at $at"
+	pause 3
+	away
 }
 
 # money: a 10 € note, then the player's cash-out: a voucher printed.
@@ -664,9 +698,21 @@ rollback() {
 	if login vm-diagnosis "$TECH_PIN" 150; then
 		say "technician logged in"
 		if open_entry vm-diagnosis "$FAULT_ENTRY" vm-fault; then
-			pause 15
-			shot vm-fault
-			say "fault view shown (vm-fault.ppm)"
+			# The view reads the fault off the Fyne goroutine: its body
+			# comes when that read is back, and an emulated frame takes
+			# seconds (vmscreen text: the view's text below its title).
+			local i n=0
+			for i in $(seq 24); do
+				shot vm-fault
+				n=$("$work/vmscreen" text "$out/vm-fault.ppm" 2>/dev/null || echo 0)
+				[ "$n" -ge 3000 ] && break
+				pause 5
+			done
+			if [ "$n" -ge 3000 ]; then
+				say "fault view shown with its reason at screen dump $i, 5 s apart (vm-fault.ppm, $n pixels of text)"
+			else
+				failed "rollback: the fault view said nothing within 120 s (vm-fault.ppm)"
+			fi
 		else
 			failed "rollback: the fault view did not open (vm-fault.ppm)"
 		fi

@@ -7,6 +7,11 @@
 //	vmscreen kind FILE      pad, menu or other
 //	vmscreen entries FILE   the menu's entries, top to bottom: "N X Y chosen"
 //	                        or "N X Y -" (X Y: the entry's middle)
+//	vmscreen action FILE    the middle "X Y" of the topmost button in the
+//	                        primary colour (the first start's one button
+//	                        to go on); exit status 1 if there is none
+//	vmscreen text FILE      how many pixels of text a menu's view shows
+//	                        below its title (0: its body is still empty)
 //	vmscreen png FILE OUT   the dump as a PNG
 //
 // FILE is a PPM (P6) or a PNG. It is a test tool of the host's only: it
@@ -47,6 +52,15 @@ func main() {
 			}
 			fmt.Printf("%d %d %d %s\n", i+1, e.at.X, e.at.Y, c)
 		}
+	case os.Args[1] == "action" && len(os.Args) == 3:
+		at, ok := action(img)
+		if !ok {
+			fmt.Fprintf(os.Stderr, "vmscreen: %s: no button in the primary colour\n", os.Args[2])
+			os.Exit(1)
+		}
+		fmt.Printf("%d %d\n", at.X, at.Y)
+	case os.Args[1] == "text" && len(os.Args) == 3:
+		fmt.Println(bodyText(img))
 	case os.Args[1] == "png" && len(os.Args) == 4:
 		if err := writePNG(os.Args[3], img); err != nil {
 			fmt.Fprintf(os.Stderr, "vmscreen: %v\n", err)
@@ -58,7 +72,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: vmscreen kind FILE | vmscreen entries FILE | vmscreen png FILE OUT.png")
+	fmt.Fprintln(os.Stderr, "usage: vmscreen kind FILE | vmscreen entries FILE | vmscreen action FILE | vmscreen text FILE | vmscreen png FILE OUT.png")
 	os.Exit(2)
 }
 
@@ -152,9 +166,10 @@ func writePNG(name string, img image.Image) error {
 }
 
 // The theme's colours the maintenance screen is told by: its ground, a
-// button, the chosen entry or a pad's Valider (the primary colour), and
-// Quitter (the danger colour).
+// button, the chosen entry or a pad's Valider (the primary colour),
+// Quitter (the danger colour), and the text (the foreground).
 var (
+	text    = art.Sand
 	ground  = art.Night
 	button  = art.LapisLight
 	primary = art.Terracotta
@@ -257,4 +272,45 @@ func entries(img image.Image) []entry {
 		out = append(out, entry{at: image.Pt((left+right)/2, (top+y)/2), chosen: col == primary})
 	}
 	return out
+}
+
+// action is the middle of the topmost button in the primary colour: the
+// first row that holds a run of it at least 120 pixels long (a button's
+// edge above its label), down as far as the run's left end stays in it
+// (left of the label); a run less than 30 pixels high is no button.
+func action(img image.Image) (image.Point, bool) {
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if !near(img.At(x, y), primary) {
+				continue
+			}
+			left := x
+			for x < b.Max.X && near(img.At(x, y), primary) {
+				x++
+			}
+			if x-left < 120 {
+				continue
+			}
+			// Down a column a little inside the left end (the corner is
+			// rounded).
+			col, bottom := left+8, y
+			for bottom < b.Max.Y && near(img.At(col, bottom), primary) {
+				bottom++
+			}
+			if bottom-y >= 30 {
+				return image.Pt((left+x-1)/2, (y+bottom)/2), true
+			}
+		}
+	}
+	return image.Point{}, false
+}
+
+// bodyText counts the text's pixels (the theme's foreground) in a menu
+// screen's view, right of the menu, below the view's title and above its
+// buttons: a view whose first read has not come back shows none there.
+func bodyText(img image.Image) int {
+	b := img.Bounds()
+	view := image.Rect(b.Min.X+b.Dx()*22/100, b.Min.Y+b.Dy()*17/100, b.Max.X, b.Min.Y+b.Dy()*88/100)
+	return count(img, view, text)
 }

@@ -109,3 +109,50 @@ func TestReadPPM(t *testing.T) {
 		t.Error("a truncated PPM was read")
 	}
 }
+
+// The first start's one button to go on, found where the test taps it:
+// a step's « Vérifier et continuer », the ready screen's « Ouvrir la borne
+// aux joueurs »; none on the player's home, which has no such button.
+func TestAction(t *testing.T) {
+	maint := filepath.Join("..", "..", "..", "..", "kiosk", "ui", "maint", "testdata")
+	player := filepath.Join("..", "..", "..", "..", "kiosk", "ui", "testdata")
+	for _, c := range []struct {
+		file string
+		want image.Rectangle // where the middle must be: inside the button
+		ok   bool
+	}{
+		{filepath.Join(maint, "first-keys.png"), image.Rect(420, 240, 520, 280), true},
+		{filepath.Join(maint, "first-ready.png"), image.Rect(140, 230, 230, 265), true},
+		{filepath.Join(player, "screen-out-of-service.png"), image.Rectangle{}, false},
+	} {
+		img, err := load(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, ok := action(img)
+		if ok != c.ok || ok && !at.In(c.want) {
+			t.Errorf("%s: %v %v, want %v in %v", filepath.Base(c.file), at, ok, c.ok, c.want)
+		}
+	}
+}
+
+// A view's body read by its text: the fault view of the virtual machine's
+// rollback whose read had not come back (its title and buttons only), and
+// the same view on the build machine, the fault said.
+func TestBodyText(t *testing.T) {
+	shots := filepath.Join("..", "..", "..", "..", "docs", "screenshots")
+	empty, err := load(filepath.Join(shots, "vm-fault-rollback.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	said, err := load(filepath.Join(shots, "maint-fault-rollback.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bodyText(empty); n >= 200 {
+		t.Errorf("the empty fault view has %d pixels of text", n)
+	}
+	if n := bodyText(said); n < 3000 {
+		t.Errorf("the fault view that says why has %d pixels of text", n)
+	}
+}
