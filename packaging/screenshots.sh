@@ -85,19 +85,24 @@ shot maint-menu.png
 menu 1
 xdotool type --delay 30 "${voucher:0:17}$(( (${voucher:17:1} + 1) % 10 ))"; xdotool key Return
 shot maint-voucher-mistyped.png
+# The duplicate while the voucher is payable, printed: the printer's
+# picture of it is the DUPLICATA itself.
+menu 2; shot maint-reprint.png
+tap 433 432 6      # Imprimer le duplicata
+cp "$work/vouchers/0002.png" "$out/maint-duplicata.png" && echo "$out/maint-duplicata.png"
 menu 1
 xdotool type --delay 30 "$voucher"; xdotool key Return
 shot maint-voucher-paid.png 2.5
 menu 1
 xdotool type --delay 30 "$voucher"; xdotool key Return
 shot maint-voucher.png 2.5
-menu 2; shot maint-reprint.png
+menu 2; shot maint-reprint-paid.png   # paid: no duplicate, and why
 menu 3; shot maint-held.png
 menu 4; shot maint-handpay.png
 menu 5; shot maint-cashbox.png
 menu 6; shot maint-printer.png
 menu 7; shot maint-recall.png
-tap 1142 387 20; shot maint-replay.png 0
+tap 1142 387 45; shot maint-replay.png 0   # the replay to its end (it says whether it matches)
 menu 8; shot maint-meters.png
 menu 9; shot maint-events.png 30   # its first page can take seconds on a busy machine
 menu 10; shot maint-daily.png
