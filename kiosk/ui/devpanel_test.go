@@ -24,7 +24,7 @@ func TestDevPanelPrinterStatusFollowsDevice(t *testing.T) {
 	f.tap("Pannes")
 	assert.Contains(t, f.texts(), "Imprimante\u00a0: En service")
 	f.tap("Plus de papier")
-	f.waitFor(func() bool { return !f.s.snap.Cash.Printer.OK }, "the printer seen out of paper")
+	f.waitFor(func() bool { return f.s.snap.Cash.Printer.Code == "paper_out" }, "the printer seen out of paper")
 	assert.Contains(t, f.texts(), "Imprimante\u00a0: Plus de papier")
 	f.tap("Tout réparer")
 	f.waitFor(func() bool { return f.s.snap.Cash.Printer.OK }, "the printer seen repaired")
@@ -51,9 +51,10 @@ func TestDevPanelRepairDisarmsPrintFault(t *testing.T) {
 // The panel speaks the screens' language, what its last action did too.
 func TestDevPanelInEnglish(t *testing.T) {
 	f := newScrFixture(t, withDevices(nil))
+	f.cashReady() // the validator's state shows: not while it starts
 	f.tap("Pannes")
 	f.tap("Plus de papier")
-	f.waitFor(func() bool { return !f.s.snap.Cash.Printer.OK }, "the printer seen out of paper")
+	f.waitFor(func() bool { return f.s.snap.Cash.Printer.Code == "paper_out" }, "the printer seen out of paper")
 	f.tap("Fermer")
 	assert.Contains(t, f.texts(), "DÉVELOPPEMENT  ·  panne\u00a0: Plus de papier")
 	f.tap("EN")
@@ -66,6 +67,9 @@ func TestDevPanelInEnglish(t *testing.T) {
 	for _, fr := range []string{"panne", "Plus de papier", "Tout réparer", "Fermer"} {
 		assert.NotContains(t, texts, fr)
 	}
+	// The picture with the validator working: a loaded machine may catch
+	// it starting again after a reply it waited too long for.
+	f.waitFor(func() bool { return f.s.snap.Cash.Validator.OK }, "the validator working")
 	f.golden("screen-cash-dev-faults-en.png")
 }
 

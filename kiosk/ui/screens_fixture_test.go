@@ -17,6 +17,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/breakout"
+	"pharaon/hw/id003"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
@@ -405,6 +406,12 @@ func (f *scrFixture) cashReady() {
 		c := f.s.snap.Cash
 		return c.Validator.OK && c.Printer.OK && c.CanCashIn
 	}, "cash devices ready")
+	if f.devs != nil {
+		// The kiosk sees the slot open a poll before the unit is idle
+		// (it enables it at its next command): a note put in between is
+		// refused, which a loaded machine makes likely.
+		f.waitDevice(func() bool { return f.devs.Validator.State() == id003.StateIdle }, "the simulated validator idle")
+	}
 }
 
 // windowSize is the size of the tests' window.

@@ -72,6 +72,7 @@ func TestScreensRefusedNotesSayWhy(t *testing.T) {
 // beside the credit, before a note goes in.
 func TestScreensHomeShowsNotesAndMaximum(t *testing.T) {
 	f := newScrFixture(t, withDevices(nil))
+	f.cashReady() // the validator's state shows: not while it starts
 	assert.Contains(t, f.texts(), "Billets acceptés\u00a0: 5\u00a0€, 10\u00a0€, 20\u00a0€ et 50\u00a0€")
 	assert.Contains(t, f.texts(), "Crédit maximum\u00a0: "+fr(f.s.snap.Cash.MaxCredit))
 	f.golden("screen-home-notes.png")
