@@ -44,5 +44,5 @@ func TestFirstStartScreensTellTheyAreUp(t *testing.T) {
 	require.True(t, p.bo.firstStart)
 	up = nil
 	show(p)
-	assert.Equal(t, []string{"first start's sequence"}, up, "after a power cut: the sequence, up as well")
+	assert.Equal(t, []string{"guided sequence"}, up, "after a power cut: the sequence, up as well")
 }

@@ -61,8 +61,9 @@ type backOffice struct {
 	// on the development panel.
 	demoPINs [2]string
 	// onFirstStart is called when the first start's first screen shows
-	// (the kiosk is up): what ("setup screen", or "first start's
-	// sequence" when a kiosk resumes it) names it.
+	// (the kiosk is up): what ("setup screen", or "guided sequence" when
+	// a kiosk resumes it) names it; systemd's status says "first start:
+	// <what> shown".
 	onFirstStart func(what string)
 }
 
@@ -575,7 +576,7 @@ func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *ba
 	if !bo.setup {
 		sequence()
 		if bo.onFirstStart != nil {
-			bo.onFirstStart("first start's sequence")
+			bo.onFirstStart("guided sequence")
 		}
 		return screens
 	}

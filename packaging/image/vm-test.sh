@@ -541,9 +541,10 @@ boot() {
 			case $line in
 			*"VMTEST setup shown"*)
 				shot vm-setup
-				# The technician's PIN and the staff's, each twice; Enter
-				# on the last line saves.
-				typekeys "$TECH_PIN"$'\n'"$TECH_PIN"$'\n'"$STAFF_PIN"$'\n'"$STAFF_PIN"$'\n'
+				# The technician's PIN and the staff's, each twice, then
+				# the kiosk id's line as the configuration filled it: Enter
+				# on that last line saves.
+				typekeys "$TECH_PIN"$'\n'"$TECH_PIN"$'\n'"$STAFF_PIN"$'\n'"$STAFF_PIN"$'\n'$'\n'
 				say "setup typed"
 				;;
 			*"VMTEST first login"*)
