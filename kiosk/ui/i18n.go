@@ -231,12 +231,17 @@ const (
 	msgCountSymbols   msg = "sym.count"
 
 	// What the game screen says to do: tap the ball, the idle countdown
-	// before Auto, the button that finishes the wall in Auto, a game
+	// before Auto, the button that finishes the wall in Auto and under it
+	// when it will be offered (the seconds, and the bricks left that offer
+	// it, play.FinishBricks; the bonus wall, the seconds alone) or, offered, what Auto does (Art. 4.1), a game
 	// resumed after a restart.
-	msgGameTapBall    msg = "game.tap_ball"
-	msgGameAutoIn     msg = "game.auto_in"
-	msgGameFinishAuto msg = "game.finish_auto"
-	msgGameResumed    msg = "game.resumed"
+	msgGameTapBall         msg = "game.tap_ball"
+	msgGameAutoIn          msg = "game.auto_in"
+	msgGameFinishAuto      msg = "game.finish_auto"
+	msgGameFinishWait      msg = "game.finish_wait"
+	msgGameFinishWaitBonus msg = "game.finish_wait_bonus"
+	msgGameFinishDoes      msg = "game.finish_does"
+	msgGameResumed         msg = "game.resumed"
 
 	// The development panel's way to maintenance and its demo PINs.
 	msgDevPINs msg = "dev.pins"
@@ -463,10 +468,13 @@ var catalogue = map[msg]text{
 	msgSymSnakeMany:  {"serpents", "snakes"},
 	msgCountSymbols:  {"%d %s", "%d %s"},
 
-	msgGameTapBall:    {"Touchez la balle pour la lancer", "Tap the ball to launch it"},
-	msgGameAutoIn:     {"Auto dans %d\u00a0s — touchez pour continuer", "Auto in %d\u00a0s — touch to keep playing"},
-	msgGameFinishAuto: {"Finir en Auto", "Finish in Auto"},
-	msgGameResumed:    {"Partie reprise", "Game resumed"},
+	msgGameTapBall:         {"Touchez la balle pour la lancer", "Tap the ball to launch it"},
+	msgGameAutoIn:          {"Auto dans %d\u00a0s — touchez pour continuer", "Auto in %d\u00a0s — touch to keep playing"},
+	msgGameFinishAuto:      {"Finir en Auto", "Finish in Auto"},
+	msgGameFinishWait:      {"dans %d\u00a0s ou dès 3 briques restantes", "in %d\u00a0s or when 3 bricks are left"},
+	msgGameFinishWaitBonus: {"dans %d\u00a0s", "in %d\u00a0s"},
+	msgGameFinishDoes:      {"le système détruit les briques restantes", "the system destroys the bricks left"},
+	msgGameResumed:         {"Partie reprise", "Game resumed"},
 	msgDevPINs: {"Coin haut-gauche 3\u00a0s\u00a0: personnel %s, technicien %s",
 		"Top-left corner 3 s: staff %s, technician %s"},
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -19,6 +20,7 @@ import (
 	"pharaon/hw/id003"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
+	"pharaon/kiosk/ui/play"
 )
 
 // declaredConsts reads the string constants of the given type (or, if typ is
@@ -269,4 +271,20 @@ func TestMoneyMessagesInThePlayersWords(t *testing.T) {
 	assert.Equal(t, "Billet de 10\u00a0€ à vérifier par le personnel", fr.Message(held))
 	assert.Equal(t, "", fr.Message(kiosk.Message{}))
 	assert.Equal(t, "0,50\u00a0€ ou 1\u00a0€", fr.Stakes([]game.Stake{game.Stake050, game.Stake100}))
+}
+
+// The finish button's caption names the bricks left that offer it as the
+// game widget counts them (play.FinishBricks), with the seconds: the
+// catalogue writes the number out, so that its noun's plural is its own.
+func TestFinishWaitNamesTheBricks(t *testing.T) {
+	for _, l := range []Lang{French, English} {
+		w := PlayWords(l)
+		s := fmt.Sprintf(w.FinishWait, 17)
+		assert.NotContains(t, s, "%!", "one count, the seconds")
+		assert.Contains(t, s, "17\u00a0s")
+		assert.Regexp(t, `\b`+strconv.Itoa(play.FinishBricks)+` \pL`, s, "the bricks left")
+		s = fmt.Sprintf(w.FinishWaitBonus, 17)
+		assert.NotContains(t, s, "%!")
+		assert.Contains(t, s, "17\u00a0s")
+	}
 }

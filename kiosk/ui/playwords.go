@@ -16,5 +16,9 @@ func PlayWords(l Lang) play.Words {
 		FinishAuto: tr.T(msgGameFinishAuto),
 		Resumed:    tr.T(msgGameResumed),
 		English:    tr.Lang == English,
+
+		FinishWait:      tr.T(msgGameFinishWait),
+		FinishWaitBonus: tr.T(msgGameFinishWaitBonus),
+		FinishDoes:      tr.T(msgGameFinishDoes),
 	}
 }

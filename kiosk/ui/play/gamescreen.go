@@ -172,6 +172,7 @@ func (g *Screen) Play(src Source) {
 		g.cart.StopBlink()
 		g.cart.SetCounts(game.Counts{})
 		g.cancelFlights()
+		g.updateFinish()
 		g.Stop()
 		return
 	}
@@ -196,6 +197,7 @@ func (g *Screen) Play(src Source) {
 	if g.rend != nil {
 		g.rend.applyTexts()
 	}
+	g.updateFinish()
 	g.Start()
 }
 
@@ -266,6 +268,7 @@ func (g *Screen) SetWords(w Words) {
 	g.field.SetWords(w)
 	if g.rend != nil {
 		g.rend.applyTexts()
+		g.rend.applyWords()
 	}
 }
 
@@ -312,6 +315,7 @@ func (g *Screen) Frame(now time.Time) {
 		alpha = g.pump.Alpha()
 	}
 	g.field.frameBetween(now, alpha)
+	g.updateFinish()
 	g.updateFlights(now)
 	g.cart.Frame(now)
 	if g.OnFrameStats != nil {

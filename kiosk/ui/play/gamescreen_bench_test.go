@@ -18,7 +18,12 @@ import (
 //     flights and the reading of the world into the canvas objects;
 //   - countdown: a Jouer frame in the last seconds before Auto, the ball
 //     waiting on the paddle: the hint to tap it and the countdown shown,
-//     its text changing each second.
+//     its text changing each second;
+//   - finishwait: a Jouer frame in a wall's first 30 s, the ball waiting
+//     on the paddle: the finish button greyed, its caption counting the
+//     seconds before it is offered (after one wait, as countdown's texts
+//     after their first: Fyne measures a new text once, then keeps it
+//     while it is drawn).
 //
 // frame − engine is what the screen adds per frame. Games restart when
 // they end, outside the timer. All must show 0 allocs/op: a frame allocates
@@ -75,6 +80,32 @@ func BenchmarkGameFrame(b *testing.B) {
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if rig.g.Playfield().World().Mode() == breakout.Auto {
+				b.StopTimer()
+				start()
+				b.StartTimer()
+			}
+			rig.frame()
+		}
+	})
+
+	b.Run("finishwait", func(b *testing.B) {
+		rig := newGameRig(b, fyne.NewSize(1280, 800))
+		var w *breakout.World
+		start := func() {
+			d := newTestDemo(b, walls, breakout.Play)
+			rig.g.Play(d)
+			w = d.World()
+			rig.frames(3)
+		}
+		start()
+		for w.Tick() < finishAfter-breakout.TicksPerSecond {
+			rig.frame()
+		}
+		start()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if w.Tick() >= finishAfter-breakout.TicksPerSecond {
 				b.StopTimer()
 				start()
 				b.StartTimer()

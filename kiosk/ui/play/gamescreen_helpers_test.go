@@ -100,12 +100,18 @@ var (
 		TapBall:    "Touchez la balle pour la lancer",
 		AutoIn:     "Auto dans %d\u00a0s — touchez pour continuer",
 		FinishAuto: "Finir en Auto", Resumed: "Partie reprise",
+		FinishWait:      "dans %d\u00a0s ou dès 3 briques restantes",
+		FinishWaitBonus: "dans %d\u00a0s",
+		FinishDoes:      "le système détruit les briques restantes",
 	}
 	englishWords = Words{
 		Stake: "STAKE", Credit: "CREDIT", Auto: "AUTO", RedBrick: "RED BRICK",
 		TapBall:    "Tap the ball to launch it",
 		AutoIn:     "Auto in %d\u00a0s — touch to keep playing",
 		FinishAuto: "Finish in Auto", Resumed: "Game resumed",
-		English: true,
+		FinishWait:      "in %d\u00a0s or when 3 bricks are left",
+		FinishWaitBonus: "in %d\u00a0s",
+		FinishDoes:      "the system destroys the bricks left",
+		English:         true,
 	}
 )

@@ -34,6 +34,7 @@ type screenRenderer struct {
 	stakeVal  *canvas.Text
 	creditCap *canvas.Text
 	creditVal *canvas.Text
+	finish    *finishButton // finish the wall in Auto (gamescreen_finish.go)
 	flyers    [game.NumSymbols][game.MaxPerSymbol]*canvas.Image
 	flyerSize fyne.Size
 	panelX    float32
@@ -53,7 +54,8 @@ func newScreenRenderer(g *Screen) *screenRenderer {
 		t.Alignment = fyne.TextAlignCenter
 		art.Typeset(t)
 	}
-	r.objects = append(r.objects, g.field, r.rule, r.stakeCap, r.stakeVal, g.cart, r.creditCap, r.creditVal)
+	r.finish = newFinishButton(g.finishInAuto)
+	r.objects = append(r.objects, g.field, r.rule, r.stakeCap, r.stakeVal, r.finish.b, g.cart, r.creditCap, r.creditVal)
 	for s := range r.flyers {
 		for k := range r.flyers[s] {
 			r.flyers[s][k] = newArtImage()
@@ -61,6 +63,7 @@ func newScreenRenderer(g *Screen) *screenRenderer {
 		}
 	}
 	r.applyTexts()
+	r.applyWords()
 	return r
 }
 
@@ -79,13 +82,16 @@ func (r *screenRenderer) MinSize() fyne.Size {
 
 func (r *screenRenderer) Refresh() {
 	r.applyTexts()
+	r.applyWords()
 	r.g.field.Refresh()
 	r.g.cart.Refresh()
 }
 
 // Layout puts the playfield on the left at 6:5, as tall as the screen if
-// the panel keeps MinPanel, and the panel on the right: stake, cartouche,
-// credit (Art. 4.2, DESIGN.md §8).
+// the panel keeps MinPanel, and the panel on the right: stake, the button
+// that finishes a Jouer wall in Auto, cartouche, credit (Art. 4.2,
+// DESIGN.md §8). The button's room is kept in every game, so the cartouche
+// never moves.
 func (r *screenRenderer) Layout(size fyne.Size) {
 	r.size = size
 	fw := size.Height * fieldW / fieldH
@@ -126,7 +132,9 @@ func (r *screenRenderer) Layout(size fyne.Size) {
 	r.creditVal.Resize(fyne.NewSize(pw, vh))
 
 	top := m + block + m/2
-	ctH := size.Height - 2*top
+	bottom := size.Height - top
+	top += r.finish.layout(px+m/2, top, pw-m, k) + m/2
+	ctH := bottom - top
 	r.g.cart.Move(fyne.NewPos(px+m/2, top))
 	r.g.cart.Resize(fyne.NewSize(pw-m, ctH))
 
@@ -154,6 +162,13 @@ func (r *screenRenderer) applyTexts() {
 	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal} {
 		t.Refresh()
 	}
+}
+
+// applyWords gives the finish button its words (made once per language:
+// a frame formats nothing).
+func (r *screenRenderer) applyWords() {
+	r.finish.setWords(r.g.words)
+	r.g.updateFinish()
 }
 
 // placeFlight draws flight k of symbol s at t (0 to 1) of its way from its

@@ -135,7 +135,7 @@ func (p *Playfield) FullBackdropShown() bool {
 func (p *Playfield) World() *breakout.World { return p.world }
 
 // SetWords shows the playfield's words: the badge, the red brick's caption,
-// the tip, the countdown, the notice and the finish button.
+// the tip, the countdown and the notice.
 func (p *Playfield) SetWords(w Words) {
 	p.words = w
 	if p.rend != nil {

@@ -12,7 +12,6 @@ import (
 	"pharaon/game/breakout"
 	"pharaon/game/reveal"
 	"pharaon/kiosk/ui/art"
-	"pharaon/kiosk/ui/touch"
 )
 
 // Sizes of what the playfield draws beyond the engine's own geometry, in
@@ -48,9 +47,10 @@ const (
 
 	// What the playfield says to do (field units): the hint to tap the
 	// ball, above the paddle; the countdown before Auto and the notice of
-	// a resumed game, on plaques across the field; the button that
-	// finishes the wall in Auto, over the status band's right end, as
-	// tall as a finger needs at 800 px (DESIGN.md §8).
+	// a resumed game, on plaques across the field (DESIGN.md §8). The
+	// button that finishes the wall in Auto is the game screen's, beside
+	// the field (gamescreen_finish.go): every point of the field steers
+	// the paddle.
 	tipY         = 800
 	tipText      = 30
 	countY       = 560
@@ -60,18 +60,8 @@ const (
 	noticeW      = 520
 	noticeH      = 110
 	noticeText   = 48
-	finishW      = 300
-	finishTop    = 46
-	finishH      = 80
-	finishText   = 28
 	countdownMax = 10 // the countdown shows the last seconds before Auto
 
-	// finishAfter is how long a Jouer wall is played before the player
-	// may finish it in Auto, and finishBricks how few bricks left make
-	// it possible at once: the last bricks of a wall can take most of a
-	// game to hit.
-	finishAfter  = 30 * breakout.TicksPerSecond
-	finishBricks = 3
 	// how long the ghost mask takes to fade in and out, in engine ticks
 	ghostFadeTicks = breakout.TicksPerSecond / 5
 )
@@ -197,7 +187,6 @@ type playfieldRenderer struct {
 	countSecs int                      // the second shown, 0 none, -1 not known
 	noticeBg  *canvas.Rectangle        // "game resumed"
 	noticeTxt *canvas.Text
-	finish    *touch.Button // finish the wall in Auto
 
 	// what is drawn, to skip what did not change
 	autoShown   shownState
@@ -210,7 +199,6 @@ type playfieldRenderer struct {
 	paddleShown shownState
 	tipShown    shownState
 	noticeShown shownState
-	finishShown shownState
 }
 
 // newArtImage is an image that setArt will give its pixels.
@@ -320,10 +308,9 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r.noticeTxt = canvas.NewText("", art.GoldLight)
 	r.noticeTxt.TextStyle.Bold = true
 	r.noticeTxt.Alignment = fyne.TextAlignCenter
-	r.finish = touch.NewButton("", touch.Secondary, finishText, p.finishInAuto)
-	hideAll(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
+	hideAll(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt)
 	r.countSecs = -1
-	add(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
+	add(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt)
 	for _, t := range []*canvas.Text{r.badgeTxt, r.redCap, r.redCount, r.tip, r.countTxt, r.noticeTxt} {
 		art.Typeset(t)
 	}
@@ -550,8 +537,6 @@ func (r *playfieldRenderer) applyLabels() {
 	r.countSecs = -1
 	r.noticeTxt.Text = w.Resumed
 	r.noticeTxt.Refresh()
-	r.finish.Text = w.FinishAuto
-	r.finish.Refresh()
 	if r.size.Width > 0 {
 		r.layoutRedHud()
 	}
@@ -582,11 +567,6 @@ func (r *playfieldRenderer) layoutGuide() {
 	r.noticeBg.Resize(g.unitSize(noticeW, noticeH))
 	r.noticeBg.CornerRadius = 20 * g.S
 	centreLine(r.noticeTxt, g, noticeText, noticeY)
-
-	r.finish.TextSize = finishText * g.S
-	r.finish.Radius = 14 * g.S
-	r.finish.Move(g.unitPos(fieldW-hudMargin-finishW, finishTop))
-	r.finish.Resize(g.unitSize(finishW, finishH))
 }
 
 // setWorld dresses the slots for the playfield's wall: which drawing lies
@@ -652,7 +632,7 @@ func (r *playfieldRenderer) forceAll() {
 		r.stones[s].shownSecs = -2
 	}
 	r.autoShown, r.bonus, r.flashOn, r.ghostOn, r.ballShown, r.hintShown, r.paddleShown = 0, 0, 0, 0, 0, 0, 0
-	r.tipShown, r.noticeShown, r.finishShown, r.countSecs = 0, 0, 0, -1
+	r.tipShown, r.noticeShown, r.countSecs = 0, 0, -1
 }
 
 // nudge has the canvas drawn again after a change that does not ask for it
@@ -818,8 +798,7 @@ func (r *playfieldRenderer) updateHint(w *breakout.World, b breakout.Ball, now t
 
 // updateGuide shows what the player is to do in Jouer (Art. 4.4): tap the
 // ball while it waits on the paddle; touch the field before the idle time
-// hands the game to Auto, counting down its last seconds; finish the wall
-// in Auto once it has lasted or few bricks are left. And, whatever the
+// hands the game to Auto, counting down its last seconds. And, whatever the
 // mode, that the game was resumed after a restart.
 func (r *playfieldRenderer) updateGuide(w *breakout.World, b breakout.Ball) bool {
 	play := w.Mode() == breakout.Play && !w.Done()
@@ -840,8 +819,6 @@ func (r *playfieldRenderer) updateGuide(w *breakout.World, b breakout.Ball) bool
 		changed = true
 	}
 
-	finish := play && (w.Tick() >= finishAfter || (!w.IsBonus() && w.Standing() <= finishBricks))
-	changed = r.finishShown.set(finish, r.finish) || changed
 	changed = r.noticeShown.set(r.p.notice, r.noticeBg, r.noticeTxt) || changed
 	return changed
 }
@@ -1023,7 +1000,7 @@ func (r *playfieldRenderer) hideDynamic() {
 		s.hits = -1
 	}
 	hideAll(r.red, r.cracked, r.flash, r.ball, r.hint, r.ghost, r.badge, r.badgeTxt, r.redCap, r.redCount)
-	hideAll(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt, r.finish)
+	hideAll(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt)
 	hideAll(r.paddle[0], r.paddle[1], r.paddle[2])
 	for s := range r.stones {
 		hideAll(r.stones[s].gem, r.stones[s].secs, r.bars[s])

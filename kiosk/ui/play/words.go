@@ -11,7 +11,14 @@ type Words struct {
 	TapBall       string // the tip before the first launch
 	AutoIn        string // the countdown to Auto: a format with one %d, the seconds
 	FinishAuto    string // the button that finishes the wall in Auto
-	Resumed       string // the notice of a game resumed after a restart
+	// Under the finish button: before it is offered, a format of the
+	// seconds that names the FinishBricks bricks left that offer it too
+	// (FinishWait) or, on the bonus wall, of the seconds alone
+	// (FinishWaitBonus); once offered, what Auto does (FinishDoes,
+	// Art. 4.1). The number of bricks is written out, so that its noun's
+	// plural is the number's.
+	FinishWait, FinishWaitBonus, FinishDoes string
+	Resumed                                 string // the notice of a game resumed after a restart
 	// English writes the amounts the English way (game.Money.English);
 	// French otherwise.
 	English bool
