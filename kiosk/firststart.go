@@ -148,7 +148,8 @@ func (o *Office) CheckFirstStep(ctx context.Context, s *Session, step FirstStep)
 		case errors.As(err, &pf):
 			c.Code, c.Printer = "voucher.failed", pf.Message
 		case errors.Is(err, ErrCashOutUnavailable):
-			c.Code, c.Printer = "voucher.failed", o.m.Snapshot().Cash.Printer.Message
+			// Refused before anything was recorded: the printer is faulty.
+			c.Code, c.Printer = "voucher.refused", o.m.Snapshot().Cash.Printer.Message
 		case err != nil:
 			return c, fmt.Errorf("first start: %w", err)
 		}
