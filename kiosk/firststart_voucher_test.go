@@ -1,6 +1,7 @@
 package kiosk
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -86,6 +87,11 @@ func TestFirstStartTestVoucher(t *testing.T) {
 	assert.True(t, chk.Test)
 	_, err = o.PayVoucher(ctx, staff, failed)
 	require.ErrorIs(t, err, store.ErrVoucherTest)
+	reg := &claimCounter{}
+	f.m.SetVoucherRegistry(reg, 0)
+	_, err = o.PayVoucher(ctx, staff, failed)
+	require.ErrorIs(t, err, store.ErrVoucherTest, "joined to a fleet, too")
+	assert.Zero(t, reg.claims, "nothing claimed at the centre")
 	var refusal *store.VoucherRefusal
 	require.True(t, errors.As(err, &refusal))
 	_, err = o.LastVoucher(ctx, staff)
@@ -115,4 +121,16 @@ func eventsCoded(t *testing.T, f *fixture, code string) []store.Event {
 		return len(out) > 0
 	}, "event %s logged", code)
 	return out
+}
+
+// claimCounter is a fleet registry that counts the claims made to it.
+type claimCounter struct{ claims int }
+
+func (r *claimCounter) Claim(context.Context, VoucherClaim) (func(context.Context) error, error) {
+	r.claims++
+	return func(context.Context) error { return nil }, nil
+}
+
+func (r *claimCounter) Lookup(context.Context, string) (FleetVoucher, error) {
+	return FleetVoucher{}, store.ErrNotFound
 }
