@@ -26,28 +26,11 @@ import (
 // entry as a problem of its kiosk.
 func TestCentralPayRefusesAnUnreportedEntry(t *testing.T) {
 	c := startCentre(t)
-	ctx := context.Background()
-	cfg := c.kiosk(t, "borne-7")
-	opts, err := cfg.Options()
-	require.NoError(t, err)
-	nc, err := nats.Connect(cfg.URL, opts...)
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	m, err := authority.Open(c.dir)
-	require.NoError(t, err)
-	master, err := m.VoucherMaster()
-	require.NoError(t, err)
 	chosen, err := kiosk.NewValidation(rand.Reader)
 	require.NoError(t, err)
-	key, err := fleet.VoucherEntryKey(master, "borne-7", chosen)
-	require.NoError(t, err)
 	now := time.Now()
-	made, _ := json.Marshal(fleet.VoucherEntry{Kiosk: "borne-7", ID: 1, Amount: int64(500 * game.Euro),
+	key := writeEntry(t, c, chosen, fleet.VoucherEntry{Kiosk: "borne-7", ID: 1, Amount: int64(500 * game.Euro),
 		ExpiresAt: now.Add(time.Hour).UnixNano(), State: "printed"})
-	_, err = js.Publish(ctx, "$KV."+fleet.VoucherBucket+"."+key, made)
-	require.NoError(t, err, "the kiosk writes its own entries")
 
 	out, err := c.cmd(t, now, "voucher", chosen)
 	assert.ErrorIs(t, err, errFound, out)
@@ -94,26 +77,42 @@ func TestCentralKnowsATestVoucher(t *testing.T) {
 	assert.NotContains(t, out, "PROBLÈME", "its records and meters agree")
 
 	// The kiosk's credentials rewrite its entry: printed, 500 €.
-	cfg := c.kiosk(t, "borne-7")
-	opts, err := cfg.Options()
-	require.NoError(t, err)
-	nc, err := nats.Connect(cfg.URL, opts...)
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
-	m, err := authority.Open(c.dir)
-	require.NoError(t, err)
-	master, err := m.VoucherMaster()
-	require.NoError(t, err)
-	key, err := fleet.VoucherEntryKey(master, "borne-7", val)
-	require.NoError(t, err)
-	made, _ := json.Marshal(fleet.VoucherEntry{Kiosk: "borne-7", ID: 1, Amount: int64(500 * game.Euro),
+	writeEntry(t, c, val, fleet.VoucherEntry{Kiosk: "borne-7", ID: 1, Amount: int64(500 * game.Euro),
 		ExpiresAt: now.Add(time.Hour).UnixNano(), State: "printed", Record: 1, StateRecord: 1})
-	_, err = js.Publish(ctx, "$KV."+fleet.VoucherBucket+"."+key, made)
-	require.NoError(t, err)
 	out, err = c.cmd(t, now, "pay", "-by", "counter-1", val)
 	assert.ErrorIs(t, err, errFound, out)
 	assert.Contains(t, out, "voucher entry rewritten", "its history says its amount changed")
 	assert.NotContains(t, out, "PAYÉ / PAID")
+}
+
+// kioskJS is a connection to the centre's server with kiosk id's
+// credentials.
+func kioskJS(t *testing.T, c *testCentre, id string) jetstream.JetStream {
+	t.Helper()
+	cfg := c.kiosk(t, id)
+	opts, err := cfg.Options()
+	require.NoError(t, err)
+	nc, err := nats.Connect(cfg.URL, opts...)
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	return js
+}
+
+// writeEntry writes e as the fleet's entry of the voucher numbered val
+// with e's kiosk's credentials (a kiosk writes its own entries), and
+// returns the entry's key.
+func writeEntry(t *testing.T, c *testCentre, val string, e fleet.VoucherEntry) string {
+	t.Helper()
+	m, err := authority.Open(c.dir)
+	require.NoError(t, err)
+	master, err := m.VoucherMaster()
+	require.NoError(t, err)
+	key, err := fleet.VoucherEntryKey(master, e.Kiosk, val)
+	require.NoError(t, err)
+	data, _ := json.Marshal(e)
+	_, err = kioskJS(t, c, e.Kiosk).Publish(context.Background(), "$KV."+fleet.VoucherBucket+"."+key, data)
+	require.NoError(t, err, "the kiosk writes its own entries")
+	return key
 }
