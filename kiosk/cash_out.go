@@ -147,7 +147,7 @@ func (m *Machine) printVoucher(ctx context.Context, v store.Voucher, duplicate b
 	doc := voucherDoc(voucherText{
 		KioskID: kioskID, Venue: m.cfg.Venue, Number: v.ID, Issued: v.Issued.In(loc), Amount: v.Amount,
 		Validation: v.Validation, Expires: v.Expires.In(loc), AtCounter: v.Amount <= m.cash.payoutLimit,
-		Duplicate: duplicate, PrintedAt: now,
+		Duplicate: duplicate, PrintedAt: now, Test: v.Test(),
 	})
 	st, err := m.cash.printer.Print(ctx, doc)
 	if err == nil {

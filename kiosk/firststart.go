@@ -35,21 +35,25 @@ const (
 	StepKeys    FirstStep = "keys"    // the issuer keys are found
 	StepDevices FirstStep = "devices" // the validator and the printer answer and work
 	StepBlock   FirstStep = "block"   // a block is on sale
-	StepPrint   FirstStep = "print"   // the printer's test page is printed
+	StepVoucher FirstStep = "voucher" // a test voucher is printed, void (testvoucher.go)
 	StepDone    FirstStep = "done"    // the kiosk is open to players
 )
 
 // FirstSteps are the steps a technician goes through, in order.
-var FirstSteps = []FirstStep{StepKeys, StepDevices, StepBlock, StepPrint}
+var FirstSteps = []FirstStep{StepKeys, StepDevices, StepBlock, StepVoucher}
 
 // FirstCheck is what a step's check found: Code names it for the screen
 // (the step's name, a dot, what was found), N counts what it counted (the
-// issuer keys, the stakes on sale).
+// issuer keys, the stakes on sale) or is the test voucher's number.
 type FirstCheck struct {
 	Step FirstStep
 	OK   bool
 	Code string
 	N    int
+	// Validation is the test voucher's validation number (it pays
+	// nothing), Printer what kept the printer from printing it.
+	Validation string
+	Printer    Message
 }
 
 // BeginFirstStart stores the sequence's first step if the kiosk has not
@@ -91,8 +95,9 @@ func (o *Office) FirstStart(ctx context.Context, s *Session) (FirstStep, error) 
 	return o.m.firstStep(ctx)
 }
 
-// CheckFirstStep runs step's check and says what it found. The print
-// step's check prints the test page.
+// CheckFirstStep runs step's check and says what it found. The voucher
+// step's check prints the test voucher (PrintTestVoucher): the same number
+// each time it is asked again.
 func (o *Office) CheckFirstStep(ctx context.Context, s *Session, step FirstStep) (FirstCheck, error) {
 	if err := o.begin(ctx, s, RoleTechnician, "check a first start's step"); err != nil {
 		return FirstCheck{}, err
@@ -132,10 +137,21 @@ func (o *Office) CheckFirstStep(ctx context.Context, s *Session, step FirstStep)
 		if !c.OK {
 			c.Code = "block.none"
 		}
-	case StepPrint:
-		c.OK, c.Code = true, "print.done"
-		if err := o.TestPrint(ctx, s); err != nil {
-			c.OK, c.Code = false, "print.failed"
+	case StepVoucher:
+		p, err := o.m.PrintTestVoucher(ctx)
+		c.N, c.Validation = int(p.Number), p.Validation
+		c.OK, c.Code = err == nil, "voucher.printed"
+		var pf *PrintFailure
+		switch {
+		case err == nil && p.Again:
+			c.Code = "voucher.again"
+		case errors.As(err, &pf):
+			c.Code, c.Printer = "voucher.failed", pf.Message
+		case errors.Is(err, ErrCashOutUnavailable):
+			// Refused before anything was recorded: the printer is faulty.
+			c.Code, c.Printer = "voucher.refused", o.m.Snapshot().Cash.Printer.Message
+		case err != nil:
+			return c, fmt.Errorf("first start: %w", err)
 		}
 	default:
 		return c, fmt.Errorf("first start: step %q: %w", step, ErrFirstStep)

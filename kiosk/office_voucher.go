@@ -17,6 +17,9 @@ type VoucherCheck struct {
 	Amount      game.Money
 	Payable     bool       // printed, neither paid, void nor expired
 	PayoutLimit game.Money // the most a shop pays at its counter
+	// Test: the first start's test voucher, void and of no value
+	// (testvoucher.go).
+	Test bool
 }
 
 // AboveLimit reports whether the voucher is payable and above the
@@ -41,7 +44,7 @@ func (o *Office) CheckVoucher(ctx context.Context, s *Session, typed string) (Vo
 	if err != nil {
 		return VoucherCheck{}, err
 	}
-	return VoucherCheck{ID: v.ID, Amount: v.Amount, Payable: v.Payable(o.m.clk.Now()), PayoutLimit: o.payoutLimit()}, nil
+	return VoucherCheck{ID: v.ID, Amount: v.Amount, Payable: v.Payable(o.m.clk.Now()), PayoutLimit: o.payoutLimit(), Test: v.Test()}, nil
 }
 
 // payoutLimit is the counter's payout limit the kiosk runs with.

@@ -295,7 +295,22 @@ type voucherText struct {
 	AtCounter      bool
 	Duplicate      bool
 	PrintedAt      time.Time // local; a duplicate states when it was printed
+	// Test marks the first start's test voucher (store.Voucher.Test):
+	// printed with the voucher's layout and number, marked as of no value
+	// in place of the amount, the expiry and where it is paid.
+	Test bool
 }
+
+// What a test voucher's paper says, big, at its top and in place of its
+// amount and of where it is paid: the words a clerk and an auditor read
+// without doubt. The paper is in French, with the English once below.
+var paperTestMarking = []string{"BON D'ESSAI", "ANNULÉ", "SANS VALEUR"}
+
+const (
+	paperTestLine    = "BON D'ESSAI - ANNULÉ - SANS VALEUR"
+	paperTestEnglish = "TEST VOUCHER - VOID - NO VALUE"
+	paperTestNoPay   = "NE SE PAIE PAS"
+)
 
 // voucherColumns is the width of a line of text in font A on an 80 mm roll;
 // double width halves it.
@@ -310,12 +325,17 @@ const (
 // time, sequence number, amount in figures (French format) and in French
 // words, validation number in groups, Code 128 and QR of it, expiry, and
 // where it is paid; a duplicate is marked DUPLICATA twice and says when it
-// was printed. Every text goes through the Doc's code page (PC858 has é,
-// à, À, ° and €).
+// was printed; a test voucher is marked BON D'ESSAI - ANNULÉ - SANS
+// VALEUR, big, at its top, in place of its amount (no figure to misread)
+// and of where it is paid, and has no expiry. Every text goes through the
+// Doc's code page (PC858 has é, à, À, ° and €).
 func voucherDoc(t voucherText) *escpos.Doc {
 	d := escpos.NewDoc().Init()
 	d.Align(escpos.Center).Bold(true).Size(2, 2).Line("PHARAON").Size(1, 1)
 	d.Line("BON DE PAIEMENT").Bold(false)
+	if t.Test {
+		testMarking(d)
+	}
 	if t.Duplicate {
 		d.Bold(true).Size(2, 1).Line("DUPLICATA").Size(1, 1).Bold(false)
 	}
@@ -330,12 +350,22 @@ func voucherDoc(t voucherText) *escpos.Doc {
 	}
 	d.Line("Date : " + t.Issued.Format(frDateTimeSec))
 	d.Line(fmt.Sprintf("Bon n° %06d", t.Number))
-	d.Feed(1).Align(escpos.Center).Bold(true).Size(2, 2).Line(t.Amount.French()).Size(1, 1).Bold(false)
-	for _, l := range wrap(t.Amount.FrenchWords(), voucherColumns) {
-		d.Line(l)
+	d.Feed(1).Align(escpos.Center)
+	if t.Test {
+		d.Bold(true).Size(2, 2).Line("SANS VALEUR").Size(1, 1).Bold(false).Line(paperTestEnglish)
+	} else {
+		d.Bold(true).Size(2, 2).Line(t.Amount.French()).Size(1, 1).Bold(false)
+		for _, l := range wrap(t.Amount.FrenchWords(), voucherColumns) {
+			d.Line(l)
+		}
 	}
 	d.Feed(1).Line("N° de validation").Bold(true).Line(FormatValidation(t.Validation)).Bold(false)
 	d.Barcode128(t.Validation).Feed(1).QR(t.Validation)
+	if t.Test {
+		d.Bold(true).Line(paperTestNoPay).Bold(false)
+		testMarking(d)
+		return d.Feed(2).Cut()
+	}
 	d.Line("Valable jusqu'au " + t.Expires.Format(frDateTime))
 	where := paperPaymentCentre
 	if t.AtCounter {
@@ -346,6 +376,16 @@ func voucherDoc(t voucherText) *escpos.Doc {
 		d.Feed(1).Bold(true).Line("DUPLICATA").Bold(false).Line("imprimé le " + t.PrintedAt.Format(frDateTime))
 	}
 	return d.Feed(2).Cut()
+}
+
+// testMarking prints a test voucher's marking, centred: three big lines,
+// then the whole in one line and in English.
+func testMarking(d *escpos.Doc) {
+	d.Feed(1).Bold(true).Size(2, 2)
+	for _, l := range paperTestMarking {
+		d.Line(l)
+	}
+	d.Size(1, 1).Line(paperTestLine).Bold(false).Line(paperTestEnglish).Feed(1)
 }
 
 // wrap cuts text into lines of at most width runes, at spaces (a word

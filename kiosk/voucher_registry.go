@@ -28,6 +28,10 @@ type FleetVoucher struct {
 	PaidAt            time.Time
 }
 
+// Test reports whether the voucher is a kiosk's test voucher, void and of
+// no value (the only voucher of amount 0: store.Voucher.Test).
+func (v FleetVoucher) Test() bool { return v.Amount == 0 }
+
 // Payable reports whether the fleet would let the voucher be paid at now.
 func (v FleetVoucher) Payable(now time.Time) bool {
 	return v.State == "printed" && now.Before(v.Expires)

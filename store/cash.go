@@ -1,6 +1,9 @@
 package store
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // The cash part of the store: bank notes in through durable bill
 // intents, and cash-out vouchers.
@@ -48,6 +51,10 @@ var (
 	ErrVoucherPaid = errors.New("voucher already paid")
 	// ErrVoucherExpired: the voucher is past its expiry date.
 	ErrVoucherExpired = errors.New("voucher expired")
+	// ErrVoucherTest: the voucher is a test voucher, void from the
+	// moment it was written, of no value (cash_testvoucher.go). It
+	// wraps ErrVoucherState.
+	ErrVoucherTest = fmt.Errorf("test voucher, void, of no value: %w", ErrVoucherState)
 )
 
 // Meters of vouchers after they left the kiosk: derived from the vouchers

@@ -16,7 +16,10 @@ package store
 //     and never back; its money row (entry_id) exists exactly when it was
 //     printed; its identity and amount never change;
 //   - the vouchers and their state changes (voucher_steps) are hash-chained
-//     like the plays and their steps.
+//     like the plays and their steps;
+//   - a voucher of amount 0 is a test voucher (cash_testvoucher.go): it is
+//     written void in the commit that writes it, and never becomes anything
+//     else (vouchers_test_void); a cash-out's voucher has an amount.
 const schemaV2Cash = `
 CREATE TABLE bill_intents (
 	id          INTEGER PRIMARY KEY,
@@ -45,7 +48,7 @@ CREATE TABLE vouchers (
 	id          INTEGER PRIMARY KEY,
 	at          INTEGER NOT NULL,
 	validation  TEXT NOT NULL UNIQUE CHECK (length(validation) = 18 AND validation NOT GLOB '*[^0-9]*'),
-	amount      INTEGER NOT NULL CHECK (amount > 0),
+	amount      INTEGER NOT NULL CHECK (amount >= 0),
 	expires_at  INTEGER NOT NULL,
 	prev_hash   BLOB NOT NULL CHECK (length(prev_hash) = 32),
 	hash        BLOB NOT NULL CHECK (length(hash) = 32),
@@ -81,6 +84,9 @@ WHEN NEW.state <> OLD.state AND NOT (
 	(OLD.state = 'issued' AND (NEW.state = 'printed' OR NEW.state = 'void')) OR
 	(OLD.state = 'printed' AND (NEW.state = 'paid' OR NEW.state = 'expired')))
 BEGIN SELECT RAISE(ABORT, 'a voucher goes issued → printed → paid or expired, or issued → void'); END;
+CREATE TRIGGER vouchers_test_void BEFORE UPDATE OF state ON vouchers
+WHEN NEW.amount = 0 AND NEW.state <> 'void'
+BEGIN SELECT RAISE(ABORT, 'a test voucher (amount 0) is only ever void'); END;
 
 CREATE TABLE voucher_steps (
 	id         INTEGER PRIMARY KEY,

@@ -142,9 +142,6 @@ func (s *Store) IssueVoucher(ctx context.Context, req VoucherRequest) (Voucher, 
 	var out Voucher
 	err := s.write(ctx, func(t *wtx) error {
 		t.movesMoneyOut() // the voucher is printed next: its paper is money out
-		if req.Expires.UnixNano() <= t.now {
-			return fmt.Errorf("expiry %s is not in the future: %w", req.Expires.UTC().Format(time.RFC3339), ErrBadRequest)
-		}
 		if err := t.noUnfinishedPlay(); err != nil {
 			return err
 		}
@@ -163,34 +160,48 @@ func (s *Store) IssueVoucher(ctx context.Context, req VoucherRequest) (Voucher, 
 		if balance != int64(req.Amount) {
 			return fmt.Errorf("credit is %s: %w", game.Money(balance), ErrBadAmount)
 		}
-		var used int64
-		err = t.rowQ(`SELECT (SELECT count(*) FROM vouchers WHERE validation = ?) +
-			(SELECT count(*) FROM ledger WHERE kind = 'voucher_out' AND ref = ?)`, req.Validation, req.Validation).Scan(&used)
+		id, err := t.insertVoucher(req.Validation, req.Amount, req.Expires)
 		if err != nil {
 			return err
 		}
-		if used > 0 {
-			return fmt.Errorf("validation number already used: %w", ErrDuplicateRef)
-		}
-		v := voucherRow{at: t.now, validation: req.Validation, amount: int64(req.Amount), expires: req.Expires.UnixNano(), prevHash: genesis}
-		var last int64
-		if err := t.rowQ(`SELECT id, hash FROM vouchers ORDER BY id DESC LIMIT 1`).Scan(&last, &v.prevHash); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		v.id = last + 1
-		v.hash = voucherHash(v.prevHash, &v)
-		if _, err := t.execQ(`INSERT INTO vouchers(id, at, validation, amount, expires_at, prev_hash, hash, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, v.id, v.at, v.validation, v.amount, v.expires, v.prevHash, v.hash, v.at); err != nil {
-			return fmt.Errorf("insert voucher: %w", err)
-		}
-		t.heads.set(chVouchers, v.id, v.hash)
-		out, err = t.voucher(`WHERE id = ?`, v.id)
+		out, err = t.voucher(`WHERE id = ?`, id)
 		return err
 	})
 	if err != nil {
 		return Voucher{}, fmt.Errorf("issue voucher of %s: %w", req.Amount, err)
 	}
 	return out, nil
+}
+
+// insertVoucher writes the next voucher of the chain, in state issued,
+// with a validation number never used before (ErrDuplicateRef) and an
+// expiry after now (ErrBadRequest); it returns its number.
+func (t *wtx) insertVoucher(validation string, amount game.Money, expires time.Time) (int64, error) {
+	if expires.UnixNano() <= t.now {
+		return 0, fmt.Errorf("expiry %s is not in the future: %w", expires.UTC().Format(time.RFC3339), ErrBadRequest)
+	}
+	var used int64
+	err := t.rowQ(`SELECT (SELECT count(*) FROM vouchers WHERE validation = ?) +
+		(SELECT count(*) FROM ledger WHERE kind = 'voucher_out' AND ref = ?)`, validation, validation).Scan(&used)
+	if err != nil {
+		return 0, err
+	}
+	if used > 0 {
+		return 0, fmt.Errorf("validation number already used: %w", ErrDuplicateRef)
+	}
+	v := voucherRow{at: t.now, validation: validation, amount: int64(amount), expires: expires.UnixNano(), prevHash: genesis}
+	var last int64
+	if err := t.rowQ(`SELECT id, hash FROM vouchers ORDER BY id DESC LIMIT 1`).Scan(&last, &v.prevHash); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	v.id = last + 1
+	v.hash = voucherHash(v.prevHash, &v)
+	if _, err := t.execQ(`INSERT INTO vouchers(id, at, validation, amount, expires_at, prev_hash, hash, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, v.id, v.at, v.validation, v.amount, v.expires, v.prevHash, v.hash, v.at); err != nil {
+		return 0, fmt.Errorf("insert voucher: %w", err)
+	}
+	t.heads.set(chVouchers, v.id, v.hash)
+	return v.id, nil
 }
 
 // ConfirmVoucher is the cash-out's money transaction, called once the
@@ -373,6 +384,8 @@ func (s *Store) PayVoucher(ctx context.Context, validation, by string) (Voucher,
 			return refused(fmt.Errorf("voucher %d paid at %s by %s: %w", v.ID, v.Paid.Format(time.RFC3339), v.PaidBy, ErrVoucherPaid))
 		case v.State == VoucherExpired || (v.State == VoucherPrinted && t.now >= v.Expires.UnixNano()):
 			return refused(fmt.Errorf("voucher %d expired at %s: %w", v.ID, v.Expires.Format(time.RFC3339), ErrVoucherExpired))
+		case v.Test():
+			return refused(fmt.Errorf("voucher %d: %w", v.ID, ErrVoucherTest))
 		case v.State == VoucherVoid:
 			return refused(fmt.Errorf("voucher %d is void (%s): %w", v.ID, v.VoidReason, ErrVoucherState))
 		case v.State != VoucherPrinted:

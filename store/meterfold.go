@@ -89,7 +89,9 @@ func (f *MeterFold) Apply(r OutboxRecord) error {
 			f.add(MeterVouchersExpired, amount)
 			f.add(MeterVouchersExpiredCount, 1)
 		case VoucherVoid:
-			f.add(MeterVouchersVoidCount, 1)
+			if a, ok := f.vouchers[p.VoucherID]; !ok || a > 0 { // a test voucher counts nothing
+				f.add(MeterVouchersVoidCount, 1)
+			}
 		case stepReprint:
 			f.add(MeterVoucherReprints, 1)
 		}

@@ -242,6 +242,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		v, err := vs.Pay(ctx, val, *by, now())
 		if err != nil {
 			fmt.Fprintf(stdout, "REFUSÉ / REFUSED %s\u00a0: %v\n", kiosk.MaskValidation(val), err)
+			if errors.Is(err, fleet.ErrVoucherTest) {
+				fmt.Fprintln(stdout, testVoucherVerdict)
+			}
 			printEntryProblem(stdout, v, err)
 			return errFound
 		}
@@ -423,7 +426,10 @@ func checkVoucher(ctx context.Context, w io.Writer, vs *fleet.Vouchers, val stri
 		payable = unreported == nil
 	}
 	verdict := "PAYABLE"
-	if !payable {
+	switch {
+	case v.Test():
+		verdict = testVoucherVerdict
+	case !payable:
 		verdict = "NON PAYABLE / NOT PAYABLE"
 	}
 	fmt.Fprintf(w, "%s\u00a0: %s, %s, borne / kiosk %s (ticket / voucher %d), état / state %s, expire / expires %s\n", verdict, masked,
@@ -447,6 +453,10 @@ func checkVoucher(ctx context.Context, w io.Writer, vs *fleet.Vouchers, val stri
 	}
 	return nil
 }
+
+// testVoucherVerdict is what the centre says of a kiosk's test voucher
+// (printed at its first start, void, of no value).
+const testVoucherVerdict = "BON D'ESSAI — ANNULÉ — SANS VALEUR / TEST VOUCHER — VOID — NO VALUE"
 
 // printEntryProblem reports a voucher entry the centre does not pay on its
 // kiosk's word (an entry its kiosk's records do not hold, or rewritten) as

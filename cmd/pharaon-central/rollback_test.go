@@ -24,15 +24,8 @@ import (
 func TestStatusReportsRolledBackAndForeignClaims(t *testing.T) {
 	c := startCentre(t)
 	ctx := context.Background()
-	cfg := c.kiosk(t, "borne-3")
+	js := kioskJS(t, c, "borne-3")
 	c.kiosk(t, "borne-4")
-	opts, err := cfg.Options()
-	require.NoError(t, err)
-	nc, err := nats.Connect(cfg.URL, opts...)
-	require.NoError(t, err)
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	require.NoError(t, err)
 	send := func(seq int64, kind, payload string, claim string) {
 		t.Helper()
 		data, err := json.Marshal(store.OutboxRecord{Seq: seq, At: time.Now(), Kind: kind, RefID: seq, Payload: json.RawMessage(payload)})

@@ -56,6 +56,11 @@ type VoucherEntry struct {
 // Expires is when the voucher expires.
 func (v VoucherEntry) Expires() time.Time { return time.Unix(0, v.ExpiresAt) }
 
+// Test reports whether the entry is its kiosk's test voucher: the only
+// voucher of amount 0, which its kiosk's records give (Vouchers.Reported
+// compares the amount).
+func (v VoucherEntry) Test() bool { return v.Amount == 0 }
+
 // stateClaimed is an entry's state while its kiosk's counter pays it.
 const stateClaimed = "claimed"
 
@@ -78,6 +83,10 @@ func rank(state string) int {
 var (
 	ErrVoucherUnknown    = errors.New("voucher unknown to the fleet")
 	ErrVoucherNotPayable = errors.New("voucher not payable")
+	// ErrVoucherTest: a kiosk's test voucher, printed at its first start,
+	// void and of no value (store.Voucher.Test). It wraps
+	// ErrVoucherNotPayable.
+	ErrVoucherTest = fmt.Errorf("test voucher, void, of no value: %w", ErrVoucherNotPayable)
 	// ErrVoucherForged: an entry whose content is not what its key and
 	// its history allow (another kiosk named in it, a state gone back).
 	ErrVoucherForged = errors.New("voucher entry rewritten")
@@ -248,6 +257,9 @@ func payVoucher(ctx context.Context, b Bucket, key, by string, now time.Time, ch
 		v, err := LookupVoucher(ctx, b, key)
 		if err != nil {
 			return VoucherEntry{}, err
+		}
+		if v.Test() {
+			return v, fmt.Errorf("voucher %d of kiosk %s: %w", v.ID, v.Kiosk, ErrVoucherTest)
 		}
 		if v.State != "printed" {
 			return v, fmt.Errorf("voucher %d of kiosk %s is %s: %w", v.ID, v.Kiosk, v.State, ErrVoucherNotPayable)

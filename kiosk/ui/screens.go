@@ -92,11 +92,18 @@ type Options struct {
 	// development panel drives; nil: no panel. The panel shows only when
 	// the machine also says it is a development build (Snapshot.Dev).
 	Dev DevDevices
+	// Do hands work from the machine's goroutines to the Fyne goroutine
+	// (fyne.Do if nil): a test of another package that drives the screens
+	// by taps runs that work on its own goroutine, as the Fyne loop would.
+	Do func(func())
 }
 
 func (o *Options) fill() {
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Do == nil {
+		o.Do = fyne.Do
 	}
 	if o.AttractAfter == 0 {
 		o.AttractAfter = DefaultAttractAfter
@@ -227,7 +234,7 @@ type Screens struct {
 // New makes the screens of machine m. Put Content in the window, then Start.
 func New(m Machine, opt Options) *Screens {
 	opt.fill()
-	s := &Screens{m: m, opt: opt, tr: Tr{opt.Lang}, now: opt.Now, do: fyne.Do}
+	s := &Screens{m: m, opt: opt, tr: Tr{opt.Lang}, now: opt.Now, do: opt.Do}
 	s.scrBox = container.NewStack()
 	s.ovBox = container.NewStack()
 	s.toastBox = container.NewStack()

@@ -97,14 +97,16 @@ var eventWords = map[string]text{
 
 	// The vouchers and the printer (kiosk/cash_out.go, kiosk/cash.go,
 	// kiosk/reports.go).
-	"voucher_printed":     {"Bon de paiement imprimé", "Voucher printed"},
-	"voucher_reprinted":   {"Duplicata d’un bon de paiement imprimé", "Duplicate of a voucher printed"},
-	"voucher_unconfirmed": {"Bon imprimé mais son débit a échoué\u00a0: bon annulé", "Voucher printed but its debit failed: voided"},
-	"voucher_void":        {"Bon annulé au démarrage\u00a0: impression jamais confirmée, crédit conservé", "Voucher voided at start: print never confirmed, credit kept"},
-	"voucher_expired":     {"Bon de paiement expiré sans avoir été payé", "Voucher expired unpaid"},
-	"print_failed":        {"Bon de paiement non imprimé", "Voucher not printed"},
-	"status":              {"État de l’imprimante", "Printer state"},
-	"report_failed":       {"Rapport non imprimé", "Report not printed"},
+	"voucher_printed":      {"Bon de paiement imprimé", "Voucher printed"},
+	"voucher_reprinted":    {"Duplicata d’un bon de paiement imprimé", "Duplicate of a voucher printed"},
+	"test_voucher":         {"Bon d’essai enregistré, annulé, sans valeur", "Test voucher recorded, void, of no value"},
+	"test_voucher_printed": {"Bon d’essai imprimé", "Test voucher printed"},
+	"voucher_unconfirmed":  {"Bon imprimé mais son débit a échoué\u00a0: bon annulé", "Voucher printed but its debit failed: voided"},
+	"voucher_void":         {"Bon annulé au démarrage\u00a0: impression jamais confirmée, crédit conservé", "Voucher voided at start: print never confirmed, credit kept"},
+	"voucher_expired":      {"Bon de paiement expiré sans avoir été payé", "Voucher expired unpaid"},
+	"print_failed":         {"Bon de paiement non imprimé", "Voucher not printed"},
+	"status":               {"État de l’imprimante", "Printer state"},
+	"report_failed":        {"Rapport non imprimé", "Report not printed"},
 
 	// The maintenance screen's actions (kiosk/office*.go and the views'
 	// Office calls).

@@ -18,7 +18,7 @@ import (
 // The first start's guided sequence, after the setup's PINs and kiosk id
 // (setup.go): the technician's PIN on the digit keypad, then each step of
 // kiosk.FirstSteps in turn (the issuer keys found, the devices working, a
-// block on sale, the printer's test page), each saying what it checks, what
+// block on sale, a test voucher printed and void), each saying what it checks, what
 // it found and, when it fails, what to do. One button checks the step and
 // goes on when it passes; the core stores the step reached, so a kiosk cut
 // from its power shows this screen again at that step. The block step
@@ -202,11 +202,7 @@ func (f *FirstStart) showStep(found kiosk.FirstCheck) {
 		if !found.OK {
 			f.msg.Importance = widget.DangerImportance
 		}
-		said := tr.T(word("first.found." + found.Code))
-		if strings.Contains(said, "%d") {
-			said = tr.F(word("first.found."+found.Code), found.N)
-		}
-		f.msg.SetText(said)
+		f.msg.SetText(firstFound(tr, found))
 		body.Add(f.msg)
 		if !found.OK {
 			body.Add(shPara(tr.F("first.todo", tr.T(word("first.todo."+found.Code))), 3))
@@ -281,12 +277,36 @@ func (f *FirstStart) showDone(found kiosk.FirstCheck) {
 	open.Importance = widget.HighImportance
 	body := container.NewVBox(shTitle(tr.T("first.ready")))
 	if found.Code != "" {
-		body.Add(wrapped(tr.T(word("first.found." + found.Code))))
+		body.Add(wrapped(firstFound(tr, found)))
 	}
 	body.Add(wrapped(tr.T("first.ready.help")))
 	body.Add(container.NewHBox(shSized(fyne.NewSize(360, 64), open)))
 	f.win.SetContent(shBackdrop(container.NewPadded(body)))
 	f.shown(string(kiosk.StepDone), found.Code)
+}
+
+// firstFound says what a step's check found: the count it counted, or
+// the test voucher's number and validation number (it pays nothing: shown
+// whole, to be compared with the paper), or what kept the printer from
+// printing it.
+func firstFound(tr Tr, found kiosk.FirstCheck) string {
+	k := word("first.found." + found.Code)
+	switch {
+	case found.Step == kiosk.StepVoucher && found.OK:
+		return tr.F(k, found.N, kiosk.FormatValidation(found.Validation))
+	case found.Step == kiosk.StepVoucher:
+		why := tr.T("first.voucher.printer")
+		if !found.Printer.IsZero() {
+			why = rptMsg(tr, found.Printer)
+		}
+		if found.Code == "voucher.failed" {
+			return tr.F(k, found.N, why)
+		}
+		return tr.F(k, why)
+	case strings.Contains(tr.T(k), "%d"):
+		return tr.F(k, found.N)
+	}
+	return tr.T(k)
 }
 
 func firstIndex(step kiosk.FirstStep) int {
@@ -322,9 +342,10 @@ var _ = words(map[word]text{
 	"first.block.checks": {"Une mise au moins doit avoir un bloc en vente\u00a0: importez-le ci-dessous depuis la clé USB de l’émetteur.", "One stake at least must have a block on sale: import it below from the issuer’s USB stick."},
 	"first.block.do":     {"Vérifier et continuer", "Check and continue"},
 
-	"first.print":        {"Page d’essai", "Test page"},
-	"first.print.checks": {"L’imprimante imprime une page d’essai, qui n’est pas un bon de paiement et ne se paie pas\u00a0: vérifiez les accents, le montant et le code-barres.", "The printer prints a test page, which is not a voucher and cannot be paid: check the accents, the amount and the barcode."},
-	"first.print.do":     {"Imprimer et continuer", "Print and continue"},
+	"first.voucher":         {"Bon d’essai", "Test voucher"},
+	"first.voucher.checks":  {"L’imprimante imprime un vrai bon de paiement de cette borne, avec son numéro, marqué «\u00a0BON D’ESSAI — ANNULÉ — SANS VALEUR\u00a0» à la place du montant. Il est enregistré annulé avant d’être imprimé\u00a0: il ne déplace aucun argent et aucun comptoir ne le paie. Vérifiez les accents, le code-barres et que le numéro imprimé est celui affiché ici.", "The printer prints a real payment voucher of this kiosk, with its number, marked “BON D’ESSAI — ANNULÉ — SANS VALEUR” (test voucher, void, no value) in place of the amount. It is recorded void before it is printed: it moves no money and no counter pays it. Check the accents, the barcode and that the number printed is the one shown here."},
+	"first.voucher.do":      {"Imprimer le bon d’essai", "Print the test voucher"},
+	"first.voucher.printer": {"l’imprimante ne répond pas.", "the printer does not answer."},
 
 	"first.found.keys.found":                {"Clés d’émetteur trouvées\u00a0: %d.", "Issuer keys found: %d."},
 	"first.found.keys.none":                 {"Aucune clé d’émetteur n’est configurée.", "No issuer key is configured."},
@@ -341,11 +362,14 @@ var _ = words(map[word]text{
 	"first.found.block.on_sale":             {"Mises avec un bloc en vente\u00a0: %d.", "Stakes with a block on sale: %d."},
 	"first.found.block.none":                {"Aucun bloc n’est en vente.", "No block is on sale."},
 	"first.todo.block.none":                 {"branchez la clé USB de l’émetteur, choisissez le fichier du bloc ci-dessous, touchez «\u00a0Vérifier et importer\u00a0», puis «\u00a0Vérifier et continuer\u00a0».", "plug in the issuer’s USB stick, choose the block’s file below, touch “Verify and import”, then “Check and continue”."},
-	"first.found.print.done":                {"Page d’essai imprimée.", "Test page printed."},
-	"first.found.print.failed":              {"La page d’essai n’a pas été imprimée.", "The test page was not printed."},
-	"first.todo.print.failed":               {"vérifiez le papier et le capot de l’imprimante, puis touchez «\u00a0Imprimer et continuer\u00a0».", "check the printer’s paper and cover, then touch “Print and continue”."},
+	"first.found.voucher.printed":           {"Bon d’essai n°\u00a0%06d imprimé, annulé, sans valeur\u00a0; n° de validation %s. Vérifiez que le papier porte ce numéro et «\u00a0BON D’ESSAI — ANNULÉ — SANS VALEUR\u00a0».", "Test voucher no.\u00a0%06d printed, void, of no value; validation no. %s. Check that the paper carries this number and “BON D’ESSAI — ANNULÉ — SANS VALEUR”."},
+	"first.found.voucher.again":             {"Bon d’essai n°\u00a0%06d imprimé de nouveau sous le même numéro (%s)\u00a0: il avait été enregistré avant une coupure de courant ou un échec d’impression. Un papier sorti avant porte le même numéro, annulé lui aussi.", "Test voucher no.\u00a0%06d printed again under the same number (%s): it was recorded before a power cut or a failed print. A paper that came out before carries the same number, void as well."},
+	"first.found.voucher.failed":            {"Le bon d’essai n°\u00a0%06d n’a pas été imprimé en entier\u00a0: %s Il reste enregistré annulé\u00a0; un papier sorti à moitié ne vaut rien.", "Test voucher no.\u00a0%06d was not printed whole: %s It stays recorded as void; a half-printed paper is worth nothing."},
+	"first.todo.voucher.failed":             {"vérifiez le papier, le capot et le massicot de l’imprimante, puis touchez «\u00a0Imprimer le bon d’essai\u00a0»\u00a0: le même numéro sera imprimé.", "check the printer’s paper, cover and cutter, then touch “Print the test voucher”: the same number will be printed."},
+	"first.found.voucher.refused":           {"L’imprimante ne peut pas imprimer le bon d’essai\u00a0: %s", "The printer cannot print the test voucher: %s"},
+	"first.todo.voucher.refused":            {"vérifiez son câble, le papier et le capot, attendez que l’imprimante soit prête, puis touchez «\u00a0Imprimer le bon d’essai\u00a0».", "check its cable, the paper and the cover, wait until the printer is ready, then touch “Print the test voucher”."},
 
 	"first.ready":      {"La borne est prête", "The kiosk is ready"},
-	"first.ready.help": {"Clés, appareils, bloc et impression sont vérifiés. Ouvrez la borne aux joueurs\u00a0; le menu de maintenance reste au coin caché de l’écran.", "Keys, devices, block and printing are checked. Open the kiosk to players; the maintenance menu stays in the screen’s hidden corner."},
+	"first.ready.help": {"Clés, appareils, bloc et bon d’essai sont vérifiés. Ouvrez la borne aux joueurs\u00a0; le menu de maintenance reste au coin caché de l’écran.", "Keys, devices, block and test voucher are checked. Open the kiosk to players; the maintenance menu stays in the screen’s hidden corner."},
 	"first.open":       {"Ouvrir la borne aux joueurs", "Open the kiosk to players"},
 })

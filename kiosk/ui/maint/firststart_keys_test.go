@@ -79,7 +79,7 @@ func TestFirstStartGoldens(t *testing.T) {
 	settle(w)
 	golden.Assert(t, "first-keys.png", w.Canvas().Capture())
 	f.step = kiosk.StepDone
-	f.showStep(kiosk.FirstCheck{Step: kiosk.StepPrint, OK: true, Code: "print.done"})
+	f.showStep(kiosk.FirstCheck{Step: kiosk.StepVoucher, OK: true, Code: "voucher.printed", N: 1, Validation: "691224989748145220"})
 	require.Contains(t, fx.text(), "La borne est prête")
 	settle(w)
 	golden.Assert(t, "first-ready.png", w.Canvas().Capture())

@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
-	"pharaon/game/breakout"
 	"pharaon/hw"
 	"pharaon/hw/escpos"
 	"pharaon/hw/id003"
@@ -123,7 +122,8 @@ func tapRadio(t *testing.T, w fyne.Window, label string) {
 // and the kiosk id, the technician's PIN, the issuer keys, the devices, a
 // block imported from the stick after a check that says there is none
 // and what to do, a power cut that resumes at the step reached, the test
-// page printed; then the kiosk sells a game and prints its voucher.
+// voucher printed and void, moving no money; then the player's screens,
+// tapped, sell a game and print its voucher.
 func TestFirstStartWithAFingerAlone(t *testing.T) {
 	k := newFSKiosk(t)
 	ctx := context.Background()
@@ -199,10 +199,12 @@ func TestFirstStartWithAFingerAlone(t *testing.T) {
 	assert.Contains(t, f.text(), "b11.pblk importé")
 	f.tap("Vérifier et continuer")
 	assert.Contains(t, f.text(), "Mises avec un bloc en vente\u00a0: 1.")
-	assert.Contains(t, f.text(), "Étape 4 sur 4\u00a0: Page d’essai")
+	assert.Contains(t, f.text(), "Étape 4 sur 4\u00a0: Bon d’essai")
 	require.Eventually(t, func() bool { return k.m.Snapshot().Cash.Printer.OK }, 15*time.Second, 5*time.Millisecond)
-	f.tap("Imprimer et continuer")
-	assert.Contains(t, f.text(), "Page d’essai imprimée.")
+	f.tap("Imprimer le bon d’essai")
+	tv, err := k.st.LastTestVoucher(ctx)
+	require.NoError(t, err, "the test voucher is recorded")
+	assert.Contains(t, f.text(), "Bon d’essai n°\u00a0000001 imprimé, annulé, sans valeur\u00a0; n° de validation "+kiosk.FormatValidation(tv.Validation)+".")
 	require.Equal(t, 0, opened)
 	f.tap("Ouvrir la borne aux joueurs")
 	require.Equal(t, 1, opened)
@@ -210,33 +212,22 @@ func TestFirstStartWithAFingerAlone(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, pending)
 	receipt, err := os.ReadFile(k.dev.ReceiptFile(1) + ".txt")
-	require.NoError(t, err, "the test page is on paper")
-	assert.Contains(t, string(receipt), "TEST D'IMPRESSION")
-
-	// The kiosk sells and prints: a note, a game at 1 €, the voucher.
-	require.Eventually(t, func() bool { return k.m.Snapshot().Cash.CanCashIn }, 15*time.Second, 5*time.Millisecond)
-	require.Eventually(t, func() bool { return k.dev.InsertNote(5*game.Euro) == nil }, 15*time.Second, 10*time.Millisecond,
-		"the validator takes the note once it is enabled")
-	require.Eventually(t, func() bool { s := k.m.Snapshot(); return s.Credit == 5*game.Euro && !s.Cash.NoteInPath },
-		15*time.Second, 5*time.Millisecond, "the note credited")
-	g, err := k.m.Play(ctx, game.Stake100, breakout.Auto)
-	require.NoError(t, err)
-	for i := 0; g.Stage() != kiosk.StageDone; i++ {
-		require.Less(t, i, 4*60*breakout.TicksPerSecond, "the game ends")
-		require.NoError(t, g.Err())
-		if !g.Settled() {
-			g.Wait()
-			continue
-		}
-		g.Step(breakout.Input{})
+	require.NoError(t, err, "the test voucher is on paper")
+	for _, want := range []string{"BON D'ESSAI", "SANS VALEUR", "Bon n° 000001", kiosk.FormatValidation(tv.Validation)} {
+		assert.Contains(t, string(receipt), want)
 	}
-	k.m.EndResult()
-	credit := 4*game.Euro + g.Result().Won
-	require.Eventually(t, func() bool { return k.m.Snapshot().Cash.CanCashOut }, 15*time.Second, 5*time.Millisecond)
-	v, err := k.m.CashOut(ctx)
+	require.NoError(t, k.st.Verify(ctx), "the whole reconciliation is exact after the first start")
+	mt, err := k.st.Meters(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, credit, v.Amount)
+	assert.Empty(t, mt.Names(), "the first start moved no meter")
+
+	// The kiosk sells and prints, through the player's screens and with a
+	// finger: a note, a game at 1 €, the cash-out and its voucher.
+	p := k.player(w)
+	p.sell(t, 5*game.Euro, game.Stake100)
 	voucher, err := os.ReadFile(k.dev.ReceiptFile(2) + ".txt")
 	require.NoError(t, err, "the voucher is on paper")
 	assert.Contains(t, string(voucher), "PH-0042", "the voucher names the kiosk by the id typed on the screen")
+	assert.Contains(t, string(voucher), "Bon n° 000002", "the number after the test voucher's")
+	require.NoError(t, k.st.Verify(ctx))
 }

@@ -260,7 +260,7 @@ func (o fitFirstStarter) FirstStart(context.Context, *kiosk.Session) (kiosk.Firs
 }
 
 func (o fitFirstStarter) PassFirstStep(_ context.Context, _ *kiosk.Session, step kiosk.FirstStep) (kiosk.FirstStep, kiosk.FirstCheck, error) {
-	if o.step == kiosk.StepPrint && o.found.OK {
+	if o.step == kiosk.StepVoucher && o.found.OK {
 		return kiosk.StepDone, o.found, nil
 	}
 	return step, o.found, nil
@@ -274,8 +274,8 @@ func fitFirstStart(t *testing.T, check *fitCheck, f *shFix, o Office, lang ui.La
 		{Step: kiosk.StepKeys, Code: "keys.none"},
 		{Step: kiosk.StepDevices, Code: "devices.printer_fault"},
 		{Step: kiosk.StepBlock, Code: "block.none"},
-		{Step: kiosk.StepPrint, Code: "print.failed"},
-		{Step: kiosk.StepPrint, Code: "print.done", OK: true},
+		{Step: kiosk.StepVoucher, Code: "voucher.failed", N: 1, Printer: kiosk.Message{Code: kiosk.MsgPaperOut}},
+		{Step: kiosk.StepVoucher, Code: "voucher.again", N: 1, Validation: "123456789012345678", OK: true},
 	}
 	for i, found := range fails {
 		f.w.Resize(size)

@@ -256,6 +256,9 @@ func voucherRefusal(env *Env, err error, typed string) string {
 	var r *store.VoucherRefusal
 	if errors.As(err, &r) {
 		vc := r.Voucher
+		if errors.Is(err, store.ErrVoucherTest) {
+			return tr.F("voucher.refused.test", vc.ID) // no amount to show: it has none
+		}
 		head := tr.F("voucher.which", vc.ID, tr.Money(vc.Amount))
 		switch {
 		case errors.Is(err, store.ErrVoucherPaid):
@@ -305,6 +308,9 @@ func fleetRefusal(env *Env, err error) (string, bool) {
 	var fr *kiosk.FleetRefusal
 	if errors.As(err, &fr) {
 		fv := fr.Voucher
+		if fv.Test() {
+			return tr.F("voucher.foreign.test", fv.ID, fv.Kiosk), true
+		}
 		head := tr.F("voucher.which", fv.ID, tr.Money(fv.Amount))
 		if errors.Is(err, kiosk.ErrForeignVoucher) {
 			head = tr.F("voucher.foreign.which", fv.ID, fv.Kiosk, tr.Money(fv.Amount))
@@ -476,6 +482,8 @@ var _ = words(map[word]text{
 	"voucher.refused.paid":           {"déjà payé le %s par le %s. Ne le payez pas une seconde fois.", "already paid on %s by %s. Do not pay it twice."},
 	"voucher.refused.expired":        {"expiré le %s, il ne peut plus être payé.", "expired on %s, it can no longer be paid."},
 	"voucher.refused.void":           {"annulé\u00a0: son impression n’a pas été confirmée, le crédit est resté au joueur. Il ne peut pas être payé.", "void: its print was not confirmed, the credit stayed with the player. It cannot be paid."},
+	"voucher.refused.test":           {"Bon n°\u00a0%06d\u00a0: BON D’ESSAI — ANNULÉ — SANS VALEUR. C’est le bon d’essai imprimé à la mise en service de la borne\u00a0; il ne se paie pas.", "Voucher no.\u00a0%06d: TEST VOUCHER — VOID — NO VALUE. It is the test voucher printed when the kiosk was commissioned; it is not paid."},
+	"voucher.foreign.test":           {"Bon n°\u00a0%06d de la borne %s\u00a0: BON D’ESSAI — ANNULÉ — SANS VALEUR, imprimé à la mise en service de cette borne\u00a0; il ne se paie nulle part.", "Voucher no.\u00a0%06d of kiosk %s: TEST VOUCHER — VOID — NO VALUE, printed when that kiosk was commissioned; it is paid nowhere."},
 	"voucher.refused.state":          {"jamais imprimé, il ne peut pas être payé.", "never printed, it cannot be paid."},
 	"voucher.refused.unknown":        {"Numéro inconnu\u00a0: il est bien formé, mais aucun bon de paiement connu de cette borne ne le porte. Vérifiez que le bon vient de cette borne.", "Unknown number: it is well formed, but no voucher this kiosk knows carries it. Check that the voucher comes from this kiosk."},
 	"voucher.mistyped.letters":       {"Numéro mal saisi\u00a0: un numéro de validation n’a que des chiffres. Corrigez-le ci-dessus.", "Mistyped number: a validation number has digits only. Correct it above."},

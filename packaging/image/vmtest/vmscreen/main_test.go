@@ -122,7 +122,7 @@ func TestAction(t *testing.T) {
 		ok   bool
 	}{
 		{filepath.Join(maint, "first-keys.png"), image.Rect(420, 240, 520, 280), true},
-		{filepath.Join(maint, "first-ready.png"), image.Rect(140, 230, 230, 265), true},
+		{filepath.Join(maint, "first-ready.png"), image.Rect(140, 255, 230, 295), true},
 		{filepath.Join(player, "screen-out-of-service.png"), image.Rectangle{}, false},
 	} {
 		img, err := load(c.file)
