@@ -1,6 +1,20 @@
 # Pharaon kiosk. A fresh Debian 12 machine needs two commands: `make run` and
 # `make test`. Both install what they lack (`make deps`).
 SHELL := /bin/bash
+# Go: the machine's when it is at least the version go.mod asks for, else the
+# toolchain that make deps fetches from the Go module proxy into the user's
+# cache (packaging/gotoolchain.sh; Debian 12's go is 1.19), first in PATH for
+# every recipe and the scripts they run. GO=... names another.
+GO_MOD_VERSION := $(shell sed -n 's/^go //p' go.mod)
+GO_HOME := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pharaon/go-toolchain
+GO_LOCAL := $(shell v=$$(go env GOVERSION 2>/dev/null); v=$${v/go/}; \
+  [ -n "$$v" ] && [ "$$(printf '%s\n' "$(GO_MOD_VERSION)" "$$v" | sort -V | head -n 1)" = "$(GO_MOD_VERSION)" ] && echo yes)
+ifeq ($(origin GO),undefined)
+ifneq ($(GO_LOCAL),yes)
+export PATH := $(GO_HOME)/bin:$(PATH)
+GO_FETCH := yes
+endif
+endif
 GO ?= go
 BIN := bin
 # Fyne logs a locale error under LANG=C and C.UTF-8 (it reads the language
@@ -14,9 +28,10 @@ export CGO_ENABLED := 1
 # the TPM 2.0 emulator the trust root's tests run (hw/tpm/tpmtest), and
 # systemd for systemd-analyze, which rates the kiosk unit's sandbox, and
 # lintian, which checks the package (packaging/deb_test.go,
-# packaging/lintian_test.go).
+# packaging/lintian_test.go); and what fetches Go when the machine's is too
+# old.
 DEB_DEPS := libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
-            libxi-dev libxxf86vm-dev pkg-config gcc swtpm systemd lintian
+            libxi-dev libxxf86vm-dev pkg-config gcc swtpm systemd lintian $(if $(GO_FETCH),curl ca-certificates unzip)
 
 # make test: -race everywhere; CI gets a longer timeout as it runs on 2 cores.
 TEST_FLAGS ?= -race -count=1 -timeout $(if $(CI),80m,40m)
@@ -40,6 +55,7 @@ endef
 
 deps:
 	$(call debs,$(DEB_DEPS),deps)
+	$(if $(GO_FETCH),@packaging/gotoolchain.sh $(GO_HOME))
 	@$(GO) mod download
 
 build: deps
