@@ -1,6 +1,20 @@
 # Pharaon kiosk. A fresh Debian 12 machine needs two commands: `make run` and
 # `make test`. Both install what they lack (`make deps`).
 SHELL := /bin/bash
+# Go: the machine's when it is at least the version go.mod asks for, else the
+# toolchain that make deps fetches from the Go module proxy into the user's
+# cache (packaging/gotoolchain.sh; Debian 12's go is 1.19), first in PATH for
+# every recipe and the scripts they run. GO=... names another.
+GO_MOD_VERSION := $(shell sed -n 's/^go //p' go.mod)
+GO_HOME := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/pharaon/go-toolchain
+GO_LOCAL := $(shell v=$$(go env GOVERSION 2>/dev/null); v=$${v/go/}; \
+  [ -n "$$v" ] && [ "$$(printf '%s\n' "$(GO_MOD_VERSION)" "$$v" | sort -V | head -n 1)" = "$(GO_MOD_VERSION)" ] && echo yes)
+ifeq ($(origin GO),undefined)
+ifneq ($(GO_LOCAL),yes)
+export PATH := $(GO_HOME)/bin:$(PATH)
+GO_FETCH := yes
+endif
+endif
 GO ?= go
 BIN := bin
 # Fyne logs a locale error under LANG=C and C.UTF-8 (it reads the language
@@ -12,10 +26,12 @@ export CGO_ENABLED := 1
 
 # Debian packages for the cgo builds of Fyne (OpenGL, X11) and SQLite, and
 # the TPM 2.0 emulator the trust root's tests run (hw/tpm/tpmtest), and
-# systemd for systemd-analyze, which rates the kiosk unit's sandbox
-# (packaging/deb_test.go).
+# systemd for systemd-analyze, which rates the kiosk unit's sandbox, and
+# lintian, which checks the package (packaging/deb_test.go,
+# packaging/lintian_test.go); and what fetches Go when the machine's is too
+# old.
 DEB_DEPS := libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
-            libxi-dev libxxf86vm-dev pkg-config gcc swtpm systemd
+            libxi-dev libxxf86vm-dev pkg-config gcc swtpm systemd lintian $(if $(GO_FETCH),curl ca-certificates unzip)
 
 # make test: -race everywhere; CI gets a longer timeout as it runs on 2 cores.
 TEST_FLAGS ?= -race -count=1 -timeout $(if $(CI),80m,40m)
@@ -39,6 +55,7 @@ endef
 
 deps:
 	$(call debs,$(DEB_DEPS),deps)
+	$(if $(GO_FETCH),@packaging/gotoolchain.sh $(GO_HOME))
 	@$(GO) mod download
 
 build: deps
@@ -56,6 +73,10 @@ test: deps
 	$(GO) vet ./...
 	@# The unit's sandbox rating, shown (TestUnitSandbox fails above 4.0).
 	@systemd-analyze security --offline=yes --no-pager packaging/systemd/pharaon.service | tail -n 1
+	@# lintian's tags on the package, shown (TestLintian fails on an error, a
+	@# warning or a hardening tag; it lints a stand-in binary built as make deb
+	@# builds the kiosk).
+	@set -o pipefail; $(GO) test -count=1 -run '^TestLintian$$' -v ./packaging/ | { grep '^lintian' || true; }
 	$(GO) test $(TEST_FLAGS) ./...
 
 # make check: what a reviewer checks, and what CI runs before make test:
@@ -192,13 +213,29 @@ ifeq ($(origin DEB_VERSION),undefined)
 DEB_VERSION := 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0).$(shell git rev-parse --short HEAD 2>/dev/null || echo none)
 endif
 DIST := $(BIN)/dist
-.PHONY: deb
+# The package's binary is hardened as Debian's own are: position-independent
+# (-buildmode=pie), its relocations read-only once loaded (-bindnow: RELRO
+# and BIND_NOW), and the C that cgo compiles (SQLite, GLFW, Go's runtime/cgo)
+# with the flags of dpkg-buildflags: _FORTIFY_SOURCE's checked functions,
+# the stack protector. lintian checks them (packaging/lintian_test.go).
+DEB_GOFLAGS := -trimpath -buildmode=pie
+DEB_LDFLAGS := -s -w -bindnow
+DEB_CGO_CFLAGS := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fstack-clash-protection -fcf-protection
+deb_build = CGO_CFLAGS="$(DEB_CGO_CFLAGS)" $(GO) build $(DEB_GOFLAGS) -ldflags "$(DEB_LDFLAGS)$(1)"
+.PHONY: deb deb-standin
 deb: deps
 	@mkdir -p $(BIN)/deb
-	$(GO) build -trimpath -ldflags "-s -w -X pharaon/kiosk.Version=$(DEB_VERSION)$(if $(UPDATE_KEY), -X main.signedBuild=yes)" -o $(BIN)/deb/pharaon ./cmd/pharaon
+	$(call deb_build, -X pharaon/kiosk.Version=$(DEB_VERSION)$(if $(UPDATE_KEY), -X main.signedBuild=yes)) -o $(BIN)/deb/pharaon ./cmd/pharaon
 	$(if $(UPDATE_KEY),$(GO) build -o $(BIN)/deb/pharaon-issuer ./cmd/pharaon-issuer)
 	$(if $(UPDATE_KEY),SIGN_MANIFEST="$(BIN)/deb/pharaon-issuer sign-manifest -key $(UPDATE_KEY)") \
 	  packaging/deb.sh $(BIN)/deb/pharaon $(DEB_VERSION) $(DIST)
+
+# make deb-standin OUT=FILE: a small cgo program built as make deb builds the
+# kiosk, for packaging/lintian_test.go to lint a package of (the kiosk itself
+# takes minutes to build in PIE mode).
+deb-standin:
+	@[ -n "$(OUT)" ] || { echo "make deb-standin: OUT=FILE is required" >&2; exit 2; }
+	$(call deb_build,) -o $(OUT) ./packaging/testdata/standin
 
 # make update-bundle UPDATE_KEY=FILE.key: the package of make deb as a signed
 # update bundle, bin/dist/pharaon_VERSION_ARCH.update (pharaon-issuer

@@ -29,22 +29,50 @@ top=$(dirname "$here")
 NFPM=${NFPM:-go run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2}
 arch=${GOARCH:-$(go env GOARCH)}
 
-# mode, nfpm type, source, destination
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+
+# Package timestamps from the commit, for a package that is the same bytes
+# when built twice from the same tree.
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$here" log -1 --format=%ct 2>/dev/null || echo 0)}
+maintainer="Pharaon kiosk team <kiosk@pharaon.invalid>"
+
+# The package's changelog, as Debian's tools read it: one entry, for the
+# version built, naming the commit (the source's history is its git log). The
+# package is native (its packaging is in the kiosk's source, and its version
+# has no Debian revision), so the file is changelog.gz, not
+# changelog.Debian.gz. gzip -9n: no name nor time in it, the same bytes twice.
+commit=$(git -C "$here" log -1 --format=%h 2>/dev/null || echo unknown)
+{
+	echo "pharaon ($version) unstable; urgency=medium"
+	echo
+	echo "  * Built from the kiosk's source at commit $commit."
+	echo "    The changes are in the source's history (git log)."
+	echo
+	echo " -- $maintainer  $(date -u -R -d "@$SOURCE_DATE_EPOCH")"
+} >"$work/changelog"
+gzip -9n "$work/changelog"
+gzip -9n <"$here/man/pharaon.1" >"$work/pharaon.1.gz"
+
+# mode, nfpm type, source, destination. The configuration is 0640 and in the
+# group pharaon from the moment dpkg unpacks it: no other user reads it, not
+# even before the postinst runs (docs/threat-model.md, scripts/postinst.sh).
 FILES=(
 	"0755 file $bin /usr/bin/pharaon"
 	"0644 file $here/systemd/pharaon.service /usr/lib/systemd/system/pharaon.service"
 	"0644 file $here/systemd/pharaon.tmpfiles /usr/lib/tmpfiles.d/pharaon.conf"
 	"0644 file $here/systemd/pharaon.sysusers /usr/lib/sysusers.d/pharaon.conf"
 	"0644 file $here/udev/60-pharaon.rules /usr/lib/udev/rules.d/60-pharaon.rules"
-	"0644 config $here/etc/pharaon.conf /etc/pharaon/pharaon.conf"
-	"0644 config $here/etc/environment /etc/pharaon/environment"
+	"0640 config $here/etc/pharaon.conf /etc/pharaon/pharaon.conf"
+	"0640 config $here/etc/environment /etc/pharaon/environment"
 	"0644 file $top/docs/kiosk-config.md /usr/share/doc/pharaon/kiosk-config.md"
 	"0644 file $top/docs/technician.md /usr/share/doc/pharaon/technician.md"
+	"0644 file $here/debian/copyright /usr/share/doc/pharaon/copyright"
+	"0644 file $work/changelog.gz /usr/share/doc/pharaon/changelog.gz"
+	"0644 file $work/pharaon.1.gz /usr/share/man/man1/pharaon.1.gz"
+	"0644 file $here/debian/lintian-overrides /usr/share/lintian/overrides/pharaon"
 )
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$out"
 
 manifest=$work/MANIFEST.sha256
 : >"$manifest"
@@ -70,12 +98,17 @@ version: $version
 version_schema: none
 section: misc
 priority: optional
-maintainer: Pharaon kiosk team <kiosk@pharaon.invalid>
+maintainer: $maintainer
 description: |-
-  Pharaon lottery kiosk
-  The firmware of a retail lottery kiosk: the player's touchscreen, the
-  SQLite ledger, the JCM ID-003 bill validator and the ESC/POS voucher
-  printer, run as a cage kiosk session by systemd (pharaon.service).
+  firmware of a retail lottery kiosk with a touchscreen
+  The kiosk sells and plays Pharaon, an instant-win game whose outcomes come
+  from signed ticket blocks, revealed through a brick-breaker. It keeps its
+  ledger in SQLite, takes bank notes through a JCM ID-003 bill validator,
+  prints vouchers on an ESC/POS printer, and runs fullscreen as a cage
+  session started by systemd (pharaon.service).
+  .
+  Shop staff and technicians run it from a PIN-protected maintenance
+  screen; /usr/share/doc/pharaon/technician.md is the technician's guide.
 vendor: Pharaon
 license: Proprietary
 depends:
@@ -119,12 +152,10 @@ YAML
 		[ "$type" = file ] || echo "    type: $type"
 		echo "    file_info:"
 		echo "      mode: $mode"
+		[ "$type" = file ] || echo "      group: pharaon"
 	done
 } >"$conf"
 
 deb=$out/pharaon_${version}_${arch}.deb
-# Package timestamps from the commit, for a package that is the same bytes
-# when built twice from the same tree.
-export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$here" log -1 --format=%ct 2>/dev/null || echo 0)}
 $NFPM package --config "$conf" --packager deb --target "$deb" >&2
 echo "$deb"

@@ -3,16 +3,20 @@ package packaging
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,22 +29,30 @@ import (
 // stand-in's bytes.
 func buildDeb(t *testing.T) (deb string, bin []byte) {
 	t.Helper()
-	if _, err := exec.LookPath("dpkg-deb"); err != nil {
-		t.Skip("dpkg-deb not installed: cannot read the package back (apt-get install dpkg)")
-	}
 	dir := t.TempDir()
 	bin = []byte("#!/bin/sh\necho stand-in for the pharaon binary\n")
 	binPath := filepath.Join(dir, "pharaon")
 	require.NoError(t, os.WriteFile(binPath, bin, 0o755))
+	return buildDebOf(t, binPath), bin
+}
+
+// buildDebOf runs deb.sh on the binary at binPath and returns the package's
+// path.
+func buildDebOf(t *testing.T, binPath string) string {
+	t.Helper()
+	if _, err := exec.LookPath("dpkg-deb"); err != nil {
+		t.Skip("dpkg-deb not installed: cannot read the package back (apt-get install dpkg)")
+	}
+	dir := t.TempDir()
 	cmd := exec.Command("./deb.sh", binPath, "1.2.3+git4.abcdef0", filepath.Join(dir, "out"))
 	cmd.Env = append(os.Environ(), "GOARCH=amd64")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	require.NoError(t, err, "deb.sh: %s", stderr.String())
-	deb = strings.TrimSpace(string(out))
+	deb := strings.TrimSpace(string(out))
 	assert.Equal(t, filepath.Join(dir, "out", "pharaon_1.2.3+git4.abcdef0_amd64.deb"), deb)
-	return deb, bin
+	return deb
 }
 
 func dpkgDeb(t *testing.T, args ...string) string {
@@ -90,7 +102,9 @@ func TestDeb(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(postinst), "systemd-sysusers pharaon.conf")
 	assert.Contains(t, string(postinst), "systemd-tmpfiles --create pharaon.conf")
-	assert.Contains(t, string(postinst), "systemctl enable pharaon.service")
+	assert.Contains(t, string(postinst), "deb-systemd-helper enable pharaon.service")
+	assert.NotRegexp(t, `(?m)^\s*systemctl (enable|start|restart|try-restart|stop|disable)`, string(postinst),
+		"the unit through deb-systemd-helper and deb-systemd-invoke only (TestMaintainerScriptsUnit)")
 	assert.Contains(t, string(postinst), `"$(stat -L -c %d:%i /proc/1/root 2>/dev/null)"`,
 		"in the image's chroot, the host's udev and systemd are left alone")
 	postrm, err := os.ReadFile(filepath.Join(ctrl, "postrm"))
@@ -117,13 +131,39 @@ func TestDeb(t *testing.T) {
 		"/usr/lib/tmpfiles.d/pharaon.conf":        0o644,
 		"/usr/lib/sysusers.d/pharaon.conf":        0o644,
 		"/usr/lib/udev/rules.d/60-pharaon.rules":  0o644,
-		"/etc/pharaon/pharaon.conf":               0o644,
-		"/etc/pharaon/environment":                0o644,
+		"/etc/pharaon/pharaon.conf":               0o640,
+		"/etc/pharaon/environment":                0o640,
 		"/usr/share/doc/pharaon/kiosk-config.md":  0o644,
 		"/usr/share/doc/pharaon/technician.md":    0o644,
+		"/usr/share/doc/pharaon/copyright":        0o644,
+		"/usr/share/doc/pharaon/changelog.gz":     0o644,
+		"/usr/share/man/man1/pharaon.1.gz":        0o644,
+		"/usr/share/lintian/overrides/pharaon":    0o644,
 		"/usr/share/pharaon/MANIFEST.sha256":      0o644,
 	}
 	assert.Equal(t, want, files, "the package's files and their modes")
+
+	// The configuration is unreadable by others as dpkg unpacks it, before
+	// any script runs: 0640, root's, in the group pharaon (root's group on
+	// a first install, where dpkg does not know that name yet).
+	contents := dpkgDeb(t, "--contents", deb)
+	for _, f := range []string{"pharaon.conf", "environment"} {
+		assert.Regexp(t, `(?m)^-rw-r----- root/pharaon .* \./etc/pharaon/`+f+`$`, contents, "%s as unpacked", f)
+	}
+
+	// The changelog names the version built (dpkg-parsechangelog's format).
+	cl, err := os.ReadFile(filepath.Join(root, "usr/share/doc/pharaon/changelog.gz"))
+	require.NoError(t, err)
+	zr, err := gzip.NewReader(bytes.NewReader(cl))
+	require.NoError(t, err)
+	text, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	assert.Regexp(t, `^pharaon \(1\.2\.3\+git4\.abcdef0\) unstable; urgency=medium\n`, string(text))
+	assert.Regexp(t, `(?m)^ -- .+ <.+>  \w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} \+0000$`, string(text))
+	copyright, err := os.ReadFile(filepath.Join(root, "usr/share/doc/pharaon/copyright"))
+	require.NoError(t, err)
+	assert.Regexp(t, `^Format: https://www\.debian\.org/doc/packaging-manuals/copyright-format/1\.0/\n`, string(copyright))
+	assert.Contains(t, string(copyright), "All rights reserved", "the source states no licence")
 
 	got, err := os.ReadFile(filepath.Join(root, "usr/bin/pharaon"))
 	require.NoError(t, err)
@@ -264,8 +304,8 @@ func TestUnitSecurityRating(t *testing.T) {
 
 // TestPostinstPermissions runs the post-install script as dpkg runs it
 // after unpacking ("configure"), without root: its /etc/pharaon/ is a
-// temporary directory holding the configuration as unpacked (0644, the
-// package's file mode), and the system's commands are stand-ins that
+// temporary directory holding the configuration with a looser mode than the
+// package's 0640 (a file kept from an older package), and the system's commands are stand-ins that
 // record how they were called. The configuration and the environment file
 // end 0640 and in the group pharaon (root stays their owner: dpkg unpacks
 // as root and the script never chowns them); the data directories are the
@@ -282,7 +322,7 @@ func TestPostinstPermissions(t *testing.T) {
 	for _, f := range []string{"pharaon.conf", "environment"} {
 		require.NoError(t, os.WriteFile(filepath.Join(etc, f), []byte("# installed\n"), 0o644))
 	}
-	for _, c := range []string{"chgrp", "systemd-sysusers", "systemd-tmpfiles", "systemctl", "udevadm"} {
+	for _, c := range []string{"chgrp", "systemd-sysusers", "systemd-tmpfiles", "systemctl", "udevadm", "deb-systemd-helper", "deb-systemd-invoke"} {
 		stub := "#!/bin/sh\necho \"" + c + " $*\" >>" + calls + "\n"
 		require.NoError(t, os.WriteFile(filepath.Join(bin, c), []byte(stub), 0o755))
 	}
@@ -325,11 +365,40 @@ func TestPostinstPermissions(t *testing.T) {
 	assert.Regexp(t, `(?m)^UMask=0077$`, string(unit), "the database, anchor and its secret the kiosk creates: 0600")
 	assert.Regexp(t, `(?m)^StateDirectoryMode=0700$`, string(unit))
 
-	// The package unpacks the configuration 0644; only the script makes it
-	// 0640: deb.sh must list both files for it.
+	// The package unpacks the configuration 0640 already (TestDeb); the
+	// script puts it in the group pharaon: deb.sh must list both files.
 	sh, err := os.ReadFile("deb.sh")
 	require.NoError(t, err)
 	for _, f := range []string{"pharaon.conf", "environment"} {
-		assert.Regexp(t, `"0644 config \$here/etc/`+f+` /etc/pharaon/`+f+`"`, string(sh))
+		assert.Regexp(t, `"0640 config \$here/etc/`+f+` /etc/pharaon/`+f+`"`, string(sh))
+	}
+}
+
+// TestConfigurationUnpacked unpacks the package as dpkg does on a first
+// install, into an empty root, and stops before its postinst (dpkg
+// --unpack): the configuration is already unreadable by others, in root's
+// group while the group pharaon does not exist yet. Root only: dpkg sets
+// the files' owners.
+func TestConfigurationUnpacked(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("dpkg sets the unpacked files' owners as root only")
+	}
+	deb, _ := buildDeb(t)
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "var/lib/dpkg/info"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "var/lib/dpkg/updates"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "var/lib/dpkg/status"), nil, 0o644))
+	out, err := exec.Command("dpkg", "--root="+root, "--force-depends", "--unpack", deb).CombinedOutput()
+	require.NoError(t, err, "dpkg --unpack: %s", out)
+	for _, f := range []string{"pharaon.conf", "environment"} {
+		// A conffile waits under .dpkg-new until the package is configured.
+		fi, err := os.Stat(filepath.Join(root, "etc/pharaon", f+".dpkg-new"))
+		require.NoError(t, err)
+		assert.Equal(t, fs.FileMode(0o640), fi.Mode().Perm(), "%s between unpack and postinst", f)
+		st := fi.Sys().(*syscall.Stat_t)
+		assert.Equal(t, uint32(0), st.Uid, "%s: root's", f)
+		if _, err := user.LookupGroup("pharaon"); err != nil {
+			assert.Equal(t, uint32(0), st.Gid, "%s: root's group, no other, while pharaon does not exist", f)
+		}
 	}
 }

@@ -33,10 +33,11 @@ import (
 // every file was imported, 1 when one was refused, and the kiosk's start-up
 // statuses (3, 4, 5) when the database or the keys cannot be used.
 
-// subcommands are the commands the kiosk binary runs instead of the kiosk.
-var subcommands = map[string]func(ctx context.Context, args []string, e env, stdout, stderr io.Writer) error{
-	"import": runImport,
-	"blocks": runBlocks,
+func init() {
+	subcommands["import"] = command{runImport, "[flags] FILE...",
+		"import signed block files into a stopped kiosk's database", "docs/technician.md"}
+	subcommands["blocks"] = command{runBlocks, "[flags]",
+		"list a stopped kiosk's blocks: state, sold, remaining, won by tier", "docs/technician.md"}
 }
 
 // splitArgs separates the flags from the files that follow them.
@@ -127,7 +128,7 @@ func runImport(ctx context.Context, args []string, e env, stdout, stderr io.Writ
 	flags, files, err := splitArgs(args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "usage: pharaon import [flags] FILE...   (docs/kiosk-config.md)")
+			commandUsage(stderr, "import", kioskFlags())
 		} else {
 			fmt.Fprintf(stderr, "pharaon import: %v\n", err)
 		}
@@ -233,7 +234,9 @@ func (c *laterClaims) Later(kiosk.BlockClaim) { c.later = true }
 func runBlocks(ctx context.Context, args []string, e env, stdout, stderr io.Writer) error {
 	cfg, err := loadConfig(args, e, stderr)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, flag.ErrHelp) {
+			commandUsage(stderr, "blocks", kioskFlags())
+		} else {
 			fmt.Fprintf(stderr, "pharaon blocks: %v\n", err)
 		}
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,6 +198,8 @@ func TestLoadConfigMisuse(t *testing.T) {
 	var stderr bytes.Buffer
 	_, err := loadConfig([]string{"-h"}, mapEnv{}, &stderr)
 	assert.True(t, errors.Is(err, flag.ErrHelp))
+	assert.Empty(t, stderr.String(), "the caller prints its own usage (TestHelp)")
+	err = run(t.Context(), []string{"-h"}, mapEnv{}, io.Discard, &stderr, time.Now())
 	assert.Equal(t, exitOK, exitCode(err))
 	assert.Contains(t, stderr.String(), "-dev")
 }

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"strings"
-
+	"pharaon/cmd/pharaon/internal/early"
 	"pharaon/kiosk/ui"
 )
 
@@ -43,23 +42,15 @@ func fixLocale(e env, lang ui.Lang) {
 	if lang == ui.English {
 		target = "en_GB.UTF-8"
 	}
-	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+	for _, k := range early.LocaleVars {
 		v := e.Getenv(k)
 		switch {
 		case v == "" && k != "LANG":
 			continue // unset: the next one decides
-		case v == "" || notALanguage(v):
+		case v == "" || early.IsCLocale(v):
 			_ = e.Setenv(k, target)
 			continue
 		}
 		return // the first one set names a language
 	}
-}
-
-// notALanguage reports whether a locale name is the C locale in one of its
-// spellings.
-func notALanguage(v string) bool {
-	base, _, _ := strings.Cut(v, ".")
-	base, _, _ = strings.Cut(base, "@")
-	return base == "C" || base == "POSIX"
 }

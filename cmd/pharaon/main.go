@@ -33,11 +33,15 @@ import (
 	"syscall"
 	"time"
 
+	"pharaon/cmd/pharaon/internal/early"
 	"pharaon/kiosk"
 )
 
 func main() {
 	started := time.Now()
+	// The locale as the process was given it, now that Fyne's
+	// initialisation has read its own (package early).
+	early.RestoreLocale()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], osEnv{}, os.Stdout, os.Stderr, started)
 	stop()
@@ -89,12 +93,14 @@ func (osEnv) Setenv(k, v string) error { return os.Setenv(k, v) }
 func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer, started time.Time) error {
 	if len(args) > 0 {
 		if cmd, ok := subcommands[args[0]]; ok {
-			return cmd(ctx, args[1:], e, stdout, stderr)
+			return cmd.run(ctx, args[1:], e, stdout, stderr)
 		}
 	}
 	cfg, err := loadConfig(args, e, stderr)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, flag.ErrHelp) {
+			kioskUsage(stderr)
+		} else {
 			fmt.Fprintf(stderr, "pharaon: %v\n", err)
 		}
 		return err
@@ -112,7 +118,8 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer, st
 }
 
 // loadConfig reads the configuration: the defaults, then the configuration
-// file (-config), then the flags given on the command line.
+// file (-config), then the flags given on the command line. On -h it returns
+// flag.ErrHelp and prints nothing: the caller prints its own usage.
 func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 	// First pass: find -config (and refuse bad flags before reading files).
 	var probe Config
@@ -122,9 +129,6 @@ func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 	bindFlags(fs, &probe, &configPath)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fmt.Fprintln(stderr, "usage: pharaon [flags]   (docs/kiosk-config.md)")
-			fs.PrintDefaults()
 			return Config{}, err
 		}
 		return Config{}, &usageError{err.Error()}

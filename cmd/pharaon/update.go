@@ -35,7 +35,10 @@ const (
 	exitBroken     = 7
 )
 
-func init() { subcommands["update"] = runUpdate }
+func init() {
+	subcommands["update"] = command{runUpdate, "[flags] BUNDLE",
+		"verify a signed update bundle and install its package, as root", "docs/technician.md"}
+}
 
 // Defaults of the kiosk's layout (packaging/).
 const (
@@ -82,9 +85,7 @@ func runUpdate(ctx context.Context, args []string, _ env, stdout, stderr io.Writ
 	langFlag := fs.String("lang", "fr", "fr or en")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fmt.Fprintln(stderr, "usage: pharaon update [flags] BUNDLE   (docs/technician.md)")
-			fs.PrintDefaults()
+			commandUsage(stderr, "update", fs)
 			return err
 		}
 		fmt.Fprintf(stderr, "pharaon update: %v\n", err)

@@ -1,7 +1,7 @@
 // Package early sets, before any library reads them, the settings of the
 // libraries the kiosk links that are read once, at their own
-// initialisation: Fyne's cache lifetime and the C allocator's threshold
-// for mapping large blocks. Package main imports it for its side effect.
+// initialisation: Fyne's cache lifetime, the C allocator's threshold for
+// mapping large blocks, and a locale Fyne can parse (locale.go). Package main imports it for its side effect.
 //
 // Fyne (fyne.io/fyne/v2/internal/cache) reads FYNE_CACHE in its package
 // initialisation: how long a texture, a renderer or a text's texture is kept
@@ -76,6 +76,7 @@ func mappedAfterALargerFree(big, small int) bool {
 }
 
 func init() {
+	fixInitLocale()
 	if _, set := os.LookupEnv(cacheEnv); !set {
 		if os.Setenv(cacheEnv, CacheLifetime) == nil {
 			Applied = append(Applied, cacheEnv+"="+CacheLifetime)
