@@ -96,6 +96,9 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+# set -e ends the run on a failed command: say which (twice a run ended
+# silently during the cash-out's wait for its voucher).
+trap 'echo "vm-test: ${SECONDS} s: ended on line $LINENO, status $?: $BASH_COMMAND" >&2' ERR
 SECONDS=0
 say() { echo "vm-test: ${SECONDS} s: $*"; }
 failures=()
