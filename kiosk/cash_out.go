@@ -2,7 +2,6 @@ package kiosk
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"time"
@@ -108,7 +107,7 @@ func (m *Machine) CashOut(ctx context.Context) (VoucherInfo, error) {
 // issueVoucher writes the voucher of the whole credit with a fresh
 // validation number.
 func (m *Machine) issueVoucher(ctx context.Context) (store.Voucher, error) {
-	for attempt := 0; ; attempt++ {
+	v, err := recordWithValidation(func(val string) (store.Voucher, error) {
 		credit, err := m.st.Credit(ctx)
 		if err != nil {
 			return store.Voucher{}, err
@@ -116,24 +115,17 @@ func (m *Machine) issueVoucher(ctx context.Context) (store.Voucher, error) {
 		if credit <= 0 {
 			return store.Voucher{}, ErrNoCredit
 		}
-		val, err := NewValidation(rand.Reader)
-		if err != nil {
-			return store.Voucher{}, err
-		}
-		v, err := m.st.IssueVoucher(ctx, store.VoucherRequest{Amount: credit, Validation: val,
+		return m.st.IssueVoucher(ctx, store.VoucherRequest{Amount: credit, Validation: val,
 			Expires: m.clk.Now().Add(m.cash.validity)})
-		switch {
-		case err == nil:
-			return v, nil
-		case attempt < 3 && (errors.Is(err, store.ErrDuplicateRef) || errors.Is(err, store.ErrBadAmount)):
-			// A number drawn twice (about never), or a credit moved by a
-			// note recovered at that very moment: draw again.
-			continue
-		case errors.Is(err, store.ErrPlayInProgress):
-			return store.Voucher{}, ErrBusy
-		}
-		return store.Voucher{}, err
+	}, func(err error) bool {
+		// A credit moved by a note recovered at that very moment: the
+		// credit is read again.
+		return errors.Is(err, store.ErrBadAmount)
+	})
+	if errors.Is(err, store.ErrPlayInProgress) {
+		return store.Voucher{}, ErrBusy
 	}
+	return v, err
 }
 
 // printVoucher prints v (or its duplicate) and turns a failure into a

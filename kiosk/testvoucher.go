@@ -2,7 +2,6 @@ package kiosk
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 
@@ -60,18 +59,11 @@ func (m *Machine) PrintTestVoucher(ctx context.Context) (TestVoucherPrint, error
 
 // recordTestVoucher records a test voucher with a fresh validation number.
 func (m *Machine) recordTestVoucher(ctx context.Context) (store.Voucher, error) {
-	for attempt := 0; ; attempt++ {
-		val, err := NewValidation(rand.Reader)
-		if err != nil {
-			return store.Voucher{}, err
-		}
-		v, err := m.st.RecordTestVoucher(ctx, val, m.clk.Now().Add(m.cash.validity))
-		if errors.Is(err, store.ErrDuplicateRef) && attempt < 3 {
-			continue // a number drawn twice: about never
-		}
-		if err == nil {
-			m.logCash(store.LevelInfo, "printer", "test_voucher", "test voucher %d (%s) recorded, void, of no value", v.ID, FormatValidation(v.Validation))
-		}
-		return v, err
+	v, err := recordWithValidation(func(val string) (store.Voucher, error) {
+		return m.st.RecordTestVoucher(ctx, val, m.clk.Now().Add(m.cash.validity))
+	}, nil)
+	if err == nil {
+		m.logCash(store.LevelInfo, "printer", "test_voucher", "test voucher %d (%s) recorded, void, of no value", v.ID, FormatValidation(v.Validation))
 	}
+	return v, err
 }

@@ -1,6 +1,7 @@
 package kiosk
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -62,6 +63,24 @@ func (e *MistypedError) Error() string {
 }
 
 func (e *MistypedError) Unwrap() error { return ErrBadValidation }
+
+// recordWithValidation records a voucher under a validation number drawn
+// from crypto/rand by record, and draws again, three more times at most,
+// when record refuses it for a number that exists already (about never) or
+// for a reason again accepts (nil: none other).
+func recordWithValidation(record func(validation string) (store.Voucher, error), again func(error) bool) (store.Voucher, error) {
+	for attempt := 0; ; attempt++ {
+		val, err := NewValidation(rand.Reader)
+		if err != nil {
+			return store.Voucher{}, err
+		}
+		v, err := record(val)
+		if err != nil && attempt < 3 && (errors.Is(err, store.ErrDuplicateRef) || again != nil && again(err)) {
+			continue
+		}
+		return v, err
+	}
+}
 
 // NewValidation draws a validation number from r (crypto/rand.Reader in
 // the kiosk: a voucher number must not be guessable).

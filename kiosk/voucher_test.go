@@ -21,6 +21,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/hw/sim/printersim"
+	"pharaon/store"
 )
 
 // The ISO 7064 MOD 97-10 example: 794 carries the check digits 44.
@@ -321,4 +322,52 @@ func FuzzParseValidation(f *testing.F) {
 		require.Equal(t, v, again)
 		require.True(t, strings.HasSuffix(MaskValidation(v), v[14:16]+" "+v[16:]))
 	})
+}
+
+// TestRecordWithValidationDrawsAgain: the cash-out's voucher and the first
+// start's test voucher are recorded through one loop, which draws a new
+// validation number when the store has it already (or for the reason the
+// caller accepts), at most three times more, and never for another error.
+func TestRecordWithValidationDrawsAgain(t *testing.T) {
+	errOther := errors.New("disk full")
+	moved := func(err error) bool { return errors.Is(err, store.ErrBadAmount) }
+	for _, tc := range []struct {
+		name    string
+		fails   []error // what record returns on its first calls; nil after
+		again   func(error) bool
+		calls   int
+		wantErr error
+	}{
+		{"first number free", nil, nil, 1, nil},
+		{"number taken twice", []error{store.ErrDuplicateRef, store.ErrDuplicateRef}, nil, 3, nil},
+		{"number taken four times", []error{store.ErrDuplicateRef, store.ErrDuplicateRef, store.ErrDuplicateRef, store.ErrDuplicateRef}, nil, 4, store.ErrDuplicateRef},
+		{"credit moved, caller accepts", []error{store.ErrBadAmount}, moved, 2, nil},
+		{"credit moved, caller does not", []error{store.ErrBadAmount}, nil, 1, store.ErrBadAmount},
+		{"another error", []error{errOther}, moved, 1, errOther},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen []string
+			v, err := recordWithValidation(func(val string) (store.Voucher, error) {
+				seen = append(seen, val)
+				if len(seen) <= len(tc.fails) {
+					return store.Voucher{}, fmt.Errorf("issue voucher: %w", tc.fails[len(seen)-1])
+				}
+				return store.Voucher{ID: 7, Validation: val}, nil
+			}, tc.again)
+			require.Len(t, seen, tc.calls)
+			for i, val := range seen {
+				_, perr := ParseValidation(val)
+				require.NoError(t, perr, "number %d", i)
+				for _, other := range seen[:i] {
+					require.NotEqual(t, other, val, "a number drawn again must be new")
+				}
+			}
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, seen[len(seen)-1], v.Validation)
+		})
+	}
 }
