@@ -11,12 +11,8 @@
 # Needs go, xvfb, xdotool and imagemagick (make screenshots installs the
 # last three). Positions are those of the 1280×800 design;
 # docs/screenshots/README.md lists them. Look at every picture after a run.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-out=${1:-docs/screenshots}
-bin=${PHARAON_BIN:-bin/pharaon}
-work=$(mktemp -d)
-disp=:$((150 + RANDOM % 100))
+# shellcheck source=packaging/screenshots-lib.sh
+source "$(dirname "$0")/screenshots-lib.sh"
 xvfb="" app=""
 stop() {
 	if [ -n "$1" ]; then kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi
@@ -28,7 +24,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap exit INT TERM
-export DISPLAY=$disp LANG=fr_FR.UTF-8
 
 # The showcase database: a block of each stake whose first units are a
 # loser (0,50 €), three birds (1 €) and a prize through the bonus game
@@ -81,8 +76,6 @@ waitlog() {
 }
 # frames waits for $1 more seconds of game (the -fps log's line a second).
 frames() { for _ in $(seq "$1"); do waitlog "fps [0-9]"; done; }
-shot() { sleep "${2:-1.5}"; import -window root "$out/$1"; echo "$out/$1"; }
-tap() { xdotool mousemove "$1" "$2" sleep 0.2 click 1; sleep "${3:-0.8}"; }
 
 # play inserts a 10 € note through the development panel, chooses the
 # stake at x = $1 and starts it in Auto.
@@ -99,7 +92,7 @@ screen 1280x800
 # 1 €: three birds.
 start
 play 947
-frames 6
+frames 5
 shot game.png 0
 tap 1120 400 0     # the cartouche
 waitlog "show game prize-table"
@@ -138,7 +131,7 @@ waitlog "note of"
 tap 1374 483       # 1 € (947, 358)
 tap 1532 620 0     # Auto (1064, 459)
 waitlog "show game none"
-frames 6
+frames 5
 shot game-1920x1080.png 0
 
 echo "screenshots-player: done; look at each picture"
