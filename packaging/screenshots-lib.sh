@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # out, bin, work: the sourcing script's
 # What packaging/screenshots.sh and packaging/screenshots-player.sh share,
 # sourced by both with their arguments: the output directory ($1, else
 # docs/screenshots), the binary, a work directory, a free display for Xvfb,

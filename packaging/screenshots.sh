@@ -32,7 +32,7 @@ start() {
 	: >"$log"
 	"$work/pharaon" -dev -fullscreen=false -db "$work/pharaon.db" -kiosk-id PH-DEV-01 -venue "Tabac de la Gare, Lyon" >"$log" 2>&1 &
 	app=$!
-	pids+=($app)
+	pids+=("$app")
 }
 start
 
