@@ -36,7 +36,7 @@ DEB_DEPS := libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-
 # make test: -race everywhere; CI gets a longer timeout as it runs on 2 cores.
 TEST_FLAGS ?= -race -count=1 -timeout $(if $(CI),80m,40m)
 
-.PHONY: all deps build test check bench bench-scene run fuzz soak clean screenshots
+.PHONY: all deps build test check bench bench-scene run fuzz soak clean screenshots screenshots-player
 
 all: build
 
@@ -63,11 +63,19 @@ build: deps
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 # make screenshots: the maintenance pictures of docs/screenshots/ taken
-# again from bin/pharaon -dev on a virtual screen (packaging/screenshots.sh).
-SHOT_DEPS := xvfb xdotool imagemagick
+# again from bin/pharaon -dev on a virtual screen (packaging/screenshots.sh),
+# then the player's game pictures on the showcase database
+# (packaging/screenshots-player.sh).
+SHOT_DEPS := xvfb xdotool imagemagick x11-utils
 screenshots: build
 	$(call debs,$(SHOT_DEPS),screenshots)
 	packaging/screenshots.sh docs/screenshots
+	GO="$(GO)" packaging/screenshots-player.sh docs/screenshots
+
+# make screenshots-player: the player's game pictures alone.
+screenshots-player: build
+	$(call debs,$(SHOT_DEPS),screenshots-player)
+	GO="$(GO)" packaging/screenshots-player.sh docs/screenshots
 
 test: deps
 	$(GO) vet ./...

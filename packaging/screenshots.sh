@@ -8,12 +8,8 @@
 # Needs xvfb, xdotool and imagemagick (make screenshots installs them).
 # Positions are those of the 1280×800 window; docs/screenshots/README.md
 # lists them. Look at every picture after a run.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-out=${1:-docs/screenshots}
-bin=${PHARAON_BIN:-bin/pharaon}
-work=$(mktemp -d)
-disp=:$((150 + RANDOM % 100))
+# shellcheck source=packaging/screenshots-lib.sh
+source "$(dirname "$0")/screenshots-lib.sh"
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -21,7 +17,6 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-export DISPLAY=$disp LANG=fr_FR.UTF-8
 
 Xvfb "$disp" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
 pids+=($!)
@@ -37,7 +32,7 @@ start() {
 	: >"$log"
 	"$work/pharaon" -dev -fullscreen=false -db "$work/pharaon.db" -kiosk-id PH-DEV-01 -venue "Tabac de la Gare, Lyon" >"$log" 2>&1 &
 	app=$!
-	pids+=($app)
+	pids+=("$app")
 }
 start
 
@@ -51,8 +46,6 @@ waitlog() {
 	tail -20 "$log" >&2
 	exit 1
 }
-shot() { sleep "${2:-1.5}"; import -window root "$out/$1"; echo "$out/$1"; }
-tap() { xdotool mousemove "$1" "$2" sleep 0.2 click 1; sleep "${3:-0.8}"; }
 # corner holds the hidden corner 3 s (the press needs a move inside the
 # window first).
 corner() { xdotool mousemove 10 10 sleep 0.3 mousemove 14 14 sleep 0.3 mousedown 1 sleep 3.6 mouseup 1; sleep 1.5; }

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Takes the player's game screenshots of docs/screenshots/ again from the
+# real binary: bin/pharaon -dev on a virtual screen (Xvfb) at 1280×800
+# (and 1920×1080 for game-1920x1080.png), on a fresh copy of the showcase
+# database for each game (cmd/pharaon/showcase_test.go: units whose
+# outcome is known), driven with xdotool as a finger would, each picture
+# saved with ImageMagick's import. It waits on the kiosk's -fps log (each
+# screen and window shown, one line of frame figures a second) rather
+# than on fixed sleeps.
+#   make screenshots            (or: packaging/screenshots-player.sh [OUT_DIR])
+# Needs go, xvfb, xdotool and imagemagick (make screenshots installs the
+# last three). Positions are those of the 1280×800 design;
+# docs/screenshots/README.md lists them. Look at every picture after a run.
+# shellcheck source=packaging/screenshots-lib.sh
+source "$(dirname "$0")/screenshots-lib.sh"
+xvfb="" app=""
+stop() {
+	if [ -n "$1" ]; then kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi
+}
+cleanup() {
+	stop "$app"
+	stop "$xvfb"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap exit INT TERM
+
+# The showcase database: a block of each stake whose first units are a
+# loser (0,50 €), three birds (1 €) and a prize through the bonus game
+# (2 €).
+PHARAON_SHOWCASE_DIR=$work/showcase ${GO:-go} test -count=1 ./cmd/pharaon -run '^TestShowcaseDatabase$' >/dev/null
+
+# screen starts a virtual screen of $1 (WIDTHxHEIGHT) in place of the last.
+screen() {
+	stop "$app"
+	app=""
+	stop "$xvfb"
+	Xvfb "$disp" -screen 0 "${1}x24" -nolisten tcp >/dev/null 2>&1 &
+	xvfb=$!
+	for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && return 0; sleep 0.1; done
+	echo "screenshots-player: Xvfb $disp did not start" >&2
+	exit 1
+}
+
+log=$work/pharaon.log
+seen=0 # the log's lines waitlog has read past
+# start runs the kiosk full screen on a fresh copy of the showcase
+# database (its anchor and trust root beside it), and waits for home.
+start() {
+	stop "$app"
+	rm -rf "$work/run"
+	mkdir "$work/run"
+	cp "$work/showcase/"{showcase.db,pharaon.anchor,trust.secret,trust.counter} "$work/run/"
+	: >"$log"
+	seen=0
+	"$bin" -dev -fps -db "$work/run/showcase.db" -keys "$work/showcase/showcase.pub" >"$log" 2>&1 &
+	app=$!
+	waitlog "home shown" 120
+}
+
+# waitlog waits until a line of the kiosk's log after the last one it
+# found says $1 (at most $2 s, 60 by default).
+waitlog() {
+	local n
+	for _ in $(seq $((${2:-60} * 10))); do
+		n=$(tail -n +$((seen + 1)) "$log" | grep -n -m1 -- "$1" | cut -d: -f1 || true)
+		if [ -n "$n" ]; then
+			seen=$((seen + n))
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "screenshots-player: the kiosk never logged \"$1\"; its log:" >&2
+	grep -v "fps [0-9]" "$log" | tail -20 >&2
+	exit 1
+}
+# frames waits for $1 more seconds of game (the -fps log's line a second).
+frames() { for _ in $(seq "$1"); do waitlog "fps [0-9]"; done; }
+
+# play inserts a 10 € note through the development panel, chooses the
+# stake at x = $1 and starts it in Auto.
+play() {
+	tap 817 706         # 10 € into the simulated validator
+	waitlog "note of"   # credited, and on screen
+	tap "$1" 358        # the stake
+	tap 1064 459 0      # Auto
+	waitlog "show game none"
+}
+
+screen 1280x800
+
+# 1 €: three birds.
+start
+play 947
+frames 5
+shot game.png 0
+tap 1120 400 0     # the cartouche
+waitlog "show game prize-table"
+shot prize-table.png
+tap 480 724 0      # Fermer
+waitlog "show game win" 120
+shot congratulations.png 3
+
+# 2 €: three snakes, the bonus game.
+start
+play 1103
+waitlog "show game bonus-intro" 120
+shot bonus-intro.png 1.6   # the window rises 0,6 s in; the wall replaces it 2,5 s in
+# The bonus wall replaces the window (the log does not say when: its
+# frame lines, which came on meanwhile, count from the window's).
+frames 4
+shot bonus.png 0
+waitlog "show game bonus-win" 120
+shot bonus-congratulations.png 3
+tap 480 670 0      # Continuer
+waitlog "show game result"
+shot result.png 2
+
+# 0,50 €: a loser.
+start
+play 790
+waitlog "show game lose" 120
+shot lose.png 2
+
+# The 1 € game at 1920×1080: the design scaled by 1.35 and centred,
+# x → 96 + 1.35 x, y → 1.35 y.
+screen 1920x1080
+start
+tap 1199 953       # 10 € (817, 706)
+waitlog "note of"
+tap 1374 483       # 1 € (947, 358)
+tap 1532 620 0     # Auto (1064, 459)
+waitlog "show game none"
+frames 5
+shot game-1920x1080.png 0
+
+echo "screenshots-player: done; look at each picture"
