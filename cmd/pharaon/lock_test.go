@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,25 +147,31 @@ func TestCommandsRefusedOnAHeldStore(t *testing.T) {
 	assert.Contains(t, stdout, "bloc 7/12")
 }
 
-// While the kiosk runs (another process, the binary itself), the
-// technician's commands and a second kiosk are refused, saying that the
-// kiosk runs, with its process id, and how to stop it; they change
-// nothing, and the kiosk, stopped, starts again in service: no anchor
-// fault from two writers.
-func TestCommandsRefusedWhileTheKioskRuns(t *testing.T) {
-	k := newLockKiosk(t)
-	// The kiosk's program is called pharaon, as it is installed.
+// runningKiosk is the kiosk binary of k running (holdEnv) until its input
+// is closed or it is sent SIGTERM.
+type runningKiosk struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	stderr *syncBuffer
+}
+
+// startKiosk starts the binary as the kiosk of k, named pharaon as it is
+// installed, and waits for its home screen.
+func startKiosk(t *testing.T, k lockKiosk) runningKiosk {
+	t.Helper()
 	bin := filepath.Join(k.dir, "bin", "pharaon")
-	require.NoError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
-	require.NoError(t, os.Symlink(os.Args[0], bin))
+	if _, err := os.Lstat(bin); err != nil {
+		require.NoError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
+		require.NoError(t, os.Symlink(os.Args[0], bin))
+	}
 	kioskCmd := exec.Command(bin, "-config", k.conf)
 	kioskCmd.Env = []string{binaryEnv + "=1", holdEnv + "=1", "HOME=" + k.dir, "DISPLAY=:99", "LANG=fr_FR.UTF-8", "PATH=" + os.Getenv("PATH")}
 	in, err := kioskCmd.StdinPipe()
 	require.NoError(t, err)
 	out, err := kioskCmd.StdoutPipe()
 	require.NoError(t, err)
-	var kioskErr syncBuffer
-	kioskCmd.Stderr = &kioskErr
+	kioskErr := &syncBuffer{}
+	kioskCmd.Stderr = kioskErr
 	require.NoError(t, kioskCmd.Start())
 	t.Cleanup(func() { _ = kioskCmd.Process.Kill() })
 	screen := make(chan string, 1)
@@ -183,6 +190,18 @@ func TestCommandsRefusedWhileTheKioskRuns(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("the kiosk did not start: %s", kioskErr.String())
 	}
+	return runningKiosk{kioskCmd, in, kioskErr}
+}
+
+// While the kiosk runs (another process, the binary itself), the
+// technician's commands and a second kiosk are refused, saying that the
+// kiosk runs, with its process id, and how to stop it; they change
+// nothing, and the kiosk, stopped, starts again in service: no anchor
+// fault from two writers.
+func TestCommandsRefusedWhileTheKioskRuns(t *testing.T) {
+	k := newLockKiosk(t)
+	rk := startKiosk(t, k)
+	kioskCmd, in, kioskErr := rk.cmd, rk.in, rk.stderr
 	pid := kioskCmd.Process.Pid
 
 	_, stderr, err := k.command("import", k.next)
