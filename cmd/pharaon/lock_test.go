@@ -118,6 +118,8 @@ func TestCommandsRefusedOnAHeldStore(t *testing.T) {
 		{[]string{"import", "-lang", "en", k.next}, fmt.Sprintf("pharaon import: the command `%s` (process %d) holds the database %s: "+
 			"wait for it to finish, then try again; nothing was changed\n", me, os.Getpid(), k.db)},
 		{[]string{"blocks"}, fmt.Sprintf("pharaon blocks: la commande «\u00a0%s\u00a0» (processus %d) tient la base", me, os.Getpid())},
+		{[]string{"backup", filepath.Join(k.dir, "save")}, fmt.Sprintf("pharaon backup: la commande «\u00a0%s\u00a0» (processus %d) tient la base %s\u00a0: "+
+			"attendez qu’elle finisse, puis recommencez\u00a0; rien n’a été modifié\n", me, os.Getpid(), k.db)},
 	} {
 		stdout, stderr, err := k.command(c.args[0], c.args[1:]...)
 		assert.Equal(t, exitStore, exitCode(err), "%q: %v", c.args, err)
@@ -126,6 +128,7 @@ func TestCommandsRefusedOnAHeldStore(t *testing.T) {
 		assert.Empty(t, stdout, "%q", c.args)
 	}
 	assert.Equal(t, files, k.files(t), "not a byte changed")
+	assert.NoDirExists(t, filepath.Join(k.dir, "save"), "no backup begun")
 	now, err := holder.Events(ctx, 1000, 0)
 	require.NoError(t, err)
 	assert.Equal(t, events, now, "not an event logged")
@@ -208,7 +211,11 @@ func TestCommandsRefusedWhileTheKioskRuns(t *testing.T) {
 	assert.Equal(t, exitStore, exitCode(err))
 	assert.Contains(t, stderr, fmt.Sprintf("pharaon import: la borne est en marche (processus %d) et tient la base %s\u00a0: "+
 		"arrêtez-la d’abord avec «\u00a0systemctl stop pharaon\u00a0», puis recommencez\u00a0; rien n’a été modifié\n", pid, k.db))
-	r := runBinary(t, k.dir, "blocks", "-config", k.conf, "-lang", "en")
+	r := runBinary(t, k.dir, "backup", "-config", k.conf, filepath.Join(k.dir, "save"))
+	assert.Equal(t, exitStore, r.status, r.stderr)
+	assert.Contains(t, r.stderr, fmt.Sprintf("pharaon backup: la borne est en marche (processus %d) et tient la base %s", pid, k.db))
+	assert.NoDirExists(t, filepath.Join(k.dir, "save"), "no backup begun")
+	r = runBinary(t, k.dir, "blocks", "-config", k.conf, "-lang", "en")
 	assert.Equal(t, exitStore, r.status, r.stderr)
 	assert.Contains(t, r.stderr, fmt.Sprintf("pharaon blocks: the kiosk is running (process %d) and holds the database %s: "+
 		"stop it with `systemctl stop pharaon` first, then try again; nothing was changed\n", pid, k.db))
