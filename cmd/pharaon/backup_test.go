@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,4 +128,23 @@ func TestBackupRefusals(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 3, "no temporary left")
 	assert.NoFileExists(t, missing.db, "no database created")
+}
+
+// A backup onto a disk too small for it (a 64 KiB tmpfs, where the test
+// may mount one) fails saying so, and leaves nothing on that disk.
+func TestBackupOnAFullDisk(t *testing.T) {
+	k := newLockKiosk(t)
+	full := filepath.Join(t.TempDir(), "stick")
+	require.NoError(t, os.Mkdir(full, 0o700))
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", full).CombinedOutput(); err != nil {
+		t.Skipf("no tmpfs to fill here: %v: %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", full).Run() })
+	_, stderr, err := k.command("backup", full)
+	assert.Equal(t, exitFailure, exitCode(err), "%v: %s", err, stderr)
+	assert.Contains(t, stderr, "pharaon backup: la sauvegarde n’a pas pu être écrite dans "+full+" (rien n’y est resté)")
+	assert.Contains(t, stderr, "full")
+	entries, err := os.ReadDir(full)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing half-written")
 }
