@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"pharaon/kiosk"
+	"pharaon/kiosk/update"
 	"pharaon/store"
 )
 
@@ -168,7 +167,7 @@ func backupText(ctx context.Context, st *store.Store, cfg Config, db, anc string
 	fmt.Fprintf(&b, "kiosk: %s\ntime: %s\nanchor count: %d\nanchor record: %d\nanchor MAC: %s\nversion: %s\n",
 		id, backupClock.Now().In(loc).Format(time.RFC3339), heads.Counter, heads.Seq, heads.Short(), kiosk.Version)
 	for _, p := range []string{db, anc} {
-		sum, err := fileSHA256(p)
+		sum, err := update.FileSum(p)
 		if err != nil {
 			return "", err
 		}
@@ -176,19 +175,6 @@ func backupText(ctx context.Context, st *store.Store, cfg Config, db, anc string
 		fmt.Fprintf(&b, "%s  %s\n", sum, filepath.Base(p))
 	}
 	return b.String(), nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // writePrivate writes b to a new file at path, 0600, synced.

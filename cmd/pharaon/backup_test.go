@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/kiosk"
+	"pharaon/kiosk/update"
 )
 
 // The technician's backup of a stopped kiosk: DIR made 0700, the ledger,
@@ -42,7 +43,7 @@ func TestBackupRestoresAKiosk(t *testing.T) {
 	manifest, err := os.ReadFile(filepath.Join(out, backupManifest))
 	require.NoError(t, err)
 	for _, name := range []string{backupDB, backupAnchor} {
-		sum, err := fileSHA256(filepath.Join(out, name))
+		sum, err := update.FileSum(filepath.Join(out, name))
 		require.NoError(t, err)
 		assert.Contains(t, string(manifest), sum+"  "+name+"\n")
 	}
