@@ -450,6 +450,18 @@ func (a *anchor) load(dbHeads heads, counter uint64, history bool) error {
 		return err
 	}
 	a.seq = r.seq
+	h, err := a.match(r, dbHeads, counter, history)
+	if err != nil {
+		return err
+	}
+	a.counter, a.heads = counter, h
+	return nil
+}
+
+// match checks a database's heads and the trust root's counter against
+// the anchor's newest record r, and returns the heads the database is at:
+// the store's open (load) and the check of a backup's copy (backup.go).
+func (a *anchor) match(r record, dbHeads heads, counter uint64, history bool) (heads, error) {
 	want := r.committed // the heads the database must be at
 	alsoPending := r.pending != nil
 	switch {
@@ -462,25 +474,22 @@ func (a *anchor) load(dbHeads heads, counter uint64, history bool) error {
 		// The first anchoring cut between its first record and its first
 		// count: nothing was anchored yet.
 	case r.counter < counter:
-		return fmt.Errorf("the anchor's record %d goes with count %d of the trust root, which has counted to %d: the database and its anchor were put back to an earlier copy: %w: %w",
+		return heads{}, fmt.Errorf("the anchor's record %d goes with count %d of the trust root, which has counted to %d: the database and its anchor were put back to an earlier copy: %w: %w",
 			r.seq, r.counter, counter, ErrRollback, ErrAnchor)
 	default:
-		return fmt.Errorf("the trust root (%s) has counted to %d only, its anchor's record %d says %d: another trust root, or one put back: %w",
+		return heads{}, fmt.Errorf("the trust root (%s) has counted to %d only, its anchor's record %d says %d: another trust root, or one put back: %w",
 			a.trust, counter, r.seq, r.counter, ErrAnchor)
 	}
-	a.counter = counter
 	switch {
 	case dbHeads == want:
-		a.heads = want
+		return want, nil
 	case alsoPending && dbHeads == *r.pending:
-		a.heads = *r.pending // the last transaction committed after its record
-	default:
-		if alsoPending {
-			want = *r.pending
-		}
-		return fmt.Errorf("%s: %w", describe(dbHeads, want), ErrAnchor)
+		return *r.pending, nil // the last transaction committed after its record
 	}
-	return nil
+	if alsoPending {
+		want = *r.pending
+	}
+	return heads{}, fmt.Errorf("%s: %w", describe(dbHeads, want), ErrAnchor)
 }
 
 // read returns the newest record of the anchor file whose HMAC holds.

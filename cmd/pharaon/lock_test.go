@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,6 +118,8 @@ func TestCommandsRefusedOnAHeldStore(t *testing.T) {
 		{[]string{"import", "-lang", "en", k.next}, fmt.Sprintf("pharaon import: the command `%s` (process %d) holds the database %s: "+
 			"wait for it to finish, then try again; nothing was changed\n", me, os.Getpid(), k.db)},
 		{[]string{"blocks"}, fmt.Sprintf("pharaon blocks: la commande «\u00a0%s\u00a0» (processus %d) tient la base", me, os.Getpid())},
+		{[]string{"backup", filepath.Join(k.dir, "save")}, fmt.Sprintf("pharaon backup: la commande «\u00a0%s\u00a0» (processus %d) tient la base %s\u00a0: "+
+			"attendez qu’elle finisse, puis recommencez\u00a0; rien n’a été modifié\n", me, os.Getpid(), k.db)},
 	} {
 		stdout, stderr, err := k.command(c.args[0], c.args[1:]...)
 		assert.Equal(t, exitStore, exitCode(err), "%q: %v", c.args, err)
@@ -125,6 +128,7 @@ func TestCommandsRefusedOnAHeldStore(t *testing.T) {
 		assert.Empty(t, stdout, "%q", c.args)
 	}
 	assert.Equal(t, files, k.files(t), "not a byte changed")
+	assert.NoDirExists(t, filepath.Join(k.dir, "save"), "no backup begun")
 	now, err := holder.Events(ctx, 1000, 0)
 	require.NoError(t, err)
 	assert.Equal(t, events, now, "not an event logged")
@@ -146,25 +150,31 @@ func TestCommandsRefusedOnAHeldStore(t *testing.T) {
 	assert.Contains(t, stdout, "bloc 7/12")
 }
 
-// While the kiosk runs (another process, the binary itself), the
-// technician's commands and a second kiosk are refused, saying that the
-// kiosk runs, with its process id, and how to stop it; they change
-// nothing, and the kiosk, stopped, starts again in service: no anchor
-// fault from two writers.
-func TestCommandsRefusedWhileTheKioskRuns(t *testing.T) {
-	k := newLockKiosk(t)
-	// The kiosk's program is called pharaon, as it is installed.
+// runningKiosk is the kiosk binary of k running (holdEnv) until its input
+// is closed or it is sent SIGTERM.
+type runningKiosk struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	stderr *syncBuffer
+}
+
+// startKiosk starts the binary as the kiosk of k, named pharaon as it is
+// installed, and waits for its home screen.
+func startKiosk(t *testing.T, k lockKiosk) runningKiosk {
+	t.Helper()
 	bin := filepath.Join(k.dir, "bin", "pharaon")
-	require.NoError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
-	require.NoError(t, os.Symlink(os.Args[0], bin))
+	if _, err := os.Lstat(bin); err != nil {
+		require.NoError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
+		require.NoError(t, os.Symlink(os.Args[0], bin))
+	}
 	kioskCmd := exec.Command(bin, "-config", k.conf)
 	kioskCmd.Env = []string{binaryEnv + "=1", holdEnv + "=1", "HOME=" + k.dir, "DISPLAY=:99", "LANG=fr_FR.UTF-8", "PATH=" + os.Getenv("PATH")}
 	in, err := kioskCmd.StdinPipe()
 	require.NoError(t, err)
 	out, err := kioskCmd.StdoutPipe()
 	require.NoError(t, err)
-	var kioskErr syncBuffer
-	kioskCmd.Stderr = &kioskErr
+	kioskErr := &syncBuffer{}
+	kioskCmd.Stderr = kioskErr
 	require.NoError(t, kioskCmd.Start())
 	t.Cleanup(func() { _ = kioskCmd.Process.Kill() })
 	screen := make(chan string, 1)
@@ -183,13 +193,29 @@ func TestCommandsRefusedWhileTheKioskRuns(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("the kiosk did not start: %s", kioskErr.String())
 	}
+	return runningKiosk{kioskCmd, in, kioskErr}
+}
+
+// While the kiosk runs (another process, the binary itself), the
+// technician's commands and a second kiosk are refused, saying that the
+// kiosk runs, with its process id, and how to stop it; they change
+// nothing, and the kiosk, stopped, starts again in service: no anchor
+// fault from two writers.
+func TestCommandsRefusedWhileTheKioskRuns(t *testing.T) {
+	k := newLockKiosk(t)
+	rk := startKiosk(t, k)
+	kioskCmd, in, kioskErr := rk.cmd, rk.in, rk.stderr
 	pid := kioskCmd.Process.Pid
 
 	_, stderr, err := k.command("import", k.next)
 	assert.Equal(t, exitStore, exitCode(err))
 	assert.Contains(t, stderr, fmt.Sprintf("pharaon import: la borne est en marche (processus %d) et tient la base %s\u00a0: "+
 		"arrêtez-la d’abord avec «\u00a0systemctl stop pharaon\u00a0», puis recommencez\u00a0; rien n’a été modifié\n", pid, k.db))
-	r := runBinary(t, k.dir, "blocks", "-config", k.conf, "-lang", "en")
+	r := runBinary(t, k.dir, "backup", "-config", k.conf, filepath.Join(k.dir, "save"))
+	assert.Equal(t, exitStore, r.status, r.stderr)
+	assert.Contains(t, r.stderr, fmt.Sprintf("pharaon backup: la borne est en marche (processus %d) et tient la base %s", pid, k.db))
+	assert.NoDirExists(t, filepath.Join(k.dir, "save"), "no backup begun")
+	r = runBinary(t, k.dir, "blocks", "-config", k.conf, "-lang", "en")
 	assert.Equal(t, exitStore, r.status, r.stderr)
 	assert.Contains(t, r.stderr, fmt.Sprintf("pharaon blocks: the kiosk is running (process %d) and holds the database %s: "+
 		"stop it with `systemctl stop pharaon` first, then try again; nothing was changed\n", pid, k.db))

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(binaryEnv) == "1" {
 		// No screen here: what would be shown is printed instead.
 		nextFrame = func(f func()) { f() } // no frames without a screen
-		display = func(_ context.Context, _ Config, boot bootFunc, _ func(), _ *log.Logger) {
+		display = func(ctx context.Context, _ Config, boot bootFunc, _ func(), _ *log.Logger) {
 			m, opt, _ := boot(func(kiosk.BootStep, bool) {})
 			s := m.OnChange(func(kiosk.Snapshot) {})
 			fmt.Printf("SCREEN %s %s credit=%d\n", s.State, s.Fault.Code, s.Credit)
@@ -43,9 +43,15 @@ func TestMain(m *testing.M) {
 				hook()
 			}
 			if os.Getenv(holdEnv) == "1" {
-				// A kiosk that keeps running until its input ends
+				// A kiosk that keeps running until its input ends or,
+				// as the window does, until SIGTERM ends ctx
 				// (lock_test.go).
-				_, _ = io.Copy(io.Discard, os.Stdin)
+				ended := make(chan struct{})
+				go func() { _, _ = io.Copy(io.Discard, os.Stdin); close(ended) }()
+				select {
+				case <-ended:
+				case <-ctx.Done():
+				}
 			}
 		}
 		main()

@@ -20,10 +20,11 @@ func TestHelp(t *testing.T) {
 		says []string
 	}{
 		{[]string{"-h"}, []string{"usage:  pharaon [flags]", "pharaon import [flags] FILE...", "pharaon blocks [flags]",
-			"pharaon update [flags] BUNDLE", "flags of the kiosk:", "-config string", "-db file"}},
+			"pharaon backup [flags] DIR", "pharaon update [flags] BUNDLE", "flags of the kiosk:", "-config string", "-db file"}},
 		{[]string{"import", "-h"}, []string{"usage: pharaon import [flags] FILE...", "-config string", "-db file", "-keys files",
 			"-first-install", "-installed-marker file"}},
 		{[]string{"blocks", "-h"}, []string{"usage: pharaon blocks [flags]", "-config string", "-db file"}},
+		{[]string{"backup", "-h"}, []string{"usage: pharaon backup [flags] DIR", "-config string", "-db file", "-lang"}},
 		{[]string{"update", "-h"}, []string{"usage: pharaon update [flags] BUNDLE", "-check", "-downgrade", "-no-rollback", "-update-keys string"}},
 	} {
 		for _, locale := range []string{"LANG=C.UTF-8", "LC_ALL=POSIX.UTF-8", "LANG=fr_FR.UTF-8", "LANG=C"} {
