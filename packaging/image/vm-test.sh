@@ -10,7 +10,8 @@
 #    2.0"), it stays up past the watchdog's limit, systemd's watchdog restarts
 #    a frozen kiosk, and `pharaon update` refuses a tampered bundle and applies
 #    a good one, the kiosk back on it and its database kept (UPDATE=no skips
-#    this; WATCHDOG=no the watchdog's two steps). A fresh image's first start shows the technician's setup: its
+#    this; WATCHDOG=no the watchdog's two steps; MAIN_ONLY=yes stops after
+#    this boot). A fresh image's first start shows the technician's setup: its
 #    screen is saved (OUTDIR/vm-setup.ppm), then completed with keys typed
 #    through QEMU's monitor (the PINs below, each twice), and the home screen
 #    saved (OUTDIR/vm-home.ppm); then a block made and signed here is imported
@@ -569,7 +570,7 @@ boot() {
 	*"VMTEST ready"*)
 		local deadline=$((SECONDS + ${TIMEOUT_REST:-2700}))
 		while [ "$SECONDS" -lt "$deadline" ]; do
-			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|shot|money|pay|rollback|main done|cleared done|FAIL)' || true)
+			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|session stop|shot|money|pay|rollback|main done|cleared done|FAIL)' || true)
 			[ -n "$line" ] || break
 			say "$line"
 			case $line in
@@ -593,6 +594,8 @@ boot() {
 				# resumes there after the PIN).
 				;;
 			*"VMTEST first "*) first_step "$line" ;;
+			*"VMTEST session stop  clean"*) ;;
+			*"VMTEST session stop "*) failed "the session's stop was not clean:${line##*VMTEST session stop }" ;;
 			*"VMTEST shot "*)
 				local name=${line##*VMTEST shot }
 				shot "${name%% *}"
@@ -778,7 +781,9 @@ rollback() {
 
 boot main
 copy=$work/data-copy.img
-if [ ${#failures[@]} = 0 ]; then
+if [ "${MAIN_ONLY:-no}" = yes ]; then
+	say "MAIN_ONLY=yes: the money, pay, rollback and cleared boots skipped"
+elif [ ${#failures[@]} = 0 ]; then
 	boot money
 	if [ -n "$validation" ]; then
 		say "after the cash-out: $(voucher_state "$validation"); deadlines missed on the emulated lines: $(line_errors)"
