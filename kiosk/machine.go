@@ -183,7 +183,7 @@ func (c *Config) fill() error {
 		c.Keys = block.KeySet{}
 	}
 	if c.Location == nil {
-		loc, err := time.LoadLocation("Europe/Paris")
+		loc, err := time.LoadLocation(DefaultZone)
 		if err != nil {
 			return fmt.Errorf("time zone: %w", err)
 		}
@@ -191,6 +191,10 @@ func (c *Config) fill() error {
 	}
 	return c.Cash.fill()
 }
+
+// DefaultZone is the kiosk's time zone when its configuration names none:
+// the dates of its vouchers, its reports and its backups' manifests.
+const DefaultZone = "Europe/Paris"
 
 // Machine is the kiosk's session: one player at a time, one game at a time.
 // Its methods are safe for concurrent use; a Game's stepping is not (the UI

@@ -45,10 +45,6 @@ const (
 	backupManifest = "pharaon-backup.txt"
 )
 
-// backupZone is the zone of the manifest's time: the kiosk's dates'
-// (kiosk.Config.Location's default).
-const backupZone = "Europe/Paris"
-
 // backupClock is the manifest's clock; the tests set theirs.
 var backupClock kiosk.Clock = kiosk.SystemClock{}
 
@@ -159,7 +155,7 @@ func backupText(ctx context.Context, st *store.Store, cfg Config, db, anc string
 	if err != nil {
 		return "", err
 	}
-	loc, err := time.LoadLocation(backupZone)
+	loc, err := time.LoadLocation(kiosk.DefaultZone) // the zone of the kiosk's dates
 	if err != nil {
 		return "", fmt.Errorf("time zone: %w", err)
 	}
