@@ -570,7 +570,7 @@ boot() {
 	*"VMTEST ready"*)
 		local deadline=$((SECONDS + ${TIMEOUT_REST:-2700}))
 		while [ "$SECONDS" -lt "$deadline" ]; do
-			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|session stop|shot|money|pay|rollback|main done|cleared done|FAIL)' || true)
+			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|session stop|backup (done|failed)|shot|money|pay|rollback|main done|cleared done|FAIL)' || true)
 			[ -n "$line" ] || break
 			say "$line"
 			case $line in
@@ -594,8 +594,10 @@ boot() {
 				# resumes there after the PIN).
 				;;
 			*"VMTEST first "*) first_step "$line" ;;
-			*"VMTEST session stop  clean"*) ;;
-			*"VMTEST session stop "*) failed "the session's stop was not clean:${line##*VMTEST session stop }" ;;
+			*"VMTEST session stop clean"*) ;;
+			*"VMTEST session stop not clean:"*) failed "the session's stop was not clean:${line##*not clean:}" ;;
+			*"VMTEST backup done"*) ;;
+			*"VMTEST backup failed"*) failed "the guide's backup: ${line##*VMTEST backup failed}" ;;
 			*"VMTEST shot "*)
 				local name=${line##*VMTEST shot }
 				shot "${name%% *}"
