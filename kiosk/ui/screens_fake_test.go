@@ -295,7 +295,9 @@ func TestFakeCashOutFlow(t *testing.T) {
 	require.Equal(t, ovCashConfirm, f.s.overlay)
 	f.tap("Imprimer")
 	<-m.cashOuts
-	f.flush()
+	// CashOut has returned; its outcome reaches the screens from the
+	// cash-out's own goroutine, which may not have queued it yet.
+	f.waitFor(func() bool { return f.s.overlay != ovCashPrinting }, "the voucher card")
 	require.Equal(t, ovVoucher, f.s.overlay)
 	texts := f.screenText()
 	assert.Contains(t, texts, Tr{French}.F(msgVoucherNumber, 42))
@@ -309,7 +311,7 @@ func TestFakeCashOutFlow(t *testing.T) {
 	f.tap("Encaisser")
 	f.tap("Imprimer")
 	<-m.cashOuts
-	f.flush()
+	f.waitFor(func() bool { return f.s.overlay != ovCashPrinting }, "why no voucher came out")
 	require.Equal(t, ovCashFailed, f.s.overlay)
 	assert.Equal(t, 10*game.Euro, f.s.snap.Credit, "the credit is kept")
 }
