@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		os.Exit(ServeChild(os.Stdin, os.Stdout, os.Stderr))
 	}
+	if mode := os.Getenv(fakeEnv); mode != "" {
+		os.Exit(fakeKiosk(mode))
+	}
 	code := m.Run()
 	if child.dir != "" {
 		os.RemoveAll(child.dir)
