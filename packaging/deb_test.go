@@ -212,7 +212,9 @@ func unitKeys(t *testing.T) (map[string][]string, []byte) {
 
 // TestUnit checks the session's unit for what the kiosk relies on: systemd
 // waits for READY=1, restarts the session when the watchdog pings stop, and
-// accepts them from pharaon, which is cage's child and not the main process.
+// accepts them from pharaon, which is cage's child and not the main process
+// (the session is); a stop goes to the session alone, which passes it to the
+// kiosk first (cmd/pharaon/session.go).
 func TestUnit(t *testing.T) {
 	keys, _ := unitKeys(t)
 	for k, v := range map[string]string{
@@ -224,7 +226,8 @@ func TestUnit(t *testing.T) {
 		"UMask":         "0077",
 		"TTYPath":       "/dev/tty1",
 		"StandardInput": "tty-fail",
-		"ExecStart":     "/usr/bin/cage -- /usr/bin/pharaon -config /etc/pharaon/pharaon.conf -first-install",
+		"ExecStart":     "/usr/bin/pharaon session -- /usr/bin/cage -- /usr/bin/pharaon -config /etc/pharaon/pharaon.conf -first-install",
+		"KillMode":      "mixed",
 		"WantedBy":      "multi-user.target",
 		// Never a new ledger on the root file system when the data
 		// partition is missing.

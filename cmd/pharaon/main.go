@@ -66,9 +66,12 @@ func (e *usageError) Error() string { return e.msg }
 func exitCode(err error) int {
 	var u *usageError
 	var se *startError
+	var es *exitStatus
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
+	case errors.As(err, &es):
+		return es.code
 	case errors.As(err, &u):
 		return exitUsage
 	case errors.As(err, &se):

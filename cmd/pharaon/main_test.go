@@ -26,6 +26,9 @@ import (
 const binaryEnv = "PHARAON_TEST_BINARY"
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(sessionKioskEnv); dir != "" {
+		sessionKiosk(dir)
+	}
 	if os.Getenv(binaryEnv) == "1" {
 		// No screen here: what would be shown is printed instead.
 		nextFrame = func(f func()) { f() } // no frames without a screen

@@ -78,11 +78,13 @@ func newSystemd(ctx context.Context, e env, logger *log.Logger, do func(func()))
 }
 
 // watchdogTimeout is the watchdog's timeout systemd gives this process:
-// WATCHDOG_USEC, for the process WATCHDOG_PID names. In the kiosk session
-// the service's main process is cage, whose child pharaon is: systemd names
-// cage, and accepts pharaon's pings as the unit sets NotifyAccess=all
-// (go-systemd's SdWatchdogEnabled would see a foreign pid and say no
-// watchdog). Any other pid is another process's watchdog: 0.
+// WATCHDOG_USEC, for the process WATCHDOG_PID names, if it names one. In
+// the kiosk session the service's main process is `pharaon session`
+// (cmd/pharaon/session.go), which drops WATCHDOG_PID for cage, whose child
+// pharaon is: systemd accepts pharaon's pings as the unit sets
+// NotifyAccess=all (go-systemd's SdWatchdogEnabled would see a foreign pid
+// and say no watchdog). A unit whose main process is cage names it, the
+// parent. Any other pid is another process's watchdog: 0.
 func watchdogTimeout(e env, pid, ppid int) (time.Duration, error) {
 	usec := e.Getenv("WATCHDOG_USEC")
 	if usec == "" {
