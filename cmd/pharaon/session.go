@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -67,6 +68,10 @@ type session struct {
 }
 
 func (s session) run(args []string) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		commandUsage(s.stderr, "session", flag.NewFlagSet("session", flag.ContinueOnError))
+		return flag.ErrHelp
+	}
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}

@@ -196,4 +196,8 @@ func TestSessionWithoutCompositor(t *testing.T) {
 	err := session{stderr: &out}.run([]string{"--"})
 	assert.Equal(t, exitUsage, exitCode(err))
 	assert.Contains(t, out.String(), "usage: pharaon session -- COMPOSITOR")
+	out.Reset()
+	err = session{stderr: &out}.run([]string{"-h"})
+	assert.Equal(t, exitOK, exitCode(err))
+	assert.Contains(t, out.String(), "usage: pharaon session -- COMPOSITOR [ARG...]\nthe kiosk's session")
 }
