@@ -51,6 +51,7 @@ exit $st
 `
 
 type sessionRun struct {
+	log     syncBuffer // the session's own lines
 	dir     string
 	signals chan os.Signal
 	done    chan error
@@ -66,9 +67,8 @@ func startSession(t *testing.T, script string) *sessionRun {
 	t.Setenv(sessionKioskEnv, r.dir)
 	t.Setenv("WATCHDOG_PID", "1")
 	t.Setenv("WATCHDOG_USEC", "30000000")
-	var log strings.Builder
 	go func() {
-		r.done <- session{stderr: &log, signals: r.signals, abortGrace: time.Second}.run([]string{"--", "/bin/sh", "-c", script})
+		r.done <- session{stderr: &r.log, signals: r.signals, abortGrace: time.Second}.run([]string{"--", "/bin/sh", "-c", script})
 	}()
 	return r
 }
@@ -104,6 +104,7 @@ func TestSessionStopsTheKioskFirst(t *testing.T) {
 	}
 	assert.FileExists(t, filepath.Join(r.dir, "closed"), "the kiosk closed before the session ended")
 	assert.Equal(t, "ended 0\n", r.read(t, "log"), "the compositor ended after the kiosk, unsignalled")
+	assert.Regexp(t, `^pharaon session: SIGTERM: SIGTERM to the kiosk \(pid [0-9]+\)\n$`, r.log.String())
 	env := r.read(t, "env")
 	assert.NotContains(t, env, "WATCHDOG_PID=", "the watchdog handed down to the kiosk")
 	assert.Contains(t, env, "WATCHDOG_USEC=30000000")
@@ -201,3 +202,4 @@ func TestSessionWithoutCompositor(t *testing.T) {
 	assert.Equal(t, exitOK, exitCode(err))
 	assert.Contains(t, out.String(), "usage: pharaon session -- COMPOSITOR [ARG...]\nthe kiosk's session")
 }
+
