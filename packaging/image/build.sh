@@ -8,6 +8,8 @@
 #   1 EFI system partition (FAT32): systemd-boot, the kernel and the initrd
 #   2 root (ext4)
 #   3 data (ext4), mounted on /var/lib/pharaon: the ledger, kept by updates
+# systemd pings the machine's hardware watchdog (system-watchdog.conf): a
+# kernel or a systemd that hangs is reset by the board.
 # Each partition is made as a file (no loop device, no mount: this runs on a
 # build machine without either), then written into the image at its place.
 # File-system UUIDs are fixed so the boot entry and fstab name them.
@@ -57,6 +59,7 @@ LANG=C.UTF-8 LC_ALL=C.UTF-8 mmdebstrap --variant=minbase --mode=root \
 	--customize-hook="chroot \"\$1\" apt-get install -y --no-install-recommends /tmp/$(basename "$deb")" \
 	--customize-hook="mkdir -p -m 0700 \"\$1/var/lib/pharaon-update\" && mv \"\$1/tmp/$(basename "$deb")\" \"\$1/var/lib/pharaon-update/installed.deb\"" \
 	--customize-hook='echo pharaon >"$1/etc/hostname"' \
+	--customize-hook="mkdir -p \"\$1/etc/systemd/system.conf.d\" && cp \"$here/system-watchdog.conf\" \"\$1/etc/systemd/system.conf.d/60-pharaon-watchdog.conf\"" \
 	${UPDATE_PUB:+--customize-hook="mkdir -p \"\$1/etc/pharaon/update-keys\"" --customize-hook="copy-in $UPDATE_PUB /etc/pharaon/update-keys"} \
 	--customize-hook="printf 'UUID=%s / ext4 errors=remount-ro 0 1\nUUID=%s /var/lib/pharaon ext4 nofail,nodev,nosuid,noexec 0 2\n' $ROOT_UUID $DATA_UUID >\"\$1/etc/fstab\"" \
 	--customize-hook='chroot "$1" systemctl is-enabled pharaon.service' \

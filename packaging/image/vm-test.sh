@@ -554,6 +554,7 @@ boot() {
 	echo "=== vm-test.sh: boot $phase ===" >>"$serial"
 	qemu-system-x86_64 -machine q35 -accel tcg,thread=multi -m 2048 -smp 2 -bios "$OVMF" \
 		-drive file="$vm",format=raw,if=virtio -vga none -device virtio-vga -display none -nic none \
+		-device i6300esb -action watchdog=reset \
 		-device qemu-xhci,id=usb -device usb-tablet,bus=usb.0 \
 		-chardev serial,id=validator,path="$validator_pty" -device usb-serial,bus=usb.0,chardev=validator,serial=PHVMVALIDATOR \
 		-chardev serial,id=printer,path="$printer_pty" -device usb-serial,bus=usb.0,chardev=printer,serial=PHVMPRINTER \
