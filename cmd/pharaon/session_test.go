@@ -202,4 +202,3 @@ func TestSessionWithoutCompositor(t *testing.T) {
 	assert.Equal(t, exitOK, exitCode(err))
 	assert.Contains(t, out.String(), "usage: pharaon session -- COMPOSITOR [ARG...]\nthe kiosk's session")
 }
-
