@@ -83,6 +83,19 @@ func (r *sessionRun) waitFile(t *testing.T, name string) {
 	t.Fatalf("no %s in 20 s", name)
 }
 
+// signal sends the session a signal and waits for its end.
+func (r *sessionRun) signal(t *testing.T, sg syscall.Signal) error {
+	t.Helper()
+	r.signals <- sg
+	select {
+	case err := <-r.done:
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatal("the session did not end")
+		return nil
+	}
+}
+
 func (r *sessionRun) read(t *testing.T, name string) string {
 	b, err := os.ReadFile(filepath.Join(r.dir, name))
 	require.NoError(t, err)
@@ -95,13 +108,7 @@ func (r *sessionRun) read(t *testing.T, name string) string {
 func TestSessionStopsTheKioskFirst(t *testing.T) {
 	r := startSession(t, fakeCompositor)
 	r.waitFile(t, "started")
-	r.signals <- syscall.SIGTERM
-	select {
-	case err := <-r.done:
-		require.NoError(t, err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("the session did not end")
-	}
+	require.NoError(t, r.signal(t, syscall.SIGTERM))
 	assert.FileExists(t, filepath.Join(r.dir, "closed"), "the kiosk closed before the session ended")
 	assert.Equal(t, "ended 0\n", r.read(t, "log"), "the compositor ended after the kiosk, unsignalled")
 	assert.Regexp(t, `^pharaon session: SIGTERM: SIGTERM to the kiosk \(pid [0-9]+\)\n$`, r.log.String())
@@ -116,13 +123,7 @@ func TestSessionStopsTheKioskFirst(t *testing.T) {
 func TestSessionPassesTheWatchdogsAbortToTheKiosk(t *testing.T) {
 	r := startSession(t, fakeCompositor)
 	r.waitFile(t, "started")
-	r.signals <- syscall.SIGABRT
-	var err error
-	select {
-	case err = <-r.done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the session did not end")
-	}
+	err := r.signal(t, syscall.SIGABRT)
 	require.Error(t, err)
 	assert.Equal(t, 2, exitCode(err))
 	assert.Contains(t, r.read(t, "kiosk.err"), "SIGABRT")
@@ -147,12 +148,7 @@ func TestSessionKillsAKioskThatDoesNotAbort(t *testing.T) {
 	require.NotZero(t, kiosk, "the kiosk under the compositor")
 	require.NoError(t, syscall.Kill(kiosk, syscall.SIGSTOP))
 	start := time.Now()
-	r.signals <- syscall.SIGABRT
-	select {
-	case err = <-r.done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the session did not end")
-	}
+	err = r.signal(t, syscall.SIGABRT)
 	assert.Equal(t, 128+int(syscall.SIGKILL), exitCode(err), "the compositor's status: its kiosk killed")
 	assert.GreaterOrEqual(t, time.Since(start), time.Second)
 }
@@ -181,13 +177,7 @@ func TestSessionStopsACompositorWithoutKiosk(t *testing.T) {
 touch "$DIR/started"
 while :; do sleep 1; done`)
 	r.waitFile(t, "started")
-	r.signals <- syscall.SIGTERM
-	select {
-	case err := <-r.done:
-		require.NoError(t, err)
-	case <-time.After(20 * time.Second):
-		t.Fatal("the session did not end")
-	}
+	require.NoError(t, r.signal(t, syscall.SIGTERM))
 	assert.Equal(t, "signalled\n", r.read(t, "log"))
 }
 
