@@ -51,7 +51,11 @@ func fakeKiosk(mode string) int {
 func startFake(t *testing.T, mode string) *proc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), fakeEnv+"="+mode)
+	// Under -race every Go program sleeps a second before it exits
+	// (GORACE's atexit_sleep_ms, 1000 by default): no progress, as the
+	// harness reads it, longer than these tests' windows; a kiosk built
+	// for the harness has no race detector.
+	cmd.Env = append(os.Environ(), fakeEnv+"="+mode, "GORACE=atexit_sleep_ms=0")
 	p, err := startProc(cmd)
 	require.NoError(t, err)
 	_, err = p.call("state", 10*time.Second)
