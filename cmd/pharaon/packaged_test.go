@@ -21,8 +21,8 @@ import (
 func TestPackagedConfig(t *testing.T) {
 	unit, err := os.ReadFile("../../packaging/systemd/pharaon.service")
 	require.NoError(t, err)
-	m := regexp.MustCompile(`(?m)^ExecStart=/usr/bin/cage -- /usr/bin/pharaon (.*)$`).FindSubmatch(unit)
-	require.NotNil(t, m, "the unit starts pharaon under cage")
+	m := regexp.MustCompile(`(?m)^ExecStart=/usr/bin/pharaon session -- /usr/bin/cage -- /usr/bin/pharaon (.*)$`).FindSubmatch(unit)
+	require.NotNil(t, m, "the unit starts pharaon under cage, under the session (cmd/pharaon/session.go)")
 	args := strings.Fields(string(m[1]))
 	require.Equal(t, []string{"-config", "/etc/pharaon/pharaon.conf", "-first-install"}, args)
 
