@@ -51,6 +51,7 @@ exit $st
 `
 
 type sessionRun struct {
+	ended   bool       // the session's end was received
 	log     syncBuffer // the session's own lines
 	dir     string
 	signals chan os.Signal
@@ -67,6 +68,26 @@ func startSession(t *testing.T, script string) *sessionRun {
 	t.Setenv(sessionKioskEnv, r.dir)
 	t.Setenv("WATCHDOG_PID", "1")
 	t.Setenv("WATCHDOG_USEC", "30000000")
+	// A test that fails half-way leaves no kiosk or compositor behind:
+	// its kiosk killed, the compositor ends after it, then the session.
+	t.Cleanup(func() {
+		if r.ended {
+			return
+		}
+		self, err := os.Stat("/proc/self/exe")
+		if err != nil {
+			return
+		}
+		for _, c := range childrenOf(t, os.Getpid()) {
+			for _, k := range kioskPIDs(c, self) {
+				_ = syscall.Kill(k, syscall.SIGKILL)
+			}
+		}
+		select {
+		case <-r.done:
+		case <-time.After(20 * time.Second):
+		}
+	})
 	go func() {
 		r.done <- session{stderr: &r.log, signals: r.signals, abortGrace: time.Second}.run([]string{"--", "/bin/sh", "-c", script})
 	}()
@@ -89,6 +110,7 @@ func (r *sessionRun) signal(t *testing.T, sg syscall.Signal) error {
 	r.signals <- sg
 	select {
 	case err := <-r.done:
+		r.ended = true
 		return err
 	case <-time.After(20 * time.Second):
 		t.Fatal("the session did not end")
