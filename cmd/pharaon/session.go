@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The kiosk's session (packaging/systemd/pharaon.service): the unit's main
@@ -123,7 +125,7 @@ func (s session) pass(sg syscall.Signal, compositor int, self os.FileInfo) {
 	}
 	kiosks := kioskPIDs(compositor, self)
 	for _, pid := range kiosks {
-		fmt.Fprintf(s.stderr, "pharaon session: %s: %s to the kiosk (pid %d)\n", sigName(sg), sigName(to), pid)
+		fmt.Fprintf(s.stderr, "pharaon session: %s: %s to the kiosk (pid %d)\n", unix.SignalName(sg), unix.SignalName(to), pid)
 		_ = syscall.Kill(pid, to)
 	}
 	if to == syscall.SIGABRT && len(kiosks) > 0 {
@@ -135,25 +137,9 @@ func (s session) pass(sg syscall.Signal, compositor int, self os.FileInfo) {
 		})
 	}
 	if len(kiosks) == 0 {
-		fmt.Fprintf(s.stderr, "pharaon session: %s: no kiosk running; SIGTERM to the compositor (pid %d)\n", sigName(sg), compositor)
+		fmt.Fprintf(s.stderr, "pharaon session: %s: no kiosk running; SIGTERM to the compositor (pid %d)\n", unix.SignalName(sg), compositor)
 		_ = syscall.Kill(compositor, syscall.SIGTERM)
 	}
-}
-
-// sigName is a signal's name as systemd and kill(1) say it (Go's String
-// says "terminated").
-func sigName(sg syscall.Signal) string {
-	switch sg {
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	case syscall.SIGABRT:
-		return "SIGABRT"
-	}
-	return sg.String()
 }
 
 // kioskPIDs are the compositor's children that run this program's file
