@@ -210,17 +210,12 @@ func (w *waiting) check() string {
 // reads as no work and not busy.
 func readProgress(pid int) (work uint64, busy bool) {
 	dir := "/proc/" + strconv.Itoa(pid)
-	if b, err := os.ReadFile(dir + "/stat"); err == nil {
-		if i := bytes.LastIndexByte(b, ')'); i >= 0 {
-			f := strings.Fields(string(b[i+1:]))
-			// After the command: state, ppid, ... utime (14th field of
-			// the line) and stime (15th) are f[11] and f[12].
-			if len(f) > 12 {
-				u, _ := strconv.ParseUint(f[11], 10, 64)
-				s, _ := strconv.ParseUint(f[12], 10, 64)
-				work += u + s
-			}
-		}
+	// After the command: state, ppid, ... utime (14th field of the line)
+	// and stime (15th) are f[11] and f[12].
+	if f := statFields(dir + "/stat"); len(f) > 12 {
+		u, _ := strconv.ParseUint(f[11], 10, 64)
+		s, _ := strconv.ParseUint(f[12], 10, 64)
+		work += u + s
 	}
 	if b, err := os.ReadFile(dir + "/io"); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
@@ -233,17 +228,26 @@ func readProgress(pid int) (work uint64, busy bool) {
 	}
 	tasks, _ := os.ReadDir(dir + "/task")
 	for _, t := range tasks {
-		b, err := os.ReadFile(dir + "/task/" + t.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
-			if st := b[i+2]; st == 'R' || st == 'D' {
-				busy = true
-			}
+		if f := statFields(dir + "/task/" + t.Name() + "/stat"); len(f) > 0 && (f[0] == "R" || f[0] == "D") {
+			busy = true
 		}
 	}
 	return work, busy
+}
+
+// statFields are the fields of a /proc stat file after the command's
+// name (which may hold spaces and parentheses): the state first; none if
+// it cannot be read.
+func statFields(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+1:]))
 }
 
 // kioskError is an "err" answer of the kiosk: a refusal or a fault it
