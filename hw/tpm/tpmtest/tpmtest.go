@@ -7,6 +7,7 @@ package tpmtest
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,9 +66,14 @@ func (e *Emulator) start() error {
 		out.Close()
 		close(e.done)
 	}()
+	// Ready when it takes a connection: swtpm makes the socket's file
+	// (bind) before it listens, and a dial in between is refused. A
+	// connection without a command changes nothing in the TPM; swtpm
+	// waits for the next one when it ends.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if fi, err := os.Stat(e.Socket); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		if c, err := net.Dial("unix", e.Socket); err == nil {
+			c.Close()
 			return nil
 		}
 		select {
