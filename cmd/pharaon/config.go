@@ -90,6 +90,11 @@ type Config struct {
 	// is read from FleetVoucherKey (nats-voucher-key).
 	Fleet           fleet.Config
 	FleetVoucherKey string
+	// Site is the site file (site): the part of the configuration a
+	// technician writes for one kiosk on the image's FAT partition, which a
+	// laptop edits (siteKeys). Its relative paths are relative to it. No
+	// file there is no site file: the kiosk's own configuration alone.
+	Site string
 }
 
 // ErrConfig is a configuration file or a flag that cannot be used.
@@ -102,7 +107,15 @@ const maxConfigSize = 64 << 10
 // names of the flags.
 var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "dev-seed", "fps", "backdrop", "keys", "validator", "printer",
 	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "trust", "trust-dir", "tpm", "anchor", "block-dir",
-	"update-keys", "nats-url", "nats-creds", "nats-ca", "nats-voucher-key"}
+	"update-keys", "nats-url", "nats-creds", "nats-ca", "nats-voucher-key", "site"}
+
+// siteKeys are the keys a site file may set: what makes one kiosk of the
+// fleet this one (its name and venue, its cash devices, its issuers'
+// keys, its fleet credentials). Never the database, the
+// trust root, the update keys or the limits on money: those stay in the
+// kiosk's own configuration, on the root file system.
+var siteKeys = []string{"kiosk-id", "venue", "keys", "validator", "printer",
+	"nats-url", "nats-creds", "nats-ca", "nats-voucher-key"}
 
 // retiredKeys are keys the kiosk no longer takes, and what replaced them:
 // a configuration that still has one is refused, saying so.
@@ -124,15 +137,65 @@ const maxValidityDays = 3660
 // key given twice, an unknown key or a bad value is an error naming the
 // line, and c is left as it was.
 func ParseConfigFile(r io.Reader, dir string, c *Config) error {
+	_, err := parseConfig(r, dir, c, noManifest)
+	return err
+}
+
+// noManifest refuses the key manifest: the self-test does not depend on
+// the configuration (softwareCheck), so no line of it may name a manifest.
+func noManifest(key string) error {
+	if key == "manifest" {
+		return fmt.Errorf("manifest is not a key of the configuration: the binary's self-test runs whenever the package's signed manifest is installed: %w", ErrConfig)
+	}
+	return nil
+}
+
+// ParseSiteFile reads a site file into c: the format of the configuration
+// file, written on a laptop as likely as not (a UTF-8 byte-order mark and
+// CRLF line ends are taken), with siteKeys alone. A key the kiosk's own
+// configuration already set (set, from parseConfig: the key and its line
+// in the file named own) is refused rather than one file silently winning.
+// On an error c is left as it was.
+func ParseSiteFile(r io.Reader, dir string, c *Config, own string, set map[string]int) error {
+	_, err := parseConfig(r, dir, c, func(key string) error {
+		if !slices.Contains(siteKeys, key) {
+			if !slices.Contains(configKeys, key) && key != "manifest" {
+				return fmt.Errorf("unknown key %q (a site file sets %s): %w", key, strings.Join(siteKeys, ", "), ErrConfig)
+			}
+			return fmt.Errorf("%s is not a key of the site file, which sets %s; it belongs to the kiosk's own configuration (%s): %w",
+				key, strings.Join(siteKeys, ", "), own, ErrConfig)
+		}
+		if n, ok := set[key]; ok {
+			return fmt.Errorf("%s is set in %s too (line %d): set it in one of the two: %w", key, own, n, ErrConfig)
+		}
+		return nil
+	})
+	return err
+}
+
+// utf16BOMs are the byte-order marks of a file saved as UTF-16 (Windows'
+// Notepad's "Unicode").
+var utf16BOMs = [][]byte{{0xFF, 0xFE}, {0xFE, 0xFF}}
+
+// parseConfig reads "key = value" lines into c, each key first passed to
+// allow, and returns the keys set with their lines. On an error c is left
+// as it was.
+func parseConfig(r io.Reader, dir string, c *Config, allow func(key string) error) (map[string]int, error) {
 	b, err := io.ReadAll(io.LimitReader(r, maxConfigSize+1))
 	if err != nil {
-		return fmt.Errorf("read config: %w", err)
+		return nil, fmt.Errorf("read config: %w", err)
 	}
 	if len(b) > maxConfigSize {
-		return fmt.Errorf("config larger than %d bytes: %w", maxConfigSize, ErrConfig)
+		return nil, fmt.Errorf("config larger than %d bytes: %w", maxConfigSize, ErrConfig)
 	}
+	for _, bom := range utf16BOMs {
+		if bytes.HasPrefix(b, bom) {
+			return nil, fmt.Errorf("config is UTF-16 text: save it as UTF-8: %w", ErrConfig)
+		}
+	}
+	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
 	if !utf8.Valid(b) {
-		return fmt.Errorf("config is not UTF-8 text: %w", ErrConfig)
+		return nil, fmt.Errorf("config is not UTF-8 text: %w", ErrConfig)
 	}
 	next := *c
 	seen := map[string]int{}
@@ -145,27 +208,25 @@ func ParseConfigFile(r io.Reader, dir string, c *Config) error {
 		}
 		key, value, ok := strings.Cut(line, "=")
 		if !ok {
-			return fmt.Errorf("config line %d: %q is not key = value: %w", n, line, ErrConfig)
+			return nil, fmt.Errorf("config line %d: %q is not key = value: %w", n, line, ErrConfig)
 		}
 		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
 		if first, dup := seen[key]; dup {
-			return fmt.Errorf("config line %d: %s already set on line %d: %w", n, key, first, ErrConfig)
+			return nil, fmt.Errorf("config line %d: %s already set on line %d: %w", n, key, first, ErrConfig)
 		}
 		seen[key] = n
-		if key == "manifest" {
-			// The self-test does not depend on the configuration
-			// (softwareCheck): no line of it may name a manifest.
-			return fmt.Errorf("config line %d: manifest is not a key of the configuration: the binary's self-test runs whenever the package's signed manifest is installed: %w", n, ErrConfig)
+		if err := allow(key); err != nil {
+			return nil, fmt.Errorf("config line %d: %w", n, err)
 		}
 		if err := next.set(key, value, dir); err != nil {
-			return fmt.Errorf("config line %d: %w", n, err)
+			return nil, fmt.Errorf("config line %d: %w", n, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read config: %w", err)
+		return nil, fmt.Errorf("read config: %w", err)
 	}
 	*c = next
-	return nil
+	return seen, nil
 }
 
 // set sets one key from its text.
@@ -307,6 +368,8 @@ func (c *Config) set(key, value, dir string) error {
 		return path(&c.Fleet.CAFile, value)
 	case "nats-voucher-key":
 		return path(&c.FleetVoucherKey, value)
+	case "site":
+		return path(&c.Site, value)
 	}
 	if why, ok := retiredKeys[key]; ok {
 		return fmt.Errorf("%s is no longer taken: %s: %w", key, why, ErrConfig)

@@ -298,3 +298,93 @@ func TestLoadConfigRefusesABadKioskID(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "PH_0042", c.KioskID)
 }
+
+// writeSite writes the kiosk's own configuration (own) naming the site file
+// site/pharaon.conf, and that file (text), in a new directory; it returns
+// the own file's path.
+func writeSite(t *testing.T, own, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pharaon.conf")
+	require.NoError(t, os.WriteFile(path, []byte(own+"site = site/pharaon.conf\n"), 0o600))
+	if text != "" {
+		require.NoError(t, os.Mkdir(filepath.Join(dir, "site"), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "site", "pharaon.conf"), []byte(text), 0o600))
+	}
+	return path
+}
+
+func TestSiteFileAsALaptopWritesIt(t *testing.T) {
+	// Windows' Notepad: a byte-order mark, CRLF line ends.
+	text := "\uFEFF# Borne du Tabac de la Gare\r\nkiosk-id = PH-0042\r\nvenue = Tabac de la Gare, Lyon\r\n" +
+		"keys = keys/issuer-2026.pub\r\nvalidator = /dev/pharaon-validator\r\nprinter = /dev/pharaon-printer\r\n" +
+		"nats-ca = fleet/ca.pem\r\nnats-creds = fleet/kiosk.creds\r\n"
+	path := writeSite(t, "db = k.db\nmax-credit = 100\n", text)
+	site := filepath.Join(filepath.Dir(path), "site")
+
+	c, err := loadConfig([]string{"-config", path}, mapEnv{}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "PH-0042", c.KioskID)
+	assert.Equal(t, "Tabac de la Gare, Lyon", c.Venue, "no carriage return kept")
+	assert.Equal(t, []string{filepath.Join(site, "keys", "issuer-2026.pub")}, c.Keys, "relative to the site file")
+	assert.Equal(t, "/dev/pharaon-validator", c.Validator)
+	assert.Equal(t, "/dev/pharaon-printer", c.Printer)
+	assert.Equal(t, filepath.Join(site, "fleet", "ca.pem"), c.Fleet.CAFile)
+	assert.Equal(t, filepath.Join(site, "fleet", "kiosk.creds"), c.Fleet.CredsFile)
+	assert.Equal(t, filepath.Join(filepath.Dir(path), "k.db"), c.DB, "the kiosk's own configuration still counts")
+	assert.Equal(t, 100*game.Euro, c.MaxCredit)
+
+	c, err = loadConfig([]string{"-config", path, "-kiosk-id", "PH-7"}, mapEnv{}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "PH-7", c.KioskID, "a flag overrides the site file too")
+}
+
+func TestNoSiteFileIsTheOwnConfigurationAlone(t *testing.T) {
+	path := writeSite(t, "db = k.db\nkiosk-id = PH-1\n", "")
+	c, err := loadConfig([]string{"-config", path}, mapEnv{}, io.Discard)
+	require.NoError(t, err, "a kiosk flashed and not configured yet has no site file")
+	assert.Equal(t, "PH-1", c.KioskID)
+	assert.Equal(t, filepath.Join(filepath.Dir(path), "site", "pharaon.conf"), c.Site)
+}
+
+func TestSiteFileRefusals(t *testing.T) {
+	for name, tc := range map[string]struct{ own, site, says string }{
+		"the database":     {"", "db = /tmp/other.db\n", "db is not a key of the site file"},
+		"the trust root":   {"", "trust = files\n", "trust is not a key of the site file"},
+		"the trust dir":    {"", "trust-dir = /tmp\n", "trust-dir is not a key of the site file"},
+		"the update keys":  {"", "update-keys = keys\n", "update-keys is not a key of the site file"},
+		"the limits":       {"", "payout-limit = 15 000\n", "payout-limit is not a key of the site file"},
+		"development":      {"", "dev = true\n", "dev is not a key of the site file"},
+		"a manifest":       {"", "manifest = m\n", "manifest is not a key of the site file"},
+		"another site":     {"", "site = other.conf\n", "site is not a key of the site file"},
+		"the first start":  {"", "first-install = true\n", "unknown key \"first-install\""},
+		"set in both":      {"kiosk-id = PH-1\n", "kiosk-id = PH-2\n", "kiosk-id is set in"},
+		"UTF-16":           {"", "\xff\xfek\x00i\x00", "UTF-16"},
+		"a bad line":       {"", "kiosk-id = PH-2\r\nprinter\r\n", "line 2"},
+		"a bad kiosk id":   {"", "kiosk-id = PH 2\n", "kiosk-id"},
+		"a bad fleet url":  {"", "nats-url = http://x\n", "nats-url"},
+		"the language":     {"", "lang = en\n", "lang is not a key of the site file"},
+		"twice in the one": {"", "venue = A\nvenue = B\n", "already set on line 1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := writeSite(t, tc.own, tc.site)
+			_, err := loadConfig([]string{"-config", path}, mapEnv{}, io.Discard)
+			require.Error(t, err)
+			assert.Equal(t, exitUsage, exitCode(err))
+			assert.Contains(t, err.Error(), tc.says)
+			if tc.says != "kiosk-id" {
+				assert.Contains(t, err.Error(), filepath.Join("site", "pharaon.conf"), "the message names the site file")
+			}
+		})
+	}
+}
+
+func TestSiteFileUnreadable(t *testing.T) {
+	path := writeSite(t, "", "")
+	site := filepath.Join(filepath.Dir(path), "site", "pharaon.conf")
+	require.NoError(t, os.MkdirAll(site, 0o700)) // a directory where the file should be
+	_, err := loadConfig([]string{"-config", path}, mapEnv{}, io.Discard)
+	require.Error(t, err)
+	assert.Equal(t, exitUsage, exitCode(err))
+	assert.Contains(t, err.Error(), site)
+}

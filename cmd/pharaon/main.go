@@ -120,6 +120,40 @@ func run(ctx context.Context, args []string, e env, stdout, stderr io.Writer, st
 	return runKiosk(ctx, cfg, stdout, stderr, started)
 }
 
+// readConfigFiles reads the configuration file path into c, then the site
+// file it names (site), if there is one: a kiosk flashed from the image
+// and not configured yet has none.
+func readConfigFiles(path string, c *Config) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return &usageError{fmt.Sprintf("config: %v", err)}
+	}
+	var set map[string]int
+	err = func() error {
+		defer f.Close()
+		set, err = parseConfig(f, filepath.Dir(path), c, noManifest)
+		return err
+	}()
+	if err != nil {
+		return &usageError{fmt.Sprintf("%s: %v", path, err)}
+	}
+	if c.Site == "" {
+		return nil
+	}
+	site, err := os.Open(c.Site)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return &usageError{fmt.Sprintf("site file: %v", err)}
+	}
+	defer site.Close()
+	if err := ParseSiteFile(site, filepath.Dir(c.Site), c, path, set); err != nil {
+		return &usageError{fmt.Sprintf("%s: %v", c.Site, err)}
+	}
+	return nil
+}
+
 // loadConfig reads the configuration: the defaults, then the configuration
 // file (-config), then the flags given on the command line. On -h it returns
 // flag.ErrHelp and prints nothing: the caller prints its own usage.
@@ -142,14 +176,8 @@ func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 
 	cfg := Config{Fullscreen: true}
 	if configPath != "" {
-		f, err := os.Open(configPath)
-		if err != nil {
-			return Config{}, &usageError{fmt.Sprintf("config: %v", err)}
-		}
-		err = ParseConfigFile(f, filepath.Dir(configPath), &cfg)
-		f.Close()
-		if err != nil {
-			return Config{}, &usageError{fmt.Sprintf("%s: %v", configPath, err)}
+		if err := readConfigFiles(configPath, &cfg); err != nil {
+			return Config{}, err
 		}
 	}
 	// Second pass: the flags override the file.
