@@ -214,11 +214,15 @@ clean:
 # with UPDATE_KEY=FILE.key the manifest is signed, and the binary, stamped
 # as a signed package's (main.signedBuild), checks itself against it at
 # every boot whatever its configuration says (kiosk/selftest.go).
-# The version grows with the commits, so an update always sorts newer.
+# The version grows with the commits, so an update always sorts newer, and
+# says whether the package is signed: without UPDATE_KEY it ends in
+# "~unsigned", which sorts before the signed package of the same commit (a
+# signed update of an unsigned image's commit is newer, and its files do not
+# overwrite the image's). The software identity view shows it.
 # Computed once, when make starts: a commit made while the image builds must
 # not rename the package the image recipe looks for.
 ifeq ($(origin DEB_VERSION),undefined)
-DEB_VERSION := 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0).$(shell git rev-parse --short HEAD 2>/dev/null || echo none)
+DEB_VERSION := 0.1.0+git$(shell git rev-list --count HEAD 2>/dev/null || echo 0).$(shell git rev-parse --short HEAD 2>/dev/null || echo none)$(if $(UPDATE_KEY),,~unsigned)
 endif
 DIST := $(BIN)/dist
 # The package's binary is hardened as Debian's own are: position-independent
@@ -230,7 +234,10 @@ DEB_GOFLAGS := -trimpath -buildmode=pie
 DEB_LDFLAGS := -s -w -bindnow
 DEB_CGO_CFLAGS := -O2 -g -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fstack-clash-protection -fcf-protection
 deb_build = CGO_CFLAGS="$(DEB_CGO_CFLAGS)" $(GO) build $(DEB_GOFLAGS) -ldflags "$(DEB_LDFLAGS)$(1)"
-.PHONY: deb deb-standin
+.PHONY: deb deb-standin deb-version
+# make deb-version: the version make deb would give the package.
+deb-version:
+	@echo $(DEB_VERSION)
 deb: deps
 	@mkdir -p $(BIN)/deb
 	$(call deb_build, -X pharaon/kiosk.Version=$(DEB_VERSION)$(if $(UPDATE_KEY), -X main.signedBuild=yes)) -o $(BIN)/deb/pharaon ./cmd/pharaon
@@ -258,10 +265,15 @@ update-bundle: deb
 
 # make image: the kiosk's disk image in bin/dist/ (packaging/image/build.sh):
 # Debian 12 by mmdebstrap with the package of make deb, a GPT disk with an EFI
-# system partition (systemd-boot), the root and the data partition for
-# /var/lib/pharaon; xz-compressed (XZ=no: not), with its SHA-256 and bmap,
-# and the raw image for make vm-test. Needs root and the network; takes
-# minutes: never part of make test.
+# system partition (systemd-boot), the root, the FAT partition PHARAON (the
+# site file a laptop edits) and the data partition for /var/lib/pharaon,
+# grown to the disk at boot; xz-compressed (XZ=no: not), with its SHA-256
+# and bmap, and the raw image for make vm-test. With UPDATE_KEY=FILE.key the
+# image's package is signed (make deb) and the image trusts FILE.pub, beside
+# the key as pharaon-issuer keygen writes it (or UPDATE_PUB=FILE.pub), for
+# the package's self-test and its updates; the image's SHA-256 file is
+# signed too (pharaon.img.xz.sha256.sig: pharaon-issuer verify-manifest).
+# Needs root and the network; takes minutes: never part of make test.
 IMAGE_TOOLS := mmdebstrap dosfstools mtools fdisk e2fsprogs systemd-boot-efi xz-utils bmap-tools
 .PHONY: image
 image: deb
@@ -269,19 +281,25 @@ image: deb
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then echo "make image: apt-get install$$missing" >&2; exit 1; fi
-	packaging/image/build.sh $(DIST)/pharaon_$(DEB_VERSION)_$$($(GO) env GOARCH).deb $(DIST)
+	@pub="$(or $(UPDATE_PUB),$(if $(UPDATE_KEY),$(basename $(UPDATE_KEY)).pub))"; \
+	if [ -n "$$pub" ] && [ ! -f "$$pub" ]; then echo "make image: no public key $$pub for UPDATE_KEY=$(UPDATE_KEY) (or give UPDATE_PUB=FILE.pub)" >&2; exit 2; fi
+	UPDATE_PUB="$(or $(UPDATE_PUB),$(if $(UPDATE_KEY),$(basename $(UPDATE_KEY)).pub))" \
+	  packaging/image/build.sh $(DIST)/pharaon_$(DEB_VERSION)_$$($(GO) env GOARCH).deb $(DIST)
+	$(if $(UPDATE_KEY),[ ! -f $(DIST)/pharaon.img.xz.sha256 ] || $(BIN)/deb/pharaon-issuer sign-manifest -key $(UPDATE_KEY) $(DIST)/pharaon.img.xz.sha256)
 
 # make vm-test: boots a copy of the image of make image in QEMU (software
 # emulation, serial console, an emulated TPM 2.0 and the cash devices'
 # simulators on USB-serial adapters; packaging/image/vm-test.sh): waits for
 # the kiosk's READY=1, checks its database is on the data partition, that it
-# rests on the TPM and that the watchdog restarts a frozen kiosk; a voucher
+# rests on the TPM and that the watchdog restarts a frozen kiosk; the data
+# partition grown to a larger disk, the network, SSH by the site file's key
+# only; a voucher
 # printed and paid, the data partition put back to its copy from before the
 # payout: the kiosk out of service (rollback), the technician logged in.
 # Saves screen dumps in bin/dist/. Tens of minutes: never part of make test.
 .PHONY: vm-test
 vm-test:
-	@for p in qemu-system-x86 ovmf e2fsprogs fdisk mtools swtpm; do \
+	@for p in qemu-system-x86 ovmf e2fsprogs fdisk mtools swtpm openssh-client; do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || { echo "make vm-test: apt-get install $$p" >&2; exit 1; }; \
 	done
 	packaging/image/vm-test.sh $$(ls $(DIST)/pharaon.img 2>/dev/null || echo $(DIST)/pharaon.img.xz) $(DIST)

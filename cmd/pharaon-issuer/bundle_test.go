@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,4 +60,41 @@ func TestUpdateBundle(t *testing.T) {
 
 	_, err = open(trusted(otherPub))
 	assert.ErrorIs(t, err, update.ErrUntrusted)
+}
+
+// sign-manifest and verify-manifest: the disk image's SHA-256 file signed
+// with the update key is checked before flashing; a changed sum, another
+// key, or no signature at all is refused, saying which.
+func TestManifestSignedAndVerified(t *testing.T) {
+	dir := t.TempDir()
+	key, pub := keys(t, dir, "update")
+	_, otherPub := keys(t, dir, "issuer")
+	sums := filepath.Join(dir, "pharaon.img.xz.sha256")
+	text := "3f2a0c7e3b8d9e1f00112233445566778899aabbccddeeff0011223344556677  pharaon.img.xz\n"
+	require.NoError(t, os.WriteFile(sums, []byte(text), 0o644))
+
+	code, _, stderr := cli(t, "verify-manifest", "-key", pub, sums)
+	assert.Equal(t, 1, code, "not signed yet")
+	assert.Contains(t, stderr, "manifeste non signé")
+
+	code, _, stderr = cli(t, "sign-manifest", "-key", key, sums)
+	require.Equal(t, 0, code, stderr)
+	assert.FileExists(t, sums+update.SignatureSuffix)
+
+	code, stdout, stderr := cli(t, "verify-manifest", "-key", otherPub, "-key", pub, sums)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "ok "+sums+" : signé par la clé ")
+
+	code, _, stderr = cli(t, "verify-manifest", "-key", otherPub, sums)
+	assert.Equal(t, 1, code, "another key")
+	assert.Contains(t, stderr, "clé non reconnue")
+
+	require.NoError(t, os.WriteFile(sums, []byte(strings.Replace(text, "3f2a", "3f2b", 1)), 0o644))
+	code, _, stderr = cli(t, "-lang", "en", "verify-manifest", "-key", pub, sums)
+	assert.Equal(t, 1, code, "a sum changed after signing")
+	assert.Contains(t, stderr, "signature does not match")
+
+	code, _, stderr = cli(t, "verify-manifest", sums)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "-key FICHIER.pub")
 }

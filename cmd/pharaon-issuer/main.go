@@ -129,9 +129,11 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return a.updateBundle(ctx, cmdArgs)
 	case "sign-manifest":
 		return a.signManifest(ctx, cmdArgs)
+	case "verify-manifest":
+		return a.verifyManifest(ctx, cmdArgs)
 	}
-	return a.usagef("commande inconnue « %s » (keygen, generate, verify, inspect, update-bundle, sign-manifest, help)",
-		"unknown command %q (keygen, generate, verify, inspect, update-bundle, sign-manifest, help)", cmd)
+	return a.usagef("commande inconnue « %s » (keygen, generate, verify, inspect, update-bundle, sign-manifest, verify-manifest, help)",
+		"unknown command %q (keygen, generate, verify, inspect, update-bundle, sign-manifest, verify-manifest, help)", cmd)
 }
 
 // newFlagSet makes a flag set that prints nothing by itself: the tool

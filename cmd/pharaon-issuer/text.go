@@ -11,6 +11,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/block"
+	"pharaon/kiosk/update"
 )
 
 // lang formats what the tool prints for people: French first (the
@@ -156,6 +157,16 @@ Commandes :
       blocs. Version et architecture viennent du nom du paquet
       (pharaon_VERSION_ARCH.deb) sauf -version et -arch.
 
+  sign-manifest -key FICHIER.key MANIFESTE
+      Signe un fichier de sommes SHA-256 (celui du paquet, que make deb
+      signe, ou celui de l'image disque, que make image signe) avec une clé
+      de mise à jour : MANIFESTE.sig à côté de lui.
+
+  verify-manifest -key FICHIER.pub [-key FICHIER.pub ...] MANIFESTE
+      Vérifie MANIFESTE.sig : MANIFESTE signé par une de ces clés. Avant
+      de flasher une image : verify-manifest sur pharaon.img.xz.sha256, puis
+      sha256sum -c pharaon.img.xz.sha256.
+
   help
       Affiche cette aide (-lang en : in English).
 
@@ -202,6 +213,16 @@ Commands:
       architecture come from the package's name (pharaon_VERSION_ARCH.deb)
       unless -version and -arch are given.
 
+  sign-manifest -key FILE.key MANIFEST
+      Signs a file of SHA-256 sums (the package's, which make deb signs, or
+      the disk image's, which make image signs) with an update key:
+      MANIFEST.sig beside it.
+
+  verify-manifest -key FILE.pub [-key FILE.pub ...] MANIFEST
+      Checks MANIFEST.sig: MANIFEST signed by one of these keys. Before
+      flashing an image: verify-manifest on pharaon.img.xz.sha256, then
+      sha256sum -c pharaon.img.xz.sha256.
+
   help
       Prints this help (-lang fr: en français).
 
@@ -224,6 +245,8 @@ var failureReasons = []struct {
 	{block.ErrHeader, "en-tête de bloc invalide"},
 	{block.ErrVersion, "version de format inconnue"},
 	{block.ErrFormat, "fichier de bloc mal formé"},
+	{update.ErrManifestUnsigned, "manifeste non signé"},
+	{update.ErrManifestBad, "signature du manifeste invalide ou clé non reconnue"},
 	{fs.ErrNotExist, "fichier introuvable"},
 	{fs.ErrPermission, "accès refusé"},
 	{context.Canceled, "interrompu"},
