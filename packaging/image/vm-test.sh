@@ -15,10 +15,19 @@
 #    screen is saved (OUTDIR/vm-setup.ppm), then completed with keys typed
 #    through QEMU's monitor (the PINs below, each twice), and the home screen
 #    saved (OUTDIR/vm-home.ppm); then a block made and signed here is imported
-#    with `pharaon import`: refused while the kiosk runs (one process owns the
+#    with `pharaon import` from a USB stick (mounted read-only by the
+#    image): refused while the kiosk runs (one process owns the
 #    store), imported once the kiosk is stopped, and sold once it is back
 #    (OUTDIR/vm-block.ppm). The probe prints the running systemd's rating of
 #    the unit's sandbox, and every system call the sandbox refused.
+#    The appliance, at that boot: the virtual disk is GROW_MB (1024) larger
+#    than the image, and systemd-repart must have grown the data partition
+#    to it (the backup GPT at the disk's end, its ext4 grown too); an
+#    address by DHCP on QEMU's user network (restricted: no way out), names
+#    through systemd-resolved, systemd-timesyncd running; the PHARAON
+#    partition mounted read-only, the site file there readable by the
+#    kiosk's group alone; SSH, enabled by the key this script put on that
+#    partition, lets root in with the key and refuses any password.
 # 2. money: a 10 € note put in the simulated validator, the player's
 #    « Encaisser » and « Imprimer » touched (a USB tablet: QEMU's absolute
 #    pointer): a voucher printed by the simulated printer (its text read back
@@ -54,13 +63,16 @@
 # debugfs (no mount), and WLR_RENDERER=pixman in /etc/pharaon/environment:
 # the virtual GPU has no 3D; and the watchdog's limit at 120 s
 # (vmtest/watchdog.conf): emulated frames are slow. The copy's configuration
-# gets what a technician sets before the first start (docs/technician.md):
-# a kiosk id, the public key of the issuer of the test's block, and the two
-# cash devices, whose udev rules are adjusted to QEMU's adapters (both FTDI
-# FT232, told apart by their serial numbers, as the guide says). The kernel's
+# gets what a technician sets before the first start (docs/technician.md),
+# written on its PHARAON partition as a laptop writes it (mtools, CRLF): the
+# site file with a kiosk id, the public key of the issuer of the test's
+# block, and the two cash devices, whose udev rules are adjusted to QEMU's
+# adapters (both FTDI FT232, told apart by their serial numbers, as the
+# guide says); and an SSH public key made here. The kernel's
 # line gets SYSTEMD_LOG_SECCOMP=1: systemd then has the kernel log every call
 # a seccomp filter of a unit refuses. Needs: qemu-system-x86 ovmf e2fsprogs
-# fdisk mtools swtpm python3, and Go (the helpers are built here).
+# fdisk mtools swtpm python3 openssh-client, and Go (the helpers are built
+# here).
 set -euo pipefail
 # The whole script is read before it runs (the braces): a run takes tens of
 # minutes, and bash would otherwise read an edit made meanwhile.
@@ -118,13 +130,26 @@ esac
 part() {
 	sfdisk -d "$vm" | awk -v p="${vm}$1" -v f="$2=" '$1 == p { for (i = 1; i <= NF; i++) if ($i == f) { gsub(",", "", $(i+1)); print $(i+1) * 512 } }'
 }
-esp_off=$(part 1 start)
-root_off=$(part 2 start)
-data_off=$(part 3 start)
-data_size=$(part 3 size)
-[ -n "$root_off" ] && [ -n "$data_size" ] || { echo "vm-test: no partitions 2 and 3 in $image" >&2; exit 1; }
-rootfs="$vm?offset=$root_off"
-datafs="$vm?offset=$data_off"
+# layout: the partitions' places (after a boot too: systemd-repart may have
+# grown the data partition). 1 EFI, 2 root, 3 PHARAON, 4 data
+# (packaging/image/build.sh).
+layout() {
+	esp_off=$(part 1 start)
+	root_off=$(part 2 start)
+	site_off=$(part 3 start)
+	data_off=$(part 4 start)
+	data_size=$(part 4 size)
+	[ -n "$root_off" ] && [ -n "$site_off" ] && [ -n "$data_size" ] || { echo "vm-test: no partitions 2, 3 and 4 in $image" >&2; exit 1; }
+	rootfs="$vm?offset=$root_off"
+	datafs="$vm?offset=$data_off"
+	sitefs="$vm@@$site_off"
+}
+layout
+image_data_size=$data_size
+# The disk larger than the image, as a kiosk's disk is: the first boot
+# grows the data partition (packaging/image/repart-data.conf).
+GROW_MB=${GROW_MB:-1024}
+truncate -s +"${GROW_MB}M" "$vm"
 
 printf 'WLR_RENDERER=pixman\n' >"$work/environment"
 # The cash devices' names (packaging/udev/60-pharaon.rules), adjusted as the
@@ -186,27 +211,28 @@ DEBUGFS
 	${GO:-go} build -o "$work/vmscreen" ./packaging/image/vmtest/vmscreen)
 "$work/pharaon-issuer" keygen -out "$work/vmtest-issuer" >/dev/null
 "$work/pharaon-issuer" generate -emission 9 -block 1 -stake 1 -key "$work/vmtest-issuer.key" -out "$work/vmtest.pblk"
-debugfs -R "dump /etc/pharaon/pharaon.conf $work/pharaon.conf" "$rootfs" >/dev/null 2>&1
-printf '\n# vm-test.sh\nkiosk-id = PH-VM01\nkeys = /etc/pharaon/keys/vmtest-issuer.pub\nvalidator = /dev/pharaon-validator\nprinter = /dev/pharaon-printer\n' >>"$work/pharaon.conf"
-chmod 0644 "$work/pharaon.conf" "$work/vmtest.pblk"
+# The site file, as the technician writes it on the PHARAON partition from
+# a laptop (docs/technician.md): the image's template, with the kiosk's
+# lines after it, CRLF; the issuer's key in keys/, the SSH key in ssh/.
+mtype -i "$sitefs" ::/pharaon.conf >"$work/site.conf" || { echo "vm-test: no site file on the PHARAON partition" >&2; exit 1; }
+printf '\r\n# vm-test.sh\r\nkiosk-id = PH-VM01\r\nkeys = keys/vmtest-issuer.pub\r\nvalidator = /dev/pharaon-validator\r\nprinter = /dev/pharaon-printer\r\n' >>"$work/site.conf"
+mcopy -o -i "$sitefs" "$work/site.conf" ::/pharaon.conf
+mcopy -o -i "$sitefs" "$work/vmtest-issuer.pub" ::/keys/vmtest-issuer.pub
+ssh-keygen -q -t ed25519 -N '' -C vm-test -f "$work/ssh-key"
+mcopy -o -i "$sitefs" "$work/ssh-key.pub" ::/ssh/authorized_keys
 debugfs -w -f - "$rootfs" >/dev/null <<DEBUGFS
-cd /etc/pharaon
-rm pharaon.conf
-write $work/pharaon.conf pharaon.conf
-mkdir /etc/pharaon/keys
-cd /etc/pharaon/keys
-write $work/vmtest-issuer.pub vmtest-issuer.pub
 mkdir /usr/local/share/pharaon-vmtest
-cd /usr/local/share/pharaon-vmtest
-write $work/vmtest.pblk vmtest.pblk
 DEBUGFS
-# The configuration is root's and the kiosk's group's (the package's
-# post-installation script makes it so; debugfs wrote it as root's alone).
-pharaon_gid=$(debugfs -R "cat /etc/group" "$rootfs" 2>/dev/null | awk -F: '$1 == "pharaon" { print $3 }')
-if [ -n "$pharaon_gid" ]; then
-	debugfs -w -R "sif /etc/pharaon/pharaon.conf gid $pharaon_gid" "$rootfs" >/dev/null 2>&1
-	debugfs -w -R "sif /etc/pharaon/pharaon.conf mode 0100640" "$rootfs" >/dev/null 2>&1
-fi
+# The block on a USB stick, as the issuer sends it: one FAT32 partition
+# (MBR), the file at its top. The probe imports it from where the image
+# mounts it (packaging/image/usb-media.rules: /media/sda1).
+stick=$work/stick.img
+truncate -s 64M "$stick"
+printf 'label: dos\nstart=2048, type=c\n' | sfdisk -q "$stick"
+mkfs.vfat -F 32 -n BLOCS -C "$work/stick-fat.img" $(((64 - 1) * 1024)) >/dev/null
+mcopy -i "$work/stick-fat.img" "$work/vmtest.pblk" ::/vmtest.pblk
+dd if="$work/stick-fat.img" of="$stick" bs=1M seek=1 conv=notrunc status=none
+rm -f "$work/stick-fat.img"
 # The update step's bundles (vmtest/pharaon-vmtest): the package the image
 # keeps, rebuilt with a newer version, signed by a key made here; and a copy
 # with one byte of the package changed. Skipped (UPDATE=no) or when the image
@@ -480,7 +506,12 @@ start_tpm() {
 	swtpm socket --tpm2 --tpmstate dir="$work/tpm" --ctrl type=unixio,path="$work/swtpm.sock" \
 		--log file="$work/swtpm.log",level=1 &
 	swtpm=$!
-	for i in $(seq 50); do [ -S "$work/swtpm.sock" ] && return 0; sleep 0.1; done
+	# Ready once it takes a connection (it makes the socket's file before
+	# it listens: QEMU's connect in between would be refused).
+	for i in $(seq 100); do
+		python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$work/swtpm.sock" 2>/dev/null && return 0
+		sleep 0.1
+	done
 	echo "vm-test: swtpm did not start" >&2
 	cat "$work/swtpm.log" >&2
 	exit 1
@@ -537,6 +568,36 @@ line_errors() {
 	db "SELECT source || ' ' || count(*) FROM events WHERE code = 'line_error' OR detail LIKE '%did not answer%' GROUP BY source" | tr '\n' ' '
 }
 
+# The guest's SSH on a port of this machine's loopback (QEMU's user network).
+ssh_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# ssh_check: the field team's SSH, which the site partition's key enabled:
+# root comes in with the key; without it the server offers nothing else.
+ssh_check() {
+	local o=(-F /dev/null -p "$ssh_port" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
+		-o BatchMode=yes -o ConnectTimeout=60 -o LogLevel=ERROR) r
+	r=$(ssh "${o[@]}" -i "$work/ssh-key" -o IdentitiesOnly=yes root@127.0.0.1 'echo "$(id -un) on $(cat /etc/hostname)"' 2>&1) || true
+	say "ssh with the site partition's key: $r"
+	[ "$r" = "root on pharaon" ] || failed "ssh with the site partition's key: ${r:-nothing}"
+	r=$(ssh "${o[@]}" -o PubkeyAuthentication=no -o PreferredAuthentications=password,keyboard-interactive root@127.0.0.1 true 2>&1) &&
+		failed "ssh without a key let root in"
+	say "ssh without a key: $r"
+	case $r in
+	*"Permission denied (publickey)"*) ;;
+	*) failed "ssh without a key: not refused as it should be (publickey only): $r" ;;
+	esac
+}
+# grown: the data partition grew to the disk at the first boot, and the
+# backup GPT is at the disk's end.
+grown() {
+	local sectors alt
+	sectors=$(($(stat -c %s "$vm") / 512))
+	alt=$(python3 -c 'import struct, sys; f = open(sys.argv[1], "rb"); f.seek(512); h = f.read(92); print(struct.unpack_from("<Q", h, 32)[0] if h[:8] == b"EFI PART" else -1)' "$vm")
+	say "data partition: $image_data_size bytes in the image, $data_size after the first boot; backup GPT at sector $alt of $sectors"
+	[ "$data_size" -ge $((image_data_size + (GROW_MB - 2) * 1024 * 1024)) ] ||
+		failed "the data partition did not grow to the disk: $data_size bytes"
+	[ "$alt" = $((sectors - 1)) ] || failed "the backup GPT is not at the disk's end: sector $alt of $sectors"
+}
+
 serial=$out/vm-serial.log
 : >"$serial"
 validation=
@@ -553,9 +614,11 @@ boot() {
 	mkfifo "$work/console"
 	echo "=== vm-test.sh: boot $phase ===" >>"$serial"
 	qemu-system-x86_64 -machine q35 -accel tcg,thread=multi -m 2048 -smp 2 -bios "$OVMF" \
-		-drive file="$vm",format=raw,if=virtio -vga none -device virtio-vga -display none -nic none \
+		-drive file="$vm",format=raw,if=virtio -vga none -device virtio-vga -display none \
+		-netdev user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:"$ssh_port"-:22 -device virtio-net-pci,netdev=net0,romfile= \
 		-device i6300esb -action watchdog=reset \
 		-device qemu-xhci,id=usb -device usb-tablet,bus=usb.0 \
+		-drive if=none,id=stick,format=raw,file="$stick" -device usb-storage,bus=usb.0,drive=stick \
 		-chardev serial,id=validator,path="$validator_pty" -device usb-serial,bus=usb.0,chardev=validator,serial=PHVMVALIDATOR \
 		-chardev serial,id=printer,path="$printer_pty" -device usb-serial,bus=usb.0,chardev=printer,serial=PHVMPRINTER \
 		-chardev socket,id=chrtpm,path="$work/swtpm.sock" -tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-tis,tpmdev=tpm0 \
@@ -571,7 +634,7 @@ boot() {
 	*"VMTEST ready"*)
 		local deadline=$((SECONDS + ${TIMEOUT_REST:-2700}))
 		while [ "$SECONDS" -lt "$deadline" ]; do
-			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|session stop|backup (done|failed)|shot|money|pay|rollback|main done|cleared done|FAIL)' || true)
+			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|session stop|backup (done|failed)|ssh ready|shot|money|pay|rollback|main done|cleared done|FAIL)' || true)
 			[ -n "$line" ] || break
 			say "$line"
 			case $line in
@@ -595,6 +658,7 @@ boot() {
 				# resumes there after the PIN).
 				;;
 			*"VMTEST first "*) first_step "$line" ;;
+			*"VMTEST ssh ready"*) ssh_check ;;
 			*"VMTEST session stop clean"*) ;;
 			*"VMTEST session stop not clean:"*) failed "the session's stop was not clean:${line##*not clean:}" ;;
 			*"VMTEST backup done"*) ;;
@@ -629,6 +693,7 @@ boot() {
 	qemu=
 	exec 3<&-
 	stop_tpm
+	layout
 	say "boot $phase: off, $((SECONDS - t0)) s"
 }
 
@@ -783,10 +848,13 @@ rollback() {
 }
 
 boot main
+grown
 copy=$work/data-copy.img
 if [ "${MAIN_ONLY:-no}" = yes ]; then
 	say "MAIN_ONLY=yes: the money, pay, rollback and cleared boots skipped"
 elif [ ${#failures[@]} = 0 ]; then
+	# SSH off again: no key on PHARAON (the probe checks the server is off).
+	mdel -i "$sitefs" ::/ssh/authorized_keys
 	boot money
 	if [ -n "$validation" ]; then
 		say "after the cash-out: $(voucher_state "$validation"); deadlines missed on the emulated lines: $(line_errors)"

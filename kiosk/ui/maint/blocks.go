@@ -34,7 +34,7 @@ import (
 
 // BlockDir is where the view looks for block files when the shell is given
 // none (Config.BlockDir, the kiosk's block-dir): a USB stick is mounted
-// under it (/media/usb0, /media/LABEL…).
+// under it (the disk image mounts one on /media/sda1).
 var BlockDir = "/media"
 
 // BlockExts are the names block files end with (pharaon-issuer writes
@@ -72,7 +72,7 @@ var _ = words(map[word]text{
 	"blocks.refused":         {"%s refusé\u00a0: %s.", "%s refused: %s."},
 	"blocks.why.signature":   {"la signature ne correspond pas au contenu (fichier modifié ou abîmé)", "the signature does not match the content (file altered or damaged)"},
 	"blocks.why.key":         {"signé par une clé d’émetteur qui n’est pas de confiance", "signed by an issuer key that is not trusted"},
-	"blocks.why.nokeys":      {"aucune clé d’émetteur n’est configurée sur cette borne\u00a0: copiez le fichier .pem de l’émetteur, nommez-le dans keys (pharaon.conf), puis redémarrez la borne", "no issuer key is configured on this kiosk: copy the issuer’s .pem file, name it in keys (pharaon.conf), then restart the kiosk"},
+	"blocks.why.nokeys":      {"aucune clé d’émetteur n’est configurée sur cette borne\u00a0: copiez le fichier .pub de l’émetteur dans le dossier keys de la partition PHARAON, nommez-le dans keys de son pharaon.conf, puis redémarrez la borne", "no issuer key is configured on this kiosk: copy the issuer’s .pub file into the keys folder of the PHARAON partition, name it in keys in its pharaon.conf, then restart the kiosk"},
 	"blocks.why.duplicate":   {"ce bloc est déjà importé", "this block is already imported"},
 	"blocks.why.taken":       {"ce bloc est déjà en vente à une autre borne de la flotte", "this block is already on sale at another kiosk of the fleet"},
 	"blocks.why.takenby":     {"ce bloc est déjà en vente à la borne %s de la flotte", "this block is already on sale at kiosk %s of the fleet"},

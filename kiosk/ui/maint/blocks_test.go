@@ -308,8 +308,8 @@ func TestBlocksImportWithNoIssuerKeyConfigured(t *testing.T) {
 		lang ui.Lang
 		says string
 	}{
-		{ui.French, "b11.pblk refusé\u00a0: aucune clé d’émetteur n’est configurée sur cette borne\u00a0: copiez le fichier .pem de l’émetteur, nommez-le dans keys (pharaon.conf), puis redémarrez la borne."},
-		{ui.English, "b11.pblk refused: no issuer key is configured on this kiosk: copy the issuer’s .pem file, name it in keys (pharaon.conf), then restart the kiosk."},
+		{ui.French, "b11.pblk refusé\u00a0: aucune clé d’émetteur n’est configurée sur cette borne\u00a0: copiez le fichier .pub de l’émetteur dans le dossier keys de la partition PHARAON, nommez-le dans keys de son pharaon.conf, puis redémarrez la borne."},
+		{ui.English, "b11.pblk refused: no issuer key is configured on this kiosk: copy the issuer’s .pub file into the keys folder of the PHARAON partition, name it in keys in its pharaon.conf, then restart the kiosk."},
 	} {
 		w, stderr := blkScreen(t, &blkOffice{st: st, keys: block.KeySet{}}, media, c.lang)
 		blkChoose(t, w, filepath.Join("usb0", "b11.pblk"))

@@ -349,7 +349,7 @@ var _ = words(map[word]text{
 
 	"first.found.keys.found":                {"Clés d’émetteur trouvées\u00a0: %d.", "Issuer keys found: %d."},
 	"first.found.keys.none":                 {"Aucune clé d’émetteur n’est configurée.", "No issuer key is configured."},
-	"first.todo.keys.none":                  {"copiez le fichier .pem de l’émetteur dans /etc/pharaon/keys/, nommez-le dans keys (pharaon.conf), puis redémarrez la borne\u00a0: la mise en service reprendra à cette étape.", "copy the issuer’s .pem file to /etc/pharaon/keys/, name it in keys (pharaon.conf), then restart the kiosk: commissioning resumes at this step."},
+	"first.todo.keys.none":                  {"copiez le fichier .pub de l’émetteur dans le dossier keys de la partition PHARAON, nommez-le dans keys de son pharaon.conf, puis redémarrez la borne\u00a0: la mise en service reprendra à cette étape.", "copy the issuer’s .pub file into the keys folder of the PHARAON partition, name it in keys in its pharaon.conf, then restart the kiosk: commissioning resumes at this step."},
 	"first.found.devices.ok":                {"Le lecteur de billets et l’imprimante répondent et fonctionnent.", "The bill validator and the printer answer and work."},
 	"first.found.devices.validator_missing": {"Aucun lecteur de billets n’est configuré.", "No bill validator is configured."},
 	"first.todo.devices.validator_missing":  {"nommez son port dans validator (pharaon.conf), puis redémarrez la borne\u00a0: la mise en service reprendra à cette étape.", "name its port in validator (pharaon.conf), then restart the kiosk: commissioning resumes at this step."},

@@ -1,0 +1,39 @@
+#!/bin/sh
+# appliance.sh ROOT: the appliance's system services in the image's root
+# tree (build.sh runs it as an mmdebstrap hook, after the kiosk's package):
+# the network (systemd-networkd, wired.network) and its names
+# (systemd-resolved), the clock (systemd-timesyncd), the data partition
+# grown to the disk (systemd-repart, repart-data.conf, grow-gpt), the field
+# team's SSH off by default (sshd.conf, ssh.service.conf), USB sticks
+# mounted read-only under /media (usb-media.rules, usb-mount), and the kiosk
+# ordered after its site partition (pharaon-site.conf).
+set -eu
+root=$1
+here=$(cd "$(dirname "$0")" && pwd)
+
+install -D -m 0644 "$here/wired.network" "$root/etc/systemd/network/80-pharaon-wired.network"
+# No unit of the kiosk waits for the network: a kiosk sells without one, and
+# a boot without a cable must not wait for it.
+chroot "$root" systemctl enable systemd-networkd.service systemd-resolved.service systemd-timesyncd.service
+chroot "$root" systemctl disable systemd-networkd-wait-online.service
+# Names through systemd-resolved's stub. Its package made this link when
+# installed; build.sh put the build machine's file back for the hooks that
+# download (the link leads nowhere in the tree).
+ln -sf ../run/systemd/resolve/stub-resolv.conf "$root/etc/resolv.conf"
+
+install -D -m 0644 "$here/repart-data.conf" "$root/etc/repart.d/50-pharaon-data.conf"
+install -D -m 0755 "$here/grow-gpt" "$root/usr/local/lib/pharaon/grow-gpt"
+install -D -m 0644 "$here/pharaon-grow-gpt.service" "$root/etc/systemd/system/pharaon-grow-gpt.service"
+chroot "$root" systemctl enable pharaon-grow-gpt.service
+
+install -D -m 0644 "$here/sshd.conf" "$root/etc/ssh/sshd_config.d/50-pharaon.conf"
+install -D -m 0644 "$here/ssh.service.conf" "$root/etc/systemd/system/ssh.service.d/50-pharaon.conf"
+# The package made host keys at its installation: every kiosk flashed from
+# this image would share them. Each kiosk makes its own (ssh.service.conf).
+rm -f "$root"/etc/ssh/ssh_host_*
+
+install -D -m 0644 "$here/usb-media.rules" "$root/etc/udev/rules.d/90-pharaon-usb-media.rules"
+install -D -m 0755 "$here/usb-mount" "$root/usr/local/lib/pharaon/usb-mount"
+
+install -D -m 0644 "$here/pharaon-site.conf" "$root/etc/systemd/system/pharaon.service.d/50-site.conf"
+install -d -m 0755 "$root/boot/pharaon"
