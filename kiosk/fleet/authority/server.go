@@ -107,6 +107,12 @@ func (m *Material) NewServer(host string, port int, store string) *Server {
 	return &Server{m: m, host: host, port: port, store: store}
 }
 
+// startWait bounds a start: the server recovers its JetStream store before
+// it takes connections, which took more than 10 s for the fleet test's 50
+// kiosks on a machine running two test suites. A bound for a server that
+// will not start, not for a slow one.
+const startWait = 2 * time.Minute
+
 // Start starts the server, ready for connections. It logs nothing.
 func (s *Server) Start() error {
 	opts, err := s.m.ServerOptions(s.host, s.port, s.store)
@@ -119,9 +125,9 @@ func (s *Server) Start() error {
 		return err
 	}
 	go srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
+	if !srv.ReadyForConnections(startWait) {
 		srv.Shutdown()
-		return errors.New("nats-server did not start")
+		return fmt.Errorf("nats-server did not start within %v", startWait)
 	}
 	s.s, s.port = srv, srv.Addr().(*net.TCPAddr).Port
 	return nil
