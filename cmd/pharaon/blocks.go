@@ -199,7 +199,7 @@ func runImport(ctx context.Context, args []string, e env, stdout, stderr io.Writ
 					"the fleet does not answer: block imported without its claim, claimed when the kiosk starts"))
 		}
 		fmt.Fprintf(stdout, "%s%s %s %d/%d, %s, %s %s, %s\n", name, w.pick("\u00a0:", ":"), w.pick("bloc", "block"), b.Emission, b.Number,
-			w.money(b.Stake.Money()), w.count(b.Units), w.pick("tickets", "units"), w.state(b.State))
+			w.money(b.Stake.Money()), w.count(b.Units), w.pick("unités de jeu", "game units"), w.state(b.State))
 	}
 	if refused > 0 {
 		return fmt.Errorf("%d of %d block files refused", refused, len(files))

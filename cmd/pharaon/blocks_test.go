@@ -60,7 +60,7 @@ func TestBinaryImportsBlocks(t *testing.T) {
 	r = runBinary(t, dir, "import", "-config", conf, "-first-install", bad, good1, good2)
 	assert.Equal(t, exitFailure, r.status, r.stderr)
 	assert.Contains(t, r.stderr, "bad.blk refusé\u00a0:")
-	assert.Contains(t, r.stdout, "b1.blk\u00a0: bloc 7/11, 0,50\u00a0€, 350\u00a0000 tickets, en vente")
+	assert.Contains(t, r.stdout, "b1.blk\u00a0: bloc 7/11, 0,50\u00a0€, 350\u00a0000 unités de jeu, en vente")
 	assert.Contains(t, r.stdout, "b2.blk\u00a0: bloc 7/12, 2\u00a0€")
 
 	r = runBinary(t, dir, "import", "-config", conf, "-lang", "en", good1)
