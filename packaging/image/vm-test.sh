@@ -27,7 +27,8 @@
 #    through systemd-resolved, systemd-timesyncd running; the PHARAON
 #    partition mounted read-only, the site file there readable by the
 #    kiosk's group alone; SSH, enabled by the key this script put on that
-#    partition, lets root in with the key and refuses any password.
+#    partition, lets root in with the key and refuses any password (SSH=no:
+#    no key put there, and SSH must be off).
 # 2. money: a 10 € note put in the simulated validator, the player's
 #    « Encaisser » and « Imprimer » touched (a USB tablet: QEMU's absolute
 #    pointer): a voucher printed by the simulated printer (its text read back
@@ -219,7 +220,8 @@ printf '\r\n# vm-test.sh\r\nkiosk-id = PH-VM01\r\nkeys = keys/vmtest-issuer.pub\
 mcopy -o -i "$sitefs" "$work/site.conf" ::/pharaon.conf
 mcopy -o -i "$sitefs" "$work/vmtest-issuer.pub" ::/keys/vmtest-issuer.pub
 ssh-keygen -q -t ed25519 -N '' -C vm-test -f "$work/ssh-key"
-mcopy -o -i "$sitefs" "$work/ssh-key.pub" ::/ssh/authorized_keys
+# SSH=no: no key on PHARAON, as the image comes: the probe checks SSH is off.
+[ "${SSH:-yes}" = no ] || mcopy -o -i "$sitefs" "$work/ssh-key.pub" ::/ssh/authorized_keys
 debugfs -w -f - "$rootfs" >/dev/null <<DEBUGFS
 mkdir /usr/local/share/pharaon-vmtest
 DEBUGFS
@@ -586,6 +588,14 @@ ssh_check() {
 	*) failed "ssh without a key: not refused as it should be (publickey only): $r" ;;
 	esac
 }
+# ssh_off: no SSH server answers (no key on PHARAON).
+ssh_off() {
+	local r
+	r=$(ssh -F /dev/null -p "$ssh_port" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes \
+		-o ConnectTimeout=30 -i "$work/ssh-key" -o IdentitiesOnly=yes root@127.0.0.1 true 2>&1) &&
+		failed "SSH let root in without a key on PHARAON"
+	say "ssh with no key on PHARAON: ${r:-nothing}"
+}
 # grown: the data partition grew to the disk at the first boot, and the
 # backup GPT is at the disk's end.
 grown() {
@@ -634,7 +644,7 @@ boot() {
 	*"VMTEST ready"*)
 		local deadline=$((SECONDS + ${TIMEOUT_REST:-2700}))
 		while [ "$SECONDS" -lt "$deadline" ]; do
-			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|session stop|backup (done|failed)|ssh ready|shot|money|pay|rollback|main done|cleared done|FAIL)' || true)
+			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|session stop|backup (done|failed)|ssh (ready|off)|shot|money|pay|rollback|main done|cleared done|FAIL)' || true)
 			[ -n "$line" ] || break
 			say "$line"
 			case $line in
@@ -659,6 +669,7 @@ boot() {
 				;;
 			*"VMTEST first "*) first_step "$line" ;;
 			*"VMTEST ssh ready"*) ssh_check ;;
+			*"VMTEST ssh off"*) ssh_off ;;
 			*"VMTEST session stop clean"*) ;;
 			*"VMTEST session stop not clean:"*) failed "the session's stop was not clean:${line##*not clean:}" ;;
 			*"VMTEST backup done"*) ;;
@@ -854,7 +865,7 @@ if [ "${MAIN_ONLY:-no}" = yes ]; then
 	say "MAIN_ONLY=yes: the money, pay, rollback and cleared boots skipped"
 elif [ ${#failures[@]} = 0 ]; then
 	# SSH off again: no key on PHARAON (the probe checks the server is off).
-	mdel -i "$sitefs" ::/ssh/authorized_keys
+	mdel -i "$sitefs" ::/ssh/authorized_keys 2>/dev/null || true
 	boot money
 	if [ -n "$validation" ]; then
 		say "after the cash-out: $(voucher_state "$validation"); deadlines missed on the emulated lines: $(line_errors)"
