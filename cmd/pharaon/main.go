@@ -128,12 +128,8 @@ func readConfigFiles(path string, c *Config) error {
 	if err != nil {
 		return &usageError{fmt.Sprintf("config: %v", err)}
 	}
-	var set map[string]int
-	err = func() error {
-		defer f.Close()
-		set, err = parseConfig(f, filepath.Dir(path), c, noManifest)
-		return err
-	}()
+	set, err := parseConfig(f, filepath.Dir(path), c, noManifest)
+	f.Close()
 	if err != nil {
 		return &usageError{fmt.Sprintf("%s: %v", path, err)}
 	}
