@@ -178,7 +178,7 @@ func (m *Machine) creditPowerUp(ctx context.Context, st id003.State, n id003.Not
 	m.ledgerMu.Lock()
 	e, err := m.st.CreditBillIntent(ctx, in.ID)
 	if err == nil {
-		m.showBalance(e.Balance)
+		m.showCredited(e.Balance)
 	}
 	m.ledgerMu.Unlock()
 	switch {
@@ -193,7 +193,6 @@ func (m *Machine) creditPowerUp(ctx context.Context, st id003.State, n id003.Not
 		"%s: intent %d of %s credited at its recorded value without VEND VALID (ledger row %d): the unit stacks the note at its reset",
 		st, in.ID, in.Denom.Plain(), e.ID)
 	m.update(func() {
-		m.cash.noteInPath = false
 		m.cash.activity = m.nextActivityLocked(CashInEvent{Kind: NoteCredited, Amount: e.Amount, Credit: e.Balance})
 	})
 	return nil
@@ -230,7 +229,7 @@ func (w wallet) Credit(ctx context.Context, n id003.Note) error {
 	m.ledgerMu.Lock()
 	e, err := m.st.CreditBillIntent(ctx, id)
 	if err == nil {
-		m.showBalance(e.Balance)
+		m.showCredited(e.Balance)
 	}
 	m.ledgerMu.Unlock()
 	switch {
@@ -249,7 +248,6 @@ func (w wallet) Credit(ctx context.Context, n id003.Note) error {
 	m.cashPoint(pointCredited)
 	amount := e.Amount
 	m.update(func() {
-		m.cash.noteInPath = false
 		m.cash.activity = m.nextActivityLocked(CashInEvent{Kind: NoteCredited, Amount: amount, Credit: e.Balance})
 		if m.cash.vStatus.Code == "note_anomaly" {
 			m.cash.vStatus = m.validatorOKLocked()

@@ -3,6 +3,7 @@ package kiosk
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,4 +48,29 @@ func TestRecoveredVendValidWithoutCodeCreditsTheOpenIntent(t *testing.T) {
 		codes = append(codes, e.Code)
 	}
 	assert.Contains(t, strings.Join(codes, " "), "vend_valid_no_code")
+}
+
+// The credit of a note and the end of its path show together: a snapshot
+// taken once the credit is committed, before the unit is acknowledged,
+// has the new credit and no note on its way, so a cash-out or a stake
+// asked the moment the credit shows is not refused as busy.
+func TestCreditShowsWithTheNoteSettled(t *testing.T) {
+	f, d, _ := newCashFixture(t, nil)
+	at := make(chan Snapshot, 1)
+	f.m.cash.hook = func(p string) {
+		if p == pointCredited {
+			at <- f.m.Snapshot()
+		}
+	}
+	f.boot()
+	cashReady(t, f.m)
+	insert(t, d, 1000)
+	var s Snapshot
+	select {
+	case s = <-at:
+	case <-time.After(15 * time.Second):
+		t.Fatal("no credit within 15 s")
+	}
+	assert.Equal(t, 10*game.Euro, s.Credit)
+	assert.False(t, s.Cash.NoteInPath, "the credit shows with the note still on its way")
 }

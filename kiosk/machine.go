@@ -524,6 +524,16 @@ func (m *Machine) showBalance(b game.Money) {
 	m.mu.Unlock()
 }
 
+// showCredited shows a note's credit and the end of its path at once: no
+// snapshot has the new credit with the note still on its way, which Play
+// and CashOut would refuse as busy.
+func (m *Machine) showCredited(b game.Money) {
+	m.mu.Lock()
+	m.credit = b
+	m.cash.noteInPath = false
+	m.mu.Unlock()
+}
+
 // reloadCredit shows the ledger's credit, read under ledgerMu so that no
 // movement of the machine's own falls between the read and the showing,
 // and returns the credit shown before. The caller tells the listeners.
