@@ -8,9 +8,12 @@ import (
 	"io"
 	"log"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -400,13 +403,22 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 	if len(early.Applied) > 0 {
 		logger.Printf("memory: %s", strings.Join(early.Applied, ", "))
 	}
+	// ctx ends on SIGTERM or SIGINT (main), or when the window is closed.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	sd := newSystemd(ctx, osEnv{}, logger, fyne.Do)
 	var p *parts
 	var startErr error
 	boot := func(report func(kiosk.BootStep, bool)) (ui.Machine, ui.Options, *backOffice) {
 		p, startErr = openKioskReporting(ctx, cfg, kiosk.SystemClock{}, logger, report)
 		if startErr != nil {
-			fmt.Fprintf(stderr, "pharaon: cannot start: %v\n", startErr)
+			if ctx.Err() != nil {
+				// Stopped while starting (systemctl stop, a reboot): not a
+				// failure to start (showWindow shows nothing more).
+				logger.Printf("stopped while starting: %v", startErr)
+			} else {
+				fmt.Fprintf(stderr, "pharaon: cannot start: %v\n", startErr)
+			}
 			fault := kiosk.Fault{Code: kiosk.FaultStore, Detail: startErr.Error()}
 			var se *startError
 			if errors.As(startErr, &se) {
@@ -449,16 +461,25 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		}
 		return ui.Kiosk(p.m), opt, p.bo
 	}
-	display(ctx, cfg, boot, func() {
+	var closing sync.Once
+	closeKiosk := func() {
+		closing.Do(func() {
+			sd.stop()
+			if p != nil {
+				if err := p.Close(); err != nil {
+					logger.Printf("close: %v", err)
+				}
+			}
+		})
+	}
+	display(windowRun{ctx: ctx, cancel: cancel, boot: boot, closeKiosk: closeKiosk, logger: logger, firstFrame: func() {
 		now := time.Now()
 		fmt.Fprintf(stdout, "FIRST_FRAME %d\n", now.UnixNano())
 		logger.Printf("first frame (the start-up screen) after %d ms", now.Sub(started).Milliseconds())
-	}, logger)
-	sd.stop()
-	if p != nil {
-		if err := p.Close(); err != nil {
-			logger.Printf("close: %v", err)
-		}
+	}}, cfg)
+	closeKiosk()
+	if startErr != nil && ctx.Err() != nil {
+		return nil // stopped while starting
 	}
 	return startErr
 }
@@ -480,6 +501,22 @@ func outOfServiceReady(sd *systemd, code func() string) func() {
 // screens' options.
 type bootFunc func(report func(step kiosk.BootStep, done bool)) (ui.Machine, ui.Options, *backOffice)
 
+// windowRun is what display is given of the kiosk's run.
+type windowRun struct {
+	// ctx ends when the kiosk is to stop; cancel ends it (the window's
+	// close button, the signals showWindow takes over from Fyne).
+	ctx    context.Context
+	cancel context.CancelFunc
+	boot   bootFunc
+	// firstFrame is called once the start-up screen is drawn.
+	firstFrame func()
+	// closeKiosk stops what calls into the screens from other goroutines
+	// (the machine's changes, systemd's watchdog) and closes the store;
+	// called once boot has returned. It may be called again.
+	closeKiosk func()
+	logger     *log.Logger
+}
+
 // display shows the start-up screen, calls firstFrame once it is drawn,
 // runs boot (off the Fyne goroutine), then shows the screens of the machine
 // boot returns, until the window closes or ctx ends; it returns once boot
@@ -491,11 +528,21 @@ var display = showWindow
 // With a back office (bo, nil when the kiosk could not start), the hidden
 // corner opens the maintenance screen, and a kiosk without PINs shows the
 // first start's setup before the player's screens.
-func showWindow(ctx context.Context, cfg Config, boot bootFunc, firstFrame func(), logger *log.Logger) {
+//
+// The kiosk stops before the window does. Once Fyne's loop has quit, a
+// call into Fyne from another goroutine may panic ("send on closed
+// channel") or never run, so the stop goes in order: the boot ends (it
+// follows ctx), the screens stop on Fyne's goroutine, closeKiosk stops
+// the machine and the watchdog, and only then does the app quit. For that
+// order the window takes SIGTERM and SIGINT over from Fyne, which would
+// quit at once (takeSignals), and Fyne runs no stop hook (quietStop).
+func showWindow(r windowRun, cfg Config) {
 	a := app.NewWithID(appID)
+	quietStop(a)
 	a.Settings().SetTheme(art.Theme())
 	w := a.NewWindow("Pharaon")
 	w.SetPadded(false)
+	w.SetCloseIntercept(r.cancel) // the close button stops the kiosk as SIGTERM does
 	startup := ui.NewStartup(cfg.Lang)
 	w.SetContent(startup.Content())
 	if cfg.Fullscreen {
@@ -503,37 +550,128 @@ func showWindow(ctx context.Context, cfg Config, boot bootFunc, firstFrame func(
 	} else {
 		w.Resize(fyne.NewSize(1280, 800))
 	}
-	var screens *ui.Screens
-	var booting sync.WaitGroup
+	var (
+		screens  *ui.Screens // on Fyne's goroutine only
+		mu       sync.Mutex
+		stopping bool
+		booted   chan struct{} // closed when boot has returned; nil: boot not begun
+	)
 	a.Lifecycle().SetOnStarted(func() {
+		takeSignals(r.cancel)
 		// The start begins once the start-up screen is drawn: the boot
 		// check reads the whole database, and the first frame must not
 		// wait for it.
 		nextFrame(func() {
-			firstFrame()
+			r.firstFrame()
+			mu.Lock()
+			defer mu.Unlock()
+			if stopping {
+				return
+			}
+			booted = make(chan struct{})
 			go ui.WarmHome(w.Canvas().Size())
-			booting.Add(1)
-			go func() {
-				defer booting.Done()
-				m, opt, bo := boot(func(step kiosk.BootStep, done bool) {
+			go func(done chan struct{}) {
+				defer close(done)
+				m, opt, bo := r.boot(func(step kiosk.BootStep, done bool) {
 					fyne.Do(func() { startup.Step(step, done) })
 				})
-				fyne.Do(func() { screens = showScreens(w, cfg, m, opt, bo, logger) })
-			}()
+				if r.ctx.Err() == nil {
+					fyne.Do(func() { screens = showScreens(w, cfg, m, opt, bo, r.logger) })
+				}
+			}(booted)
 		})
 	})
-	a.Lifecycle().SetOnStopped(func() {
-		if screens != nil {
-			screens.Stop()
+	// bootEnded starts no boot from now on and waits for one begun.
+	bootEnded := func() {
+		mu.Lock()
+		stopping = true
+		done := booted
+		mu.Unlock()
+		if done != nil {
+			<-done
 		}
-	})
+	}
 	go func() {
-		<-ctx.Done()
-		logger.Print("stopping")
+		<-r.ctx.Done()
+		r.logger.Print("stopping")
+		bootEnded()
+		fyne.DoAndWait(func() {
+			if screens != nil {
+				screens.Stop()
+			}
+		})
+		r.closeKiosk()
 		fyne.Do(a.Quit)
 	}()
 	w.ShowAndRun()
-	booting.Wait()
+	r.cancel() // the window gone some other way: the kiosk stops all the same
+	bootEnded()
+}
+
+// quietStop keeps Fyne from running its stop hooks as its loop quits:
+// Fyne 2.7.1 hands them from a goroutine of its own to its loop's queue,
+// which the loop closes meanwhile, and under load the process panics
+// ("send on closed channel") before main closes the kiosk. The kiosk has
+// nothing to do there: it stops before the app quits (showWindow), and
+// keeps no Fyne preferences, which Fyne's own hook saves. It reports
+// whether the hooks could be cleared (window_test.go checks they are).
+func quietStop(a fyne.App) bool {
+	l, ok := a.Lifecycle().(interface {
+		SetOnStoppedHookExecuted(func())
+		OnStopped() func()
+	})
+	if !ok {
+		return false
+	}
+	a.Lifecycle().SetOnStopped(nil)
+	l.SetOnStoppedHookExecuted(nil)
+	return l.OnStopped() == nil
+}
+
+// takeSignals takes SIGTERM and SIGINT over from Fyne, which would quit
+// its loop at once on them (while the kiosk still runs): from then on they
+// call stop, and the window quits once the kiosk has stopped (showWindow).
+// Fyne asks for them from a goroutine it starts as its loop starts, which
+// a loaded machine runs late, after the window is drawn; a Reset before
+// that would leave Fyne's request standing. So the signals are taken once
+// that goroutine waits on them, seen in the goroutines' stacks (fyneCaught),
+// or after fyneCatchWait at the latest. Until then, main's handler and
+// Fyne's both act, as before.
+func takeSignals(stop func()) {
+	go func() {
+		deadline := time.Now().Add(fyneCatchWait)
+		for !fyneCaught() && time.Now().Before(deadline) {
+			time.Sleep(2 * time.Millisecond)
+		}
+		c := make(chan os.Signal, 1)
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+		<-c
+		stop()
+	}()
+}
+
+// fyneCatchWait bounds the wait for Fyne's signal goroutine.
+const fyneCatchWait = 10 * time.Second
+
+// fyneCaught reports whether Fyne's GLFW driver waits for SIGTERM and
+// SIGINT (its catchTerm goroutine, blocked on its channel).
+func fyneCaught() bool {
+	buf := make([]byte, 256<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "[chan receive") && strings.Contains(g, "glfw.(*gLDriver).catchTerm") {
+			return true
+		}
+	}
+	return false
 }
 
 // showScreens shows the screens of m in w, once the kiosk has started: the

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,11 +27,16 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(sessionKioskEnv); dir != "" {
 		sessionKiosk(dir)
 	}
+	if os.Getenv(binaryEnv) == "1" && os.Getenv(windowEnv) == "1" {
+		main() // the real window, on the tests' virtual screen (window_test.go)
+		return
+	}
 	if os.Getenv(binaryEnv) == "1" {
 		// No screen here: what would be shown is printed instead.
 		nextFrame = func(f func()) { f() } // no frames without a screen
-		display = func(ctx context.Context, _ Config, boot bootFunc, _ func(), _ *log.Logger) {
-			m, opt, _ := boot(func(kiosk.BootStep, bool) {})
+		display = func(r windowRun, _ Config) {
+			ctx := r.ctx
+			m, opt, _ := r.boot(func(kiosk.BootStep, bool) {})
 			s := m.OnChange(func(kiosk.Snapshot) {})
 			fmt.Printf("SCREEN %s %s credit=%d\n", s.State, s.Fault.Code, s.Credit)
 			// What the screens call as they show that state
