@@ -538,7 +538,9 @@ var display = showWindow
 // quit at once (takeSignals), and Fyne runs no stop hook (quietStop).
 func showWindow(r windowRun, cfg Config) {
 	a := app.NewWithID(appID)
-	quietStop(a)
+	if !quietStop(a) {
+		r.logger.Print("Fyne's stop hooks could not be cleared (a Fyne other than 2.7.1?): the window may panic as it quits")
+	}
 	a.Settings().SetTheme(art.Theme())
 	w := a.NewWindow("Pharaon")
 	w.SetPadded(false)

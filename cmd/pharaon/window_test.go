@@ -79,7 +79,7 @@ func TestWindowStopsCleanlyOnSIGTERM(t *testing.T) {
 		{prod.dir, prod.db, "setup screen shown", []string{"-config", prod.conf, "-fullscreen=false"}},
 		{prod.dir, prod.db, "setup screen shown", []string{"-config", prod.conf, "-fullscreen=false"}},
 	} {
-		t.Run(fmt.Sprintf("%d-after-%s", i, strings.Trim(strings.ReplaceAll(c.wait, " ", "-"), ":-")), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%d-after-%s", i, strings.ReplaceAll(c.wait, " ", "-")), func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], c.args...)
 			cmd.Env = []string{binaryEnv + "=1", windowEnv + "=1", "HOME=" + c.home, "DISPLAY=" + display,
 				"LANG=fr_FR.UTF-8", "PATH=" + os.Getenv("PATH")}
