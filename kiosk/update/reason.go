@@ -1,0 +1,44 @@
+package update
+
+import "errors"
+
+// Reasons name, by a short stable code, why an update was refused or
+// failed: what crosses from the root helper to the maintenance screen
+// (kiosk/helper), which says it in the screen's language.
+var reasons = []struct {
+	err  error
+	code string
+}{
+	{ErrUnsigned, "unsigned"},
+	{ErrUntrusted, "untrusted"},
+	{ErrSignature, "signature"},
+	{ErrPayload, "payload"},
+	{ErrFormat, "format"},
+	{ErrDowngrade, "downgrade"},
+	{ErrMismatch, "mismatch"},
+	{ErrDataDir, "datadir"},
+	{ErrNoRollback, "norollback"},
+	{ErrBusy, "busy"},
+	{ErrRolledBack, "rolledback"},
+	{ErrBroken, "broken"},
+}
+
+// Reason is the code of err's reason ("" when err is none of the update's
+// errors).
+func Reason(err error) string {
+	for _, r := range reasons {
+		if errors.Is(err, r.err) {
+			return r.code
+		}
+	}
+	return ""
+}
+
+// ReasonCodes are every code Reason returns, in a fixed order.
+func ReasonCodes() []string {
+	out := make([]string, len(reasons))
+	for i, r := range reasons {
+		out[i] = r.code
+	}
+	return out
+}
