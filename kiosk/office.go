@@ -40,6 +40,8 @@ type Office struct {
 	m    *Machine
 	a    *Access
 	idle time.Duration
+	// helper is the root helper of the USB stick actions (UseHelper).
+	helper MediaHelper
 }
 
 // NewOffice makes the back office of m, its PINs checked by a; idle ends

@@ -18,6 +18,7 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/kiosk"
+	"pharaon/kiosk/helper"
 	"pharaon/kiosk/ui/play"
 	"pharaon/store"
 )
@@ -186,6 +187,27 @@ func (o *fitOffice) Identity(context.Context, *kiosk.Session) (kiosk.Identity, e
 	return kiosk.Identity{Version: "1.12.0-rc.3", Revision: "0123456789abcdef0123456789abcdef01234567", Modified: true,
 		BuildTime: "2026-11-29T17:42:03Z", GoVersion: "go1.24.4", Path: "/opt/pharaon/releases/1.12.0-rc.3/bin/pharaon",
 		SHA256: strings.Repeat("0123456789abcdef", 4), TPM: true, Trust: "tpm: sealed 0x81000001, counter 0x01500001 (/dev/tpmrm0)"}, nil
+}
+
+// Sticks are two sticks, one with long bundle names, as a technician's
+// stick holds the releases of a year.
+func (o *fitOffice) Sticks(context.Context, *kiosk.Session) ([]helper.Stick, error) {
+	return []helper.Stick{
+		{Name: "sda1", Dir: "/media/sda1", Device: "/dev/sda1", FSType: "vfat", Free: 123_456_789_012, Updates: []string{
+			"pharaon/2026-11/pharaon_1.12.0-rc.3+git1234.0123456789ab_amd64.update",
+			"pharaon/2026-10/pharaon_1.11.2+git1187.fedcba987654_amd64.update",
+			"pharaon_1.10.0_amd64.update",
+		}},
+		{Name: "sdb1", Dir: "/media/sdb1", Device: "/dev/sdb1", FSType: "exfat", Free: 1_234_567},
+	}, nil
+}
+
+func (o *fitOffice) CheckUpdate(context.Context, *kiosk.Session, string, string) (helper.Update, error) {
+	return helper.Update{Package: "pharaon", Version: "1.12.0-rc.3+git1234.0123456789ab", From: "1.11.2+git1187.fedcba987654", Key: "7f3a9c21e0b4d6f8"}, nil
+}
+
+func (o *fitOffice) EjectStick(context.Context, *kiosk.Session, string) error {
+	return &helper.Error{Code: helper.CodeBusy, Detail: "/media/sda1: umount: /media/sda1: target is busy (a file of the stick is still open: pharaon_1.12.0-rc.3+git1234.0123456789ab_amd64.update)"}
 }
 
 func (o *fitOffice) Fault(context.Context, *kiosk.Session) (kiosk.Fault, error) {

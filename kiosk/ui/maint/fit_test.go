@@ -51,6 +51,12 @@ var fitStates = map[string][]fitState{
 		reach: func(f *shFix, o *fitOffice, _ string, _ Tr) { o.testOff = true; f.sh.Show("testmode") },
 		leave: func(_ *shFix, o *fitOffice, _ string, _ Tr) { o.testOff = false }}},
 	"blocks": {{name: "withdraw", reach: func(f *shFix, _ *fitOffice, _ string, tr Tr) { f.tap(tr.T("blocks.withdraw")) }}},
+	"usb": {
+		{name: "confirm", reach: func(f *shFix, _ *fitOffice, _ string, tr Tr) {
+			f.usbCheck("pharaon/2026-11/pharaon_1.12.0-rc.3+git1234.0123456789ab_amd64.update")
+		}, leave: func(f *shFix, _ *fitOffice, _ string, tr Tr) { f.tap(tr.T("usb.cancel")) }},
+		{name: "not ejected", reach: func(f *shFix, _ *fitOffice, _ string, tr Tr) { f.tap(tr.T("usb.eject")) }},
+	},
 	"settings": {{name: "refused", reach: func(f *shFix, _ *fitOffice, _ string, tr Tr) {
 		f.saveSetting(tr, "200,00", "3 000")
 	}}},

@@ -39,6 +39,7 @@ type Office interface {
 	faultDesk
 	testModeDesk
 	pinsDesk
+	stickDesk
 }
 
 var _ Office = (*kiosk.Office)(nil)
