@@ -61,6 +61,8 @@ gzip -9n <"$here/man/pharaon.1" >"$work/pharaon.1.gz"
 FILES=(
 	"0755 file $bin /usr/bin/pharaon"
 	"0644 file $here/systemd/pharaon.service /usr/lib/systemd/system/pharaon.service"
+	"0644 file $here/systemd/pharaon-helper.socket /usr/lib/systemd/system/pharaon-helper.socket"
+	"0644 file $here/systemd/pharaon-helper.service /usr/lib/systemd/system/pharaon-helper.service"
 	"0644 file $here/systemd/pharaon.tmpfiles /usr/lib/tmpfiles.d/pharaon.conf"
 	"0644 file $here/systemd/pharaon.sysusers /usr/lib/sysusers.d/pharaon.conf"
 	"0644 file $here/udev/60-pharaon.rules /usr/lib/udev/rules.d/60-pharaon.rules"

@@ -102,7 +102,7 @@ func TestDeb(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(postinst), "systemd-sysusers pharaon.conf")
 	assert.Contains(t, string(postinst), "systemd-tmpfiles --create pharaon.conf")
-	assert.Contains(t, string(postinst), "deb-systemd-helper enable pharaon.service")
+	assert.Contains(t, string(postinst), "for unit in pharaon.service pharaon-helper.socket; do")
 	assert.NotRegexp(t, `(?m)^\s*systemctl (enable|start|restart|try-restart|stop|disable)`, string(postinst),
 		"the unit through deb-systemd-helper and deb-systemd-invoke only (TestMaintainerScriptsUnit)")
 	assert.Contains(t, string(postinst), `"$(stat -L -c %d:%i /proc/1/root 2>/dev/null)"`,
@@ -126,20 +126,22 @@ func TestDeb(t *testing.T) {
 		return nil
 	}))
 	want := map[string]fs.FileMode{
-		"/usr/bin/pharaon":                        0o755,
-		"/usr/lib/systemd/system/pharaon.service": 0o644,
-		"/usr/lib/tmpfiles.d/pharaon.conf":        0o644,
-		"/usr/lib/sysusers.d/pharaon.conf":        0o644,
-		"/usr/lib/udev/rules.d/60-pharaon.rules":  0o644,
-		"/etc/pharaon/pharaon.conf":               0o640,
-		"/etc/pharaon/environment":                0o640,
-		"/usr/share/doc/pharaon/kiosk-config.md":  0o644,
-		"/usr/share/doc/pharaon/technician.md":    0o644,
-		"/usr/share/doc/pharaon/copyright":        0o644,
-		"/usr/share/doc/pharaon/changelog.gz":     0o644,
-		"/usr/share/man/man1/pharaon.1.gz":        0o644,
-		"/usr/share/lintian/overrides/pharaon":    0o644,
-		"/usr/share/pharaon/MANIFEST.sha256":      0o644,
+		"/usr/bin/pharaon":                               0o755,
+		"/usr/lib/systemd/system/pharaon.service":        0o644,
+		"/usr/lib/systemd/system/pharaon-helper.socket":  0o644,
+		"/usr/lib/systemd/system/pharaon-helper.service": 0o644,
+		"/usr/lib/tmpfiles.d/pharaon.conf":               0o644,
+		"/usr/lib/sysusers.d/pharaon.conf":               0o644,
+		"/usr/lib/udev/rules.d/60-pharaon.rules":         0o644,
+		"/etc/pharaon/pharaon.conf":                      0o640,
+		"/etc/pharaon/environment":                       0o640,
+		"/usr/share/doc/pharaon/kiosk-config.md":         0o644,
+		"/usr/share/doc/pharaon/technician.md":           0o644,
+		"/usr/share/doc/pharaon/copyright":               0o644,
+		"/usr/share/doc/pharaon/changelog.gz":            0o644,
+		"/usr/share/man/man1/pharaon.1.gz":               0o644,
+		"/usr/share/lintian/overrides/pharaon":           0o644,
+		"/usr/share/pharaon/MANIFEST.sha256":             0o644,
 	}
 	assert.Equal(t, want, files, "the package's files and their modes")
 
@@ -404,4 +406,20 @@ func TestConfigurationUnpacked(t *testing.T) {
 			assert.Equal(t, uint32(0), st.Gid, "%s: root's group, no other, while pharaon does not exist", f)
 		}
 	}
+}
+
+// The maintenance helper unmounts the sticks the kiosk sees: in a mount
+// namespace of its own it would unmount them for itself alone, and the
+// technician would pull out a stick still mounted. No option of its unit
+// may make one (systemd.exec(5): each of these sets up a mount namespace).
+func TestHelperUnitSharesTheHostsMounts(t *testing.T) {
+	b, err := os.ReadFile("systemd/pharaon-helper.service")
+	require.NoError(t, err)
+	for _, opt := range []string{"PrivateTmp", "PrivateMounts", "PrivateDevices", "ProtectSystem", "ProtectHome",
+		"ProtectKernelTunables", "ProtectKernelModules", "ProtectKernelLogs", "ProtectControlGroups", "ProtectHostname",
+		"ProtectClock", "ProtectProc", "ProcSubset", "ReadOnlyPaths", "ReadWritePaths", "InaccessiblePaths", "TemporaryFileSystem",
+		"BindPaths", "BindReadOnlyPaths", "RootDirectory", "RootImage", "MountFlags"} {
+		assert.NotRegexp(t, `(?m)^\s*`+opt+`=`, string(b), "the helper's unit sets %s=", opt)
+	}
+	assert.Regexp(t, `(?m)^ExecStart=/usr/bin/pharaon helper$`, string(b))
 }

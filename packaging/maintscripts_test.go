@@ -70,6 +70,7 @@ func runScript(t *testing.T, script string, live, wasEnabled bool, args ...strin
 // new binary at once; a kiosk the technician stopped or disabled stays so.
 func TestMaintainerScriptsUnit(t *testing.T) {
 	const unit = " pharaon.service\n"
+	const sock = " pharaon-helper.socket\n"
 	for _, c := range []struct {
 		name             string
 		script           string
@@ -78,25 +79,26 @@ func TestMaintainerScriptsUnit(t *testing.T) {
 		calls, notCalls  []string
 	}{
 		{"first install", "postinst", []string{"configure", ""}, true, true,
-			[]string{"deb-systemd-helper unmask" + unit, "deb-systemd-helper enable" + unit, "systemctl --system daemon-reload\n", "deb-systemd-invoke start" + unit},
+			[]string{"deb-systemd-helper unmask" + unit, "deb-systemd-helper enable" + unit, "systemctl --system daemon-reload\n", "deb-systemd-invoke start" + unit,
+				"deb-systemd-helper enable" + sock, "deb-systemd-invoke start" + sock},
 			[]string{"try-restart"}},
 		{"upgrade of a running kiosk", "postinst", []string{"configure", "0.1.0+git600.abcdef0"}, true, true,
-			[]string{"deb-systemd-helper enable" + unit, "deb-systemd-invoke try-restart" + unit},
-			[]string{"invoke start", "invoke restart"}},
+			[]string{"deb-systemd-helper enable" + unit, "deb-systemd-invoke try-restart" + unit, "deb-systemd-invoke start" + sock},
+			[]string{"invoke start" + unit, "invoke restart", "pharaon-helper.service"}},
 		{"upgrade of a kiosk the technician disabled", "postinst", []string{"configure", "0.1.0+git600.abcdef0"}, true, false,
-			[]string{"deb-systemd-helper update-state" + unit, "deb-systemd-invoke try-restart" + unit},
-			[]string{"helper enable", "invoke start", "invoke restart"}},
+			[]string{"deb-systemd-helper update-state" + unit, "deb-systemd-invoke try-restart" + unit, "deb-systemd-helper update-state" + sock},
+			[]string{"helper enable", "invoke start" + unit, "invoke restart"}},
 		{"install in the image's chroot", "postinst", []string{"configure", ""}, false, true,
-			[]string{"deb-systemd-helper enable" + unit},
+			[]string{"deb-systemd-helper enable" + unit, "deb-systemd-helper enable" + sock},
 			[]string{"deb-systemd-invoke", "systemctl", "udevadm"}},
 		{"upgrade: the old package's prerm", "prerm", []string{"upgrade", "0.1.0+git700.abcdef0"}, true, true,
 			nil, []string{"stop", "systemctl"}},
 		{"removal", "prerm", []string{"remove"}, true, true,
-			[]string{"deb-systemd-invoke stop" + unit}, nil},
+			[]string{"deb-systemd-invoke stop pharaon.service pharaon-helper.socket pharaon-helper.service\n"}, nil},
 		{"after a removal", "postrm", []string{"remove"}, true, true,
-			[]string{"systemctl --system daemon-reload\n", "deb-systemd-helper mask" + unit}, []string{"purge"}},
+			[]string{"systemctl --system daemon-reload\n", "deb-systemd-helper mask pharaon.service" + sock}, []string{"purge"}},
 		{"after a purge", "postrm", []string{"purge"}, true, true,
-			[]string{"deb-systemd-helper purge" + unit}, []string{"mask"}},
+			[]string{"deb-systemd-helper purge pharaon.service" + sock}, []string{"mask"}},
 		{"after an upgrade", "postrm", []string{"upgrade", "0.1.0+git700.abcdef0"}, true, true,
 			nil, []string{"deb-systemd-helper"}},
 	} {

@@ -28,6 +28,10 @@ staff=111111 tech=222222
 # A copy of the binary: the software identity view shows its path.
 cp "$bin" "$work/pharaon"
 log=$work/pharaon.log
+# A USB stick of the development run (usb/sda1 beside its database,
+# cmd/pharaon/devstick.go) with an update bundle on it.
+mkdir -p "$work/usb/sda1/mises-a-jour"
+printf 'not a bundle' >"$work/usb/sda1/mises-a-jour/pharaon_1.4.0_amd64.update"
 start() {
 	: >"$log"
 	"$work/pharaon" -dev -fullscreen=false -db "$work/pharaon.db" -kiosk-id PH-DEV-01 -venue "Tabac de la Gare, Lyon" >"$log" 2>&1 &
@@ -53,7 +57,7 @@ pin() { xdotool type --delay 80 "$1"; xdotool key Return; sleep 2.5; }
 # entry taps the menu's entry n (1 the first under the menu's top).
 menu() { tap 130 $((${2:-113} + 62 * ($1 - 1))) 2; }
 # Staff's entries, from the menu's top at y = 113; the technician's menu
-# starts with its own six under a heading (y = 149), then the staff's.
+# starts with its own seven under a heading (y = 149), then the staff's.
 tmenu() { tap 130 $((149 + 62 * ($1 - 1))) 2; }
 
 waitlog "home shown"
@@ -111,6 +115,11 @@ tmenu 2; shot maint-settings.png
 tmenu 3; shot maint-devices.png
 tmenu 4; shot maint-identity.png
 tmenu 6; shot maint-fault-in-service.png
+tmenu 7; shot maint-usb.png
+tap 1157 490 3     # Vérifier: refused, a development run trusts no update key
+shot maint-usb-refused.png
+tap 399 570 4      # Exporter les journaux
+shot maint-usb-exported.png
 tmenu 5; shot maint-testmode.png
 tap 405 547 3      # Démarrer le mode test (the validator opens at its next poll)
 tap 608 686 5      # a 10 € note from the view's development row

@@ -100,6 +100,7 @@ func TestHelperCommandInstallsOnlyWhatPharaonUpdateWould(t *testing.T) {
 
 	u, err = c.Install(ctx, "sda1", "good.update", nil)
 	require.NoError(t, err)
+	assert.Equal(t, old, u.From)
 	assert.Equal(t, 1, sys.installs)
 	assert.Equal(t, "0.1.0+git12.bbb", sys.installed)
 	_, err = c.Install(ctx, "sda1", "good.update", nil)

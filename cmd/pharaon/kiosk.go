@@ -24,6 +24,7 @@ import (
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/fleet"
+	"pharaon/kiosk/helper"
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/ui/art"
 	"pharaon/kiosk/ui/maint"
@@ -44,6 +45,8 @@ type parts struct {
 	bo   *backOffice
 	// stopFleet stops the outbox publisher (with a NATS URL only).
 	stopFleet func()
+	// stopSticks stops the development run's USB sticks (-dev only).
+	stopSticks func()
 }
 
 // backOffice is the maintenance screen's part of a running kiosk: its PINs,
@@ -87,6 +90,9 @@ func newBackOffice(ctx context.Context, st *store.Store, m *kiosk.Machine, clk k
 	// data disk gives nothing to guess a PIN offline.
 	a := kiosk.NewAccess(st, clk, kiosk.AccessConfig{Logf: logger.Printf, Pepper: st.Pepper()})
 	bo := &backOffice{m: m, clk: clk, access: a, office: kiosk.NewOffice(m, a, kiosk.DefaultOfficeIdle)}
+	// The USB stick actions go through the root helper (kiosk/helper),
+	// a development run's through its own (devstick.go).
+	bo.office.UseHelper(&helper.Client{})
 	need, err := a.NeedsSetup(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the maintenance PINs: %w", err)
@@ -126,6 +132,9 @@ func (p *parts) Close() error {
 		p.stopFleet()
 	}
 	err := p.m.Close()
+	if p.stopSticks != nil {
+		p.stopSticks()
+	}
 	if p.devs != nil {
 		err = errors.Join(err, p.devs.Close())
 	}
@@ -257,6 +266,17 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 	if p.bo, err = newBackOffice(ctx, st, p.m, clk, cfg.Dev, logger); err != nil {
 		p.Close()
 		return nil, storeFailure(err)
+	}
+	if cfg.Dev {
+		// Sticks a developer makes as directories; without them the USB
+		// stick view says there is no helper, as it would on a kiosk.
+		sock, stop, err := startDevSticks(filepath.Dir(cfg.DB), logger)
+		if err != nil {
+			logger.Printf("%v", err)
+		} else {
+			p.stopSticks = stop
+			p.bo.office.UseHelper(&helper.Client{Socket: sock})
+		}
 	}
 	if cfg.Fleet.URL != "" {
 		cfg.Fleet.OnAsyncError = func(err error) { logger.Printf("fleet: the connection to the centre: %v", err) }

@@ -85,7 +85,10 @@ mmd -i "$esp" ::/EFI ::/EFI/BOOT ::/loader ::/loader/entries
 mcopy -i "$esp" "$bootefi" ::/EFI/BOOT/BOOTX64.EFI
 mcopy -i "$esp" "$root/boot/vmlinuz-$kver" ::/vmlinuz
 mcopy -i "$esp" "$root/boot/initrd.img-$kver" ::/initrd.img
-printf 'default pharaon.conf\ntimeout 0\n' >"$work/loader.conf"
+# The boot menu locked: no editor (a keyboard at boot would otherwise edit
+# the kernel's command line: init=/bin/sh is a root shell), no entries found
+# by themselves (another system on a USB stick), no "reboot into firmware".
+printf 'default pharaon.conf\ntimeout 0\neditor no\nauto-entries no\nauto-firmware no\n' >"$work/loader.conf"
 # quiet, and the kernel's messages on the serial line: tty1 is the kiosk's.
 printf 'title Pharaon\nlinux /vmlinuz\ninitrd /initrd.img\noptions root=UUID=%s rw quiet console=ttyS0,115200\n' "$ROOT_UUID" >"$work/pharaon.conf"
 mcopy -i "$esp" "$work/loader.conf" ::/loader/loader.conf

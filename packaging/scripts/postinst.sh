@@ -41,14 +41,24 @@ fi
 # default), and on an upgrade only when it was enabled before: a kiosk the
 # technician disabled stays disabled. A removal left the unit masked
 # (postrm); a reinstall unmasks it.
-deb-systemd-helper unmask pharaon.service >/dev/null || true
-if deb-systemd-helper --quiet was-enabled pharaon.service; then
-	deb-systemd-helper enable pharaon.service >/dev/null
-else
-	deb-systemd-helper update-state pharaon.service >/dev/null
-fi
+#
+# The maintenance helper's socket (pharaon-helper.socket, kiosk/helper) the
+# same way: the maintenance screen's USB stick actions need it. Its service
+# starts on a request and ends when idle, so an upgrade restarts nothing of
+# it: the next request runs the new binary.
+for unit in pharaon.service pharaon-helper.socket; do
+	deb-systemd-helper unmask "$unit" >/dev/null || true
+	if deb-systemd-helper --quiet was-enabled "$unit"; then
+		deb-systemd-helper enable "$unit" >/dev/null
+	else
+		deb-systemd-helper update-state "$unit" >/dev/null
+	fi
+done
 if [ -n "$live" ]; then
 	systemctl --system daemon-reload >/dev/null
+	# Started when enabled, on an upgrade too (a version without it before);
+	# a start of a listening socket changes nothing.
+	deb-systemd-invoke start pharaon-helper.socket
 	if [ -n "$2" ]; then
 		# An upgrade (pharaon update, kiosk/update): the new binary runs from
 		# now, but only if the kiosk was running: try-restart never starts a

@@ -12,7 +12,7 @@ if [ "$1" = remove ] && [ -d /run/systemd/system ]; then
 fi
 if command -v deb-systemd-helper >/dev/null; then
 	case "$1" in
-	remove) deb-systemd-helper mask pharaon.service >/dev/null || true ;;
-	purge) deb-systemd-helper purge pharaon.service >/dev/null || true ;;
+	remove) deb-systemd-helper mask pharaon.service pharaon-helper.socket >/dev/null || true ;;
+	purge) deb-systemd-helper purge pharaon.service pharaon-helper.socket >/dev/null || true ;;
 	esac
 fi
