@@ -33,6 +33,9 @@ type Identity struct {
 	// itself. Trust is what it is, for the technician.
 	TPM   bool
 	Trust string
+	// LastUpdate is the last update asked from the maintenance screen and
+	// its outcome (zero: none among the newest maintenance events).
+	LastUpdate UpdateRecord
 }
 
 // SoftwareIdentity reads the running binary (os.Executable) and hashes it.
@@ -72,7 +75,9 @@ func (o *Office) Identity(ctx context.Context, s *Session) (Identity, error) {
 	}
 	id, err := SoftwareIdentity()
 	id.Trust, id.TPM = o.m.st.Trust()
-	if err != nil {
+	last, lerr := o.lastUpdate(ctx)
+	id.LastUpdate = last
+	if err = errors.Join(err, lerr); err != nil {
 		return id, err
 	}
 	o.audit(store.LevelInfo, "identity", "software identity read by %s: %s %s sha256 %s", s.role, id.Version, id.Revision, id.SHA256)

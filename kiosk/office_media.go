@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,12 +110,12 @@ func (o *Office) InstallUpdate(ctx context.Context, s *Session, stick, file stri
 		return helper.Update{}, err
 	}
 	if _, err := o.m.st.Log(ctx, store.Event{Level: store.LevelWarning, Source: "maintenance", Code: "update_asked",
-		Detail: fmt.Sprintf("update %s on %s asked by %s, running %s", file, stick, s.role, Version)}); err != nil {
+		Detail: fmt.Sprintf(updateAskedFormat, file, stick, s.role, Version)}); err != nil {
 		return helper.Update{}, fmt.Errorf("install an update: the event log: %w", err)
 	}
 	u, err := h.Install(ctx, stick, file, step)
 	if err != nil {
-		o.audit(store.LevelWarning, "update_refused", "update %s on %s refused to %s: %v", file, stick, s.role, err)
+		o.audit(store.LevelWarning, "update_not_installed", "update %s on %s not installed for %s: %v", file, stick, s.role, err)
 		return u, err
 	}
 	o.audit(store.LevelWarning, "update_installed", "update %s %s installed by %s from %s on %s (before: %s), key %s",
@@ -226,6 +227,71 @@ func (o *Office) diagnostic(ctx context.Context) []byte {
 		fmt.Fprintf(&b, "%s: %d\n", k, meters[k])
 	}
 	return []byte(b.String())
+}
+
+// updateAskedFormat is update_asked's detail: the bundle, the stick, the
+// role, the version running when it was asked (UpdateRecord reads it
+// back).
+const updateAskedFormat = "update %s on %s asked by %s, running %s"
+
+// updateAsked reads update_asked's detail back: the bundle and the version
+// that ran.
+var updateAsked = regexp.MustCompile(`^update (.+) on \S+ asked by \S+, running (\S+)$`)
+
+// Outcomes of the last update asked from the maintenance screen.
+const (
+	// UpdateInstalled: installed; the kiosk runs another version than
+	// when it was asked (it restarted into it), or said it installed it.
+	UpdateInstalled = "installed"
+	// UpdateNotInstalled: the helper refused it or its install failed.
+	UpdateNotInstalled = "not_installed"
+	// UpdateUnknown: asked, no outcome written, and the kiosk runs the
+	// version it ran then: not installed (the helper's journal says why).
+	UpdateUnknown = "unknown"
+)
+
+// UpdateRecord is the last update asked from the maintenance screen, as
+// the event log has it (Identity).
+type UpdateRecord struct {
+	At      time.Time // when it was asked
+	File    string    // the bundle, on its stick
+	Before  string    // the version that ran then
+	Outcome string    // Update…; "" : none asked
+}
+
+// lastUpdate is the last update asked among the newest maintenance events,
+// and its outcome: the event written after it, else whether the version
+// changed since (the package's postinst restarts the kiosk before it can
+// write one).
+func (o *Office) lastUpdate(ctx context.Context) (UpdateRecord, error) {
+	evs, err := o.m.st.EventsWhere(ctx, store.EventQuery{N: 1000, Source: "maintenance"})
+	if err != nil {
+		return UpdateRecord{}, err
+	}
+	outcome := ""
+	for _, e := range evs { // newest first
+		switch e.Code {
+		case "update_installed", "update_not_installed":
+			if outcome == "" {
+				outcome = e.Code
+			}
+		case "update_asked":
+			r := UpdateRecord{At: e.At.In(o.m.Location())}
+			if m := updateAsked.FindStringSubmatch(e.Detail); m != nil {
+				r.File, r.Before = m[1], m[2]
+			}
+			switch {
+			case outcome == "update_installed", outcome == "" && r.Before != "" && r.Before != Version:
+				r.Outcome = UpdateInstalled
+			case outcome == "update_not_installed":
+				r.Outcome = UpdateNotInstalled
+			default:
+				r.Outcome = UpdateUnknown
+			}
+			return r, nil
+		}
+	}
+	return UpdateRecord{}, nil
 }
 
 // IsUnavailable says err is the helper's absence.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -166,4 +167,53 @@ func TestStickActionsWithoutAHelper(t *testing.T) {
 	_, err = o.ExportLogs(ctx, tech, "sda1", nil)
 	require.ErrorIs(t, err, helper.ErrUnavailable)
 	require.ErrorIs(t, o.EjectStick(ctx, tech, "sda1"), helper.ErrUnavailable)
+}
+
+// The software identity says how the last update asked from the screen
+// ended: installed (said after it, or the kiosk runs another version since:
+// the package restarted it before it could say), not installed, or asked
+// with the version unchanged.
+func TestIdentityTellsTheLastUpdate(t *testing.T) {
+	f, o := newOffice(t)
+	h := &fakeHelper{t: t, f: f}
+	o.UseHelper(h)
+	tech, err := o.Login(ctx, testTechPIN)
+	require.NoError(t, err)
+	last := func() UpdateRecord {
+		t.Helper()
+		id, err := o.Identity(ctx, tech)
+		require.NoError(t, err)
+		return id.LastUpdate
+	}
+	assert.Equal(t, UpdateRecord{}, last(), "none asked")
+
+	_, err = o.InstallUpdate(ctx, tech, "sda1", "pharaon_2.0.0_amd64.update", nil)
+	require.NoError(t, err)
+	r := last()
+	assert.Equal(t, UpdateInstalled, r.Outcome)
+	assert.Equal(t, "pharaon_2.0.0_amd64.update", r.File)
+	assert.Equal(t, Version, r.Before)
+
+	h.err = &helper.Error{Code: "rolledback", Detail: "dpkg: exit status 1"}
+	_, err = o.InstallUpdate(ctx, tech, "sda1", "pharaon_2.0.0_amd64.update", nil)
+	require.Error(t, err)
+	assert.Equal(t, UpdateNotInstalled, last().Outcome)
+	_, err = o.CheckUpdate(ctx, tech, "sda1", "other.update")
+	require.Error(t, err)
+	assert.Equal(t, UpdateNotInstalled, last().Outcome, "a check after it is no install's outcome")
+
+	// The kiosk restarted in the middle of the install: the request alone
+	// is in the log. Another version runs now: installed.
+	asked := func(running string) {
+		_, err := f.st.Log(ctx, store.Event{Level: store.LevelWarning, Source: "maintenance", Code: "update_asked",
+			Detail: fmt.Sprintf(updateAskedFormat, "mises à jour/pharaon_3.0.0_amd64.update", "sdb1", "technician", running)})
+		require.NoError(t, err)
+	}
+	asked("0.9.0+git1.abc")
+	r = last()
+	assert.Equal(t, UpdateInstalled, r.Outcome)
+	assert.Equal(t, "mises à jour/pharaon_3.0.0_amd64.update", r.File)
+	assert.Equal(t, "0.9.0+git1.abc", r.Before)
+	asked(Version)
+	assert.Equal(t, UpdateUnknown, last().Outcome, "the same version runs: not installed")
 }

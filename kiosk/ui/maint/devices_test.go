@@ -87,6 +87,7 @@ func TestIdentityView(t *testing.T) {
 	sum := sha256.Sum256(b)
 	assert.Contains(t, f.text(), groupHex(hex.EncodeToString(sum[:])))
 	assert.Contains(t, f.text(), "Version\ndev\n")
+	assert.Contains(t, f.text(), "Dernière mise à jour\naucune depuis l’écran de maintenance\n")
 	f.showSteady("identity", f.tech)
 	f.golden("maint-identity.png")
 	assert.Equal(t, "01234567 89abcdef 01234567 89abcdef\n01234567 89abcdef 01234567 89abcdef", groupHex(strings.Repeat("0123456789abcdef", 4)))

@@ -137,6 +137,7 @@ var eventWords = map[string]text{
 	"update_asked":         {"Mise à jour demandée depuis une clé USB", "Update asked from a USB stick"},
 	"update_installed":     {"Mise à jour installée depuis une clé USB", "Update installed from a USB stick"},
 	"update_refused":       {"Mise à jour refusée", "Update refused"},
+	"update_not_installed": {"Mise à jour non installée", "Update not installed"},
 	"logs_export":          {"Journaux exportés sur une clé USB", "Logs exported to a USB stick"},
 	"logs_export_failed":   {"Export des journaux échoué", "Logs export failed"},
 	"stick_ejected":        {"Clé USB éjectée", "USB stick ejected"},

@@ -186,7 +186,9 @@ func (o *fitOffice) Devices(context.Context, *kiosk.Session) (kiosk.Devices, err
 func (o *fitOffice) Identity(context.Context, *kiosk.Session) (kiosk.Identity, error) {
 	return kiosk.Identity{Version: "1.12.0-rc.3", Revision: "0123456789abcdef0123456789abcdef01234567", Modified: true,
 		BuildTime: "2026-11-29T17:42:03Z", GoVersion: "go1.24.4", Path: "/opt/pharaon/releases/1.12.0-rc.3/bin/pharaon",
-		SHA256: strings.Repeat("0123456789abcdef", 4), TPM: true, Trust: "tpm: sealed 0x81000001, counter 0x01500001 (/dev/tpmrm0)"}, nil
+		SHA256: strings.Repeat("0123456789abcdef", 4), TPM: true, Trust: "tpm: sealed 0x81000001, counter 0x01500001 (/dev/tpmrm0)",
+		LastUpdate: kiosk.UpdateRecord{At: o.now.Add(-time.Hour), File: "pharaon/2026-11/pharaon_1.12.0-rc.3+git1234.0123456789ab_amd64.update",
+			Before: "1.11.2+git1187.fedcba987654", Outcome: kiosk.UpdateUnknown}}, nil
 }
 
 // Sticks are two sticks, one with long bundle names, as a technician's

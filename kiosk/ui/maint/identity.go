@@ -2,6 +2,8 @@ package maint
 
 import (
 	"context"
+	"path"
+	"path/filepath"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -34,7 +36,12 @@ var _ = words(map[word]text{
 		"Secret sealed in the TPM, counter in the TPM: a copy of the disks put back is seen."},
 	"rpt.id.trust.files.note": {"Secret et compteur dans des fichiers hors de la partition des données\u00a0: une copie du disque entier remise en place ne serait pas vue par la borne.",
 		"Secret and counter in files off the data partition: a copy of the whole disk put back would not be seen by the kiosk."},
-	"rpt.id.unknown": {"inconnue", "unknown"},
+	"rpt.id.unknown":          {"inconnue", "unknown"},
+	"rpt.id.update":           {"Dernière mise à jour", "Last update"},
+	"rpt.id.update.none":      {"aucune depuis l’écran de maintenance", "none from the maintenance screen"},
+	"rpt.id.update.installed": {"%s, demandée le %s : installée (avant : %s)", "%s, asked on %s: installed (before: %s)"},
+	"rpt.id.update.failed":    {"%s, demandée le %s : non installée, version inchangée (voir le journal des évènements)", "%s, asked on %s: not installed, version unchanged (see the event log)"},
+	"rpt.id.update.unknown":   {"%s, demandée le %s : version inchangée, donc non installée (journal du service pharaon-helper)", "%s, asked on %s: version unchanged, so not installed (the pharaon-helper service’s journal)"},
 })
 
 // identityDesk is what the identity view reads.
@@ -75,6 +82,7 @@ func buildIdentity(env *Env, o identityDesk) fyne.CanvasObject {
 			rptRow(tr.T("rpt.id.built"), or(id.BuildTime), true),
 			rptRow(tr.T("rpt.id.go"), or(id.GoVersion), true),
 			rptRow(tr.T("rpt.id.path"), or(id.Path), true),
+			rptRow(tr.T("rpt.id.update"), lastUpdateWords(env, id.LastUpdate), false),
 			rptRow(tr.T("rpt.id.trust"), tr.T(trustWords(id)), false),
 			wrapped(tr.T(trustWords(id) + ".note")),
 			mono(wrapped(tr.T("rpt.id.detail") + id.Trust)),
@@ -84,6 +92,26 @@ func buildIdentity(env *Env, o identityDesk) fyne.CanvasObject {
 		body.Refresh()
 	})
 	return note.in(container.NewBorder(container.NewVBox(rptTitle(tr.T("rpt.id.title")), note.object()), nil, nil, nil, body))
+}
+
+// lastUpdateWords says how the last update asked from the screen ended.
+func lastUpdateWords(env *Env, r kiosk.UpdateRecord) string {
+	tr := env.Tr
+	// The bundle's name without its folders: a path is one long word.
+	file := path.Base(filepath.ToSlash(r.File))
+	if r.File == "" {
+		file = tr.T("rpt.id.unknown")
+	}
+	at := tr.Time(r.At, env.Loc)
+	switch r.Outcome {
+	case "":
+		return tr.T("rpt.id.update.none")
+	case kiosk.UpdateInstalled:
+		return tr.F("rpt.id.update.installed", file, at, r.Before)
+	case kiosk.UpdateNotInstalled:
+		return tr.F("rpt.id.update.failed", file, at)
+	}
+	return tr.F("rpt.id.update.unknown", file, at)
 }
 
 // trustWords names the kind of trust root.

@@ -191,6 +191,9 @@ func TestUSBStickUpdateExportAndEject(t *testing.T) {
 	assert.Equal(t, 1, inst.installed)
 	require.Len(t, f.events("update_asked"), 1)
 	require.Len(t, f.events("update_installed"), 1)
+	f.tap("Identité du logiciel")
+	assert.Contains(t, f.text(), "good.update, demandée le 30/11/2026 11:00:00\u00a0: installée (avant\u00a0: dev)")
+	f.tap("Clé USB")
 
 	f.tap("Exporter les journaux")
 	folder := "pharaon-PH-0042-20261130-100000"
