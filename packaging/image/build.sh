@@ -73,7 +73,7 @@ LANG=C.UTF-8 LC_ALL=C.UTF-8 mmdebstrap --variant=minbase --mode=root \
 	--customize-hook="\"$here/appliance.sh\" \"\$1\"" \
 	${UPDATE_PUB:+--customize-hook="mkdir -p \"\$1/etc/pharaon/update-keys\"" --customize-hook="copy-in $UPDATE_PUB /etc/pharaon/update-keys"} \
 	--customize-hook="\"$here/fstab.sh\" \"\$1\" $ROOT_UUID $SITE_ID $DATA_UUID" \
-	--customize-hook='chroot "$1" systemctl is-enabled pharaon.service' \
+	--customize-hook='chroot "$1" systemctl is-enabled pharaon.service pharaon-helper.socket' \
 	"$SUITE" "$root" "$MIRROR"
 
 say "EFI system partition"
