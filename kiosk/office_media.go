@@ -101,7 +101,7 @@ func (o *Office) InstallUpdate(ctx context.Context, s *Session, stick, file stri
 	}
 	m := o.m
 	m.mu.Lock()
-	busy := m.credit > 0 || m.gameOnLocked() || m.cash.cashingOut || m.cash.noteInPath || m.cash.test.on
+	busy := m.playerBusyLocked() || m.cash.test.on
 	credit := m.credit
 	m.mu.Unlock()
 	if busy {

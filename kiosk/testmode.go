@@ -59,7 +59,7 @@ func (o *Office) SetTestMode(ctx context.Context, s *Session, on bool) error {
 	changed := false
 	switch {
 	case on && m.cash.test.on, !on && !m.cash.test.on:
-	case on && (m.credit > 0 || m.gameOnLocked() || m.cash.cashingOut || m.cash.noteInPath):
+	case on && m.playerBusyLocked():
 		err = fmt.Errorf("test mode with a credit of %s or a game: %w", m.credit.Plain(), ErrBusy)
 	default:
 		m.cash.test.on, changed = on, true
@@ -92,4 +92,11 @@ func (o *Office) TestMode(ctx context.Context, s *Session) (bool, []TestNote, er
 	o.m.mu.Lock()
 	defer o.m.mu.Unlock()
 	return o.m.cash.test.on, append([]TestNote(nil), o.m.cash.test.notes...), nil
+}
+
+// playerBusyLocked says a player's money or game is under way: a credit, a
+// game, a cash-out or a note on its way. Neither the test mode nor an
+// update starts then. m.mu is held.
+func (m *Machine) playerBusyLocked() bool {
+	return m.credit > 0 || m.gameOnLocked() || m.cash.cashingOut || m.cash.noteInPath
 }
