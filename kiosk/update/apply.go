@@ -97,10 +97,7 @@ type Result struct {
 // package's own control fields and contents (nothing under DataDir), and
 // a kept package to go back to.
 func (u *Updater) Apply(ctx context.Context, bundle string, opt Options) (res Result, err error) {
-	if err := os.MkdirAll(u.State, 0o700); err != nil {
-		return res, fmt.Errorf("state directory: %w", err)
-	}
-	unlock, err := lock(filepath.Join(u.State, "lock"))
+	unlock, err := lockState(u.State)
 	if err != nil {
 		return res, err
 	}
@@ -135,7 +132,7 @@ func (u *Updater) Apply(ctx context.Context, bundle string, opt Options) (res Re
 		return res, fmt.Errorf("installed version: %w", err)
 	}
 	res.From = from
-	if from != "" && CompareVersions(m.Version, from) <= 0 && !opt.Downgrade {
+	if from != "" && CompareVersions(m.Version, from) <= 0 && !opt.Downgrade && !m.Rollback {
 		return res, fmt.Errorf("version %s, installed %s: %w", m.Version, from, ErrDowngrade)
 	}
 	info, err := u.Sys.Inspect(ctx, staged)
@@ -230,6 +227,15 @@ func rename(from, to string) error {
 		return err
 	}
 	return nil
+}
+
+// lockState takes the update lock of the state directory dir (made if
+// missing), without waiting: one update at a time, of either kind.
+func lockState(dir string) (func(), error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	return lock(filepath.Join(dir, "lock"))
 }
 
 // lock takes the update lock, without waiting.

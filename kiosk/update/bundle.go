@@ -30,8 +30,13 @@ const (
 	entrySignature = "MANIFEST.sig"
 )
 
-// KindDeb is the only payload a kiosk applies today: its Debian package.
-const KindDeb = "deb"
+// Payload kinds: the kiosk's Debian package (applied with dpkg on the
+// running system), or a whole system for the other slot of an A/B disk
+// (kiosk/update/system.go).
+const (
+	KindDeb    = "deb"
+	KindSystem = "system"
+)
 
 // Package is the name of the kiosk's Debian package.
 const Package = "pharaon"
@@ -54,6 +59,10 @@ type Manifest struct {
 	Size    int64     `json:"size"`
 	SHA256  string    `json:"sha256"`
 	Created time.Time `json:"created"`
+	// Rollback says the issuer means this bundle to replace a newer
+	// version: without it a kiosk refuses a version that is not newer
+	// than the one it runs. Signed with the rest.
+	Rollback bool `json:"rollback,omitempty"`
 }
 
 // Errors of a bundle that is refused; the messages wrapping them say why.
@@ -168,86 +177,15 @@ func (v *Verified) Remove() error { return os.Remove(v.Path) }
 // in dir. On any error nothing is left in dir.
 func Open(r io.Reader, keys block.Keys, dir string) (*Verified, error) {
 	tr := tar.NewReader(r)
-	next := func(want string) (*tar.Header, error) {
-		h, err := tr.Next()
-		if err == io.EOF {
-			if want == entrySignature {
-				return nil, fmt.Errorf("no %s entry: %w", entrySignature, ErrUnsigned)
-			}
-			return nil, fmt.Errorf("no %s entry: %w", want, ErrFormat)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", err, ErrFormat)
-		}
-		if h.Typeflag != tar.TypeReg {
-			return nil, fmt.Errorf("entry %q is not a regular file: %w", h.Name, ErrFormat)
-		}
-		if want != "" && h.Name != want {
-			if want == entrySignature {
-				return nil, fmt.Errorf("entry %q where %s should be: %w", h.Name, entrySignature, ErrUnsigned)
-			}
-			return nil, fmt.Errorf("entry %q where %s should be: %w", h.Name, want, ErrFormat)
-		}
-		return h, nil
-	}
-	h, err := next(entryManifest)
+	m, id, err := readSigned(tr, keys)
 	if err != nil {
 		return nil, err
-	}
-	if h.Size > maxManifest {
-		return nil, fmt.Errorf("manifest of %d bytes: %w", h.Size, ErrFormat)
-	}
-	mb, err := io.ReadAll(tr)
-	if err != nil {
-		return nil, fmt.Errorf("manifest: %w: %w", err, ErrFormat)
-	}
-	h, err = next(entrySignature)
-	if err != nil {
-		return nil, err
-	}
-	if h.Size != int64(len(block.KeyID{})+ed25519.SignatureSize) {
-		return nil, fmt.Errorf("signature entry of %d bytes: %w", h.Size, ErrUnsigned)
-	}
-	sb, err := io.ReadAll(tr)
-	if err != nil {
-		return nil, fmt.Errorf("signature: %w: %w", err, ErrFormat)
-	}
-	var id block.KeyID
-	copy(id[:], sb)
-	sig := sb[len(id):]
-	var key ed25519.PublicKey
-	ok := false
-	if keys != nil {
-		key, ok = keys.Lookup(id)
-	}
-	if !ok || len(key) != ed25519.PublicKeySize || block.KeyIDOf(key) != id {
-		return nil, fmt.Errorf("key %s: %w", id, ErrUntrusted)
-	}
-	if ed25519.VerifyWithOptions(key, mb, sig, signOpts) != nil {
-		return nil, fmt.Errorf("key %s: %w", id, ErrSignature)
-	}
-	// Signed: the manifest is the issuer's.
-	var m Manifest
-	dec := json.NewDecoder(bytes.NewReader(mb))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("manifest: %w: %w", err, ErrFormat)
-	}
-	if err := m.check(); err != nil {
-		return nil, err
-	}
-	h, err = next(m.Payload)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", err, ErrPayload)
-	}
-	if h.Size != m.Size {
-		return nil, fmt.Errorf("payload %s of %d bytes, the manifest says %d: %w", m.Payload, h.Size, m.Size, ErrPayload)
 	}
 	f, err := os.CreateTemp(dir, ".incoming-*")
 	if err != nil {
 		return nil, fmt.Errorf("staging: %w", err)
 	}
-	ok = false
+	ok := false
 	defer func() {
 		if !ok {
 			f.Close()
@@ -278,4 +216,106 @@ func Open(r io.Reader, keys block.Keys, dir string) (*Verified, error) {
 	}
 	ok = true
 	return &Verified{Manifest: m, Key: id, Path: f.Name()}, nil
+}
+
+// readSigned reads a bundle's manifest and signature from tr and checks
+// the signature by one of keys (before anything else is read), the
+// manifest, and the payload entry's name and size: tr is left at the
+// payload's first byte, for the caller to hash against the manifest.
+func readSigned(tr *tar.Reader, keys block.Keys) (Manifest, block.KeyID, error) {
+	var none block.KeyID
+	next := func(want string) (*tar.Header, error) {
+		h, err := tr.Next()
+		if err == io.EOF {
+			if want == entrySignature {
+				return nil, fmt.Errorf("no %s entry: %w", entrySignature, ErrUnsigned)
+			}
+			return nil, fmt.Errorf("no %s entry: %w", want, ErrFormat)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", err, ErrFormat)
+		}
+		if h.Typeflag != tar.TypeReg {
+			return nil, fmt.Errorf("entry %q is not a regular file: %w", h.Name, ErrFormat)
+		}
+		if want != "" && h.Name != want {
+			if want == entrySignature {
+				return nil, fmt.Errorf("entry %q where %s should be: %w", h.Name, entrySignature, ErrUnsigned)
+			}
+			return nil, fmt.Errorf("entry %q where %s should be: %w", h.Name, want, ErrFormat)
+		}
+		return h, nil
+	}
+	h, err := next(entryManifest)
+	if err != nil {
+		return Manifest{}, none, err
+	}
+	if h.Size > maxManifest {
+		return Manifest{}, none, fmt.Errorf("manifest of %d bytes: %w", h.Size, ErrFormat)
+	}
+	mb, err := io.ReadAll(tr)
+	if err != nil {
+		return Manifest{}, none, fmt.Errorf("manifest: %w: %w", err, ErrFormat)
+	}
+	h, err = next(entrySignature)
+	if err != nil {
+		return Manifest{}, none, err
+	}
+	if h.Size != int64(len(block.KeyID{})+ed25519.SignatureSize) {
+		return Manifest{}, none, fmt.Errorf("signature entry of %d bytes: %w", h.Size, ErrUnsigned)
+	}
+	sb, err := io.ReadAll(tr)
+	if err != nil {
+		return Manifest{}, none, fmt.Errorf("signature: %w: %w", err, ErrFormat)
+	}
+	var id block.KeyID
+	copy(id[:], sb)
+	sig := sb[len(id):]
+	var key ed25519.PublicKey
+	ok := false
+	if keys != nil {
+		key, ok = keys.Lookup(id)
+	}
+	if !ok || len(key) != ed25519.PublicKeySize || block.KeyIDOf(key) != id {
+		return Manifest{}, none, fmt.Errorf("key %s: %w", id, ErrUntrusted)
+	}
+	if ed25519.VerifyWithOptions(key, mb, sig, signOpts) != nil {
+		return Manifest{}, none, fmt.Errorf("key %s: %w", id, ErrSignature)
+	}
+	// Signed: the manifest is the issuer's.
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(mb))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return Manifest{}, none, fmt.Errorf("manifest: %w: %w", err, ErrFormat)
+	}
+	if err := m.check(); err != nil {
+		return Manifest{}, none, err
+	}
+	h, err = next(m.Payload)
+	if err != nil {
+		return Manifest{}, none, fmt.Errorf("%w: %w", err, ErrPayload)
+	}
+	if h.Size != m.Size {
+		return Manifest{}, none, fmt.Errorf("payload %s of %d bytes, the manifest says %d: %w", m.Payload, h.Size, m.Size, ErrPayload)
+	}
+	return m, id, nil
+}
+
+// PeekKind reads the kind a bundle's manifest names, without checking its
+// signature: it chooses how a bundle is applied, and Updater.Apply and
+// SystemInstaller.Install then check everything themselves.
+func PeekKind(r io.Reader) (string, error) {
+	tr := tar.NewReader(r)
+	h, err := tr.Next()
+	if err != nil || h.Name != entryManifest || h.Size > maxManifest {
+		return "", fmt.Errorf("no %s entry first: %w", entryManifest, ErrFormat)
+	}
+	var m struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.NewDecoder(tr).Decode(&m); err != nil {
+		return "", fmt.Errorf("manifest: %w: %w", err, ErrFormat)
+	}
+	return m.Kind, nil
 }

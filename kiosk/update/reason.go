@@ -21,6 +21,8 @@ var reasons = []struct {
 	{ErrBusy, "busy"},
 	{ErrRolledBack, "rolledback"},
 	{ErrBroken, "broken"},
+	{ErrNoSlots, "noslots"},
+	{ErrUnconfirmed, "unconfirmed"},
 }
 
 // Reason is the code of err's reason ("" when err is none of the update's
