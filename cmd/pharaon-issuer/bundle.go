@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,16 +21,33 @@ var debName = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]*)_([0-9][A-Za-z0-9.+~:-]
 // package's name, version and architecture come from its file name
 // (pharaon_VERSION_ARCH.deb, as make deb names it) unless given; the kiosk
 // checks them against the package's own control fields before installing.
+//
+// updateBundle -key FILE.key -root ROOT.img -kernel VMLINUZ -initrd INITRD
+// -version V -arch A -out FILE: a system bundle for the A/B slots of a
+// kiosk image (kiosk/update/system.go; make system-bundle). -rollback signs
+// either kind as a rollback: a kiosk then takes it even when it is not
+// newer than the version it runs.
 func (a *app) updateBundle(_ context.Context, args []string) error {
 	flags := newFlagSet("update-bundle")
 	keyPath := flags.String("key", "", "")
 	debPath := flags.String("deb", "", "")
+	rootPath := flags.String("root", "", "")
+	kernelPath := flags.String("kernel", "", "")
+	initrdPath := flags.String("initrd", "", "")
+	rollback := flags.Bool("rollback", false, "")
 	out := flags.String("out", "", "")
 	version := flags.String("version", "", "")
 	arch := flags.String("arch", "", "")
 	pos, err := parseArgs(flags, args)
 	if err != nil {
 		return a.flagErr(err, "update-bundle")
+	}
+	if *rootPath != "" || *kernelPath != "" || *initrdPath != "" {
+		if *debPath != "" || len(pos) > 0 || *keyPath == "" || *out == "" || *rootPath == "" || *kernelPath == "" || *initrdPath == "" || *version == "" || *arch == "" {
+			return a.usagef("update-bundle : un paquet système veut -key, -root, -kernel, -initrd, -version, -arch et -out, et pas -deb",
+				"update-bundle: a system bundle takes -key, -root, -kernel, -initrd, -version, -arch and -out, and no -deb")
+		}
+		return a.systemBundle(*keyPath, *rootPath, *kernelPath, *initrdPath, *version, *arch, *out, *rollback)
 	}
 	switch {
 	case *keyPath == "" || *debPath == "" || *out == "":
@@ -61,7 +79,40 @@ func (a *app) updateBundle(_ context.Context, args []string) error {
 		return fmt.Errorf("update-bundle: %w", err)
 	}
 	defer payload.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*.tmp")
+	return a.writeBundle(*out, update.Manifest{Kind: update.KindDeb, Package: pkg, Version: *version, Arch: *arch,
+		Payload: filepath.Base(*debPath), Created: a.now(), Rollback: *rollback}, payload, priv)
+}
+
+// systemBundle writes a system bundle: its payload made in a temporary file
+// beside out, then signed.
+func (a *app) systemBundle(keyPath, root, kernel, initrd, version, arch, out string, rollback bool) error {
+	priv, err := readPrivateKey(keyPath)
+	if err != nil {
+		return fmt.Errorf("update-bundle: %w", err)
+	}
+	payload, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.payload")
+	if err != nil {
+		return fmt.Errorf("update-bundle: %w", err)
+	}
+	defer func() {
+		payload.Close()
+		os.Remove(payload.Name())
+	}()
+	if err := update.WriteSystemPayload(payload, root, kernel, initrd); err != nil {
+		return fmt.Errorf("update-bundle: %w", err)
+	}
+	if _, err := payload.Seek(0, 0); err != nil {
+		return fmt.Errorf("update-bundle: %w", err)
+	}
+	return a.writeBundle(out, update.Manifest{Kind: update.KindSystem, Package: update.Package, Version: version, Arch: arch,
+		Payload: "pharaon-system_" + version + "_" + arch + ".tar.gz", Created: a.now(), Rollback: rollback}, payload, priv)
+}
+
+// writeBundle signs a bundle of payload described by m into a temporary
+// file beside out, makes it durable and readable by all, and puts it at
+// out.
+func (a *app) writeBundle(out string, m update.Manifest, payload io.ReadSeeker, priv ed25519.PrivateKey) error {
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("update-bundle: %w", err)
 	}
@@ -72,8 +123,7 @@ func (a *app) updateBundle(_ context.Context, args []string) error {
 			os.Remove(tmp.Name())
 		}
 	}()
-	m, err := update.Write(tmp, update.Manifest{Kind: update.KindDeb, Package: pkg, Version: *version, Arch: *arch,
-		Payload: filepath.Base(*debPath), Created: a.now()}, payload, priv)
+	m, err = update.Write(tmp, m, payload, priv)
 	if err != nil {
 		return fmt.Errorf("update-bundle: %w", err)
 	}
@@ -88,12 +138,19 @@ func (a *app) updateBundle(_ context.Context, args []string) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("update-bundle: %w", err)
 	}
-	if err := publish(tmp.Name(), *out); err != nil {
+	if err := publish(tmp.Name(), out); err != nil {
 		return fmt.Errorf("update-bundle: %w", err)
 	}
 	done = true
-	fmt.Fprintf(a.stdout, a.lang.tr("%s : %s %s (%s), SHA-256 %s, signé par la clé %s\n",
-		"%s: %s %s (%s), SHA-256 %s, signed by key %s\n"),
-		*out, m.Package, m.Version, m.Arch, m.SHA256, block.KeyIDOf(priv.Public().(ed25519.PublicKey)))
+	kind := ""
+	if m.Kind == update.KindSystem {
+		kind = a.lang.tr(", système", ", system")
+	}
+	if m.Rollback {
+		kind += a.lang.tr(", retour en arrière", ", rollback")
+	}
+	fmt.Fprintf(a.stdout, a.lang.tr("%s : %s %s (%s%s), SHA-256 %s, signé par la clé %s\n",
+		"%s: %s %s (%s%s), SHA-256 %s, signed by key %s\n"),
+		out, m.Package, m.Version, m.Arch, kind, m.SHA256, block.KeyIDOf(priv.Public().(ed25519.PublicKey)))
 	return nil
 }

@@ -8,7 +8,10 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"os/user"
+	"pharaon/game/block"
+	"pharaon/kiosk"
 	"runtime"
 	"strconv"
 	"time"
@@ -90,8 +93,19 @@ func runHelper(ctx context.Context, args []string, e env, _, stderr io.Writer) e
 		Updates: bundleInstaller{keys: *keysDir, state: *state, log: stderr},
 		Allowed: func(uid uint32) bool { return uid == allowed },
 		Log:     stderr,
+		Now:     kioskNow,
 	}
 	return srv.Serve(ctx, l, *idle)
+}
+
+// kioskNow is the time in the kiosk's zone (kiosk.DefaultZone): an export
+// folder's name says the time the screen shows, whatever the system's zone.
+func kioskNow() time.Time {
+	loc, err := time.LoadLocation(kiosk.DefaultZone)
+	if err != nil {
+		return time.Now()
+	}
+	return time.Now().In(loc)
 }
 
 // helperListener is the socket systemd passed (LISTEN_FDS, the first
@@ -110,16 +124,31 @@ func helperListener(e env, path string) (net.Listener, error) {
 }
 
 // bundleInstaller installs a bundle as `pharaon update` does, without
-// its -downgrade and -no-rollback: the screen never forces.
+// its -downgrade and -no-rollback: the screen never forces. A system
+// bundle goes into the other A/B slot, and the machine then restarts into
+// it (the screen asked while no player's money or game was under way).
 type bundleInstaller struct {
 	keys, state string
 	log         io.Writer
+}
+
+// restartMachine restarts the machine, without waiting for the restart
+// (the helper answers the screen first); replaced by the tests.
+var restartMachine = func(ctx context.Context) error {
+	return exec.CommandContext(ctx, "systemctl", "--no-block", "reboot").Run()
 }
 
 func (b bundleInstaller) Install(ctx context.Context, bundle string, check bool) (helper.Update, error) {
 	keys, err := updateKeys(b.keys)
 	if err != nil {
 		return helper.Update{}, fmt.Errorf("%w: %v", errNoUpdateKeys, err)
+	}
+	if f, err := os.Open(bundle); err == nil {
+		kind, _ := update.PeekKind(f)
+		f.Close()
+		if kind == update.KindSystem {
+			return b.installSystem(ctx, keys, bundle, check)
+		}
 	}
 	u := &update.Updater{Keys: keys, Sys: updateSystem(b.log), State: b.state, Arch: runtime.GOARCH}
 	res, err := u.Apply(ctx, bundle, update.Options{CheckOnly: check})
@@ -128,6 +157,33 @@ func (b bundleInstaller) Install(ctx context.Context, bundle string, check bool)
 		out.Key = res.Key.String()
 	}
 	return out, err
+}
+
+func (b bundleInstaller) installSystem(ctx context.Context, keys block.KeySet, bundle string, check bool) (helper.Update, error) {
+	in, err := systemInstaller(keys, b.state)
+	if err != nil {
+		return helper.Update{}, err
+	}
+	f, err := os.Open(bundle)
+	if err != nil {
+		return helper.Update{}, err
+	}
+	defer f.Close()
+	res, err := in.Install(ctx, f, check)
+	out := helper.Update{Package: res.Manifest.Package, Version: res.Manifest.Version, From: res.From}
+	if res.Manifest.Version != "" {
+		out.Key = res.Key.String()
+	}
+	if err != nil || check {
+		return out, err
+	}
+	fmt.Fprintf(b.log, "pharaon helper: system %s written into slot %s (%s), restarting into it\n", res.Manifest.Version, res.Slot, res.Entry)
+	if err := restartMachine(ctx); err != nil {
+		// Written and on trial: the next restart, whoever makes it,
+		// starts it.
+		fmt.Fprintf(b.log, "pharaon helper: restart: %v\n", err)
+	}
+	return out, nil
 }
 
 func (bundleInstaller) Reason(err error) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game/block"
+	"pharaon/kiosk"
 	"pharaon/kiosk/helper"
 	"pharaon/kiosk/update"
 )
@@ -110,4 +111,13 @@ func TestHelperCommandInstallsOnlyWhatPharaonUpdateWould(t *testing.T) {
 	_, err = c.Check(ctx, "sda1", "good.update")
 	assert.Equal(t, "nokeys", helper.CodeOf(err))
 	assert.Contains(t, stderr.String(), "pharaon helper: install sda1 good.update: done")
+}
+
+// The helper names an export's folder by the kiosk's time zone, not the
+// system's.
+func TestHelperClockIsTheKiosks(t *testing.T) {
+	t.Setenv("TZ", "America/New_York")
+	now := kioskNow()
+	assert.Equal(t, kiosk.DefaultZone, now.Location().String())
+	assert.WithinDuration(t, time.Now(), now, time.Minute)
 }

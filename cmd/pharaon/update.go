@@ -21,7 +21,9 @@ import (
 //
 //	pharaon update [flags] BUNDLE
 //
-// It verifies the bundle (signature by a key of the update keys' directory,
+// A system bundle (kind "system") goes into the other A/B slot of a kiosk
+// image instead (cmd/pharaon/system.go). For a package, it verifies the
+// bundle (signature by a key of the update keys' directory,
 // manifest, payload's SHA-256, version newer than the installed one,
 // package contents off the data partition, a kept package to go back to)
 // before it installs anything; a refused bundle changes nothing. Exit
@@ -55,23 +57,31 @@ var (
 	geteuid = os.Geteuid
 )
 
-// updateReasons say in French why a bundle was refused.
-var updateReasons = []struct {
-	err    error
-	fr, en string
-}{
-	{update.ErrUnsigned, "paquet non signé", "unsigned bundle"},
-	{update.ErrUntrusted, "signé par une clé qui n’est pas une clé de mise à jour de confiance", "signed by a key not trusted for updates"},
-	{update.ErrSignature, "la signature ne correspond pas au manifeste (paquet modifié)", "the signature does not match the manifest (tampered bundle)"},
-	{update.ErrPayload, "le contenu n’est pas celui du manifeste (paquet modifié ou tronqué)", "the payload is not the manifest's (tampered or truncated bundle)"},
-	{update.ErrFormat, "ce n’est pas un paquet de mise à jour Pharaon", "not a Pharaon update bundle"},
-	{update.ErrDowngrade, "version pas plus récente que celle installée (-downgrade pour forcer)", "version not newer than the installed one (-downgrade to force)"},
-	{update.ErrMismatch, "paquet pour une autre borne", "bundle for another kiosk"},
-	{update.ErrDataDir, "le paquet écrirait sur la partition des données", "the package would write on the data partition"},
-	{update.ErrNoRollback, "aucun paquet gardé pour revenir en arrière (-no-rollback pour passer outre)", "no package kept to go back to (-no-rollback to go on without)"},
-	{update.ErrBusy, "une autre mise à jour est en cours", "another update is running"},
-	{update.ErrRolledBack, "échec de la mise à jour\u00a0; la version précédente est réinstallée", "the update failed; the previous version is installed again"},
-	{update.ErrBroken, "échec de la mise à jour ET de la réinstallation de la version précédente\u00a0: voir docs/technician.md", "the update AND the reinstall of the previous version failed: see docs/technician.md"},
+// updateReasons say why a bundle was refused, in French and English, by
+// the code of its reason (update.Reason).
+var updateReasons = map[string]struct{ fr, en string }{
+	"unsigned":    {"paquet non signé", "unsigned bundle"},
+	"untrusted":   {"signé par une clé qui n’est pas une clé de mise à jour de confiance", "signed by a key not trusted for updates"},
+	"signature":   {"la signature ne correspond pas au manifeste (paquet modifié)", "the signature does not match the manifest (tampered bundle)"},
+	"payload":     {"le contenu n’est pas celui du manifeste (paquet modifié ou tronqué)", "the payload is not the manifest's (tampered or truncated bundle)"},
+	"format":      {"ce n’est pas un paquet de mise à jour Pharaon", "not a Pharaon update bundle"},
+	"downgrade":   {"version pas plus récente que celle installée (-downgrade pour forcer)", "version not newer than the installed one (-downgrade to force)"},
+	"mismatch":    {"paquet pour une autre borne", "bundle for another kiosk"},
+	"datadir":     {"le paquet écrirait sur la partition des données", "the package would write on the data partition"},
+	"norollback":  {"aucun paquet gardé pour revenir en arrière (-no-rollback pour passer outre)", "no package kept to go back to (-no-rollback to go on without)"},
+	"busy":        {"une autre mise à jour est en cours", "another update is running"},
+	"rolledback":  {"échec de la mise à jour\u00a0; la version précédente est réinstallée", "the update failed; the previous version is installed again"},
+	"broken":      {"échec de la mise à jour ET de la réinstallation de la version précédente\u00a0: voir docs/technician.md", "the update AND the reinstall of the previous version failed: see docs/technician.md"},
+	"noslots":     {"cette borne n’a pas d’emplacements système A/B (image d’avant, ou Debian installée à la main)", "this kiosk has no A/B system slots (an older image, or Debian installed by hand)"},
+	"unconfirmed": {"le système en service est encore à l’essai\u00a0: attendre qu’il soit confirmé (borne prête)", "the running system is still on trial: wait until it is confirmed (kiosk ready)"},
+}
+
+// updateReason is why err refused a bundle, in words.
+func updateReason(w blockWords, err error) string {
+	if r, ok := updateReasons[update.Reason(err)]; ok {
+		return w.pick(r.fr, r.en)
+	}
+	return w.pick("refusé, rien n’a changé", "refused, nothing changed")
 }
 
 func runUpdate(ctx context.Context, args []string, _ env, stdout, stderr io.Writer) error {
@@ -113,16 +123,23 @@ func runUpdate(ctx context.Context, args []string, _ env, stdout, stderr io.Writ
 		fmt.Fprintf(stderr, "pharaon update: %v\n", err)
 		return &startError{status: exitKeys, err: err}
 	}
+	if f, err := os.Open(bundle); err == nil {
+		kind, _ := update.PeekKind(f)
+		f.Close()
+		if kind == update.KindSystem {
+			if *downgrade || *noRollback {
+				err := &usageError{w.pick("-downgrade et -no-rollback ne valent pas pour un système (un retour en arrière est signé comme tel)",
+					"-downgrade and -no-rollback do not apply to a system (a rollback is signed as one)")}
+				fmt.Fprintf(stderr, "pharaon update: %v\n", err)
+				return err
+			}
+			return runSystemUpdate(ctx, bundle, keys, *state, *check, w, stdout, stderr)
+		}
+	}
 	u := &update.Updater{Keys: keys, Sys: updateSystem(stderr), State: *state, Arch: runtime.GOARCH}
 	res, err := u.Apply(ctx, bundle, update.Options{Downgrade: *downgrade, NoRollback: *noRollback, CheckOnly: *check})
 	if err != nil {
-		reason := w.pick("refusé, rien n’a changé", "refused, nothing changed")
-		for _, r := range updateReasons {
-			if errors.Is(err, r.err) {
-				reason = w.pick(r.fr, r.en)
-				break
-			}
-		}
+		reason := updateReason(w, err)
 		fmt.Fprintf(stderr, "pharaon update: %s%s %s\n  (%v)\n", bundle, w.pick("\u00a0:", ":"), reason, err)
 		switch {
 		case errors.Is(err, update.ErrBroken):

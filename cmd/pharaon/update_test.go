@@ -130,3 +130,16 @@ func TestUpdateCommand(t *testing.T) {
 	status, _, stderr = cmd("-update-keys", filepath.Join(dir, "none"), good)
 	assert.Equal(t, exitKeys, status, stderr)
 }
+
+// Every reason the update package gives a refusal has the command's words
+// in both languages.
+func TestUpdateCommandSaysEveryReason(t *testing.T) {
+	for _, code := range update.ReasonCodes() {
+		r, ok := updateReasons[code]
+		if assert.True(t, ok, code) {
+			assert.NotEmpty(t, r.fr, code)
+			assert.NotEmpty(t, r.en, code)
+		}
+	}
+	assert.Len(t, updateReasons, len(update.ReasonCodes()))
+}
