@@ -36,6 +36,10 @@ type Identity struct {
 	// LastUpdate is the last update asked from the maintenance screen and
 	// its outcome (zero: none among the newest maintenance events).
 	LastUpdate UpdateRecord
+	// System is what the A/B slots say of the running system (Slots
+	// false: the kiosk runs from no slot).
+	System update.BootStatus
+	Slots  bool
 }
 
 // SoftwareIdentity reads the running binary (os.Executable) and hashes it.
@@ -77,7 +81,11 @@ func (o *Office) Identity(ctx context.Context, s *Session) (Identity, error) {
 	id.Trust, id.TPM = o.m.st.Trust()
 	last, lerr := o.lastUpdate(ctx)
 	id.LastUpdate = last
-	if err = errors.Join(err, lerr); err != nil {
+	var serr error
+	if o.m.cfg.SystemStatus != "" {
+		id.System, id.Slots, serr = update.ReadBootStatus(o.m.cfg.SystemStatus)
+	}
+	if err = errors.Join(err, lerr, serr); err != nil {
 		return id, err
 	}
 	o.audit(store.LevelInfo, "identity", "software identity read by %s: %s %s sha256 %s", s.role, id.Version, id.Revision, id.SHA256)

@@ -131,6 +131,10 @@ type Config struct {
 	// DeviceCheck bounds the cash devices' self-test at boot (devices.go;
 	// default DefaultDeviceCheck).
 	DeviceCheck time.Duration
+	// SystemStatus is where the A/B slots' status is left at each boot
+	// (update.StatusFile, by `pharaon boot-check`); "" or no such file: a
+	// kiosk without slots.
+	SystemStatus string
 }
 
 // BootStep is a step of a kiosk's start (Config.OnBootStep).
@@ -329,6 +333,7 @@ func (m *Machine) serve(ctx context.Context, background bool) error {
 	if _, err := m.st.SnapshotMeters(ctx, store.SnapshotBoot); err != nil {
 		m.logf(store.LevelWarning, "snapshot_failed", "meter snapshot at start: %v", err)
 	}
+	m.noteSystemReturn(ctx)
 	m.bootStep(BootCredit, false)
 	if err := m.refresh(ctx); err != nil {
 		return err

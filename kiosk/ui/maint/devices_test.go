@@ -14,6 +14,8 @@ import (
 
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
+	"pharaon/kiosk/ui"
+	"pharaon/kiosk/update"
 )
 
 // steady is the real back office with what changes from run to run (the
@@ -76,6 +78,31 @@ func TestDevicesView(t *testing.T) {
 	assert.Contains(t, f.text(), "Réservé au technicien.")
 }
 
+// The identity says which A/B slot runs, whether its system is confirmed,
+// and a return from a newer system that did not start, as the boot's
+// check left them (update.StatusFile).
+func TestIdentityViewSaysTheSystemSlots(t *testing.T) {
+	f := newRptFix(t)
+	require.NoError(t, update.WriteBootStatus(f.systemStatus, update.BootStatus{Slot: "b", Version: "1.1", Entry: "pharaon-0002-b+2-1.conf"}))
+	f.show("identity", f.tech)
+	assert.Contains(t, f.text(), "Système\nemplacement B, 1.1, à l’essai (pas encore «\u00a0borne prête\u00a0»)\n")
+	assert.NotContains(t, f.text(), "Retour automatique")
+
+	require.NoError(t, update.WriteBootStatus(f.systemStatus, update.BootStatus{Slot: "b", Version: "1.1", Entry: "pharaon-0002-b.conf",
+		Confirmed: true, FailedVersion: "1.2", FailedEntry: "pharaon-0003-a+0-3.conf", FailedTries: 3}))
+	f.show("identity", f.tech)
+	assert.Contains(t, f.text(), "Système\nemplacement B, 1.1, confirmé\n")
+	assert.Contains(t, f.text(), "Retour automatique\nle système 1.2 n’a pas démarré (3 essais)\u00a0: retour à celui-ci\n")
+	f.showSteady("identity", f.tech)
+	f.golden("maint-identity-rollback.png")
+
+	require.NoError(t, update.WriteBootStatus(f.systemStatus, update.BootStatus{Slot: "a", Version: "1.3", Entry: "pharaon-0004-a.conf",
+		Confirmed: true, Other: "1.1"}))
+	f.lang = ui.English
+	f.show("identity", f.tech)
+	assert.Contains(t, f.text(), "System\nslot A, 1.3, confirmed; the other slot: 1.1\n")
+}
+
 // The identity: the SHA-256 of the running binary, as its file gives it.
 func TestIdentityView(t *testing.T) {
 	f := newRptFix(t)
@@ -88,6 +115,7 @@ func TestIdentityView(t *testing.T) {
 	assert.Contains(t, f.text(), groupHex(hex.EncodeToString(sum[:])))
 	assert.Contains(t, f.text(), "Version\ndev\n")
 	assert.Contains(t, f.text(), "Dernière mise à jour\naucune depuis l’écran de maintenance\n")
+	assert.Contains(t, f.text(), "Système\nsans emplacements A/B (le paquet seul se met à jour)\n")
 	f.showSteady("identity", f.tech)
 	f.golden("maint-identity.png")
 	assert.Equal(t, "01234567 89abcdef 01234567 89abcdef\n01234567 89abcdef 01234567 89abcdef", groupHex(strings.Repeat("0123456789abcdef", 4)))

@@ -20,6 +20,7 @@ import (
 	"pharaon/kiosk"
 	"pharaon/kiosk/helper"
 	"pharaon/kiosk/ui/play"
+	"pharaon/kiosk/update"
 	"pharaon/store"
 )
 
@@ -188,7 +189,10 @@ func (o *fitOffice) Identity(context.Context, *kiosk.Session) (kiosk.Identity, e
 		BuildTime: "2026-11-29T17:42:03Z", GoVersion: "go1.24.4", Path: "/opt/pharaon/releases/1.12.0-rc.3/bin/pharaon",
 		SHA256: strings.Repeat("0123456789abcdef", 4), TPM: true, Trust: "tpm: sealed 0x81000001, counter 0x01500001 (/dev/tpmrm0)",
 		LastUpdate: kiosk.UpdateRecord{At: o.now.Add(-time.Hour), File: "pharaon/2026-11/pharaon_1.12.0-rc.3+git1234.0123456789ab_amd64.update",
-			Before: "1.11.2+git1187.fedcba987654", Outcome: kiosk.UpdateUnknown}}, nil
+			Before: "1.11.2+git1187.fedcba987654", Outcome: kiosk.UpdateUnknown},
+		Slots: true, System: update.BootStatus{Slot: "b", Version: "1.12.0-rc.3+git1234.0123456789ab~unsigned", Entry: "pharaon-0012-b.conf",
+			Confirmed: true, Other: "1.11.2+git1187.fedcba987654",
+			FailedVersion: "1.12.0-rc.4+git1240.0123456789ab~unsigned", FailedEntry: "pharaon-0013-a+0-3.conf", FailedTries: 3}}, nil
 }
 
 // Sticks are two sticks, one with long bundle names, as a technician's

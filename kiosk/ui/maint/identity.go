@@ -4,6 +4,7 @@ import (
 	"context"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -42,6 +43,13 @@ var _ = words(map[word]text{
 	"rpt.id.update.installed": {"%s, demandée le %s : installée (avant : %s)", "%s, asked on %s: installed (before: %s)"},
 	"rpt.id.update.failed":    {"%s, demandée le %s : non installée, version inchangée (voir le journal des évènements)", "%s, asked on %s: not installed, version unchanged (see the event log)"},
 	"rpt.id.update.unknown":   {"%s, demandée le %s : version inchangée, donc non installée (journal du service pharaon-helper)", "%s, asked on %s: version unchanged, so not installed (the pharaon-helper service’s journal)"},
+	"rpt.id.system":           {"Système", "System"},
+	"rpt.id.system.none":      {"sans emplacements A/B (le paquet seul se met à jour)", "no A/B slots (only the package is updated)"},
+	"rpt.id.system.confirmed": {"emplacement %s, %s, confirmé", "slot %s, %s, confirmed"},
+	"rpt.id.system.trial":     {"emplacement %s, %s, à l’essai (pas encore «\u00a0borne prête\u00a0»)", "slot %s, %s, on trial (not yet “kiosk ready”)"},
+	"rpt.id.system.other":     {"\u00a0; l’autre emplacement\u00a0: %s", "; the other slot: %s"},
+	"rpt.id.system.back":      {"Retour automatique", "Automatic return"},
+	"rpt.id.system.failed":    {"le système %s n’a pas démarré (%d essais)\u00a0: retour à celui-ci", "system %s did not start (%d tries): back to this one"},
 })
 
 // identityDesk is what the identity view reads.
@@ -76,12 +84,13 @@ func buildIdentity(env *Env, o identityDesk) fyne.CanvasObject {
 		}
 		sha := widget.NewLabel(groupHex(or(id.SHA256)))
 		sha.TextStyle = fyne.TextStyle{Monospace: true, Bold: true}
-		body.Objects = []fyne.CanvasObject{
+		objs := []fyne.CanvasObject{
 			rptRow(tr.T("rpt.id.version"), id.Version, true),
 			rptRow(tr.T("rpt.id.revision"), rev, true),
 			rptRow(tr.T("rpt.id.built"), or(id.BuildTime), true),
 			rptRow(tr.T("rpt.id.go"), or(id.GoVersion), true),
 			rptRow(tr.T("rpt.id.path"), or(id.Path), true),
+			rptRow(tr.T("rpt.id.system"), systemWords(env, id), false),
 			rptRow(tr.T("rpt.id.update"), lastUpdateWords(env, id.LastUpdate), false),
 			rptRow(tr.T("rpt.id.trust"), tr.T(trustWords(id)), false),
 			wrapped(tr.T(trustWords(id) + ".note")),
@@ -89,9 +98,32 @@ func buildIdentity(env *Env, o identityDesk) fyne.CanvasObject {
 			widget.NewLabel(tr.T("rpt.id.sha")),
 			sha,
 		}
+		if id.System.FailedEntry != "" {
+			back := rptRow(tr.T("rpt.id.system.back"), tr.F("rpt.id.system.failed", id.System.FailedVersion, id.System.FailedTries), false)
+			objs = append(objs[:6], append([]fyne.CanvasObject{back}, objs[6:]...)...)
+		}
+		body.Objects = objs
 		body.Refresh()
 	})
 	return note.in(container.NewBorder(container.NewVBox(rptTitle(tr.T("rpt.id.title")), note.object()), nil, nil, nil, body))
+}
+
+// systemWords says which slot runs, its version and whether it was
+// confirmed.
+func systemWords(env *Env, id kiosk.Identity) string {
+	tr := env.Tr
+	if !id.Slots {
+		return tr.T("rpt.id.system.none")
+	}
+	slot := strings.ToUpper(id.System.Slot)
+	w := tr.F("rpt.id.system.confirmed", slot, id.System.Version)
+	if !id.System.Confirmed {
+		w = tr.F("rpt.id.system.trial", slot, id.System.Version)
+	}
+	if id.System.Other != "" {
+		w += tr.F("rpt.id.system.other", id.System.Other)
+	}
+	return w
 }
 
 // lastUpdateWords says how the last update asked from the screen ended.

@@ -62,6 +62,9 @@ type rptFix struct {
 	lang        ui.Lang
 	notes       int
 	shown       string
+	// systemStatus is where the machine reads its A/B slots' status
+	// (none: a kiosk without slots).
+	systemStatus string
 }
 
 func newRptFix(t *testing.T) *rptFix {
@@ -94,7 +97,8 @@ func newRptFix(t *testing.T) *rptFix {
 			Validator:     kiosktest.ValidatorTiming(),
 			PrinterTiming: kiosktest.PrinterTiming(),
 			PrinterCheck:  30 * time.Millisecond,
-		}}
+		}, SystemStatus: filepath.Join(dir, "system.json")}
+	f.systemStatus = cfg.SystemStatus
 	m, err := kiosk.New(st, f.clock, cfg)
 	require.NoError(t, err)
 	require.NoError(t, m.Start(context.Background()))

@@ -20,7 +20,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
-	"pharaon/kiosk"
 	"pharaon/kiosk/helper"
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/update"
@@ -254,4 +253,14 @@ func TestStickSize(t *testing.T) {
 	assert.True(t, strings.HasSuffix(stickSize(fr, 0), "Mo"))
 }
 
-var _ kiosk.MediaHelper = (*helper.Client)(nil)
+// Every reason an update may be refused for has its words on the screen,
+// not the catch-all.
+func TestUSBStickSaysEveryUpdateReason(t *testing.T) {
+	for _, code := range update.ReasonCodes() {
+		if code == "busy" {
+			code = "updating" // the helper's "busy" for an install
+		}
+		_, ok := catalogue[word("usb.why."+code)]
+		assert.True(t, ok, code)
+	}
+}
