@@ -23,8 +23,10 @@ var debName = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]*)_([0-9][A-Za-z0-9.+~:-]
 // checks them against the package's own control fields before installing.
 //
 // updateBundle -key FILE.key -root ROOT.img -kernel VMLINUZ -initrd INITRD
-// -version V -arch A -out FILE: a system bundle for the A/B slots of a
-// kiosk image (kiosk/update/system.go; make system-bundle). -rollback signs
+// -version V -arch A -out FILE [-uki-a A.efi -uki-b B.efi]: a system bundle
+// for the A/B slots of a kiosk image (kiosk/update/system.go; make
+// system-bundle), with each slot's signed unified kernel image for kiosks
+// that boot with Secure Boot. -rollback signs
 // either kind as a rollback: a kiosk then takes it even when it is not
 // newer than the version it runs.
 func (a *app) updateBundle(_ context.Context, args []string) error {
@@ -34,6 +36,8 @@ func (a *app) updateBundle(_ context.Context, args []string) error {
 	rootPath := flags.String("root", "", "")
 	kernelPath := flags.String("kernel", "", "")
 	initrdPath := flags.String("initrd", "", "")
+	ukiA := flags.String("uki-a", "", "")
+	ukiB := flags.String("uki-b", "", "")
 	rollback := flags.Bool("rollback", false, "")
 	out := flags.String("out", "", "")
 	version := flags.String("version", "", "")
@@ -47,7 +51,14 @@ func (a *app) updateBundle(_ context.Context, args []string) error {
 			return a.usagef("update-bundle : un paquet système veut -key, -root, -kernel, -initrd, -version, -arch et -out, et pas -deb",
 				"update-bundle: a system bundle takes -key, -root, -kernel, -initrd, -version, -arch and -out, and no -deb")
 		}
-		return a.systemBundle(*keyPath, *rootPath, *kernelPath, *initrdPath, *version, *arch, *out, *rollback)
+		var ukis map[string]string
+		if *ukiA != "" || *ukiB != "" {
+			if *ukiA == "" || *ukiB == "" {
+				return a.usagef("update-bundle : -uki-a et -uki-b vont ensemble", "update-bundle: -uki-a and -uki-b go together")
+			}
+			ukis = map[string]string{"a": *ukiA, "b": *ukiB}
+		}
+		return a.systemBundle(*keyPath, *rootPath, *kernelPath, *initrdPath, ukis, *version, *arch, *out, *rollback)
 	}
 	switch {
 	case *keyPath == "" || *debPath == "" || *out == "":
@@ -85,7 +96,7 @@ func (a *app) updateBundle(_ context.Context, args []string) error {
 
 // systemBundle writes a system bundle: its payload made in a temporary file
 // beside out, then signed.
-func (a *app) systemBundle(keyPath, root, kernel, initrd, version, arch, out string, rollback bool) error {
+func (a *app) systemBundle(keyPath, root, kernel, initrd string, ukis map[string]string, version, arch, out string, rollback bool) error {
 	priv, err := readPrivateKey(keyPath)
 	if err != nil {
 		return fmt.Errorf("update-bundle: %w", err)
@@ -98,7 +109,7 @@ func (a *app) systemBundle(keyPath, root, kernel, initrd, version, arch, out str
 		payload.Close()
 		os.Remove(payload.Name())
 	}()
-	if err := update.WriteSystemPayload(payload, root, kernel, initrd); err != nil {
+	if err := update.WriteSystemPayload(payload, root, kernel, initrd, ukis); err != nil {
 		return fmt.Errorf("update-bundle: %w", err)
 	}
 	if _, err := payload.Seek(0, 0); err != nil {

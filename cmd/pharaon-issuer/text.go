@@ -157,6 +157,16 @@ Commandes :
       blocs. Version et architecture viennent du nom du paquet
       (pharaon_VERSION_ARCH.deb) sauf -version et -arch.
 
+  update-bundle -key FICHIER.key -root RACINE.img -kernel VMLINUZ
+                -initrd INITRD -version V -arch A -out FICHIER
+                [-uki-a A.efi -uki-b B.efi] [-rollback]
+      Fait un paquet système signé, pour l'autre emplacement A/B des
+      bornes faites de l'image (make system-bundle) : le système de
+      fichiers racine, le noyau et l'initrd, et pour les bornes qui
+      démarrent en Secure Boot l'image de noyau unifiée signée de chaque
+      emplacement. -rollback (aussi pour un .deb) le signe comme retour en
+      arrière : une borne le prend même s'il n'est pas plus récent.
+
   sign-manifest -key FICHIER.key MANIFESTE
       Signe un fichier de sommes SHA-256 (celui du paquet, que make deb
       signe, ou celui de l'image disque, que make image signe) avec une clé
@@ -212,6 +222,15 @@ Commands:
       /etc/pharaon/update-keys, never among the block keys. Version and
       architecture come from the package's name (pharaon_VERSION_ARCH.deb)
       unless -version and -arch are given.
+
+  update-bundle -key FILE.key -root ROOT.img -kernel VMLINUZ
+                -initrd INITRD -version V -arch A -out FILE
+                [-uki-a A.efi -uki-b B.efi] [-rollback]
+      Makes a signed system bundle, for the other A/B slot of the kiosks
+      made from the image (make system-bundle): the root file system, the
+      kernel and the initrd, and for kiosks that boot with Secure Boot each
+      slot's signed unified kernel image. -rollback (also for a .deb) signs
+      it as a rollback: a kiosk takes it even when it is not newer.
 
   sign-manifest -key FILE.key MANIFEST
       Signs a file of SHA-256 sums (the package's, which make deb signs, or

@@ -72,7 +72,7 @@ func (m *abMachine) bundle(t *testing.T, version string) string {
 		require.NoError(t, os.WriteFile(filepath.Join(m.dir, n), []byte(b), 0o600))
 	}
 	var payload bytes.Buffer
-	require.NoError(t, update.WriteSystemPayload(&payload, filepath.Join(m.dir, "root"), filepath.Join(m.dir, "k"), filepath.Join(m.dir, "i")))
+	require.NoError(t, update.WriteSystemPayload(&payload, filepath.Join(m.dir, "root"), filepath.Join(m.dir, "k"), filepath.Join(m.dir, "i"), nil))
 	var out bytes.Buffer
 	_, err := update.Write(&out, update.Manifest{Kind: update.KindSystem, Package: "pharaon", Version: version, Arch: "amd64",
 		Payload: "system.tar.gz"}, bytes.NewReader(payload.Bytes()), m.priv)

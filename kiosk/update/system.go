@@ -39,7 +39,11 @@ import (
 //
 // A system bundle's payload is a gzip-compressed tar of three files, in
 // this order: the root file system's image, the kernel and the initrd
-// (SystemRoot, SystemKernel, SystemInitrd). The installer streams it: the
+// (SystemRoot, SystemKernel, SystemInitrd); before them, a bundle for
+// kiosks that boot with Secure Boot carries each slot's unified kernel
+// image (SystemUKI: the kernel, the initrd and that slot's command line in
+// one file signed with the operator's key), and such a kiosk (its slots
+// file says "boot uki") boots its entry from it. The installer streams it: the
 // slot's partition and its kernel files are written while the payload is
 // hashed, and its boot entry is written only once the whole payload
 // matched the signed manifest. Before the first byte is written, every
@@ -53,10 +57,15 @@ const (
 	SystemInitrd = "initrd.img"
 )
 
+// SystemUKI is the name of slot's unified kernel image in a payload, and
+// on the ESP in the slot's directory.
+func SystemUKI(slot string) string { return "pharaon-" + slot + ".efi" }
+
 // Bounds of a system payload's kernel files.
 const (
 	maxKernel = 256 << 20
 	maxInitrd = 512 << 20
+	maxUKI    = maxKernel + maxInitrd
 )
 
 // SlotsFile is where a kiosk image describes its slots.
@@ -78,10 +87,14 @@ type Slots struct {
 	Tries   int               // boots a new system gets to reach "kiosk ready"
 	Options string            // the kernel's command line but root= and pharaon.slot=
 	UUID    map[string]string // each slot's GPT partition UUID
+	// UKI: the slots boot from unified kernel images (Secure Boot with the
+	// operator's keys), not from a kernel and an initrd.
+	UKI bool
 }
 
 // ReadSlots reads a slots file: lines "esp DIR", "tries N", "options
-// LINE", "slot a UUID", "slot b UUID"; # starts a comment.
+// LINE", "slot a UUID", "slot b UUID", "boot linux|uki"; # starts a
+// comment.
 func ReadSlots(path string) (Slots, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -116,6 +129,11 @@ func ReadSlots(path string) (Slots, error) {
 				return Slots{}, bad("control character")
 			}
 			s.Options = val
+		case "boot":
+			if val != "linux" && val != "uki" {
+				return Slots{}, bad("boot linux or uki")
+			}
+			s.UKI = val == "uki"
 		case "slot":
 			name, uuid, _ := strings.Cut(val, " ")
 			if !validSlot(name) || !uuidPattern.MatchString(uuid) {
@@ -352,6 +370,7 @@ func (s *SystemInstaller) Install(ctx context.Context, r io.Reader, checkOnly bo
 			return res, err
 		}
 		defer ws.close()
+		ws.needUKI = s.Slots.UKI
 		// Before the other slot's first byte changes, no entry names it.
 		ws.clear = func() error {
 			for _, e := range st.Entries {
@@ -366,8 +385,12 @@ func (s *SystemInstaller) Install(ctx context.Context, r io.Reader, checkOnly bo
 		}
 		sink = ws
 	}
-	if err := readSystemPayload(ctx, tr, m, sink); err != nil {
+	seen, err := readSystemPayload(ctx, tr, m, sink)
+	if err != nil {
 		return res, err
+	}
+	if s.Slots.UKI && !seen[SystemUKI(target)] {
+		return res, fmt.Errorf("no unified kernel image for slot %s in the bundle, and this kiosk boots with Secure Boot from one: %w", target, ErrMismatch)
 	}
 	if h, err := tr.Next(); err != io.EOF {
 		if err == nil {
@@ -388,6 +411,10 @@ func (s *SystemInstaller) Install(ctx context.Context, r io.Reader, checkOnly bo
 	name := fmt.Sprintf("pharaon-%04d-%s+%d.conf", gen+1, target, s.Slots.Tries)
 	text := fmt.Sprintf("title Pharaon %s\nversion %s\nlinux /%s/%s\ninitrd /%s/%s\noptions root=PARTUUID=%s %s pharaon.slot=%s\n",
 		m.Version, m.Version, target, SystemKernel, target, SystemInitrd, s.Slots.UUID[target], s.Slots.Options, target)
+	if s.Slots.UKI {
+		// The image's own line is the one it was signed with: no options.
+		text = fmt.Sprintf("title Pharaon %s\nversion %s\nefi /%s/%s\n", m.Version, m.Version, target, SystemUKI(target))
+	}
 	if err := writeFileSynced(filepath.Join(entriesDir(s.Slots.ESP), name), []byte(text)); err != nil {
 		return res, fmt.Errorf("boot entry: %w", err)
 	}
@@ -411,6 +438,8 @@ type slotWriter struct {
 	devSize   int64
 	files     []*os.File
 	clear     func() error // called once, before the first write
+	needUKI   bool         // the slot boots from its unified kernel image
+	gotUKI    bool
 }
 
 func openSlot(esp, slot, dev string) (*slotWriter, error) {
@@ -434,8 +463,17 @@ func openSlot(esp, slot, dev string) (*slotWriter, error) {
 }
 
 func (w *slotWriter) file(name string, size int64) (io.Writer, error) {
+	if strings.HasSuffix(name, ".efi") && name != SystemUKI(w.slot) {
+		return io.Discard, nil // the other slot's image
+	}
+	if name == SystemUKI(w.slot) {
+		w.gotUKI = true
+	}
 	if name == SystemRoot && size > w.devSize {
 		return nil, fmt.Errorf("root image of %d bytes, slot %s holds %d: %w", size, w.slot, w.devSize, ErrMismatch)
+	}
+	if name == SystemRoot && w.needUKI && !w.gotUKI {
+		return nil, fmt.Errorf("no unified kernel image for slot %s in the bundle, and this kiosk boots with Secure Boot from one: %w", w.slot, ErrMismatch)
 	}
 	if w.clear != nil {
 		if err := w.clear(); err != nil {
@@ -445,6 +483,12 @@ func (w *slotWriter) file(name string, size int64) (io.Writer, error) {
 	}
 	if name == SystemRoot {
 		return w.dev, nil
+	}
+	if w.needUKI && (name == SystemKernel || name == SystemInitrd) {
+		return io.Discard, nil // in the unified image already: the ESP is small
+	}
+	if strings.HasSuffix(name, ".efi") {
+		name = SystemUKI(w.slot)
 	}
 	f, err := os.OpenFile(filepath.Join(w.esp, w.slot, name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -476,7 +520,13 @@ func (w *slotWriter) close() {
 // and hands its three files to sink as they come. It fails when the
 // payload's layout is not the one expected or its SHA-256 is not the
 // manifest's; a sink has then taken bytes that nothing may trust.
-func readSystemPayload(ctx context.Context, tr io.Reader, m Manifest, sink payloadSink) error {
+func readSystemPayload(ctx context.Context, tr io.Reader, m Manifest, sink payloadSink) (seen map[string]bool, err error) {
+	seen = map[string]bool{}
+	err = readPayloadFiles(ctx, tr, m, sink, seen)
+	return seen, err
+}
+
+func readPayloadFiles(ctx context.Context, tr io.Reader, m Manifest, sink payloadSink, seen map[string]bool) error {
 	sum := sha256.New()
 	counted := &countReader{r: io.TeeReader(io.LimitReader(tr, m.Size), sum)}
 	body := bufio.NewReaderSize(ctxReader{ctx, counted}, 1<<20)
@@ -487,17 +537,30 @@ func readSystemPayload(ctx context.Context, tr io.Reader, m Manifest, sink paylo
 	}
 	gz.Multistream(false)
 	in := tar.NewReader(gz)
-	for _, want := range []struct {
-		name string
-		max  int64
-	}{{SystemRoot, MaxPayload * 4}, {SystemKernel, maxKernel}, {SystemInitrd, maxInitrd}} {
-		h, err := in.Next()
-		if err != nil {
-			return fail(fmt.Errorf("no %s: %w", want.name, err))
+	type entry struct {
+		name     string
+		max      int64
+		optional bool
+	}
+	var pending *tar.Header
+	for _, want := range []entry{{SystemUKI("a"), maxUKI, true}, {SystemUKI("b"), maxUKI, true},
+		{SystemRoot, MaxPayload * 4, false}, {SystemKernel, maxKernel, false}, {SystemInitrd, maxInitrd, false}} {
+		h := pending
+		pending = nil
+		if h == nil {
+			var err error
+			if h, err = in.Next(); err != nil {
+				return fail(fmt.Errorf("no %s: %w", want.name, err))
+			}
+		}
+		if want.optional && h.Name != want.name {
+			pending = h // not there: the header is the next entry's
+			continue
 		}
 		if h.Name != want.name || h.Typeflag != tar.TypeReg || h.Size <= 0 || h.Size > want.max {
 			return fail(fmt.Errorf("entry %q (%d bytes) where %s should be", h.Name, h.Size, want.name))
 		}
+		seen[want.name] = true
 		w, err := sink.file(want.name, h.Size)
 		if err != nil {
 			if errors.Is(err, ErrMismatch) {
@@ -558,14 +621,24 @@ func (c ctxReader) Read(p []byte) (int, error) {
 }
 
 // WriteSystemPayload writes a system payload (gzip-compressed tar of the
-// root image, the kernel and the initrd, in that order) from three files.
-func WriteSystemPayload(w io.Writer, root, kernel, initrd string) error {
+// root image, the kernel and the initrd, in that order) from three files;
+// ukis, if not empty, are the two slots' unified kernel images (by slot),
+// put first.
+func WriteSystemPayload(w io.Writer, root, kernel, initrd string, ukis map[string]string) error {
 	gz, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	if err != nil {
 		return err
 	}
 	tw := tar.NewWriter(gz)
-	for _, f := range []struct{ name, path string }{{SystemRoot, root}, {SystemKernel, kernel}, {SystemInitrd, initrd}} {
+	var files []struct{ name, path string }
+	if len(ukis) > 0 {
+		if ukis["a"] == "" || ukis["b"] == "" || len(ukis) != 2 {
+			return fmt.Errorf("unified kernel images: one for slot a and one for slot b")
+		}
+		files = append(files, struct{ name, path string }{SystemUKI("a"), ukis["a"]}, struct{ name, path string }{SystemUKI("b"), ukis["b"]})
+	}
+	files = append(files, []struct{ name, path string }{{SystemRoot, root}, {SystemKernel, kernel}, {SystemInitrd, initrd}}...)
+	for _, f := range files {
 		in, err := os.Open(f.path)
 		if err != nil {
 			return err

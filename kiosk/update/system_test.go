@@ -30,7 +30,8 @@ type abDisk struct {
 	dev        map[string]string
 	priv       ed25519.PrivateKey
 	keys       block.KeySet
-	root       []byte // the root image of the last bundle made
+	root       []byte            // the root image of the last bundle made
+	ukis       map[string]string // the slots' unified kernel images the bundles carry
 }
 
 const slotSize = 1 << 20
@@ -70,7 +71,7 @@ func (d *abDisk) bundle(version string, rootSize int, rollback bool, priv ed2551
 		require.NoError(d.t, os.WriteFile(filepath.Join(dir, n), b, 0o600))
 	}
 	var payload bytes.Buffer
-	require.NoError(d.t, WriteSystemPayload(&payload, filepath.Join(dir, "r"), filepath.Join(dir, "k"), filepath.Join(dir, "i")))
+	require.NoError(d.t, WriteSystemPayload(&payload, filepath.Join(dir, "r"), filepath.Join(dir, "k"), filepath.Join(dir, "i"), d.ukis))
 	d.root = root
 	var out bytes.Buffer
 	_, err = Write(&out, Manifest{Kind: KindSystem, Package: Package, Version: version, Arch: "amd64", Rollback: rollback,
@@ -273,16 +274,65 @@ func TestReadSlots(t *testing.T) {
 	s, err := ReadSlots(p)
 	require.NoError(t, err)
 	assert.Equal(t, Slots{ESP: "/efi", Tries: 2, Options: "rw quiet console=ttyS0,115200", UUID: map[string]string{"a": uuidA, "b": uuidB}}, s)
+	require.NoError(t, os.WriteFile(p, []byte("esp /efi\nboot uki\nslot a "+uuidA+"\nslot b "+uuidB+"\n"), 0o644))
+	s, err = ReadSlots(p)
+	require.NoError(t, err)
+	assert.True(t, s.UKI)
 	assert.Equal(t, "/dev/disk/by-partuuid/"+uuidB, s.Device("b"))
 
 	_, err = ReadSlots(filepath.Join(t.TempDir(), "none"))
 	require.ErrorIs(t, err, ErrNoSlots)
 	for _, bad := range []string{"esp efi\nslot a " + uuidA + "\nslot b " + uuidB, "esp /efi\nslot a " + uuidA, "esp /efi\nslot c " + uuidA,
-		"esp /efi\ntries 0\nslot a " + uuidA + "\nslot b " + uuidB, "esp /efi\nfoo bar\nslot a " + uuidA + "\nslot b " + uuidB} {
+		"esp /efi\ntries 0\nslot a " + uuidA + "\nslot b " + uuidB, "esp /efi\nfoo bar\nslot a " + uuidA + "\nslot b " + uuidB, "esp /efi\nboot grub\nslot a " + uuidA + "\nslot b " + uuidB} {
 		require.NoError(t, os.WriteFile(p, []byte(bad), 0o644))
 		_, err := ReadSlots(p)
 		assert.Error(t, err, bad)
 	}
 	assert.Equal(t, "b", RunningSlot("BOOT_IMAGE=/b/vmlinuz root=PARTUUID=x pharaon.slot=b quiet"))
 	assert.Equal(t, "", RunningSlot("root=/dev/vda2 pharaon.slot=c"))
+}
+
+// A kiosk that boots with Secure Boot (its slots file says "boot uki")
+// boots a new system from its slot's unified kernel image, which the
+// bundle carries signed; a bundle without one is refused before anything
+// is written. A kiosk that boots a kernel and an initrd ignores them.
+func TestSystemInstallWithUnifiedKernelImages(t *testing.T) {
+	d := newABDisk(t, map[string]string{"pharaon-0001-a.conf": "1.0"})
+	dir := t.TempDir()
+	d.ukis = map[string]string{"a": filepath.Join(dir, "a.efi"), "b": filepath.Join(dir, "b.efi")}
+	for s, p := range d.ukis {
+		require.NoError(t, os.WriteFile(p, []byte("unified image of slot "+s), 0o600))
+	}
+	withUKI := d.bundle("1.1", 4096, false, d.priv)
+	d.ukis = nil
+	without := d.bundle("1.1", 4096, false, d.priv)
+
+	in := d.installer("a")
+	in.Slots.UKI = true
+	for _, check := range []bool{true, false} {
+		_, err := in.Install(context.Background(), bytes.NewReader(without), check)
+		require.ErrorIs(t, err, ErrMismatch)
+		assert.Equal(t, []string{"pharaon-0001-a.conf"}, d.entries())
+		assert.Equal(t, bytes.Repeat([]byte("b"), slotSize), d.slot("b"), "nothing written")
+	}
+	res, err := in.Install(context.Background(), bytes.NewReader(withUKI), false)
+	require.NoError(t, err)
+	entry, err := os.ReadFile(filepath.Join(entriesDir(d.esp), res.Entry))
+	require.NoError(t, err)
+	assert.Equal(t, "title Pharaon 1.1\nversion 1.1\nefi /b/pharaon-b.efi\n", string(entry), "no options: the image's own line")
+	uki, err := os.ReadFile(filepath.Join(d.esp, "b", "pharaon-b.efi"))
+	require.NoError(t, err)
+	assert.Equal(t, "unified image of slot b", string(uki), "the target slot's image, not the other's")
+	for _, f := range []string{"pharaon-a.efi", SystemKernel, SystemInitrd} {
+		_, err = os.Stat(filepath.Join(d.esp, "b", f))
+		assert.ErrorIs(t, err, os.ErrNotExist, f)
+	}
+
+	d2 := newABDisk(t, map[string]string{"pharaon-0001-a.conf": "1.0"})
+	d2.priv, d2.keys = d.priv, d.keys
+	res, err = d2.installer("a").Install(context.Background(), bytes.NewReader(withUKI), false)
+	require.NoError(t, err)
+	entry, err = os.ReadFile(filepath.Join(entriesDir(d2.esp), res.Entry))
+	require.NoError(t, err)
+	assert.Contains(t, string(entry), "linux /b/vmlinuz\n", "a kiosk without Secure Boot boots the kernel and the initrd")
 }
