@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf16"
 
@@ -43,6 +44,14 @@ var (
 	// sent).
 	kioskActive = func(ctx context.Context, unit string) bool {
 		return exec.CommandContext(ctx, "systemctl", "is-active", "--quiet", unit).Run() == nil
+	}
+	// rootDevice is the device number of the mounted root file system.
+	rootDevice = func() (uint64, error) {
+		var st syscall.Stat_t
+		if err := syscall.Stat("/", &st); err != nil {
+			return 0, err
+		}
+		return st.Dev, nil
 	}
 	// slotDevice is a slot's block device.
 	slotDevice = func(s update.Slots, slot string) string { return s.Device(slot) }
@@ -132,7 +141,7 @@ func systemInstaller(keys block.KeySet, state string) (*update.SystemInstaller, 
 		return nil, err
 	}
 	return &update.SystemInstaller{Keys: keys, Slots: slots, Running: runningSlot(), Arch: runtime.GOARCH, State: state,
-		Device: func(slot string) string { return slotDevice(slots, slot) }}, nil
+		Device: func(slot string) string { return slotDevice(slots, slot) }, Root: rootDevice}, nil
 }
 
 func runBootCheck(ctx context.Context, args []string, _ env, stdout, stderr io.Writer) error {

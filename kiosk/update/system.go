@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"pharaon/game/block"
 )
@@ -296,6 +297,10 @@ type SystemInstaller struct {
 	State   string // the update lock's directory (the Updater's State)
 	// Device is the block device of a slot (nil: Slots.Device).
 	Device func(slot string) string
+	// Root is the device number of the mounted root file system (nil:
+	// not checked): the slot to write must not be it, whatever the
+	// kernel's line says.
+	Root func() (uint64, error)
 }
 
 // SystemResult is what a system install did.
@@ -362,6 +367,16 @@ func (s *SystemInstaller) Install(ctx context.Context, r io.Reader, checkOnly bo
 	dev := s.Slots.Device(target)
 	if s.Device != nil {
 		dev = s.Device(target)
+	}
+	if s.Root != nil {
+		root, err := s.Root()
+		if err != nil {
+			return res, fmt.Errorf("the running root: %w", err)
+		}
+		var st syscall.Stat_t
+		if err := syscall.Stat(dev, &st); err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFBLK && st.Rdev == root {
+			return res, fmt.Errorf("slot %s (%s) is the running root file system, though the kernel's line says slot %s: %w", target, dev, s.Running, ErrMismatch)
+		}
 	}
 	var sink payloadSink = discardSink{}
 	if !checkOnly {

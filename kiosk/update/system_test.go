@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -335,4 +336,29 @@ func TestSystemInstallWithUnifiedKernelImages(t *testing.T) {
 	entry, err = os.ReadFile(filepath.Join(entriesDir(d2.esp), res.Entry))
 	require.NoError(t, err)
 	assert.Contains(t, string(entry), "linux /b/vmlinuz\n", "a kiosk without Secure Boot boots the kernel and the initrd")
+}
+
+// Whatever the kernel's line says, the slot to write is never the block
+// device the root file system is mounted from.
+func TestSystemInstallNeverWritesTheRunningRoot(t *testing.T) {
+	var dev string
+	var rdev uint64
+	for _, p := range []string{"/dev/loop0", "/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/ram0"} {
+		var st syscall.Stat_t
+		if syscall.Stat(p, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFBLK {
+			dev, rdev = p, st.Rdev
+			break
+		}
+	}
+	if dev == "" {
+		t.Skip("no block device here to stand for the running root")
+	}
+	d := newABDisk(t, map[string]string{"pharaon-0001-a.conf": "1.0"})
+	in := d.installer("a")
+	in.Device = func(string) string { return dev }
+	in.Root = func() (uint64, error) { return rdev, nil }
+	// A check only: were the guard to fail, nothing would be written.
+	_, err := in.Install(context.Background(), bytes.NewReader(d.bundle("1.1", 100, false, d.priv)), true)
+	require.ErrorIs(t, err, ErrMismatch)
+	assert.Contains(t, err.Error(), "is the running root file system")
 }
