@@ -267,6 +267,25 @@ update-bundle: deb
 	arch=$$($(GO) env GOARCH); $(GO) run ./cmd/pharaon-issuer update-bundle -key $(UPDATE_KEY) \
 	  -deb $(DIST)/pharaon_$(DEB_VERSION)_$$arch.deb -out $(DIST)/pharaon_$(DEB_VERSION)_$$arch.update
 
+# make system-bundle UPDATE_KEY=FILE.key: the system of the last make image
+# (bin/dist/system/: its root file system, kernel and initrd) as a signed
+# system bundle, bin/dist/pharaon-system_VERSION_ARCH.update, for `pharaon
+# update` on a kiosk from an image: written into the other A/B slot, started
+# on trial at the next restart (kiosk/update/system.go). VERSION= gives
+# another version than the image's; ROLLBACK=yes signs it as a rollback (a
+# kiosk takes it even when not newer than what it runs). An image built
+# with SECUREBOOT_KEYS leaves its slots' signed unified kernel images
+# there too: the bundle carries them.
+.PHONY: system-bundle
+system-bundle:
+	@[ -n "$(UPDATE_KEY)" ] || { echo "make system-bundle: UPDATE_KEY=FILE.key is required" >&2; exit 2; }
+	@[ -f $(DIST)/system/root.img ] || { echo "make system-bundle: no $(DIST)/system/root.img: make image first" >&2; exit 2; }
+	v="$(or $(VERSION),$$(cat $(DIST)/system/VERSION))"; arch=$$($(GO) env GOARCH); \
+	$(GO) run ./cmd/pharaon-issuer update-bundle -key $(UPDATE_KEY) $(if $(filter yes,$(ROLLBACK)),-rollback) \
+	  -root $(DIST)/system/root.img -kernel $(DIST)/system/vmlinuz -initrd $(DIST)/system/initrd.img \
+	  $$([ -f $(DIST)/system/pharaon-a.efi ] && echo -uki-a $(DIST)/system/pharaon-a.efi -uki-b $(DIST)/system/pharaon-b.efi) \
+	  -version "$$v" -arch $$arch -out $(DIST)/pharaon-system_$${v}_$$arch.update
+
 # make image: the kiosk's disk image in bin/dist/ (packaging/image/build.sh):
 # Debian 12 by mmdebstrap with the package of make deb, a GPT disk with an EFI
 # system partition (systemd-boot), the root, the FAT partition PHARAON (the
@@ -277,6 +296,10 @@ update-bundle: deb
 # the key as pharaon-issuer keygen writes it (or UPDATE_PUB=FILE.pub), for
 # the package's self-test and its updates; the image's SHA-256 file is
 # signed too (pharaon.img.xz.sha256.sig: pharaon-issuer verify-manifest).
+# With SECUREBOOT_KEYS=DIR (the operator's Secure Boot keys:
+# packaging/image/secureboot.sh keys DIR) the image boots with Secure Boot on
+# those keys: systemd-boot and each slot's unified kernel image signed, the
+# keys enrolled by systemd-boot at the first boot (docs/technician.md).
 # Needs root and the network; takes minutes: never part of make test.
 IMAGE_TOOLS := mmdebstrap dosfstools mtools fdisk e2fsprogs systemd-boot-efi xz-utils bmap-tools
 .PHONY: image
@@ -287,7 +310,7 @@ image: deb
 	if [ -n "$$missing" ]; then echo "make image: apt-get install$$missing" >&2; exit 1; fi
 	@pub="$(or $(UPDATE_PUB),$(if $(UPDATE_KEY),$(basename $(UPDATE_KEY)).pub))"; \
 	if [ -n "$$pub" ] && [ ! -f "$$pub" ]; then echo "make image: no public key $$pub for UPDATE_KEY=$(UPDATE_KEY) (or give UPDATE_PUB=FILE.pub)" >&2; exit 2; fi
-	UPDATE_PUB="$(or $(UPDATE_PUB),$(if $(UPDATE_KEY),$(basename $(UPDATE_KEY)).pub))" \
+	UPDATE_PUB="$(or $(UPDATE_PUB),$(if $(UPDATE_KEY),$(basename $(UPDATE_KEY)).pub))" SECUREBOOT_KEYS="$(SECUREBOOT_KEYS)" \
 	  packaging/image/build.sh $(DIST)/pharaon_$(DEB_VERSION)_$$($(GO) env GOARCH).deb $(DIST)
 	$(if $(UPDATE_KEY),[ ! -f $(DIST)/pharaon.img.xz.sha256 ] || $(BIN)/deb/pharaon-issuer sign-manifest -key $(UPDATE_KEY) $(DIST)/pharaon.img.xz.sha256)
 
@@ -300,10 +323,16 @@ image: deb
 # only; a voucher
 # printed and paid, the data partition put back to its copy from before the
 # payout: the kiosk out of service (rollback), the technician logged in.
-# Saves screen dumps in bin/dist/. Tens of minutes: never part of make test.
+# Then the A/B system update (packaging/image/vm-ab-test.sh): a system bundle
+# from a USB stick into the other slot, confirmed once the kiosk is ready; a
+# broken one tried and left by itself for the slot before; an older one
+# refused. Saves screen dumps in bin/dist/. Tens of minutes: never part of
+# make test.
 .PHONY: vm-test
 vm-test:
-	@for p in qemu-system-x86 ovmf e2fsprogs fdisk mtools swtpm openssh-client; do \
+	@for p in qemu-system-x86 ovmf e2fsprogs fdisk mtools dosfstools swtpm openssh-client; do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || { echo "make vm-test: apt-get install $$p" >&2; exit 1; }; \
 	done
 	packaging/image/vm-test.sh $$(ls $(DIST)/pharaon.img 2>/dev/null || echo $(DIST)/pharaon.img.xz) $(DIST)
+	[ -f $(DIST)/pharaon.img ] || xz -dk $(DIST)/pharaon.img.xz
+	packaging/image/vm-ab-test.sh $(DIST)/pharaon.img $(DIST)

@@ -131,9 +131,22 @@ func TestImageAgreesOnTheSitePartition(t *testing.T) {
 	require.Equal(t, "/boot/pharaon", mount)
 
 	fstab := read("image/fstab.sh")
-	assert.Regexp(t, `(?m)^UUID=\$3 `+regexp.QuoteMeta(mount)+` vfat ro,nosuid,nodev,noexec,uid=0,gid=\$gid,fmask=0137,dmask=0027,`, fstab,
+	assert.Regexp(t, `(?m)^UUID=\$4 `+regexp.QuoteMeta(mount)+` vfat ro,nosuid,nodev,noexec,uid=0,gid=\$gid,fmask=0137,dmask=0027,`, fstab,
 		"read-only, no device, no program, no set-id; root's and the kiosk's group's alone")
-	assert.Regexp(t, `(?m)^UUID=\$4 /var/lib/pharaon ext4 .*x-systemd\.growfs`, fstab)
+	assert.Regexp(t, `(?m)^UUID=\$5 /var/lib/pharaon ext4 .*x-systemd\.growfs`, fstab)
+	// The first-install marker and the trust root, where the package's
+	// configuration names them, are on the state both A/B slots share.
+	conf := read("etc/pharaon.conf")
+	for _, key := range []string{"trust-dir", "installed-marker"} {
+		m := regexp.MustCompile(`(?m)^` + key + ` = (.*)$`).FindStringSubmatch(conf)
+		require.NotNil(t, m, key)
+		dir := m[1]
+		if key == "installed-marker" {
+			dir = filepath.Dir(dir)
+		}
+		assert.Regexp(t, `(?m)^/var/lib/pharaon-state/\S+ `+regexp.QuoteMeta(dir)+` none bind,`, fstab, key)
+		assert.Contains(t, read("image/pharaon-site.conf"), "\nAfter="+"var-lib-pharaon", key)
+	}
 
 	sshd := read("image/sshd.conf")
 	for _, line := range []string{"AuthorizedKeysFile " + mount + "/ssh/authorized_keys", "PasswordAuthentication no",
@@ -142,8 +155,9 @@ func TestImageAgreesOnTheSitePartition(t *testing.T) {
 	}
 	unit := read("image/ssh.service.conf")
 	assert.Contains(t, unit, "\nConditionPathExists="+mount+"/ssh/authorized_keys\n", "SSH off without a key on the partition")
-	assert.Contains(t, unit, "\nRequiresMountsFor="+mount+"\n")
-	assert.Contains(t, unit, "\nExecStartPre=/usr/bin/ssh-keygen -A\n", "each kiosk its own host keys")
+	assert.Contains(t, unit, "\nRequiresMountsFor="+mount+" /var/lib/pharaon-state\n")
+	assert.Contains(t, unit, "ssh-keygen -q -t ed25519 -N \"\" -C \"\" -f /var/lib/pharaon-state/ssh/ssh_host_ed25519_key", "each kiosk its own host key, kept by updates")
+	assert.Contains(t, sshd, "\nHostKey /var/lib/pharaon-state/ssh/ssh_host_ed25519_key\n")
 	assert.Contains(t, read("image/appliance.sh"), `rm -f "$root"/etc/ssh/ssh_host_*`, "no host key in the image")
 
 	kiosk := read("image/pharaon-site.conf")

@@ -3,7 +3,8 @@
 # tree (build.sh runs it as an mmdebstrap hook, after the kiosk's package):
 # the network (systemd-networkd, wired.network) and its names
 # (systemd-resolved), the clock (systemd-timesyncd), the data partition
-# grown to the disk (systemd-repart, repart-data.conf, grow-gpt), the field
+# grown to the disk (systemd-repart, repart-data.conf, grow-gpt), a new
+# system confirmed or tried again (pharaon-boot-check.service), the field
 # team's SSH off by default (sshd.conf, ssh.service.conf), USB sticks
 # mounted read-only under /media (usb-media.rules, usb-mount), and the kiosk
 # ordered after its site partition (pharaon-site.conf).
@@ -36,4 +37,6 @@ install -D -m 0644 "$here/usb-media.rules" "$root/etc/udev/rules.d/90-pharaon-us
 install -D -m 0755 "$here/usb-mount" "$root/usr/local/lib/pharaon/usb-mount"
 
 install -D -m 0644 "$here/pharaon-site.conf" "$root/etc/systemd/system/pharaon.service.d/50-site.conf"
+install -D -m 0644 "$here/pharaon-boot-check.service" "$root/etc/systemd/system/pharaon-boot-check.service"
+chroot "$root" systemctl enable pharaon-boot-check.service
 install -d -m 0755 "$root/boot/pharaon"

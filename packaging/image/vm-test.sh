@@ -129,18 +129,19 @@ esac
 
 # part N FIELD: partition N's start or size, in bytes.
 part() {
-	sfdisk -d "$vm" | awk -v p="${vm}$1" -v f="$2=" '$1 == p { for (i = 1; i <= NF; i++) if ($i == f) { gsub(",", "", $(i+1)); print $(i+1) * 512 } }'
+	sfdisk -d "$vm" | awk -v p="${vm}$1" -v f="$2=" '$1 == p { for (i = 1; i <= NF; i++) if ($i == f) { gsub(",", "", $(i+1)); printf "%.0f\n", $(i+1) * 512 } }'
 }
 # layout: the partitions' places (after a boot too: systemd-repart may have
-# grown the data partition). 1 EFI, 2 root, 3 PHARAON, 4 data
+# grown the data partition). 1 EFI, 2 root-a (the image's system: the
+# probe goes there), 3 root-b, 4 state, 5 PHARAON, 6 data
 # (packaging/image/build.sh).
 layout() {
 	esp_off=$(part 1 start)
 	root_off=$(part 2 start)
-	site_off=$(part 3 start)
-	data_off=$(part 4 start)
-	data_size=$(part 4 size)
-	[ -n "$root_off" ] && [ -n "$site_off" ] && [ -n "$data_size" ] || { echo "vm-test: no partitions 2, 3 and 4 in $image" >&2; exit 1; }
+	site_off=$(part 5 start)
+	data_off=$(part 6 start)
+	data_size=$(part 6 size)
+	[ -n "$root_off" ] && [ -n "$site_off" ] && [ -n "$data_size" ] || { echo "vm-test: no partitions 2, 5 and 6 in $image" >&2; exit 1; }
 	rootfs="$vm?offset=$root_off"
 	datafs="$vm?offset=$data_off"
 	sitefs="$vm@@$site_off"
@@ -185,10 +186,10 @@ DEBUGFS
 # of the timer's interrupt so slowly that it panics ("IO-APIC + timer
 # doesn't work", seen at load 19); the check is for broken hardware, which
 # the emulated one is not.
-mtype -i "$vm@@$esp_off" ::/loader/entries/pharaon.conf | tr -d '\r' |
+mtype -i "$vm@@$esp_off" ::/loader/entries/pharaon-0001-a.conf | tr -d '\r' |
 	sed 's/^options .*/& SYSTEMD_LOG_SECCOMP=1 no_timer_check/' >"$work/pharaon.entry"
 grep -q 'SYSTEMD_LOG_SECCOMP=1' "$work/pharaon.entry" || { echo "vm-test: no options line in the boot entry" >&2; exit 1; }
-mcopy -o -i "$vm@@$esp_off" "$work/pharaon.entry" ::/loader/entries/pharaon.conf
+mcopy -o -i "$vm@@$esp_off" "$work/pharaon.entry" ::/loader/entries/pharaon-0001-a.conf
 
 # The data partition's mount waits 10 min for its device rather than
 # systemd's 90 s (x-systemd.device-timeout in the copy's fstab): on a host
