@@ -92,7 +92,7 @@ func TestIdentityViewSaysTheSystemSlots(t *testing.T) {
 		Confirmed: true, FailedVersion: "1.2", FailedEntry: "pharaon-0003-a+0-3.conf", FailedTries: 3}))
 	f.show("identity", f.tech)
 	assert.Contains(t, f.text(), "Système\nemplacement B, 1.1, confirmé\n")
-	assert.Contains(t, f.text(), "Retour automatique\nle système 1.2 n’a pas démarré (3 essais)\u00a0: retour à celui-ci\n")
+	assert.Contains(t, f.text(), "Retour automatique\nle système 1.2 n’a pas démarré (3\u00a0essais)\u00a0: retour à celui-ci\n")
 	f.showSteady("identity", f.tech)
 	f.golden("maint-identity-rollback.png")
 

@@ -49,7 +49,7 @@ var _ = words(map[word]text{
 	"rpt.id.system.trial":     {"emplacement %s, %s, à l’essai (pas encore «\u00a0borne prête\u00a0»)", "slot %s, %s, on trial (not yet “kiosk ready”)"},
 	"rpt.id.system.other":     {"\u00a0; l’autre emplacement\u00a0: %s", "; the other slot: %s"},
 	"rpt.id.system.back":      {"Retour automatique", "Automatic return"},
-	"rpt.id.system.failed":    {"le système %s n’a pas démarré (%d essais)\u00a0: retour à celui-ci", "system %s did not start (%d tries): back to this one"},
+	"rpt.id.system.failed":    {"le système %s n’a pas démarré (%s)\u00a0: retour à celui-ci", "system %s did not start (%s): back to this one"},
 })
 
 // identityDesk is what the identity view reads.
@@ -99,7 +99,7 @@ func buildIdentity(env *Env, o identityDesk) fyne.CanvasObject {
 			sha,
 		}
 		if id.System.FailedEntry != "" {
-			back := rptRow(tr.T("rpt.id.system.back"), tr.F("rpt.id.system.failed", id.System.FailedVersion, id.System.FailedTries), false)
+			back := rptRow(tr.T("rpt.id.system.back"), tr.F("rpt.id.system.failed", id.System.FailedVersion, tr.Count(int64(id.System.FailedTries), "n.try")), false)
 			objs = append(objs[:6], append([]fyne.CanvasObject{back}, objs[6:]...)...)
 		}
 		body.Objects = objs
