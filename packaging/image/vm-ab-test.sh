@@ -205,7 +205,9 @@ if [ "$SECUREBOOT" = yes ]; then
 	sb=$(vssh 'od -An -t u1 /sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c | awk "{ print \$NF }"; cat /sys/kernel/security/lockdown' 2>&1 | tr '\n' ' ')
 	say "Secure Boot (1: on), and the kernel's lockdown: $sb"
 	case $sb in "1 "*"[integrity]"* | "1 "*"[confidentiality]"*) ;; *) failed "Secure Boot not on, or the kernel not locked down: $sb" ;; esac
-	grep -a -q -i "enroll" "$serial" && say "systemd-boot enrolled the operator's keys at the first boot"
+	# Out of setup mode: the operator's platform key is enrolled.
+	setup=$(vssh 'od -An -t u1 /sys/firmware/efi/efivars/SetupMode-8be4df61-93ca-11d2-aa0d-00e098032b8c | awk "{ print \$NF }"' 2>&1)
+	[ "$setup" = 0 ] && say "the operator's keys enrolled (SetupMode 0)" || failed "the firmware still in setup mode: $setup"
 fi
 media=
 for i in $(seq 30); do media=$(stick_path); [ -n "$media" ] && break; sleep 5; done
