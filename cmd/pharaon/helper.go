@@ -150,7 +150,7 @@ func (b bundleInstaller) Install(ctx context.Context, bundle string, check bool)
 			return b.installSystem(ctx, keys, bundle, check)
 		}
 	}
-	u := &update.Updater{Keys: keys, Sys: updateSystem(b.log), State: b.state, Arch: runtime.GOARCH}
+	u := &update.Updater{Keys: keys, Sys: updateSystem(b.log), State: b.state, Arch: runtime.GOARCH, ReadOnly: systemReadOnly}
 	res, err := u.Apply(ctx, bundle, update.Options{CheckOnly: check})
 	out := helper.Update{Package: res.Manifest.Package, Version: res.Manifest.Version, From: res.From}
 	if res.Manifest.Version != "" {

@@ -45,10 +45,11 @@ func TestHelperCommandInstallsOnlyWhatPharaonUpdateWould(t *testing.T) {
 		"26 1 254:2 / / rw - ext4 /dev/vda2 rw\n97 26 8:1 / %s ro,nosuid,nodev,noexec - vfat /dev/sda1 ro\n", stick)), 0o644))
 
 	sys := &dpkgFake{installed: old}
-	defer func(s func(io.Writer) update.System, e func() int, h func() helper.System) {
-		updateSystem, geteuid, helperSystem = s, e, h
-	}(updateSystem, geteuid, helperSystem)
+	defer func(s func(io.Writer) update.System, e func() int, h func() helper.System, ro func() (bool, error)) {
+		updateSystem, geteuid, helperSystem, systemReadOnly = s, e, h, ro
+	}(updateSystem, geteuid, helperSystem, systemReadOnly)
 	updateSystem = func(io.Writer) update.System { return sys }
+	systemReadOnly = func() (bool, error) { return false, nil }
 	helperSystem = func() helper.System { return helper.Machine{MountInfo: mountinfo} }
 	euid := 1000
 	geteuid = func() int { return euid }

@@ -49,12 +49,15 @@ const (
 	defaultManifest    = "/usr/share/pharaon/MANIFEST.sha256"
 )
 
-// updateSystem and geteuid are the machine, replaced by the tests.
+// updateSystem, systemReadOnly and geteuid are the machine, replaced by
+// the tests. The system is read-only on the disk image's slots (the
+// kernel's "ro", packaging/image/build.sh): /usr, where the package goes.
 var (
 	updateSystem = func(log io.Writer) update.System {
 		return update.Dpkg{Manifest: defaultManifest, Log: log}
 	}
-	geteuid = os.Geteuid
+	systemReadOnly = func() (bool, error) { return update.ReadOnlyFS("/usr") }
+	geteuid        = os.Geteuid
 )
 
 // updateReasons say why a bundle was refused, in French and English, by
@@ -74,6 +77,7 @@ var updateReasons = map[string]struct{ fr, en string }{
 	"broken":      {"échec de la mise à jour ET de la réinstallation de la version précédente\u00a0: voir docs/technician.md", "the update AND the reinstall of the previous version failed: see docs/technician.md"},
 	"noslots":     {"cette borne n’a pas d’emplacements système A/B (image d’avant, ou Debian installée à la main)", "this kiosk has no A/B system slots (an older image, or Debian installed by hand)"},
 	"unconfirmed": {"le système en service est encore à l’essai\u00a0: attendre qu’il soit confirmé (borne prête)", "the running system is still on trial: wait until it is confirmed (kiosk ready)"},
+	"readonly":    {"le système de cette borne est en lecture seule\u00a0: elle prend une mise à jour du système entier (pharaon-system_…), pas un paquet du logiciel seul", "this kiosk's system is read-only: it takes a whole system's update (pharaon-system_…), not a package of the software alone"},
 }
 
 // updateReason is why err refused a bundle, in words.
@@ -136,7 +140,7 @@ func runUpdate(ctx context.Context, args []string, _ env, stdout, stderr io.Writ
 			return runSystemUpdate(ctx, bundle, keys, *state, *check, w, stdout, stderr)
 		}
 	}
-	u := &update.Updater{Keys: keys, Sys: updateSystem(stderr), State: *state, Arch: runtime.GOARCH}
+	u := &update.Updater{Keys: keys, Sys: updateSystem(stderr), State: *state, Arch: runtime.GOARCH, ReadOnly: systemReadOnly}
 	res, err := u.Apply(ctx, bundle, update.Options{Downgrade: *downgrade, NoRollback: *noRollback, CheckOnly: *check})
 	if err != nil {
 		reason := updateReason(w, err)

@@ -64,10 +64,14 @@ func TestUpdateCommand(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(state, update.InstalledDeb), []byte("pharaon "+old+" amd64"), 0o644))
 
 	sys := &dpkgFake{installed: old}
-	defer func(s func(io.Writer) update.System, e func() int) { updateSystem, geteuid = s, e }(updateSystem, geteuid)
+	defer func(s func(io.Writer) update.System, e func() int, ro func() (bool, error)) {
+		updateSystem, geteuid, systemReadOnly = s, e, ro
+	}(updateSystem, geteuid, systemReadOnly)
 	updateSystem = func(io.Writer) update.System { return sys }
 	euid := 0
 	geteuid = func() int { return euid }
+	readOnly := false
+	systemReadOnly = func() (bool, error) { return readOnly, nil }
 
 	bundle := func(name, version string, key ed25519.PrivateKey) string {
 		var buf bytes.Buffer
@@ -121,6 +125,17 @@ func TestUpdateCommand(t *testing.T) {
 	assert.Zero(t, sys.installs)
 
 	euid = 0
+	// The disk image's read-only system takes whole systems only: the
+	// technician is told which update to bring.
+	readOnly = true
+	for _, args := range [][]string{{good}, {"-check", good}} {
+		status, out, stderr = cmd(args...)
+		assert.Equal(t, exitFailure, status, stderr)
+		assert.Contains(t, stderr, "good.update\u00a0: le système de cette borne est en lecture seule\u00a0: elle prend une mise à jour du système entier")
+		assert.Empty(t, out)
+		assert.Zero(t, sys.installs)
+	}
+	readOnly = false
 	status, out, stderr = cmd(good)
 	assert.Equal(t, exitOK, status, stderr)
 	assert.Contains(t, out, fmt.Sprintf("pharaon 0.1.0+git12.bbb installée (avant\u00a0: %s)", old))

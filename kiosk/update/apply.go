@@ -53,6 +53,10 @@ type Updater struct {
 	Sys   System
 	State string // the directory of the staging file and the kept packages
 	Arch  string // the kiosk's Debian architecture (amd64)
+	// ReadOnly says whether the system's files are read-only (nil: never):
+	// a kiosk from the disk image, whose slots update as a whole
+	// (SystemInstaller), never takes a package into its running system.
+	ReadOnly func() (bool, error)
 }
 
 // Options are the technician's choices.
@@ -71,6 +75,7 @@ var (
 	ErrDowngrade  = errors.New("the bundle is not newer than the installed version")
 	ErrMismatch   = errors.New("the bundle is not for this kiosk")
 	ErrDataDir    = errors.New("the package would write on the data partition")
+	ErrReadOnly   = errors.New("the system's files are read-only: this kiosk takes a whole system's update (a system bundle), not a package")
 	ErrNoRollback = errors.New("no package is kept to go back to if the update fails")
 	ErrBusy       = errors.New("another update is running")
 	// ErrRolledBack: the new package failed and the previous one is
@@ -94,8 +99,8 @@ type Result struct {
 // removed on a refusal. The checks, in order: the signature by a trusted
 // update key, the manifest, the payload's size and SHA-256, the kind,
 // package and architecture, the version against the installed one, the
-// package's own control fields and contents (nothing under DataDir), and
-// a kept package to go back to.
+// system's files writable (ReadOnly), the package's own control fields and
+// contents (nothing under DataDir), and a kept package to go back to.
 func (u *Updater) Apply(ctx context.Context, bundle string, opt Options) (res Result, err error) {
 	unlock, err := lockState(u.State)
 	if err != nil {
@@ -134,6 +139,15 @@ func (u *Updater) Apply(ctx context.Context, bundle string, opt Options) (res Re
 	res.From = from
 	if from != "" && CompareVersions(m.Version, from) <= 0 && !opt.Downgrade && !m.Rollback {
 		return res, fmt.Errorf("version %s, installed %s: %w", m.Version, from, ErrDowngrade)
+	}
+	if u.ReadOnly != nil {
+		ro, err := u.ReadOnly()
+		if err != nil {
+			return res, fmt.Errorf("whether the system is read-only: %w", err)
+		}
+		if ro {
+			return res, fmt.Errorf("%s %s: %w", m.Package, m.Version, ErrReadOnly)
+		}
 	}
 	info, err := u.Sys.Inspect(ctx, staged)
 	if err != nil {
@@ -252,4 +266,16 @@ func lock(path string) (func(), error) {
 		return nil, err
 	}
 	return func() { f.Close() }, nil
+}
+
+// ReadOnlyFS reports whether the file system holding path is mounted
+// read-only (the kernel's ST_RDONLY): an Updater's ReadOnly on a kiosk
+// asks it of /usr, where the package would go.
+func ReadOnlyFS(path string) (bool, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(path, &st); err != nil {
+		return false, err
+	}
+	const stRdonly = 0x1 // statfs(2)'s ST_RDONLY
+	return st.Flags&stRdonly != 0, nil
 }

@@ -23,6 +23,7 @@ var reasons = []struct {
 	{ErrBroken, "broken"},
 	{ErrNoSlots, "noslots"},
 	{ErrUnconfirmed, "unconfirmed"},
+	{ErrReadOnly, "readonly"},
 }
 
 // Reason is the code of err's reason ("" when err is none of the update's

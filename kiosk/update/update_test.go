@@ -446,3 +446,48 @@ lrwxrwxrwx 0/0               0 2026-11-30 12:00 ./usr/lib/x -> /var/lib/pharaon/
 		t.Errorf("contents %q, want %q", got, want)
 	}
 }
+
+// A kiosk whose system is read-only (the disk image's slots) takes no
+// package: it is told which update it needs, after the bundle's own checks
+// (a tampered bundle is still said tampered), and nothing is staged or
+// installed, with or without the technician's options.
+func TestApplyReadOnlySystemRefused(t *testing.T) {
+	for _, opt := range []Options{{}, {CheckOnly: true}, {Downgrade: true, NoRollback: true}} {
+		f := newFixture(t)
+		f.u.ReadOnly = func() (bool, error) { return true, nil }
+		_, err := f.u.Apply(context.Background(), f.bundle("0.1.0+git12.bbb", fakeDeb("0.1.0+git12.bbb"), f.priv), opt)
+		f.refused(err, ErrReadOnly)
+		if Reason(err) != "readonly" {
+			t.Errorf("reason %q", Reason(err))
+		}
+	}
+	f := newFixture(t)
+	f.u.ReadOnly = func() (bool, error) { return true, nil }
+	p := f.bundle("0.1.0+git12.bbb", fakeDeb("0.1.0+git12.bbb", "/usr/bin/pharaon"), f.priv)
+	tamper(t, p, "/usr/bin/pharaon", 0)
+	_, err := f.u.Apply(context.Background(), p, Options{})
+	f.refused(err, ErrPayload)
+
+	f = newFixture(t)
+	f.u.ReadOnly = func() (bool, error) { return false, errors.New("statfs: no such file") }
+	_, err = f.u.Apply(context.Background(), f.bundle("0.1.0+git12.bbb", fakeDeb("0.1.0+git12.bbb"), f.priv), Options{})
+	if err == nil || !strings.Contains(err.Error(), "read-only") || len(f.sys.installs) != 0 {
+		t.Fatalf("%v, installs %v", err, f.sys.installs)
+	}
+
+	f = newFixture(t)
+	f.u.ReadOnly = func() (bool, error) { return false, nil }
+	if res, err := f.u.Apply(context.Background(), f.bundle("0.1.0+git12.bbb", fakeDeb("0.1.0+git12.bbb"), f.priv), Options{}); err != nil || !res.Applied {
+		t.Fatalf("a writable system: %v", err)
+	}
+}
+
+func TestReadOnlyFS(t *testing.T) {
+	ro, err := ReadOnlyFS(t.TempDir())
+	if err != nil || ro {
+		t.Errorf("a test's temporary directory: read-only %v, %v", ro, err)
+	}
+	if _, err := ReadOnlyFS(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("no error for a missing path")
+	}
+}

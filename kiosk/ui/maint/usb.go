@@ -73,6 +73,7 @@ var _ = words(map[word]text{
 	"usb.why.broken":      {"l’installation a échoué, et la réinstallation de la version précédente aussi\u00a0: appelez le support", "the installation failed, and so did the reinstall of the previous version: call support"},
 	"usb.why.noslots":     {"c’est une mise à jour du système entier, et cette borne n’a pas d’emplacements A/B", "it is a whole-system update, and this kiosk has no A/B slots"},
 	"usb.why.unconfirmed": {"le système en service est encore à l’essai\u00a0: attendez qu’il soit confirmé (borne prête), puis réessayez", "the running system is still on trial: wait until it is confirmed (kiosk ready), then try again"},
+	"usb.why.readonly":    {"c’est une mise à jour du logiciel seul, et le système de cette borne est en lecture seule\u00a0: il lui faut une mise à jour du système entier (pharaon-system_…)", "it is an update of the software alone, and this kiosk’s system is read-only: it needs a whole-system update (pharaon-system_…)"},
 	"usb.why.nokeys":      {"aucune clé de mise à jour n’est installée sur cette borne", "no update key is installed on this kiosk"},
 	"usb.why.update":      {"l’installation a échoué", "the installation failed"},
 	"usb.why.nostick":     {"la clé n’est plus branchée", "the stick is no longer plugged in"},
