@@ -112,6 +112,11 @@ func (devInstaller) Install(context.Context, string, bool) (helper.Update, error
 	return helper.Update{}, errDevNoUpdate
 }
 
+// Switch: a development run has no slots, so no system ever waits.
+func (devInstaller) Switch(context.Context) (helper.Update, error) {
+	return helper.Update{}, &helper.Error{Code: helper.CodeNoSystem, Detail: "a development run has no A/B slots"}
+}
+
 func (devInstaller) Reason(err error) string {
 	if errors.Is(err, errDevNoUpdate) {
 		return "nokeys"

@@ -186,6 +186,35 @@ func (b bundleInstaller) installSystem(ctx context.Context, keys block.KeySet, b
 	return out, nil
 }
 
+// Switch restarts the machine into the system written into the other slot
+// and not started yet (`pharaon update` of a system over SSH): the kiosk
+// asks it at its first idle moment, having locked its players out. What
+// is pending is read from the slots' entries on the ESP, never from the
+// kiosk's word.
+func (b bundleInstaller) Switch(ctx context.Context) (helper.Update, error) {
+	slots, err := update.ReadSlots(slotsFile)
+	if err != nil {
+		return helper.Update{}, &helper.Error{Code: helper.CodeNoSystem, Detail: err.Error()}
+	}
+	st, err := update.ReadStatus(slots.ESP, runningSlot())
+	if err != nil {
+		return helper.Update{}, fmt.Errorf("the slots' boot entries: %w", err)
+	}
+	p, ok := st.Pending()
+	if !ok {
+		return helper.Update{}, &helper.Error{Code: helper.CodeNoSystem, Detail: "no system waits in the other slot"}
+	}
+	out := helper.Update{Package: update.Package, Version: p.Version}
+	if cur, ok := st.Current(); ok {
+		out.From = cur.Version
+	}
+	fmt.Fprintf(b.log, "pharaon helper: the kiosk is idle: restarting into system %s of slot %s (%s)\n", p.Version, p.Slot, p.Name)
+	if err := restartMachine(ctx); err != nil {
+		return out, fmt.Errorf("restart: %w", err)
+	}
+	return out, nil
+}
+
 func (bundleInstaller) Reason(err error) string {
 	if errors.Is(err, errNoUpdateKeys) {
 		return "nokeys"

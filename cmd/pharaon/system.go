@@ -130,7 +130,28 @@ func runSystemUpdate(ctx context.Context, bundle string, keys block.KeySet, stat
 		"%s: system %s written into slot %s (running: %s, slot %s), signed by key %s.\n"+
 			"It starts at the next restart, on trial: if it does not reach \"kiosk ready\" within %d boots, the kiosk goes back to the running system by itself.\n"),
 		bundle, m.Version, strings.ToUpper(res.Slot), res.From, strings.ToUpper(in.Running), res.Key, in.Slots.Tries)
+	// The kiosk reads the status (it cannot read the ESP): it restarts
+	// into the pending system at its first idle moment.
+	if _, err := saveBootStatus(in.Slots.ESP, in.Running); err != nil {
+		fmt.Fprintf(stderr, "pharaon update: %s: %v\n", statusFile, err)
+		fmt.Fprintln(stdout, w.pick("La borne ne le sait pas\u00a0: redémarrer quand elle est libre (systemctl reboot).",
+			"The kiosk does not know of it: restart when it is idle (systemctl reboot)."))
+		return nil
+	}
+	fmt.Fprintln(stdout, w.pick("La borne y redémarre d’elle-même à son premier moment libre (sans crédit ni partie, maintenance fermée)\u00a0; systemctl reboot pour redémarrer tout de suite.",
+		"The kiosk restarts into it by itself at its first idle moment (no credit, no game, maintenance closed); systemctl reboot to restart now."))
 	return nil
+}
+
+// saveBootStatus leaves the slots' status read from the ESP where the
+// kiosk reads it (update.StatusFile).
+func saveBootStatus(esp, running string) (update.BootStatus, error) {
+	st, err := update.ReadStatus(esp, running)
+	if err != nil {
+		return update.BootStatus{}, err
+	}
+	b := st.Boot()
+	return b, update.WriteBootStatus(statusFile, b)
 }
 
 // systemInstaller is the installer of this machine's slots
@@ -213,15 +234,11 @@ func runBootCheck(ctx context.Context, args []string, _ env, stdout, stderr io.W
 // writeBootStatus leaves the slots' status for the kiosk (update.StatusFile)
 // and says a return from a failed system.
 func writeBootStatus(slots update.Slots, w blockWords, stdout, stderr io.Writer) error {
-	st, err := update.ReadStatus(slots.ESP, runningSlot())
-	if err == nil {
-		b := st.Boot()
-		if b.FailedEntry != "" {
-			fmt.Fprintf(stdout, w.pick("pharaon boot-check\u00a0: le système %s n’a pas atteint «\u00a0borne prête\u00a0» (%d essais, %s)\u00a0; la borne est revenue au système %s de l’emplacement %s\n",
-				"pharaon boot-check: system %s did not reach \"kiosk ready\" (%d tries, %s); the kiosk came back to system %s of slot %s\n"),
-				b.FailedVersion, b.FailedTries, b.FailedEntry, b.Version, strings.ToUpper(b.Slot))
-		}
-		err = update.WriteBootStatus(statusFile, b)
+	b, err := saveBootStatus(slots.ESP, runningSlot())
+	if err == nil && b.FailedEntry != "" {
+		fmt.Fprintf(stdout, w.pick("pharaon boot-check\u00a0: le système %s n’a pas atteint «\u00a0borne prête\u00a0» (%d essais, %s)\u00a0; la borne est revenue au système %s de l’emplacement %s\n",
+			"pharaon boot-check: system %s did not reach \"kiosk ready\" (%d tries, %s); the kiosk came back to system %s of slot %s\n"),
+			b.FailedVersion, b.FailedTries, b.FailedEntry, b.Version, strings.ToUpper(b.Slot))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "pharaon boot-check: %s: %v\n", statusFile, err)

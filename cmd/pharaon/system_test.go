@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game/block"
+	"pharaon/kiosk/helper"
 	"pharaon/kiosk/update"
 )
 
@@ -55,11 +56,13 @@ func newABMachine(t *testing.T, running string, entries ...string) *abMachine {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(m.keys, "update.pub"), pem, 0o644))
 
-	oldSlots, oldCmdline, oldVars, oldDev, oldEuid := slotsFile, procCmdline, efiVarsDir, slotDevice, geteuid
+	oldSlots, oldCmdline, oldVars, oldDev, oldEuid, oldStatus := slotsFile, procCmdline, efiVarsDir, slotDevice, geteuid, statusFile
 	t.Cleanup(func() {
-		slotsFile, procCmdline, efiVarsDir, slotDevice, geteuid = oldSlots, oldCmdline, oldVars, oldDev, oldEuid
+		slotsFile, procCmdline, efiVarsDir, slotDevice, geteuid, statusFile = oldSlots, oldCmdline, oldVars, oldDev, oldEuid, oldStatus
 	})
 	slotsFile, procCmdline, efiVarsDir = filepath.Join(m.dir, "slots.conf"), filepath.Join(m.dir, "cmdline"), filepath.Join(m.dir, "efivars")
+	// Never the machine's own status (it wrote /run/pharaon-system.json).
+	statusFile = filepath.Join(m.dir, "pharaon-system.json")
 	slotDevice = func(_ update.Slots, slot string) string { return m.dev[slot] }
 	geteuid = func() int { return 0 }
 	return m
@@ -126,6 +129,15 @@ func TestUpdateCommandWritesASystemIntoTheOtherSlot(t *testing.T) {
 	assert.Contains(t, out, "système 1.1 écrit dans l’emplacement B (en service\u00a0: 1.0, emplacement A)")
 	assert.Contains(t, out, "en 3 démarrages")
 	assert.Equal(t, []string{"pharaon-0002-b+3.conf", "pharaon-0001-a.conf"}, m.entries(t))
+	// The kiosk learns of it from the status it reads, and restarts into
+	// it when idle.
+	assert.Contains(t, out, "La borne y redémarre d’elle-même à son premier moment libre")
+	st, ok, err := update.ReadBootStatus(statusFile)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "1.1", st.PendingVersion)
+	assert.Equal(t, "pharaon-0002-b+3.conf", st.PendingEntry)
+	assert.Equal(t, "a", st.Slot)
 	root, err := os.ReadFile(m.dev["b"])
 	require.NoError(t, err)
 	assert.Equal(t, "root 1.1", string(root[:8]))
@@ -218,4 +230,38 @@ func TestHelperInstallsASystemAndRestarts(t *testing.T) {
 	assert.Equal(t, "downgrade", b.Reason(err))
 	assert.Equal(t, 1, restarts)
 	assert.Equal(t, []string{"pharaon-0002-b+3.conf", "pharaon-0001-a.conf"}, m.entries(t))
+}
+
+// Asked by the idle kiosk, the helper restarts the machine only when a
+// system waits in the other slot, as the slots' entries say.
+func TestHelperSwitchesOnlyIntoAWaitingSystem(t *testing.T) {
+	m := newABMachine(t, "a", "pharaon-0001-a.conf", "1.0")
+	old := restartMachine
+	t.Cleanup(func() { restartMachine = old })
+	restarts := 0
+	restartMachine = func(context.Context) error { restarts++; return nil }
+	var log bytes.Buffer
+	b := bundleInstaller{keys: m.keys, state: filepath.Join(m.dir, "state"), log: &log}
+
+	_, err := b.Switch(context.Background())
+	assert.Equal(t, helper.CodeNoSystem, helper.CodeOf(err))
+	assert.Zero(t, restarts)
+
+	status, _, stderr := m.run(t, "update", "-update-keys", m.keys, "-state", filepath.Join(m.dir, "state"), m.bundle(t, "1.1"))
+	require.Equal(t, exitOK, status, stderr)
+	assert.Zero(t, restarts, "pharaon update leaves the restart to the kiosk")
+	u, err := b.Switch(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "1.1", u.Version)
+	assert.Equal(t, "1.0", u.From)
+	assert.Equal(t, 1, restarts)
+	assert.Contains(t, log.String(), "restarting into system 1.1 of slot b (pharaon-0002-b+3.conf)")
+
+	// Started, a try used, and back on a by hand: still waiting. Once it
+	// used its tries, no more.
+	entries := filepath.Join(m.esp, "loader", "entries")
+	require.NoError(t, os.Rename(filepath.Join(entries, "pharaon-0002-b+3.conf"), filepath.Join(entries, "pharaon-0002-b+0-3.conf")))
+	_, err = b.Switch(context.Background())
+	assert.Equal(t, helper.CodeNoSystem, helper.CodeOf(err))
+	assert.Equal(t, 1, restarts)
 }

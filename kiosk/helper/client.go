@@ -52,6 +52,16 @@ func (c *Client) Export(ctx context.Context, stick, kiosk string, files []File, 
 	return *rep.Exported, err
 }
 
+// Switch asks the helper to restart the machine into the system waiting
+// in its other A/B slot: the answer comes before the restart.
+func (c *Client) Switch(ctx context.Context) (Update, error) {
+	rep, err := c.ask(ctx, Request{Op: OpSwitch}, nil)
+	if rep.Update == nil {
+		return Update{}, err
+	}
+	return *rep.Update, err
+}
+
 // Eject unmounts stick.
 func (c *Client) Eject(ctx context.Context, stick string) error {
 	_, err := c.ask(ctx, Request{Op: OpEject, Stick: stick}, nil)

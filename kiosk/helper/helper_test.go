@@ -72,6 +72,18 @@ func (f *fakeSys) Free(string) (int64, error) { return 4 << 30, nil }
 type fakeInstaller struct {
 	got []string
 	err error
+	// pending is the system waiting in the other slot ("": none);
+	// switched counts the restarts asked.
+	pending  string
+	switched int
+}
+
+func (f *fakeInstaller) Switch(context.Context) (Update, error) {
+	if f.pending == "" {
+		return Update{}, &Error{Code: CodeNoSystem, Detail: "no system waits in the other slot"}
+	}
+	f.switched++
+	return Update{Package: "pharaon", Version: f.pending, From: "1.3.0"}, nil
 }
 
 func (f *fakeInstaller) Install(_ context.Context, bundle string, check bool) (Update, error) {
@@ -432,4 +444,22 @@ func TestParseMountInfo(t *testing.T) {
 	ms, err = Machine{}.Mounts()
 	require.NoError(t, err)
 	assert.NotEmpty(t, ms)
+}
+
+// The kiosk asks for the switch into a waiting system; the helper passes
+// the installer's answer, and a helper that installs nothing refuses.
+func TestSwitchIntoTheWaitingSystem(t *testing.T) {
+	k := newKit(t)
+	rep, _ := k.do(Request{Op: OpSwitch})
+	assert.Equal(t, CodeNoSystem, rep.Code)
+	assert.Zero(t, k.inst.switched)
+	k.inst.pending = "1.5.0"
+	rep, _ = k.do(Request{Op: OpSwitch})
+	require.Empty(t, rep.Code, rep.Detail)
+	require.NotNil(t, rep.Update)
+	assert.Equal(t, "1.5.0", rep.Update.Version)
+	assert.Equal(t, 1, k.inst.switched)
+	k.srv.Updates = nil
+	rep, _ = k.do(Request{Op: OpSwitch})
+	assert.Equal(t, CodeRequest, rep.Code)
 }

@@ -16,6 +16,10 @@ const (
 	OpInstall = "install" // verify and install a bundle
 	OpExport  = "export"  // write the logs and the kiosk's files to a stick
 	OpEject   = "eject"   // unmount a stick
+	// OpSwitch restarts the machine into the system written into its
+	// other A/B slot and not started yet; the kiosk asks it at its first
+	// idle moment (kiosk.Machine.RunSystemSwitch).
+	OpSwitch = "switch"
 )
 
 // Request is one request: an operation, the stick it acts on and, for an
@@ -100,6 +104,7 @@ const (
 	CodeRefused  = "refused"  // the peer may not ask
 	CodeInternal = "internal" // anything else: see Detail
 	CodeUpdate   = "update"   // the update failed for a reason without a code
+	CodeNoSystem = "nosystem" // no system waits in the other slot (switch)
 )
 
 // Error is a request the helper refused or could not do: a code the

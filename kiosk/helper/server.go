@@ -51,6 +51,10 @@ type Installer interface {
 	Install(ctx context.Context, bundle string, check bool) (Update, error)
 	// Reason is the code of an Install error ("" : none).
 	Reason(err error) string
+	// Switch restarts the machine into the system written into the other
+	// A/B slot and not started yet (its Update: the pending version, and
+	// the running one in From); an *Error of CodeNoSystem when none is.
+	Switch(ctx context.Context) (Update, error)
 }
 
 // Server serves the helper's requests.
@@ -183,6 +187,15 @@ func (s *Server) do(ctx context.Context, req Request, step func(string)) Reply {
 			return reply(err)
 		}
 		return Reply{}
+	case OpSwitch:
+		if s.Updates == nil {
+			return reply(fail(CodeRequest, "this helper installs no update"))
+		}
+		u, err := s.Updates.Switch(ctx)
+		if err != nil {
+			return reply(err)
+		}
+		return Reply{Update: &u}
 	}
 	return reply(fail(CodeRequest, "unknown operation %q", req.Op))
 }

@@ -287,6 +287,21 @@ func (st SystemStatus) RolledBack() (BootEntry, bool) {
 	return BootEntry{}, false
 }
 
+// Pending is the other slot's entry that the next start boots, on trial
+// and newer than the running system: a system written (SystemInstaller)
+// and not started yet.
+func (st SystemStatus) Pending() (BootEntry, bool) {
+	if len(st.Entries) == 0 {
+		return BootEntry{}, false
+	}
+	e := st.Entries[0]
+	cur, ok := st.Current()
+	if e.Slot == st.Running || e.TriesLeft <= 0 || (ok && e.Gen <= cur.Gen) {
+		return BootEntry{}, false
+	}
+	return e, true
+}
+
 // SystemInstaller writes system bundles into the slot the kiosk does not
 // run from.
 type SystemInstaller struct {
@@ -773,6 +788,12 @@ type BootStatus struct {
 	FailedVersion string `json:"failed_version,omitempty"`
 	FailedEntry   string `json:"failed_entry,omitempty"`
 	FailedTries   int    `json:"failed_tries,omitempty"`
+	// PendingVersion and PendingEntry: a newer system written into the
+	// other slot, which the next start boots on trial (`pharaon update`
+	// writes the status again after it): the kiosk restarts into it at
+	// its first idle moment.
+	PendingVersion string `json:"pending_version,omitempty"`
+	PendingEntry   string `json:"pending_entry,omitempty"`
 }
 
 // Boot is the status a kiosk shows.
@@ -789,6 +810,9 @@ func (st SystemStatus) Boot() BootStatus {
 	}
 	if f, ok := st.RolledBack(); ok {
 		b.FailedVersion, b.FailedEntry, b.FailedTries = f.Version, f.Name, f.TriesDone
+	}
+	if p, ok := st.Pending(); ok {
+		b.PendingVersion, b.PendingEntry = p.Version, p.Name
 	}
 	return b
 }

@@ -362,3 +362,38 @@ func TestSystemInstallNeverWritesTheRunningRoot(t *testing.T) {
 	require.ErrorIs(t, err, ErrMismatch)
 	assert.Contains(t, err.Error(), "is the running root file system")
 }
+
+// A system written into the other slot and not started yet is pending:
+// the next start boots it, and the status the kiosk reads says so (the
+// kiosk restarts into it when idle). Once it runs, or once it used its
+// tries and the kiosk came back, nothing is pending.
+func TestPendingSystem(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		entries map[string]string
+		running string
+		pending string
+	}{
+		{"just written", map[string]string{"pharaon-0002-b+3.conf": "1.1", "pharaon-0001-a.conf": "1.0"}, "a", "pharaon-0002-b+3.conf"},
+		{"a try used, back on the old one by hand", map[string]string{"pharaon-0002-b+2-1.conf": "1.1", "pharaon-0001-a.conf": "1.0"}, "a", "pharaon-0002-b+2-1.conf"},
+		{"running it, on trial", map[string]string{"pharaon-0002-b+2-1.conf": "1.1", "pharaon-0001-a.conf": "1.0"}, "b", ""},
+		{"confirmed", map[string]string{"pharaon-0002-b.conf": "1.1", "pharaon-0001-a.conf": "1.0"}, "b", ""},
+		{"failed its tries", map[string]string{"pharaon-0002-b+0-3.conf": "1.1", "pharaon-0001-a.conf": "1.0"}, "a", ""},
+		{"the older slot", map[string]string{"pharaon-0002-a.conf": "1.1", "pharaon-0001-b.conf": "1.0"}, "a", ""},
+		{"no entries", map[string]string{}, "a", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newABDisk(t, tc.entries)
+			st, err := ReadStatus(d.esp, tc.running)
+			require.NoError(t, err)
+			p, ok := st.Pending()
+			assert.Equal(t, tc.pending != "", ok)
+			assert.Equal(t, tc.pending, p.Name)
+			b := st.Boot()
+			assert.Equal(t, tc.pending, b.PendingEntry)
+			if tc.pending != "" {
+				assert.Equal(t, "1.1", b.PendingVersion)
+			}
+		})
+	}
+}

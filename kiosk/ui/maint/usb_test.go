@@ -103,6 +103,10 @@ func (i *usbInstaller) Install(_ context.Context, bundle string, check bool) (he
 
 func (i *usbInstaller) Reason(err error) string { return update.Reason(err) }
 
+func (i *usbInstaller) Switch(context.Context) (helper.Update, error) {
+	return helper.Update{}, &helper.Error{Code: helper.CodeNoSystem}
+}
+
 // usbHelper starts a real helper server on a socket of its own, with the
 // test's machine, and gives its client to the fixture's Office.
 func (f *shFix) usbHelper(sticks ...string) (*usbSys, *usbInstaller) {
