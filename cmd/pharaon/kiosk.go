@@ -47,6 +47,8 @@ type parts struct {
 	stopFleet func()
 	// stopSticks stops the development run's USB sticks (-dev only).
 	stopSticks func()
+	// stopSwitch stops the wait for a system to restart into (not -dev).
+	stopSwitch func()
 }
 
 // backOffice is the maintenance screen's part of a running kiosk: its PINs,
@@ -128,6 +130,9 @@ func newBackOffice(ctx context.Context, st *store.Store, m *kiosk.Machine, clk k
 // Close stops the machine (after a voucher being printed), then the
 // simulated devices it was talking to, then closes the store.
 func (p *parts) Close() error {
+	if p.stopSwitch != nil {
+		p.stopSwitch()
+	}
 	if p.stopFleet != nil {
 		p.stopFleet()
 	}
@@ -267,6 +272,9 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 		p.Close()
 		return nil, storeFailure(err)
 	}
+	if !cfg.Dev {
+		p.stopSwitch = startSystemSwitch(ctx, p.m)
+	}
 	if cfg.Dev {
 		// Sticks a developer makes as directories; without them the USB
 		// stick view says there is no helper, as it would on a kiosk.
@@ -297,6 +305,23 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 		logger.Printf("%v", err)
 	}
 	return p, nil
+}
+
+// startSystemSwitch waits, on its own goroutine, for a system that
+// `pharaon update` wrote into the other A/B slot, and has the root helper
+// restart the machine into it at the kiosk's first idle moment
+// (kiosk.Machine.RunSystemSwitch). A kiosk without slots never has one.
+func startSystemSwitch(ctx context.Context, m *kiosk.Machine) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.RunSystemSwitch(ctx, kiosk.SystemSwitch{Status: update.StatusFile, Ask: func(ctx context.Context) error {
+			_, err := (&helper.Client{}).Switch(ctx)
+			return err
+		}})
+	}()
+	return func() { cancel(); <-done }
 }
 
 // startFleet starts the outbox publisher on its own goroutine: the kiosk
