@@ -93,6 +93,7 @@ func TestIdentityViewSaysTheSystemSlots(t *testing.T) {
 	f.show("identity", f.tech)
 	assert.Contains(t, f.text(), "Système\nemplacement B, 1.1, confirmé\n")
 	assert.Contains(t, f.text(), "Retour automatique\nle système 1.2 n’a pas démarré (3\u00a0essais)\u00a0: retour à celui-ci\n")
+	assert.NotContains(t, f.text(), "En attente")
 	f.showSteady("identity", f.tech)
 	f.golden("maint-identity-rollback.png")
 
@@ -101,6 +102,16 @@ func TestIdentityViewSaysTheSystemSlots(t *testing.T) {
 	f.lang = ui.English
 	f.show("identity", f.tech)
 	assert.Contains(t, f.text(), "System\nslot A, 1.3, confirmed; the other slot: 1.1\n")
+
+	// Written over SSH while the technician has the screen open: it waits
+	// for the screen to close.
+	require.NoError(t, update.WriteBootStatus(f.systemStatus, update.BootStatus{Slot: "a", Version: "1.3", Entry: "pharaon-0004-a.conf",
+		Confirmed: true, Other: "1.4", PendingVersion: "1.4", PendingEntry: "pharaon-0005-b+3.conf"}))
+	f.lang = ui.French
+	f.show("identity", f.tech)
+	assert.Contains(t, f.text(), "Système\nemplacement A, 1.3, confirmé\u00a0; l’autre emplacement\u00a0: 1.4\nEn attente\nle système 1.4, écrit dans l’emplacement B\u00a0: la borne y redémarre d’elle-même dès qu’elle est libre (maintenance fermée, sans crédit ni partie)\n")
+	f.showSteady("identity", f.tech)
+	f.golden("maint-identity-pending.png")
 }
 
 // The identity: the SHA-256 of the running binary, as its file gives it.

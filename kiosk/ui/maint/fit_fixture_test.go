@@ -192,7 +192,8 @@ func (o *fitOffice) Identity(context.Context, *kiosk.Session) (kiosk.Identity, e
 			Before: "1.11.2+git1187.fedcba987654", Outcome: kiosk.UpdateUnknown},
 		Slots: true, System: update.BootStatus{Slot: "b", Version: "1.12.0-rc.3+git1234.0123456789ab~unsigned", Entry: "pharaon-0012-b.conf",
 			Confirmed: true, Other: "1.11.2+git1187.fedcba987654",
-			FailedVersion: "1.12.0-rc.4+git1240.0123456789ab~unsigned", FailedEntry: "pharaon-0013-a+0-3.conf", FailedTries: 3}}, nil
+			FailedVersion: "1.12.0-rc.4+git1240.0123456789ab~unsigned", FailedEntry: "pharaon-0013-a+0-3.conf", FailedTries: 3,
+			PendingVersion: "1.12.0-rc.5+git1251.0123456789ab~unsigned", PendingEntry: "pharaon-0014-a+3.conf"}}, nil
 }
 
 // Sticks are two sticks, one with long bundle names, as a technician's

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"pharaon/kiosk"
+	"pharaon/kiosk/update"
 )
 
 // The software identity (technician): version, the build it came from,
@@ -50,6 +51,8 @@ var _ = words(map[word]text{
 	"rpt.id.system.other":     {"\u00a0; l’autre emplacement\u00a0: %s", "; the other slot: %s"},
 	"rpt.id.system.back":      {"Retour automatique", "Automatic return"},
 	"rpt.id.system.failed":    {"le système %s n’a pas démarré (%s)\u00a0: retour à celui-ci", "system %s did not start (%s): back to this one"},
+	"rpt.id.system.pending":   {"En attente", "Waiting"},
+	"rpt.id.system.waits":     {"le système %s, écrit dans l’emplacement %s\u00a0: la borne y redémarre d’elle-même dès qu’elle est libre (maintenance fermée, sans crédit ni partie)", "system %s, written into slot %s: the kiosk restarts into it by itself once idle (maintenance closed, no credit, no game)"},
 })
 
 // identityDesk is what the identity view reads.
@@ -98,10 +101,17 @@ func buildIdentity(env *Env, o identityDesk) fyne.CanvasObject {
 			widget.NewLabel(tr.T("rpt.id.sha")),
 			sha,
 		}
-		if id.System.FailedEntry != "" {
-			back := rptRow(tr.T("rpt.id.system.back"), tr.F("rpt.id.system.failed", id.System.FailedVersion, tr.Count(int64(id.System.FailedTries), "n.try")), false)
-			objs = append(objs[:6], append([]fyne.CanvasObject{back}, objs[6:]...)...)
+		// After the system's row: a system waiting in the other slot,
+		// and a return from one that did not start.
+		var more []fyne.CanvasObject
+		if id.System.PendingEntry != "" {
+			more = append(more, rptRow(tr.T("rpt.id.system.pending"),
+				tr.F("rpt.id.system.waits", id.System.PendingVersion, strings.ToUpper(update.Other(id.System.Slot))), false))
 		}
+		if id.System.FailedEntry != "" {
+			more = append(more, rptRow(tr.T("rpt.id.system.back"), tr.F("rpt.id.system.failed", id.System.FailedVersion, tr.Count(int64(id.System.FailedTries), "n.try")), false))
+		}
+		objs = append(objs[:6], append(more, objs[6:]...)...)
 		body.Objects = objs
 		body.Refresh()
 	})
