@@ -1,6 +1,9 @@
 #!/bin/sh
-# appliance.sh ROOT: the appliance's system services in the image's root
-# tree (build.sh runs it as an mmdebstrap hook, after the kiosk's package):
+# appliance.sh ROOT STATE_UUID: the appliance's system services in the
+# image's root tree (build.sh runs it as an mmdebstrap hook, after the
+# kiosk's package): the root read-only, /var in memory and the machine id
+# kept on the state partition of file-system UUID STATE_UUID (initramfs/,
+# pharaon-machine-id.service), the journal kept there (journald.conf),
 # the network (systemd-networkd, wired.network) and its names
 # (systemd-resolved), the clock (systemd-timesyncd), the data partition
 # grown to the disk (systemd-repart, repart-data.conf, grow-gpt), a new
@@ -10,6 +13,7 @@
 # ordered after its site partition (pharaon-site.conf).
 set -eu
 root=$1
+state_uuid=$2
 here=$(cd "$(dirname "$0")" && pwd)
 
 install -D -m 0644 "$here/wired.network" "$root/etc/systemd/network/80-pharaon-wired.network"
@@ -40,3 +44,18 @@ install -D -m 0644 "$here/pharaon-site.conf" "$root/etc/systemd/system/pharaon.s
 install -D -m 0644 "$here/pharaon-boot-check.service" "$root/etc/systemd/system/pharaon-boot-check.service"
 chroot "$root" systemctl enable pharaon-boot-check.service
 install -d -m 0755 "$root/boot/pharaon"
+
+# The slot's root file system is mounted read-only (the kernel's "ro",
+# build.sh): the initramfs puts /var in memory and binds the kiosk's
+# machine id from the state partition (initramfs/pharaon-root); the
+# journal goes to that partition (fstab.sh), bounded (journald.conf).
+install -D -m 0755 "$here/initramfs/pharaon-hook" "$root/etc/initramfs-tools/hooks/pharaon-root"
+sed "s/@STATE_UUID@/$state_uuid/g" "$here/initramfs/pharaon-root" >"$root/etc/initramfs-tools/scripts/init-bottom/pharaon-root"
+chmod 0755 "$root/etc/initramfs-tools/scripts/init-bottom/pharaon-root"
+install -D -m 0644 "$here/journald.conf" "$root/etc/systemd/journald.conf.d/50-pharaon.conf"
+install -D -m 0644 "$here/pharaon-machine-id.service" "$root/etc/systemd/system/pharaon-machine-id.service"
+chroot "$root" systemctl enable pharaon-machine-id.service
+# Every kiosk from this image makes its own machine id (an empty file: not
+# a first boot, systemd makes a transient id, kept by the unit above).
+: >"$root/etc/machine-id"
+chroot "$root" update-initramfs -u -k all

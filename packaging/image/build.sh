@@ -8,13 +8,17 @@
 #   1 EFI system partition (FAT32), mounted on /efi when used: systemd-boot,
 #     each slot's kernel and initrd (a/, b/) and boot entry
 #     (loader/entries/pharaon-GGGG-S.conf; kiosk/update/system.go)
-#   2 root-a (ext4): the system the image starts with
+#   2 root-a (ext4): the system the image starts with, mounted read-only
+#     (the kernel's "ro"): its /var seen through a layer in memory, its
+#     machine id the kiosk's own, kept on pharaon-state
+#     (initramfs/pharaon-root, appliance.sh)
 #   3 root-b: empty, for the first system update (pharaon update of a
 #     system bundle; make system-bundle); the slots take turns
 #   4 pharaon-state (ext4), mounted on /var/lib/pharaon-state: what both
 #     slots share and no update replaces: the kiosk's first-install marker
 #     and trust root (bound on /var/lib/pharaon-install and
-#     /var/lib/pharaon-trust), the SSH host keys
+#     /var/lib/pharaon-trust), the SSH host keys, the machine id, and the
+#     journal (bound on /var/log/journal)
 #   5 PHARAON (FAT), mounted read-only on /boot/pharaon: the site file a
 #     laptop edits (site/pharaon.conf; docs/kiosk-config.md), the issuers'
 #     keys, the fleet's files, the field team's SSH keys
@@ -59,7 +63,7 @@ SITE_ID=50A4-C0F1                               # FAT volume id
 DATA_UUID=6f1c2a9e-3b7d-4e0a-9c59-0d5e1b7a4c02
 ESP_MB=256
 SITE_MB=32
-STATE_MB=64
+STATE_MB=256
 DATA_MB=512
 # Each root slot: room for a root file system larger than today's (its
 # root.img is the file system's size, not the slot's).
@@ -69,8 +73,9 @@ STATE_UUID=6f1c2a9e-3b7d-4e0a-9c59-0d5e1b7a4c03
 SLOT_A_PARTUUID=8d3e6b52-7a41-4c1f-9e2b-5a0c4f7d1a0a
 SLOT_B_PARTUUID=8d3e6b52-7a41-4c1f-9e2b-5a0c4f7d1a0b
 # The kernel's line but root= and pharaon.slot= (which each entry adds):
-# quiet, and the kernel's messages on the serial line: tty1 is the kiosk's.
-KERNEL_OPTIONS=${KERNEL_OPTIONS:-"rw quiet console=ttyS0,115200"}
+# the root read-only, quiet, and the kernel's messages on the serial line:
+# tty1 is the kiosk's.
+KERNEL_OPTIONS=${KERNEL_OPTIONS:-"ro quiet console=ttyS0,115200"}
 VERSION=$(dpkg-deb -f "$deb" Version)
 
 for tool in mmdebstrap mkfs.vfat mcopy mmd sfdisk mkfs.ext4 xz bmaptool; do
@@ -107,7 +112,7 @@ LANG=C.UTF-8 LC_ALL=C.UTF-8 mmdebstrap --variant=minbase --mode=root \
 	--customize-hook="mkdir -p -m 0700 \"\$1/var/lib/pharaon-update\" && mv \"\$1/tmp/$(basename "$deb")\" \"\$1/var/lib/pharaon-update/installed.deb\"" \
 	--customize-hook='echo pharaon >"$1/etc/hostname"' \
 	--customize-hook="mkdir -p \"\$1/etc/systemd/system.conf.d\" && cp \"$here/system-watchdog.conf\" \"\$1/etc/systemd/system.conf.d/60-pharaon-watchdog.conf\"" \
-	--customize-hook="\"$here/appliance.sh\" \"\$1\"" \
+	--customize-hook="\"$here/appliance.sh\" \"\$1\" $STATE_UUID" \
 	${UPDATE_PUB:+--customize-hook="mkdir -p \"\$1/etc/pharaon/update-keys\"" --customize-hook="copy-in $UPDATE_PUB /etc/pharaon/update-keys"} \
 	--customize-hook="\"$here/fstab.sh\" \"\$1\" $ESP_ID $STATE_UUID $SITE_ID $DATA_UUID" \
 	--customize-hook="printf '# The A/B slots of this disk (packaging/image/build.sh; kiosk/update/system.go).\\nesp /efi\\ntries 3\\noptions %s\\nboot %s\\nslot a %s\\nslot b %s\\n' '$KERNEL_OPTIONS' $BOOT_KIND $SLOT_A_PARTUUID $SLOT_B_PARTUUID >\"\$1/etc/pharaon/slots.conf\"" \
@@ -195,6 +200,10 @@ statetree=$work/state
 rm -rf "$statetree"
 mkdir -p "$statetree/ssh"
 chmod 0700 "$statetree/ssh"
+# The journal's directory as journald makes it: its group may read it.
+mkdir "$statetree/journal"
+chown "0:$(awk -F: '$1 == "systemd-journal" { print $3 }' "$root/etc/group")" "$statetree/journal"
+chmod 2755 "$statetree/journal"
 for d in install trust; do
 	mkdir -m 0700 "$statetree/$d"
 	chown --reference="$root/var/lib/pharaon-$d" "$statetree/$d" 2>/dev/null || chown "$(stat -c %u:%g "$root/var/lib/pharaon")" "$statetree/$d"
