@@ -88,17 +88,7 @@ func TestSystemSwitchAtTheFirstIdleMoment(t *testing.T) {
 		}})
 	}()
 	defer func() { cancel(); <-done }()
-	events := func(code string) []store.Event {
-		evs, err := f.st.EventsWhere(context.Background(), store.EventQuery{N: 1000, Source: "kiosk"})
-		require.NoError(t, err)
-		var out []store.Event
-		for _, e := range evs {
-			if e.Code == code {
-				out = append(out, e)
-			}
-		}
-		return out
-	}
+	events := func(code string) []store.Event { return kioskEvents(t, f, code) }
 	settle := func() { f.m.Poll(); time.Sleep(50 * time.Millisecond) }
 
 	settle()

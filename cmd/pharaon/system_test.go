@@ -202,14 +202,20 @@ func TestBootCheckTellsAReturnFromAFailedSystem(t *testing.T) {
 
 // From the maintenance screen, the helper writes a system bundle into the
 // other slot and restarts the machine into it; a check restarts nothing.
-func TestHelperInstallsASystemAndRestarts(t *testing.T) {
-	m := newABMachine(t, "a", "pharaon-0001-a.conf", "1.0")
+// helperOf is the helper's installer on m, the machine's restarts
+// counted in restarts instead of made.
+func helperOf(t *testing.T, m *abMachine, restarts *int, log *bytes.Buffer) bundleInstaller {
 	old := restartMachine
 	t.Cleanup(func() { restartMachine = old })
+	restartMachine = func(context.Context) error { *restarts++; return nil }
+	return bundleInstaller{keys: m.keys, state: filepath.Join(m.dir, "state"), log: log}
+}
+
+func TestHelperInstallsASystemAndRestarts(t *testing.T) {
+	m := newABMachine(t, "a", "pharaon-0001-a.conf", "1.0")
 	restarts := 0
-	restartMachine = func(context.Context) error { restarts++; return nil }
 	var log bytes.Buffer
-	b := bundleInstaller{keys: m.keys, state: filepath.Join(m.dir, "state"), log: &log}
+	b := helperOf(t, m, &restarts, &log)
 	bundle := m.bundle(t, "1.1")
 
 	u, err := b.Install(context.Background(), bundle, true)
@@ -236,12 +242,9 @@ func TestHelperInstallsASystemAndRestarts(t *testing.T) {
 // system waits in the other slot, as the slots' entries say.
 func TestHelperSwitchesOnlyIntoAWaitingSystem(t *testing.T) {
 	m := newABMachine(t, "a", "pharaon-0001-a.conf", "1.0")
-	old := restartMachine
-	t.Cleanup(func() { restartMachine = old })
 	restarts := 0
-	restartMachine = func(context.Context) error { restarts++; return nil }
 	var log bytes.Buffer
-	b := bundleInstaller{keys: m.keys, state: filepath.Join(m.dir, "state"), log: &log}
+	b := helperOf(t, m, &restarts, &log)
 
 	_, err := b.Switch(context.Background())
 	assert.Equal(t, helper.CodeNoSystem, helper.CodeOf(err))
