@@ -229,10 +229,14 @@ DEBUGFS
 # The block on a USB stick, as the issuer sends it: one FAT32 partition
 # (MBR), the file at its top. The probe imports it from where the image
 # mounts it (packaging/image/usb-media.rules: /media/sda1).
+# With the switch step (SWITCH=no skips it) the stick has room for a
+# system bundle too.
 stick=$work/stick.img
-truncate -s 64M "$stick"
+stick_mb=64
+[ "${SWITCH:-yes}" = no ] || stick_mb=704
+truncate -s "${stick_mb}M" "$stick"
 printf 'label: dos\nstart=2048, type=c\n' | sfdisk -q "$stick"
-mkfs.vfat -F 32 -n BLOCS -C "$work/stick-fat.img" $(((64 - 1) * 1024)) >/dev/null
+mkfs.vfat -F 32 -n BLOCS -C "$work/stick-fat.img" $(((stick_mb - 1) * 1024)) >/dev/null
 mcopy -i "$work/stick-fat.img" "$work/vmtest.pblk" ::/vmtest.pblk
 dd if="$work/stick-fat.img" of="$stick" bs=1M seek=1 conv=notrunc status=none
 rm -f "$work/stick-fat.img"
@@ -266,6 +270,37 @@ cd /etc/pharaon/update-keys
 write $u/vmtest-update.pub vmtest-update.pub
 DEBUGFS
 	echo "vm-test: update bundles of $old+vmtest1 written into the copy"
+fi
+# The switch step (vmtest/pharaon-vmtest, the end of the main boot): a
+# system bundle made from the copy's own slot a with a newer version,
+# signed by an update key the copy trusts, on the stick. The probe writes
+# it into slot b with `pharaon update`, as the field team does over SSH,
+# and nobody restarts the machine: the kiosk, at home and idle, must. The
+# probe on slot b says so; the host then removes slot b's entries, and the
+# next boots start slot a again.
+if [ "${SWITCH:-yes}" != no ]; then
+	sw=$work/switch
+	mkdir -p "$sw"
+	if [ ! -f "$work/update/vmtest-update.key" ]; then
+		mkdir -p "$work/update"
+		"$work/pharaon-issuer" keygen -out "$work/update/vmtest-update" >/dev/null
+		debugfs -w -f - "$rootfs" >/dev/null 2>&1 <<DEBUGFS
+mkdir /etc/pharaon/update-keys
+cd /etc/pharaon/update-keys
+write $work/update/vmtest-update.pub vmtest-update.pub
+DEBUGFS
+	fi
+	sversion=$(mtype -i "$vm@@$esp_off" ::/loader/entries/pharaon-0001-a.conf | tr -d '\r' | sed -n 's/^version //p')
+	blocks=$(dumpe2fs -h "$rootfs" 2>/dev/null | awk -F: '/^Block count/ { gsub(/ /, "", $2); print $2 }')
+	bsize=$(dumpe2fs -h "$rootfs" 2>/dev/null | awk -F: '/^Block size/ { gsub(/ /, "", $2); print $2 }')
+	dd if="$vm" of="$sw/root.img" bs=1M iflag=skip_bytes,count_bytes skip="$root_off" count=$((blocks * bsize)) conv=sparse status=none
+	mcopy -i "$vm@@$esp_off" ::/a/vmlinuz "$sw/vmlinuz"
+	mcopy -i "$vm@@$esp_off" ::/a/initrd.img "$sw/initrd.img"
+	"$work/pharaon-issuer" update-bundle -key "$work/update/vmtest-update.key" -root "$sw/root.img" -kernel "$sw/vmlinuz" -initrd "$sw/initrd.img" \
+		-version "${sversion}+switch1" -arch amd64 -out "$sw/system.update" >/dev/null
+	mcopy -i "$stick@@1048576" "$sw/system.update" ::/system.update
+	rm -rf "$sw"
+	echo "vm-test: a system bundle of ${sversion}+switch1 on the stick"
 fi
 if [ "${WATCHDOG:-yes}" = no ]; then
 	: >"$work/no-watchdog"
@@ -645,7 +680,7 @@ boot() {
 	*"VMTEST ready"*)
 		local deadline=$((SECONDS + ${TIMEOUT_REST:-2700}))
 		while [ "$SECONDS" -lt "$deadline" ]; do
-			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|session stop|backup (done|failed)|ssh (ready|off)|shot|money|pay|rollback|main done|cleared done|FAIL)' || true)
+			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|session stop|backup (done|failed)|ssh (ready|off)|shot|switch|money|pay|rollback|main done|cleared done|FAIL)' || true)
 			[ -n "$line" ] || break
 			say "$line"
 			case $line in
@@ -671,6 +706,7 @@ boot() {
 			*"VMTEST first "*) first_step "$line" ;;
 			*"VMTEST ssh ready"*) ssh_check ;;
 			*"VMTEST ssh off"*) ssh_off ;;
+			*"VMTEST switch"*) ;;
 			*"VMTEST session stop clean"*) ;;
 			*"VMTEST session stop not clean:"*) failed "the session's stop was not clean:${line##*not clean:}" ;;
 			*"VMTEST backup done"*) ;;
@@ -861,6 +897,14 @@ rollback() {
 
 boot main
 grown
+# The switch step left the machine on slot b: its entries go, and the next
+# boots start slot a, where the probe's phase is written.
+if [ "${SWITCH:-yes}" != no ]; then
+	for e in $(mdir -b -i "$vm@@$esp_off" ::/loader/entries 2>/dev/null | tr -d '\r' | grep -E -- '-b[.+]'); do
+		mdel -i "$vm@@$esp_off" "$e"
+	done
+	say "slot b's boot entries removed: $(mdir -b -i "$vm@@$esp_off" ::/loader/entries 2>/dev/null | tr -d '\r' | tr '\n' ' ')"
+fi
 copy=$work/data-copy.img
 if [ "${MAIN_ONLY:-no}" = yes ]; then
 	say "MAIN_ONLY=yes: the money, pay, rollback and cleared boots skipped"
