@@ -83,3 +83,48 @@ func TestTheSlotsRootIsReadOnly(t *testing.T) {
 	}
 	assert.Contains(t, read("image/journald.conf"), "Storage=persistent")
 }
+
+// The technician names the fitted adapters in PHARAON's cash-devices.conf
+// (the slot's root is read-only): image/site-devices makes udev rules of
+// its own from it, the laptop's CRLF and comments taken, and refuses a
+// file with any other word: what reaches the rules is checked numbers and
+// serials only (a rule could run a program as root).
+func TestSiteDevicesMakesOnlyNames(t *testing.T) {
+	dir := t.TempDir()
+	conf, rules := dir+"/cash-devices.conf", dir+"/60-pharaon.rules"
+	run := func(text string) (string, error) {
+		require.NoError(t, os.WriteFile(conf, []byte(text), 0o644))
+		out, err := exec.Command("sh", "image/site-devices", conf, rules).CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("# fitted 2026-12\r\nvalidator 0403:6001 A10K5XYZ\r\nprinter   1A86:7523 # the CH340\r\n\r\n")
+	require.NoError(t, err, out)
+	b, err := os.ReadFile(rules)
+	require.NoError(t, err)
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "SUBSYSTEM") {
+			lines = append(lines, l)
+		}
+	}
+	assert.Equal(t, []string{
+		`SUBSYSTEM=="tty", ATTRS{idVendor}=="0403", ATTRS{idProduct}=="6001", ATTRS{serial}=="A10K5XYZ", SYMLINK+="pharaon-validator", GROUP="dialout", MODE="0660", ENV{ID_MM_DEVICE_IGNORE}="1"`,
+		`SUBSYSTEM=="tty", ATTRS{idVendor}=="1a86", ATTRS{idProduct}=="7523", SYMLINK+="pharaon-printer", GROUP="dialout", MODE="0660", ENV{ID_MM_DEVICE_IGNORE}="1"`,
+	}, lines)
+	assert.NotContains(t, string(b), "\r")
+
+	for _, bad := range []string{
+		"validator 0403:6001 x\", RUN+=\"/bin/sh -c id\"\n",
+		"validator 0403:6001\nscanner 0403:6002\n",
+		"printer 403:6001\n",
+		"printer 0403:6001 SN1 extra\n",
+		"# nothing but a comment\n",
+	} {
+		_ = os.Remove(rules)
+		out, err := run(bad)
+		assert.Error(t, err, "%q: %s", bad, out)
+		assert.Contains(t, out, "the packaged rules stand", bad)
+		_, serr := os.Stat(rules)
+		assert.ErrorIs(t, serr, os.ErrNotExist, "%q wrote rules", bad)
+	}
+}

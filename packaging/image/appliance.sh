@@ -9,8 +9,9 @@
 # grown to the disk (systemd-repart, repart-data.conf, grow-gpt), a new
 # system confirmed or tried again (pharaon-boot-check.service), the field
 # team's SSH off by default (sshd.conf, ssh.service.conf), USB sticks
-# mounted read-only under /media (usb-media.rules, usb-mount), and the kiosk
-# ordered after its site partition (pharaon-site.conf).
+# mounted read-only under /media (usb-media.rules, usb-mount), the kiosk
+# ordered after its site partition (pharaon-site.conf), and the cash
+# devices' names from that partition (site-devices).
 set -eu
 root=$1
 state_uuid=$2
@@ -41,6 +42,11 @@ install -D -m 0644 "$here/usb-media.rules" "$root/etc/udev/rules.d/90-pharaon-us
 install -D -m 0755 "$here/usb-mount" "$root/usr/local/lib/pharaon/usb-mount"
 
 install -D -m 0644 "$here/pharaon-site.conf" "$root/etc/systemd/system/pharaon.service.d/50-site.conf"
+# The cash devices' names for other adapters, from PHARAON's
+# cash-devices.conf (site-devices): the root is read-only.
+install -D -m 0755 "$here/site-devices" "$root/usr/local/lib/pharaon/site-devices"
+install -D -m 0644 "$here/pharaon-site-devices.service" "$root/etc/systemd/system/pharaon-site-devices.service"
+chroot "$root" systemctl enable pharaon-site-devices.service
 install -D -m 0644 "$here/pharaon-boot-check.service" "$root/etc/systemd/system/pharaon-boot-check.service"
 chroot "$root" systemctl enable pharaon-boot-check.service
 install -d -m 0755 "$root/boot/pharaon"

@@ -67,9 +67,9 @@
 # gets what a technician sets before the first start (docs/technician.md),
 # written on its PHARAON partition as a laptop writes it (mtools, CRLF): the
 # site file with a kiosk id, the public key of the issuer of the test's
-# block, and the two cash devices, whose udev rules are adjusted to QEMU's
-# adapters (both FTDI FT232, told apart by their serial numbers, as the
-# guide says); and an SSH public key made here. The kernel's
+# block, and the two cash devices; cash-devices.conf naming QEMU's adapters
+# (both FTDI FT232, told apart by their serial numbers, as the guide says);
+# and an SSH public key made here. The kernel's
 # line gets SYSTEMD_LOG_SECCOMP=1: systemd then has the kernel log every call
 # a seccomp filter of a unit refuses. Needs: qemu-system-x86 ovmf e2fsprogs
 # fdisk mtools swtpm python3 openssh-client, and Go (the helpers are built
@@ -154,14 +154,12 @@ GROW_MB=${GROW_MB:-1024}
 truncate -s +"${GROW_MB}M" "$vm"
 
 printf 'WLR_RENDERER=pixman\n' >"$work/environment"
-# The cash devices' names (packaging/udev/60-pharaon.rules), adjusted as the
-# technician's guide says: a file of the same name in /etc/udev/rules.d, the
-# adapters told apart by their serial numbers (QEMU's usb-serial is an FTDI).
-cat >"$work/60-pharaon.rules" <<'RULES'
-# vm-test.sh: QEMU's two USB-serial adapters (FTDI FT232, 0403:6001).
-SUBSYSTEM=="tty", ATTRS{idVendor}=="0403", ATTRS{idProduct}=="6001", ATTRS{serial}=="PHVMVALIDATOR", SYMLINK+="pharaon-validator", GROUP="dialout", MODE="0660", ENV{ID_MM_DEVICE_IGNORE}="1"
-SUBSYSTEM=="tty", ATTRS{idVendor}=="0403", ATTRS{idProduct}=="6001", ATTRS{serial}=="PHVMPRINTER", SYMLINK+="pharaon-printer", GROUP="dialout", MODE="0660", ENV{ID_MM_DEVICE_IGNORE}="1"
-RULES
+# The cash devices' names, adjusted as the technician's guide says: the
+# adapters (QEMU's usb-serial is an FTDI FT232, 0403:6001, for both) told
+# apart by their serial numbers in cash-devices.conf on the PHARAON
+# partition, as a laptop writes it (below; packaging/image/site-devices
+# makes the rules from it at boot).
+printf '# vm-test.sh: QEMU'"'"'s two USB-serial adapters\r\nvalidator 0403:6001 PHVMVALIDATOR\r\nprinter   0403:6001 PHVMPRINTER\r\n' >"$work/cash-devices.conf"
 # debugfs's write names the new file in its current directory: cd first.
 debugfs -w -f - "$rootfs" >/dev/null <<DEBUGFS
 cd /etc/pharaon
@@ -176,8 +174,6 @@ cd /usr/local/sbin
 write $here/vmtest/pharaon-vmtest pharaon-vmtest
 sif pharaon-vmtest mode 0100755
 symlink /etc/systemd/system/multi-user.target.wants/pharaon-vmtest.service /etc/systemd/system/pharaon-vmtest.service
-cd /etc/udev/rules.d
-write $work/60-pharaon.rules 60-pharaon.rules
 DEBUGFS
 
 # The kernel's line: SYSTEMD_LOG_SECCOMP=1 reaches systemd's environment
@@ -220,6 +216,7 @@ mtype -i "$sitefs" ::/pharaon.conf >"$work/site.conf" || { echo "vm-test: no sit
 printf '\r\n# vm-test.sh\r\nkiosk-id = PH-VM01\r\nkeys = keys/vmtest-issuer.pub\r\nvalidator = /dev/pharaon-validator\r\nprinter = /dev/pharaon-printer\r\n' >>"$work/site.conf"
 mcopy -o -i "$sitefs" "$work/site.conf" ::/pharaon.conf
 mcopy -o -i "$sitefs" "$work/vmtest-issuer.pub" ::/keys/vmtest-issuer.pub
+mcopy -o -i "$sitefs" "$work/cash-devices.conf" ::/cash-devices.conf
 ssh-keygen -q -t ed25519 -N '' -C vm-test -f "$work/ssh-key"
 # SSH=no: no key on PHARAON, as the image comes: the probe checks SSH is off.
 [ "${SSH:-yes}" = no ] || mcopy -o -i "$sitefs" "$work/ssh-key.pub" ::/ssh/authorized_keys
