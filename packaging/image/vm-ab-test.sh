@@ -7,8 +7,13 @@
 #    own slot a with a newer version ("good"), signed by an update key the
 #    copy trusts, is on an emulated USB stick (mounted read-only by the
 #    image under /media): `pharaon update` writes it into slot b with an
-#    entry on trial, the machine restarts, systemd-boot starts slot b, the
-#    kiosk becomes ready and pharaon-boot-check.service confirms the entry.
+#    entry on trial. The kiosk is at its first start's setup (the players
+#    locked out, as with the maintenance screen open): it must not restart
+#    by itself (60 s watched; vm-test.sh sees the idle kiosk restart into
+#    a new system). The machine restarted, systemd-boot starts slot b, the
+#    kiosk becomes ready and pharaon-boot-check.service confirms the
+#    entry; the machine id and the journal are the ones slot a had (both
+#    on the state partition), the journal holding slot a's start too.
 # 2. A second bundle ("broken": the same root file system with the kiosk's
 #    binary replaced by one that fails) goes into slot a from slot b. The
 #    machine restarts: each try of slot a fails (pharaon-boot-check fails,
@@ -220,6 +225,11 @@ t0=$SECONDS
 r=$(vssh pharaon update "$media/good.update" 2>&1) || failed "pharaon update good.update: $r"
 say "pharaon update good.update ($((SECONDS - t0)) s): $r"
 say "entries: $(entries)"
+# The kiosk at its setup is not idle: no restart by itself.
+sleep 60
+[ "$(boot_id)" = "$boot" ] && say "60 s later, the kiosk at its setup has not restarted: $(vssh systemctl show -p StatusText --value pharaon 2>&1)" ||
+	failed "the machine restarted by itself with the kiosk's setup on screen"
+machine_id_a=$(vssh cat /etc/machine-id 2>/dev/null || true)
 vssh systemctl reboot || true
 t0=$SECONDS
 boot=$(wait_boot "$boot" 600) || { failed "no boot after the good update"; exit 1; }
@@ -247,6 +257,11 @@ hostkey_b=$(vssh cat /var/lib/pharaon-state/ssh/ssh_host_ed25519_key.pub 2>/dev/
 	failed "the SSH host key changed with the slot: ${hostkey_a:-none} then ${hostkey_b:-none}"
 st=$(vssh cat /run/pharaon-system.json 2>/dev/null | tr -d ' \n' || true)
 say "status left for the kiosk: ${st:-none}"
+machine_id_b=$(vssh cat /etc/machine-id 2>/dev/null || true)
+starts=$(vssh 'journalctl --list-boots --no-pager | wc -l' 2>/dev/null || true)
+say "machine id on slot a ${machine_id_a:-none}, on slot b ${machine_id_b:-none}; the journal holds $starts starts"
+[ -n "$machine_id_b" ] && [ "$machine_id_b" = "$machine_id_a" ] || failed "the machine id changed with the slot"
+[ "${starts:-0}" -ge 2 ] || failed "the journal on slot b does not hold slot a's start: $starts starts"
 
 # 3. An older bundle, not signed as a rollback: refused, nothing changed.
 r=$(vssh pharaon update "$media/older.update" 2>&1) && failed "an older system was taken: $r"
