@@ -726,18 +726,34 @@ func (m *Machine) playStarted(s game.Stake, p store.Play, mode breakout.Mode, er
 // reprint of a voucher, which staff ask for from the maintenance screen,
 // still prints. Each change is in the event log.
 func (m *Machine) SetMaintenance(on bool) {
-	m.mu.Lock()
-	was := m.maintenance
-	m.mu.Unlock()
-	if was == on {
-		return
-	}
-	m.update(func() { m.maintenance = on })
+	why := "maintenance screen closed"
 	if on {
-		m.logf(store.LevelInfo, "maintenance_on", "maintenance screen open: play and cash-in locked")
-	} else {
-		m.logf(store.LevelInfo, "maintenance_off", "maintenance screen closed: play and cash-in open again")
+		why = "maintenance screen open"
 	}
+	m.setMaintenance(on, why, nil)
+}
+
+// setMaintenance locks the players out (on) or lets them back, when it
+// changes anything and allow, under the machine's lock, says it may (nil:
+// always); each change is in the event log with why. It reports whether
+// it changed the lock.
+func (m *Machine) setMaintenance(on bool, why string, allow func() bool) bool {
+	m.mu.Lock()
+	change := m.maintenance != on && (allow == nil || allow())
+	if change {
+		m.maintenance = on
+	}
+	m.mu.Unlock()
+	if !change {
+		return false
+	}
+	m.notify()
+	if on {
+		m.logf(store.LevelInfo, "maintenance_on", "%s: play and cash-in locked", why)
+	} else {
+		m.logf(store.LevelInfo, "maintenance_off", "%s: play and cash-in open again", why)
+	}
+	return true
 }
 
 // KioskID is the kiosk's name printed on its vouchers.

@@ -96,7 +96,7 @@ func (m *Machine) RunSystemSwitch(ctx context.Context, sw SystemSwitch) {
 			if now.Sub(askedAt) >= sw.Grace {
 				m.logf(store.LevelWarning, "system_switch_failed", "the restart into system %s (%s) did not come within %s: the kiosk opens again", lastV, last, sw.Grace)
 				askedAt, failedAt = time.Time{}, now
-				m.SetMaintenance(false)
+				m.setMaintenance(false, "the restart into a new system did not come", nil)
 			}
 			continue
 		}
@@ -119,27 +119,19 @@ func (m *Machine) RunSystemSwitch(ctx context.Context, sw SystemSwitch) {
 			}
 			m.logf(store.LevelWarning, "system_switch_failed", "the restart into system %s: %v", st.PendingVersion, err)
 			failedAt = now
-			m.SetMaintenance(false)
+			m.setMaintenance(false, "the restart into a new system was not made", nil)
 			continue
 		}
 		askedAt = now
 	}
 }
 
-// lockIdle locks the players out, as SetMaintenance(true) does, only when
-// no player's money or game is under way; it says whether it locked.
+// lockIdle locks the players out, as the maintenance screen does, only
+// when no player's money or game is under way (the check and the lock in
+// one step); it says whether it locked.
 func (m *Machine) lockIdle() bool {
-	m.mu.Lock()
-	idle := m.credit == 0 && (m.state == Home || m.state == OutOfService) && !m.maintenance && !m.starting &&
-		!m.gameOnLocked() && !m.cash.noteInPath && !m.cash.cashingOut && !m.handPayLockedLocked()
-	if idle {
-		m.maintenance = true
-	}
-	m.mu.Unlock()
-	if !idle {
-		return false
-	}
-	m.notify()
-	m.logf(store.LevelInfo, "maintenance_on", "a restart into a new system: play and cash-in locked")
-	return true
+	return m.setMaintenance(true, "a restart into a new system", func() bool {
+		return m.credit == 0 && (m.state == Home || m.state == OutOfService) && !m.starting &&
+			!m.gameOnLocked() && !m.cash.noteInPath && !m.cash.cashingOut && !m.handPayLockedLocked()
+	})
 }

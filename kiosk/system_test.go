@@ -132,4 +132,19 @@ func TestSystemSwitchAtTheFirstIdleMoment(t *testing.T) {
 	require.Eventually(t, func() bool { return len(events("system_switch_failed")) == 2 }, 5*time.Second, 20*time.Millisecond)
 	assert.False(t, f.m.Snapshot().Maintenance)
 	assert.Contains(t, events("system_switch_failed")[0].Detail+events("system_switch_failed")[1].Detail, "no system waits in the other slot")
+
+	// The lock's own events say why, never a maintenance screen that was
+	// not open.
+	var details []string
+	for _, code := range []string{"maintenance_on", "maintenance_off"} {
+		for _, e := range events(code) {
+			details = append(details, e.Detail)
+		}
+	}
+	assert.ElementsMatch(t, []string{
+		"a restart into a new system: play and cash-in locked",
+		"a restart into a new system: play and cash-in locked",
+		"the restart into a new system did not come: play and cash-in open again",
+		"the restart into a new system was not made: play and cash-in open again",
+	}, details)
 }

@@ -274,8 +274,7 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 	}
 	if !cfg.Dev {
 		p.stopSwitch = startSystemSwitch(ctx, p.m)
-	}
-	if cfg.Dev {
+	} else {
 		// Sticks a developer makes as directories; without them the USB
 		// stick view says there is no helper, as it would on a kiosk.
 		sock, stop, err := startDevSticks(filepath.Dir(cfg.DB), logger)

@@ -136,7 +136,7 @@ var eventWords = map[string]text{
 	"test_mode_refused":        {"Mode test refusé", "Test mode refused"},
 	"system_returned":          {"Retour automatique au système d’avant (le nouveau n’a pas démarré)", "Automatic return to the system before (the new one did not start)"},
 	"system_switch":            {"Redémarrage sur le nouveau système (borne libre)", "Restart into the new system (kiosk idle)"},
-	"system_switch_failed":     {"Redémarrage sur le nouveau système non fait : borne rouverte", "Restart into the new system not done: kiosk open again"},
+	"system_switch_failed":     {"Redémarrage sur le nouveau système non fait\u00a0: borne rouverte", "Restart into the new system not done: kiosk open again"},
 	"system_status_unreadable": {"État des emplacements système illisible", "System slots’ status unreadable"},
 	"update_asked":             {"Mise à jour demandée depuis une clé USB", "Update asked from a USB stick"},
 	"update_installed":         {"Mise à jour installée depuis une clé USB", "Update installed from a USB stick"},
