@@ -71,9 +71,14 @@ type Snapshot struct {
 	Available map[game.Stake]bool // a stake without an open block is unavailable
 	Fault     Fault               // set when State is OutOfService
 	Dev       bool                // a development build: the dev panel may show
-	// Maintenance: the maintenance screen is open (SetMaintenance); the
+	// Maintenance: the maintenance screen is open (SetMaintenance), or
+	// the kiosk waits for its restart into a new system (Restarting); the
 	// player can neither play nor put a note in nor cash out.
 	Maintenance bool
+	// Restarting: the players are locked out for the restart into a new
+	// system that the idle kiosk asked for (RunSystemSwitch); the
+	// player's screens say so.
+	Restarting bool
 	Cash        CashSnapshot // notes in, vouchers out, their devices (cash.go)
 	// HandPay is the pending hand-pay: while it is, the kiosk is locked
 	// for staff (handpay.go).
@@ -229,8 +234,12 @@ type Machine struct {
 	fault     Fault
 	game      *Game
 	starting  bool // a Play is between its checks and its commit
-	// maintenance: the maintenance screen is open (SetMaintenance).
+	// maintenance: the maintenance screen is open (SetMaintenance), or
+	// restarting is.
 	maintenance bool
+	// restarting: locked for the restart into a new system (lockIdle);
+	// cleared with maintenance.
+	restarting bool
 	// kioskID is the kiosk's name on its vouchers (Config.KioskID, or
 	// SettingKioskID).
 	kioskID   string
@@ -474,7 +483,7 @@ func (m *Machine) snapshotLocked() Snapshot {
 		av[k] = v
 	}
 	return Snapshot{State: m.state, Credit: m.credit, Available: av, Fault: m.fault, Dev: m.cfg.Dev,
-		Maintenance: m.maintenance, Cash: m.cashSnapshotLocked(), HandPay: m.hp.pending, Game: m.gameSnapshotLocked()}
+		Maintenance: m.maintenance, Restarting: m.restarting, Cash: m.cashSnapshotLocked(), HandPay: m.hp.pending, Game: m.gameSnapshotLocked()}
 }
 
 // OnChange registers f to be called after every change of the snapshot,
@@ -742,6 +751,9 @@ func (m *Machine) setMaintenance(on bool, why string, allow func() bool) bool {
 	change := m.maintenance != on && (allow == nil || allow())
 	if change {
 		m.maintenance = on
+		if !on {
+			m.restarting = false
+		}
 	}
 	m.mu.Unlock()
 	if !change {

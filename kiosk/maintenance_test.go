@@ -27,6 +27,7 @@ func TestMaintenanceLocksThePlayerOut(t *testing.T) {
 	f.m.SetMaintenance(true)
 	snap := f.m.Snapshot()
 	assert.True(t, snap.Maintenance)
+	assert.False(t, snap.Restarting, "the maintenance screen is no restart")
 	assert.False(t, snap.Cash.CanCashIn)
 	assert.False(t, snap.Cash.CanCashOut)
 	assert.Equal(t, Message{Code: MsgCashInMaintenance}, snap.Cash.CashInOff)

@@ -131,7 +131,9 @@ func (m *Machine) RunSystemSwitch(ctx context.Context, sw SystemSwitch) {
 // one step); it says whether it locked.
 func (m *Machine) lockIdle() bool {
 	return m.setMaintenance(true, "a restart into a new system", func() bool {
-		return m.credit == 0 && (m.state == Home || m.state == OutOfService) && !m.starting &&
+		idle := m.credit == 0 && (m.state == Home || m.state == OutOfService) && !m.starting &&
 			!m.gameOnLocked() && !m.cash.noteInPath && !m.cash.cashingOut && !m.handPayLockedLocked()
+		m.restarting = idle // the screens say why the players are locked out
+		return idle
 	})
 }

@@ -109,6 +109,7 @@ func TestSystemSwitchAtTheFirstIdleMoment(t *testing.T) {
 	f.credit(-500)
 	require.Eventually(t, func() bool { f.m.Poll(); return askCount() == 1 }, 5*time.Second, 20*time.Millisecond)
 	assert.True(t, f.m.Snapshot().Maintenance, "the players locked out until the restart")
+	assert.True(t, f.m.Snapshot().Restarting, "the screens say the kiosk restarts")
 	sw := events("system_switch")
 	require.Len(t, sw, 1)
 	assert.Equal(t, "system 1.1 waits in slot B (pharaon-0002-b+3.conf) and the kiosk is idle: restarting into it", sw[0].Detail)
@@ -118,6 +119,7 @@ func TestSystemSwitchAtTheFirstIdleMoment(t *testing.T) {
 	// The restart does not come: the kiosk opens again after the grace.
 	f.clock.Advance(5 * time.Minute)
 	require.Eventually(t, func() bool { f.m.Poll(); return !f.m.Snapshot().Maintenance }, 5*time.Second, 20*time.Millisecond)
+	assert.False(t, f.m.Snapshot().Restarting)
 	require.Len(t, events("system_switch_failed"), 1)
 	assert.True(t, strings.HasPrefix(events("system_switch_failed")[0].Detail, "the restart into system 1.1 (pharaon-0002-b+3.conf) did not come within 5m0s"))
 	settle()
@@ -131,6 +133,7 @@ func TestSystemSwitchAtTheFirstIdleMoment(t *testing.T) {
 	require.Eventually(t, func() bool { f.m.Poll(); return askCount() == 2 }, 5*time.Second, 20*time.Millisecond)
 	require.Eventually(t, func() bool { return len(events("system_switch_failed")) == 2 }, 5*time.Second, 20*time.Millisecond)
 	assert.False(t, f.m.Snapshot().Maintenance)
+	assert.False(t, f.m.Snapshot().Restarting)
 	assert.Contains(t, events("system_switch_failed")[0].Detail+events("system_switch_failed")[1].Detail, "no system waits in the other slot")
 
 	// The lock's own events say why, never a maintenance screen that was

@@ -193,6 +193,10 @@ const (
 	msgHandPayWin     msg = "handpay.win"
 	msgHandPayCashOut msg = "handpay.cash_out"
 	msgHandPayAmount  msg = "handpay.amount"
+
+	// the restart into a new system's screen (restart.go)
+	msgRestartTitle msg = "restart.title"
+	msgRestartText  msg = "restart.text"
 	msgFaultIntegrity msg = "fault.integrity"
 	msgFaultStore     msg = "fault.store"
 	msgFaultMismatch  msg = "fault.reveal_mismatch"
@@ -428,6 +432,8 @@ var catalogue = map[msg]text{
 	msgHandPayWin:     {"Félicitations\u00a0! Votre gain vous est payé en main propre par le personnel. La borne reste bloquée jusqu’au paiement.", "Congratulations! Your win is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
 	msgHandPayCashOut: {"Ce montant vous est payé en main propre par le personnel. La borne reste bloquée jusqu’au paiement.", "This amount is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
 	msgHandPayAmount:  {"Montant à vous remettre\u00a0: %s", "Amount to be paid to you: %s"},
+	msgRestartTitle:   {"Mise à jour du logiciel", "Software update"},
+	msgRestartText:    {"La borne redémarre sur sa nouvelle version et revient dans un instant.", "The kiosk is restarting into its new version and will be back in a moment."},
 	msgFaultIntegrity: {"Le contrôle des données au démarrage a échoué.", "The start-up check of the data failed."},
 	msgFaultStore:     {"Les données ne peuvent plus être enregistrées.", "The data can no longer be recorded."},
 	msgFaultMismatch:  {"Une anomalie a été détectée pendant une partie\u00a0; son gain a été crédité.", "An anomaly was detected during a game; its prize was credited."},

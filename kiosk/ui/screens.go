@@ -133,11 +133,12 @@ const (
 	scrOutOfService
 	scrAttract
 	scrHandPay // the hand-pay lock: call the staff (handpay.go)
+	scrRestart // the restart into a new system (restart.go)
 )
 
 // screenNames name the screens for Options.OnShow.
 var screenNames = [...]string{scrNone: "none", scrHome: "home", scrGame: "game", scrHistory: "history",
-	scrOutOfService: "out-of-service", scrAttract: "attract", scrHandPay: "hand-pay"}
+	scrOutOfService: "out-of-service", scrAttract: "attract", scrHandPay: "hand-pay", scrRestart: "restart"}
 
 // overlay is what shows over the screen.
 type overlay uint8
@@ -329,7 +330,7 @@ func (s *Screens) apply(snap kiosk.Snapshot) {
 	s.noteActivity(snap)
 	s.maintenanceChanged(old, snap)
 	defer s.maintenanceDue()
-	if s.handPayApply(snap) {
+	if s.handPayApply(snap) || s.restartApply(snap) {
 		return
 	}
 	switch snap.State {
