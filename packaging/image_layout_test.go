@@ -94,7 +94,7 @@ func TestSiteDevicesMakesOnlyNames(t *testing.T) {
 	conf, rules := dir+"/cash-devices.conf", dir+"/60-pharaon.rules"
 	run := func(text string) (string, error) {
 		require.NoError(t, os.WriteFile(conf, []byte(text), 0o644))
-		out, err := exec.Command("sh", "image/site-devices", conf, rules).CombinedOutput()
+		out, err := exec.Command("bash", "image/site-devices", conf, rules).CombinedOutput()
 		return string(out), err
 	}
 	out, err := run("# fitted 2026-12\r\nvalidator 0403:6001 A10K5XYZ\r\nprinter   1A86:7523 # the CH340\r\n\r\n")
@@ -127,4 +127,35 @@ func TestSiteDevicesMakesOnlyNames(t *testing.T) {
 		_, serr := os.Stat(rules)
 		assert.ErrorIs(t, serr, os.ErrNotExist, "%q wrote rules", bad)
 	}
+}
+
+// The drivers a kiosk never uses are refused whatever asks for them (an
+// alias, or another module's dependency), and the image installs the
+// list; the kiosk's own hardware is never in it: its watchdogs, the cash
+// devices' USB-serial adapters, USB sticks, sound, the network's wire.
+func TestModprobeLeavesOutOnlyUnusedDrivers(t *testing.T) {
+	b, err := os.ReadFile("image/modprobe.conf")
+	require.NoError(t, err)
+	black, refused := map[string]bool{}, map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 0 || strings.HasPrefix(f[0], "#"):
+		case f[0] == "blacklist" && len(f) == 2:
+			black[f[1]] = true
+		case f[0] == "install" && len(f) == 3 && f[2] == "/bin/false":
+			refused[f[1]] = true
+		default:
+			t.Errorf("image/modprobe.conf: a line that is neither blacklist M nor install M /bin/false: %q", l)
+		}
+	}
+	require.NotEmpty(t, black)
+	assert.Equal(t, black, refused, "each driver left out is also refused as a dependency")
+	for _, m := range []string{"iTCO_wdt", "i6300esb", "usbserial", "ftdi_sio", "ch341", "pl2303", "cp210x", "cdc_acm",
+		"usb_storage", "uas", "vfat", "snd_hda_intel", "e1000e", "r8169", "igb", "tpm_tis", "tpm_crb", "i915", "virtio_gpu"} {
+		assert.False(t, black[m], "%s is the kiosk's own hardware", m)
+	}
+	app, err := os.ReadFile("image/appliance.sh")
+	require.NoError(t, err)
+	assert.Contains(t, string(app), `"$here/modprobe.conf" "$root/etc/modprobe.d/pharaon.conf"`)
 }

@@ -10,8 +10,9 @@
 # system confirmed or tried again (pharaon-boot-check.service), the field
 # team's SSH off by default (sshd.conf, ssh.service.conf), USB sticks
 # mounted read-only under /media (usb-media.rules, usb-mount), the kiosk
-# ordered after its site partition (pharaon-site.conf), and the cash
-# devices' names from that partition (site-devices).
+# ordered after its site partition (pharaon-site.conf), the cash
+# devices' names from that partition (site-devices), and drivers a kiosk
+# never uses left out (modprobe.conf).
 set -eu
 root=$1
 state_uuid=$2
@@ -40,6 +41,9 @@ rm -f "$root"/etc/ssh/ssh_host_*
 
 install -D -m 0644 "$here/usb-media.rules" "$root/etc/udev/rules.d/90-pharaon-usb-media.rules"
 install -D -m 0755 "$here/usb-mount" "$root/usr/local/lib/pharaon/usb-mount"
+
+# Drivers a kiosk never uses are not loaded (modprobe.conf).
+install -D -m 0644 "$here/modprobe.conf" "$root/etc/modprobe.d/pharaon.conf"
 
 install -D -m 0644 "$here/pharaon-site.conf" "$root/etc/systemd/system/pharaon.service.d/50-site.conf"
 # The cash devices' names for other adapters, from PHARAON's
