@@ -581,12 +581,16 @@ var display = showWindow
 // order the window takes SIGTERM and SIGINT over from Fyne, which would
 // quit at once (takeSignals), and Fyne runs no stop hook (quietStop).
 func showWindow(r windowRun, cfg Config) {
+	// The window's steps, timed for the log at its first frame: where a
+	// slow start goes (docs/vm-test.md).
+	opening := time.Now()
 	a := app.NewWithID(appID)
 	if !quietStop(a) {
 		r.logger.Print("Fyne's stop hooks could not be cleared (a Fyne other than 2.7.1?): the window may panic as it quits")
 	}
 	a.Settings().SetTheme(art.Theme())
 	w := a.NewWindow("Pharaon")
+	connected := time.Now() // the display's connection and its GL driver
 	w.SetPadded(false)
 	w.SetCloseIntercept(r.cancel) // the close button stops the kiosk as SIGTERM does
 	startup := ui.NewStartup(cfg.Lang)
@@ -603,12 +607,15 @@ func showWindow(r windowRun, cfg Config) {
 		booted   chan struct{} // closed when boot has returned; nil: boot not begun
 	)
 	a.Lifecycle().SetOnStarted(func() {
+		made := time.Now() // the window, its GL context and painter
 		takeSignals(r.cancel)
 		// The start begins once the start-up screen is drawn: the boot
 		// check reads the whole database, and the first frame must not
 		// wait for it.
 		nextFrame(func() {
 			r.firstFrame()
+			r.logger.Printf("the window's opening: the display and its GL driver %d ms, the window and its painter %d ms, the first frame %d ms",
+				connected.Sub(opening).Milliseconds(), made.Sub(connected).Milliseconds(), time.Since(made).Milliseconds())
 			mu.Lock()
 			defer mu.Unlock()
 			if stopping {
