@@ -2,6 +2,7 @@ package ui
 
 import (
 	"image/color"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -293,12 +294,51 @@ func (s *Screens) buildNotice(v view) []fyne.CanvasObject {
 	disc.StrokeWidth = 2 * v.k
 	v.place(disc, rulesX, noticeY+5, 42, 42)
 	age := v.textAt(s.tr.T(msgAgeBadge), sizeBody-1, art.Limestone, true, fyne.TextAlignCenter, rulesX, noticeY+15, 42)
-	objs := []fyne.CanvasObject{strip, disc, age}
-	lines, _ := v.para(s.tr.T(msgResponsible), sizeCaption, art.Sand, false, fyne.TextAlignLeading, rulesX+56, noticeY+5, actionsX+actionsW-rulesX-56)
+	s.warning = warningAt(s.now(), s.warningEvery())
+	s.noticeBox = container.NewWithoutLayout(s.warningLines(v, s.warning)...)
+	return []fyne.CanvasObject{strip, disc, age, s.noticeBox}
+}
+
+// warnings are the three warnings of French law on gambling, which
+// alternate: the notice shows one, the next every Options.WarningEvery
+// (rotateWarning), each with "no sale to minors" before it.
+var warnings = [...]msg{msgResponsible, msgResponsible2, msgResponsible3}
+
+// warningAt is the warning shown at now: each period of the wall clock
+// has the next one, so that every screen shows the same one and the three
+// come in turn, as long as each other.
+func warningAt(now time.Time, every time.Duration) int {
+	return int((now.Unix() / int64(every/time.Second)) % int64(len(warnings)))
+}
+
+// warningEvery is how long a warning stays (DefaultWarningEvery if
+// Options.WarningEvery is under a second).
+func (s *Screens) warningEvery() time.Duration {
+	if s.opt.WarningEvery < time.Second {
+		return DefaultWarningEvery
+	}
+	return s.opt.WarningEvery
+}
+
+// warningLines lay out warning i in the notice's strip.
+func (s *Screens) warningLines(v view, i int) []fyne.CanvasObject {
+	lines, _ := v.para(s.tr.T(warnings[i]), sizeCaption, art.Sand, false, fyne.TextAlignLeading, rulesX+56, noticeY+5, actionsX+actionsW-rulesX-56)
 	if len(lines) == 1 {
 		v.place(lines[0], rulesX+56, noticeY+14, actionsX+actionsW-rulesX-56, v.lineHeight(sizeCaption, false))
 	}
-	return append(objs, lines...)
+	return lines
+}
+
+// rotateWarning shows the next warning in the screen's notice when its
+// period has come (Poll); the rest of the screen is left as it is.
+func (s *Screens) rotateWarning(now time.Time) {
+	i := warningAt(now, s.warningEvery())
+	if s.noticeBox == nil || i == s.warning {
+		return
+	}
+	s.warning = i
+	s.noticeBox.Objects = s.warningLines(s.v, i)
+	s.noticeBox.Refresh()
 }
 
 // notesLines are the notes the kiosk takes and the maximum credit ("" for

@@ -76,6 +76,8 @@ const (
 	msgCashOut        msg = "btn.cash_out"
 	msgAgeBadge       msg = "notice.age_badge"
 	msgResponsible    msg = "notice.responsible"
+	msgResponsible2   msg = "notice.responsible2"
+	msgResponsible3   msg = "notice.responsible3"
 	msgErrInsuff      msg = "err.insufficient_credit"
 	msgErrUnavailable msg = "err.unavailable"
 	msgErrBusy        msg = "err.busy"
@@ -195,8 +197,8 @@ const (
 	msgHandPayAmount  msg = "handpay.amount"
 
 	// the restart into a new system's screen (restart.go)
-	msgRestartTitle msg = "restart.title"
-	msgRestartText  msg = "restart.text"
+	msgRestartTitle   msg = "restart.title"
+	msgRestartText    msg = "restart.text"
 	msgFaultIntegrity msg = "fault.integrity"
 	msgFaultStore     msg = "fault.store"
 	msgFaultMismatch  msg = "fault.reveal_mismatch"
@@ -300,7 +302,15 @@ var catalogue = map[msg]text{
 	msgAgeBadge:      {"18+", "18+"},
 	msgResponsible: {
 		"Jeu interdit aux mineurs. Jouer comporte des risques\u00a0: endettement, dépendance… Appelez le 09\u00a074\u00a075\u00a013\u00a013 (appel non surtaxé).",
-		"No sale to minors. Gambling involves risks: debt, addiction… Call 09 74 75 13 13 (free of extra charge).",
+		"No sale to minors. Gambling involves risks: debt, addiction… Call 09\u00a074\u00a075\u00a013\u00a013 (free of extra charge).",
+	},
+	msgResponsible2: {
+		"Jeu interdit aux mineurs. Jouer comporte des risques\u00a0: isolement, endettement… Appelez le 09\u00a074\u00a075\u00a013\u00a013 (appel non surtaxé).",
+		"No sale to minors. Gambling involves risks: isolation, debt… Call 09\u00a074\u00a075\u00a013\u00a013 (free of extra charge).",
+	},
+	msgResponsible3: {
+		"Jeu interdit aux mineurs. Jouer comporte des risques\u00a0: dépendance, isolement… Appelez le 09\u00a074\u00a075\u00a013\u00a013 (appel non surtaxé).",
+		"No sale to minors. Gambling involves risks: addiction, isolation… Call 09\u00a074\u00a075\u00a013\u00a013 (free of extra charge).",
 	},
 	msgErrInsuff:      {"Crédit insuffisant pour une mise de %s\u00a0: insérez un billet.", "Not enough credit for a stake of %s: insert a bank note."},
 	msgErrUnavailable: {"La mise de %s n’est pas disponible pour le moment.", "The %s stake is not available at the moment."},

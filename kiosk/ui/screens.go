@@ -18,9 +18,12 @@ const (
 	DefaultAttractAfter   = 60 * time.Second
 	DefaultOverlayTimeout = 20 * time.Second
 	DefaultHistoryTimeout = 60 * time.Second
-	DefaultHistorySize    = 20
-	DefaultWindowDelay    = 1200 * time.Millisecond
-	windowRise            = 350 * time.Millisecond
+	// DefaultWarningEvery is how long each of the three warnings on
+	// gambling stays in the notice before the next.
+	DefaultWarningEvery = time.Minute
+	DefaultHistorySize  = 20
+	DefaultWindowDelay  = 1200 * time.Millisecond
+	windowRise          = 350 * time.Millisecond
 )
 
 // Options tune the screens. The zero value is the kiosk's defaults.
@@ -34,6 +37,10 @@ type Options struct {
 	// credit, before the attract loop (DefaultAttractAfter if 0; never if
 	// negative).
 	AttractAfter time.Duration
+	// WarningEvery is how long each warning on gambling stays in the
+	// notice at the screens' foot before the next (DefaultWarningEvery if
+	// under a second).
+	WarningEvery time.Duration
 	// OverlayTimeout closes the prize table left open, so a game does not
 	// wait forever on a player who walked away (DefaultOverlayTimeout if 0).
 	OverlayTimeout time.Duration
@@ -185,11 +192,15 @@ type Screens struct {
 	tr  Tr
 	now func() time.Time
 
-	root     *fyne.Container
-	scrBox   *fyne.Container
-	ovBox    *fyne.Container
-	toastBox *fyne.Container
-	covers   map[string]cover // the backdrops the screens share (cover)
+	root *fyne.Container
+	// noticeBox holds the warning of the screen's notice (buildNotice),
+	// nil when the screen has none; warning is the one it shows.
+	noticeBox *fyne.Container
+	warning   int
+	scrBox    *fyne.Container
+	ovBox     *fyne.Container
+	toastBox  *fyne.Container
+	covers    map[string]cover // the backdrops the screens share (cover)
 	// do hands work to the Fyne goroutine (fyne.Do; the tests queue it).
 	do func(func())
 	v  view
@@ -443,6 +454,7 @@ func (s *Screens) setScreen(sc screen, build func(view) fyne.CanvasObject) {
 	s.screen = sc
 	s.buildScr = build
 	s.clearOverlay()
+	s.noticeBox = nil
 	s.scrBox.Objects = nil
 	if s.sized() {
 		s.scrBox.Objects = []fyne.CanvasObject{build(s.v)}
@@ -508,6 +520,7 @@ func (s *Screens) Poll(now time.Time) {
 		return
 	}
 	idle := now.Sub(s.lastActivity)
+	s.rotateWarning(now)
 	s.expireToast(now)
 	s.expireDevStatus(now)
 	switch {
