@@ -79,7 +79,7 @@ type Snapshot struct {
 	// system that the idle kiosk asked for (RunSystemSwitch); the
 	// player's screens say so.
 	Restarting bool
-	Cash        CashSnapshot // notes in, vouchers out, their devices (cash.go)
+	Cash       CashSnapshot // notes in, vouchers out, their devices (cash.go)
 	// HandPay is the pending hand-pay: while it is, the kiosk is locked
 	// for staff (handpay.go).
 	HandPay HandPay

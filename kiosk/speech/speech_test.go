@@ -66,7 +66,11 @@ func newFake(t *testing.T, opt Options) *fake {
 	t.Setenv(fakeEnv, f.log)
 	opt.Program = os.Args[0]
 	opt.Spoken = func(u Utterance) { f.mu.Lock(); f.spoken = append(f.spoken, u); f.mu.Unlock() }
-	opt.Logf = func(format string, args ...any) { f.mu.Lock(); f.logged = append(f.logged, fmt.Sprintf(format, args...)); f.mu.Unlock() }
+	opt.Logf = func(format string, args ...any) {
+		f.mu.Lock()
+		f.logged = append(f.logged, fmt.Sprintf(format, args...))
+		f.mu.Unlock()
+	}
 	f.Speaker = New(opt)
 	t.Cleanup(f.Close)
 	return f
