@@ -417,9 +417,13 @@ func (m *Machine) readCashSettings(ctx context.Context) {
 	warn := func(format string, args ...any) {
 		m.logCash(store.LevelWarning, "kiosk", "bad_setting", format, args...)
 	}
+	// The machine's poll loop already runs, and its snapshots read these
+	// under the machine's lock: they are written under it.
 	money := func(key string, dst *game.Money, bound game.Money) {
 		if a, ok := m.amountSetting(ctx, key, bound, warn); ok {
+			m.mu.Lock()
 			*dst = a
+			m.mu.Unlock()
 		}
 	}
 	if v, ok, err := m.st.Setting(ctx, SettingKioskID); err == nil && ok && ValidKioskID(v) {
@@ -434,7 +438,9 @@ func (m *Machine) readCashSettings(ctx context.Context) {
 		if err != nil || days < 1 || days > 3660 {
 			m.logCash(store.LevelWarning, "kiosk", "bad_setting", "%s = %q ignored: not a number of days", SettingVoucherValidity, v)
 		} else {
+			m.mu.Lock()
 			m.cash.validity = time.Duration(days) * 24 * time.Hour
+			m.mu.Unlock()
 		}
 	}
 }

@@ -460,6 +460,22 @@ func TestStartSettlesVouchers(t *testing.T) {
 	require.NoError(t, f.st.Verify(ctx))
 }
 
+// The store's cash settings are read at the start while the machine's
+// clock already ticks and tells the screens (its poll loop starts first):
+// what the start writes, the poll's snapshot reads under the machine's
+// lock, never beside it (go test -race caught the maximum credit written
+// unlocked once, in TestCashSettings; a clock ticking every millisecond
+// catches it every time).
+func TestCashSettingsReadWhileTheClockTicks(t *testing.T) {
+	f, _, _ := newCashFixture(t, func(c *Config) { c.PollEvery = time.Millisecond })
+	require.NoError(t, f.st.SetSetting(ctx, "test", SettingMaxCredit, "150"))
+	require.NoError(t, f.st.SetSetting(ctx, "test", SettingPayoutLimit, "1 000,00"))
+	require.NoError(t, f.st.SetSetting(ctx, "test", SettingVoucherValidity, "30"))
+	f.boot()
+	time.Sleep(20 * time.Millisecond) // ticks after the start too
+	assert.Equal(t, 150*game.Euro, f.m.Snapshot().Cash.MaxCredit)
+}
+
 // The settings in the store override the configuration's cash limits.
 func TestCashSettings(t *testing.T) {
 	f, _, _ := newCashFixture(t, nil)
