@@ -56,8 +56,10 @@ func TestTheSlotsRootIsReadOnly(t *testing.T) {
 		return string(b)
 	}
 	build := read("image/build.sh")
-	assert.Regexp(t, `(?m)^KERNEL_OPTIONS=\$\{KERNEL_OPTIONS:-"ro `, build)
+	// "ro" whatever KERNEL_OPTIONS says, and "rw" refused.
+	assert.Regexp(t, `(?m)^KERNEL_OPTIONS="ro \$\{KERNEL_OPTIONS:-`, build)
 	assert.NotRegexp(t, `(?m)^KERNEL_OPTIONS=.*\brw\b`, build)
+	assert.Regexp(t, `(?m)^\*" rw "\*\)\n.*rw is refused" >&2\n\s+exit 2`, build)
 	fstab := read("image/fstab.sh")
 	for _, line := range []string{
 		"tmpfs /tmp tmpfs mode=1777,nosuid,nodev,",

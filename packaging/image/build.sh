@@ -73,9 +73,18 @@ STATE_UUID=6f1c2a9e-3b7d-4e0a-9c59-0d5e1b7a4c03
 SLOT_A_PARTUUID=8d3e6b52-7a41-4c1f-9e2b-5a0c4f7d1a0a
 SLOT_B_PARTUUID=8d3e6b52-7a41-4c1f-9e2b-5a0c4f7d1a0b
 # The kernel's line but root= and pharaon.slot= (which each entry adds):
-# the root read-only, quiet, and the kernel's messages on the serial line:
-# tty1 is the kiosk's.
-KERNEL_OPTIONS=${KERNEL_OPTIONS:-"ro quiet console=ttyS0,115200"}
+# the root read-only, always, and by default quiet with the kernel's
+# messages on the serial line (tty1 is the kiosk's). KERNEL_OPTIONS given
+# replaces the default but never "ro": a build with
+# KERNEL_OPTIONS=no_timer_check had its root mounted read-write, and
+# console= gone with it. "rw" is refused.
+KERNEL_OPTIONS="ro ${KERNEL_OPTIONS:-quiet console=ttyS0,115200}"
+case " $KERNEL_OPTIONS " in
+*" rw "*)
+	echo "build.sh: KERNEL_OPTIONS: the slots' root is mounted read-only; rw is refused" >&2
+	exit 2
+	;;
+esac
 VERSION=$(dpkg-deb -f "$deb" Version)
 
 for tool in mmdebstrap mkfs.vfat mcopy mmd sfdisk mkfs.ext4 xz bmaptool; do
