@@ -76,8 +76,8 @@ SLOT_B_PARTUUID=8d3e6b52-7a41-4c1f-9e2b-5a0c4f7d1a0b
 # the root read-only, always, and by default quiet with the kernel's
 # messages on the serial line (tty1 is the kiosk's). KERNEL_OPTIONS given
 # replaces the default but never "ro": a build with
-# KERNEL_OPTIONS=no_timer_check had its root mounted read-write, and
-# console= gone with it. "rw" is refused.
+# KERNEL_OPTIONS=no_timer_check lost "ro" from its line, and console=
+# with it. "rw" is refused.
 KERNEL_OPTIONS="ro ${KERNEL_OPTIONS:-quiet console=ttyS0,115200}"
 case " $KERNEL_OPTIONS " in
 *" rw "*)
