@@ -521,13 +521,16 @@ func (m *Machine) cashSnapshotLocked() CashSnapshot {
 // applyAccepting tells the validator whether to take notes: called after
 // every change of the machine (it is one of its listeners).
 func (m *Machine) applyAccepting(Snapshot) {
+	// The validator is set by startCash under the lock while the listeners
+	// may already be told of changes (the clock's ticks, the session's
+	// reads): it is read under the lock too.
+	m.mu.Lock()
 	v := m.cash.validator
+	want := v != nil && m.acceptPolicyLocked()
+	m.mu.Unlock()
 	if v == nil {
 		return
 	}
-	m.mu.Lock()
-	want := m.acceptPolicyLocked()
-	m.mu.Unlock()
 	v.SetAccepting(want)
 }
 
