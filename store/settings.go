@@ -94,23 +94,40 @@ func (t *wtx) setSetting(source, key, value string) error {
 	if old.Valid && old.String == value {
 		return nil
 	}
-	r := settingRow{at: t.now, key: key, value: value, source: source}
-	if r.id, r.prevHash, err = t.chainTail(chSettings); err != nil {
+	if _, err := t.setSettingRow(source, key, value); err != nil {
 		return err
 	}
-	r.id++
-	r.hash = settingHash(r.prevHash, &r)
-	if _, err := t.execQ(`INSERT INTO settings(id, at, key, value, source, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		r.id, r.at, r.key, r.value, r.source, r.prevHash, r.hash); err != nil {
-		return err
-	}
-	t.heads.set(chSettings, r.id, r.hash)
 	detail := fmt.Sprintf("%s = %q", key, value)
 	if old.Valid {
 		detail = fmt.Sprintf("%s: %q -> %q", key, old.String, value)
 	}
 	_, err = t.logEvent(LevelInfo, source, EventSettingChanged, detail)
 	return err
+}
+
+// setSettingRow appends the key's new value to the settings' chain, with
+// no event; a value equal to the current one writes nothing (false).
+func (t *wtx) setSettingRow(source, key, value string) (bool, error) {
+	var old sql.NullString
+	err := t.rowQ(settingQuery, key).Scan(&old)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, err
+	}
+	if old.Valid && old.String == value {
+		return false, nil
+	}
+	r := settingRow{at: t.now, key: key, value: value, source: source}
+	if r.id, r.prevHash, err = t.chainTail(chSettings); err != nil {
+		return false, err
+	}
+	r.id++
+	r.hash = settingHash(r.prevHash, &r)
+	if _, err := t.execQ(`INSERT INTO settings(id, at, key, value, source, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		r.id, r.at, r.key, r.value, r.source, r.prevHash, r.hash); err != nil {
+		return false, err
+	}
+	t.heads.set(chSettings, r.id, r.hash)
+	return true, nil
 }
 
 // verifySettings is Verify's walk of the settings' chain.

@@ -29,6 +29,9 @@ type Totals struct {
 	// KindHandPay.
 	VouchersPaid       int64
 	VouchersPaidAmount game.Money
+	// PlayerFacts count the player-protection facts of the period by key
+	// (FactLimitSet, FactRealityCheck, FactLimitReached).
+	PlayerFacts map[string]int64
 }
 
 // TotalsBetween adds up the ledger rows dated from from (included) to to
@@ -116,6 +119,9 @@ func (s *Store) TotalsBetween(ctx context.Context, from, to time.Time) (Totals, 
 		return err
 	})
 	if err != nil {
+		return Totals{}, fmt.Errorf("totals: %w", err)
+	}
+	if t.PlayerFacts, err = s.PlayerFactCounts(ctx, from, to); err != nil {
 		return Totals{}, fmt.Errorf("totals: %w", err)
 	}
 	return t, nil
