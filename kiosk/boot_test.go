@@ -119,7 +119,7 @@ func TestStartReportsBootSteps(t *testing.T) {
 func newAnchoredFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{t: t, path: anchoredCopy(t), clock: &fakeClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
-		cfg: Config{Dev: true, Keys: testKeys}, anchored: true}
+		cfg: Config{Dev: true, Keys: testKeys, Protection: noProtection}, anchored: true}
 	f.start()
 	t.Cleanup(f.stop)
 	return f

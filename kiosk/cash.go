@@ -466,7 +466,7 @@ func (m *Machine) expireVouchers(ctx context.Context) error {
 func (m *Machine) acceptPolicyLocked() bool {
 	return (m.state == Home || m.state == Result) && !m.starting && !m.gameOnLocked() && (!m.maintenance || m.cash.test.on) &&
 		!m.cash.cashingOut && m.credit+m.cash.minNote <= m.cash.maxCredit && !m.payoutDownLocked() &&
-		!m.handPayLockedLocked()
+		!m.handPayLockedLocked() && m.limitReachedLocked(0) == ""
 }
 
 // payoutDownLocked: the kiosk has a voucher printer and it cannot print now
@@ -496,6 +496,8 @@ func (m *Machine) cashInOffLocked() Message {
 		return Message{}
 	case m.credit+c.minNote > c.maxCredit:
 		return Message{Code: MsgCashInNearMax, Amount: m.credit, Limit: c.maxCredit}
+	case m.limitReachedLocked(0) != "":
+		return m.limitMessageLocked(false)
 	}
 	return Message{Code: MsgCashInOff}
 }

@@ -93,7 +93,8 @@ func cashChild(mode string) int {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 2
 	}
-	m, err := New(st, SystemClock{}, Config{KioskID: "PH-CHILD", Venue: "Banc d'essai", Cash: childCashConfig()})
+	m, err := New(st, SystemClock{}, Config{KioskID: "PH-CHILD", Venue: "Banc d'essai", Cash: childCashConfig(),
+		Protection: noProtection})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 2

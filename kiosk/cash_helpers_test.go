@@ -43,7 +43,7 @@ func newCashFixture(t *testing.T, mod func(*Config)) (*fixture, *devsim.Devices,
 	path := templateCopy(t)
 	d, receipts := startDevices(t)
 	cfg := Config{Dev: true, Keys: testKeys, KioskID: "PH-0042", Venue: "Tabac de la Gare, 12 place Bellecour, Lyon",
-		Cash: testCashConfig(d)}
+		Cash: testCashConfig(d), Protection: noProtection}
 	if mod != nil {
 		mod(&cfg)
 	}

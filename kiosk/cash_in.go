@@ -63,6 +63,12 @@ func (w wallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) 
 		m.noteRefused(denom, "max_credit", Message{Code: MsgNoteOverMax, Amount: credit, Limit: m.cash.maxCredit})
 		return false, "", nil
 	}
+	if err == nil {
+		var over bool
+		if over, err = m.escrowOverLimit(ctx, denom); over {
+			return false, "", nil
+		}
+	}
 	var in store.BillIntent
 	if err == nil {
 		in, err = m.st.RecordBillIntent(ctx, denom)

@@ -24,7 +24,7 @@ func newPowerFixture(t *testing.T, vcfg id003sim.Config) (*fixture, *devsim.Devi
 	d, err := devsim.Start(devsim.Config{Dir: filepath.Join(dir, "dev"), Validator: vcfg})
 	require.NoError(t, err)
 	t.Cleanup(func() { d.Close() })
-	cfg := Config{Dev: true, Keys: testKeys, KioskID: "PH-0042", Venue: "Banc d'essai", Cash: testCashConfig(d)}
+	cfg := Config{Dev: true, Keys: testKeys, KioskID: "PH-0042", Venue: "Banc d'essai", Cash: testCashConfig(d), Protection: noProtection}
 	f := &fixture{t: t, path: path, clock: &fakeClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}, cfg: cfg}
 	f.start()
 	t.Cleanup(f.stop)

@@ -87,6 +87,12 @@ type Snapshot struct {
 	// machine started: its end, and the result the kiosk credited, reach
 	// the screens here.
 	Game GameSnapshot
+	// Protection is the player's session as the protection rules see it
+	// (protection.go).
+	Protection ProtectionSnapshot
+	// ResultUntil is when a result left untouched goes back home
+	// (Config.ResultTimeout after the last Touch); zero out of Result.
+	ResultUntil time.Time
 }
 
 // Config tunes a machine. The zero value is a production kiosk with the
@@ -136,6 +142,8 @@ type Config struct {
 	// DeviceCheck bounds the cash devices' self-test at boot (devices.go;
 	// default DefaultDeviceCheck).
 	DeviceCheck time.Duration
+	// Protection are the player-protection rules (protection.go).
+	Protection ProtectionConfig
 	// SystemStatus is where the A/B slots' status is left at each boot
 	// (update.StatusFile, by `pharaon boot-check`); "" or no such file: a
 	// kiosk without slots.
@@ -170,6 +178,7 @@ func (c *Config) fill() error {
 	if c.LayoutVersion == 0 {
 		c.LayoutVersion = reveal.Latest
 	}
+	c.Protection.fill()
 	if c.Engine == (breakout.Settings{}) {
 		c.Engine = breakout.DefaultSettings()
 	}
@@ -247,6 +256,10 @@ type Machine struct {
 	listeners []func(Snapshot)
 	cash      cashState
 	hp        handPayState
+	prot      protState
+	// sessKick asks the session's loop to read the session again
+	// (notify sends it; refreshSession).
+	sessKick chan struct{}
 	// rejected: the boot check failed; the store's credit and blocks are
 	// never read again (refresh does nothing).
 	rejected bool
@@ -277,7 +290,7 @@ func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{},
-		kioskID: cfg.KioskID, fullDone: make(chan struct{})}
+		kioskID: cfg.KioskID, fullDone: make(chan struct{}), sessKick: make(chan struct{}, 1)}
 	m.w = newWriter(st)
 	m.hp.limit = cfg.Cash.HandPayLimit
 	m.initCash()
@@ -347,6 +360,9 @@ func (m *Machine) serve(ctx context.Context, background bool) error {
 	if err := m.refresh(ctx); err != nil {
 		return err
 	}
+	m.refreshSession(ctx)
+	m.wg.Add(1)
+	go func() { defer m.wg.Done(); m.sessionLoop() }()
 	m.bootStep(BootCredit, true)
 	m.bootStep(BootCash, false)
 	if err := m.startCash(ctx); err != nil {
@@ -483,7 +499,8 @@ func (m *Machine) snapshotLocked() Snapshot {
 		av[k] = v
 	}
 	return Snapshot{State: m.state, Credit: m.credit, Available: av, Fault: m.fault, Dev: m.cfg.Dev,
-		Maintenance: m.maintenance, Restarting: m.restarting, Cash: m.cashSnapshotLocked(), HandPay: m.hp.pending, Game: m.gameSnapshotLocked()}
+		Maintenance: m.maintenance, Restarting: m.restarting, Cash: m.cashSnapshotLocked(), HandPay: m.hp.pending, Game: m.gameSnapshotLocked(),
+		Protection: m.protectionSnapshotLocked(), ResultUntil: m.resultUntilLocked()}
 }
 
 // OnChange registers f to be called after every change of the snapshot,
@@ -527,14 +544,22 @@ func (m *Machine) notify() {
 	for _, l := range ls {
 		l(snap)
 	}
+	select { // a change may be a movement of money: the session is read again
+	case m.sessKick <- struct{}{}:
+	default:
+	}
 }
 
 // showBalance shows the balance a movement of the credit left. The caller
 // holds ledgerMu from before the movement's commit; its next update tells
 // the listeners.
 func (m *Machine) showBalance(b game.Money) {
+	r, ok := m.readSession(m.ctx) // the session the movement left, shown with its credit
 	m.mu.Lock()
 	m.credit = b
+	if ok {
+		m.applySessionLocked(r)
+	}
 	m.mu.Unlock()
 }
 
@@ -542,9 +567,13 @@ func (m *Machine) showBalance(b game.Money) {
 // snapshot has the new credit with the note still on its way, which Play
 // and CashOut would refuse as busy.
 func (m *Machine) showCredited(b game.Money) {
+	r, ok := m.readSession(m.ctx)
 	m.mu.Lock()
 	m.credit = b
 	m.cash.noteInPath = false
+	if ok {
+		m.applySessionLocked(r)
+	}
 	m.mu.Unlock()
 }
 
@@ -564,8 +593,12 @@ func (m *Machine) reloadCredit(ctx context.Context) (was, now game.Money, err er
 	if err != nil {
 		return 0, 0, fmt.Errorf("read credit: %w", err)
 	}
+	r, ok := m.readSession(ctx)
 	m.mu.Lock()
 	was, m.credit = m.credit, now
+	if ok {
+		m.applySessionLocked(r)
+	}
 	m.mu.Unlock()
 	return was, now, nil
 }
@@ -670,6 +703,10 @@ func (m *Machine) RequestPlay(s game.Stake, mode breakout.Mode, done func(*Game,
 		// credit settles first.
 		m.mu.Unlock()
 		done(nil, fmt.Errorf("play: cash in progress: %w", ErrBusy))
+		return
+	case m.prot.due:
+		m.mu.Unlock()
+		done(nil, fmt.Errorf("play: %w", ErrRealityCheck))
 		return
 	}
 	m.starting = true
@@ -815,6 +852,13 @@ func (m *Machine) EndResult() {
 	})
 }
 
+func (m *Machine) resultUntilLocked() time.Time {
+	if m.state != Result {
+		return time.Time{}
+	}
+	return m.lastTouch.Add(m.cfg.ResultTimeout)
+}
+
 // Poll does what time alone does: a result left untouched returns home;
 // and it tells the listeners, whose timers run on the machine's clock. The
 // machine calls it every Config.PollEvery; tests call it after moving the
@@ -827,6 +871,7 @@ func (m *Machine) Poll() {
 	if idle {
 		m.EndResult()
 	}
+	m.refreshSession(m.ctx)
 	m.notify()
 }
 

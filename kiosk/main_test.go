@@ -103,6 +103,12 @@ func (c *fakeClock) SetWall(t time.Time) {
 	c.mu.Unlock()
 }
 
+// noProtection turns off the player-protection rules that act on a
+// session (the reality check, the ceiling on notes) for the tests that are
+// not about them: their sessions last days of the test's clock and take
+// notes by the thousand. protection_test.go sets its own.
+var noProtection = ProtectionConfig{RealityEvery: -1, SessionCeiling: -1}
+
 // noHandPay is the hand-pay limit of the tests that are not about it: no
 // prize is above it, so the top prizes they play do not lock the kiosk.
 const noHandPay = PayoutLimitBound
@@ -126,7 +132,7 @@ func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	path := templateCopy(t)
 	f := &fixture{t: t, path: path, clock: &fakeClock{now: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
-		cfg: Config{Dev: true, Keys: testKeys, Cash: CashConfig{HandPayLimit: noHandPay}}}
+		cfg: Config{Dev: true, Keys: testKeys, Cash: CashConfig{HandPayLimit: noHandPay}, Protection: noProtection}}
 	f.start()
 	t.Cleanup(f.stop)
 	return f

@@ -255,7 +255,7 @@ func DayBounds(t time.Time, loc *time.Location) (time.Time, time.Time) {
 }
 
 // dailyDoc lays out the daily report of tot.
-func (m *Machine) dailyDoc(tot store.Totals, mt store.Meters, now time.Time) *escpos.Doc {
+func (m *Machine) dailyDoc(tot store.Totals, mt store.Meters, ever map[string]int64, now time.Time) *escpos.Doc {
 	loc := m.cfg.Location
 	d := m.reportHead("RAPPORT JOURNALIER", now)
 	d.Line("Journée du " + tot.From.In(loc).Format("02/01/2006"))
@@ -295,6 +295,13 @@ func (m *Machine) dailyDoc(tot store.Totals, mt store.Meters, now time.Time) *es
 		d.Line(reportCols(fmt.Sprintf("%-24s %5d", p.printed, p.Count), p.Amount.French()))
 	}
 	d.Bold(true).Line(reportCols(fmt.Sprintf("%-24s %5d", "Total payé au comptoir", paid.Count), paid.Amount.French())).Bold(false)
+	// The player-protection facts: the day's, and since the kiosk's start
+	// (never reset: they are rows of the settings' chain).
+	d.Line(reportRule).Bold(true).Line("Protection des joueurs").Bold(false)
+	d.Line(reportCols(fmt.Sprintf("%-24s %5s", "", "Jour"), "Total"))
+	for _, f := range PlayerFactLines {
+		d.Line(reportCols(fmt.Sprintf("%-24s %5d", f.Printed, tot.PlayerFacts[f.Key]), fmt.Sprint(ever[f.Key])))
+	}
 	meterBlock(d, mt)
 	return d.Feed(2).Cut()
 }
@@ -416,8 +423,12 @@ func (o *Office) PrintDaily(ctx context.Context, s *Session, day time.Time) erro
 			return err
 		}
 	}
+	ever, err := o.m.st.PlayerFactCounts(ctx, time.Time{}, time.Time{})
+	if err != nil {
+		return err
+	}
 	date := from.Format("2006-01-02")
-	if err := o.m.printReport(ctx, "daily report "+date, o.m.dailyDoc(tot, mt, o.m.clk.Now())); err != nil {
+	if err := o.m.printReport(ctx, "daily report "+date, o.m.dailyDoc(tot, mt, ever, o.m.clk.Now())); err != nil {
 		o.audit(store.LevelWarning, "report_failed", "daily report of %s asked by %s not printed: %v", date, s.role, err)
 		return err
 	}

@@ -154,6 +154,12 @@ var settings = []Setting{
 			return strconv.Itoa(n), nil
 		},
 		def: func(m *Machine) string { return strconv.Itoa(int(m.cfg.Cash.VoucherValidity.Hours() / 24)) }},
+	{Key: SettingRealityMinutes, Low: realityMinutesLow, High: realityMinutesHigh, check: realityCheck,
+		def: func(m *Machine) string { return strconv.Itoa(int(max(m.cfg.Protection.RealityEvery, 0).Minutes())) }},
+	{Key: SettingSessionCeiling, Low: 0, High: int64(MaxCreditBound * 10), check: ceilingCheck,
+		def: func(m *Machine) string { return money(max(m.cfg.Protection.SessionCeiling, 0)) }},
+	{Key: SettingPlayerLimits, check: onOffCheck, def: func(m *Machine) string { return onOff(m.cfg.Protection.NoPlayerLimits) }},
+	{Key: SettingSessionDisplay, check: onOffCheck, def: func(m *Machine) string { return onOff(m.cfg.Protection.NoDisplay) }},
 }
 
 // money writes an amount as a setting holds it: "1500,00".
@@ -315,6 +321,7 @@ func applySettings(st *store.Store, cfg *Config) {
 		}
 		cfg.Engine.IdleTicks = n * breakout.TicksPerSecond
 	}
+	protectionSettings(get, &cfg.Protection)
 	if v, ok := get(SettingAcceptedNotes); ok {
 		var acc []int64
 		for _, e := range strings.Split(v, ",") {

@@ -77,6 +77,8 @@ const (
 	MsgCashInOff           MessageCode = "cash_in.off"
 	MsgCashInHandPay       MessageCode = "cash_in.hand_pay"
 	MsgCashInMaintenance   MessageCode = "cash_in.maintenance"
+	MsgCashInPlayerLimit   MessageCode = "cash_in.player_limit" // Amount: the session's notes, Limit: the player's limit
+	MsgCashInCeiling       MessageCode = "cash_in.ceiling"      // Amount: the session's notes, Limit: the operator's ceiling
 
 	// Why a note came back (CashInEvent.Reason).
 	MsgNoteOverMax    MessageCode = "note.over_max"    // Amount: the credit, Limit: the maximum
@@ -86,6 +88,9 @@ const (
 	MsgNoteKioskError MessageCode = "note.kiosk_error" // the kiosk could not record it
 	MsgNoteReturned   MessageCode = "note.returned"    // came back from the validator
 	MsgNoteUnitConfig MessageCode = "note.unit_config" // the validator is set up wrong
+	// Amount: the session's notes, Limit: the limit it would pass.
+	MsgNoteOverPlayerLimit MessageCode = "note.over_player_limit"
+	MsgNoteOverCeiling     MessageCode = "note.over_ceiling"
 
 	MsgPayAtCounter     MessageCode = "voucher.at_counter"
 	MsgPayPaymentCentre MessageCode = "voucher.payment_centre"
