@@ -46,5 +46,7 @@ func (idleMachine) EndResult() {}
 func (idleMachine) CashOut(context.Context) (kiosk.VoucherInfo, error) {
 	return kiosk.VoucherInfo{}, kiosk.ErrBusy
 }
-func (idleMachine) ResetValidator()              {}
-func (idleMachine) CheckPrinter(context.Context) {}
+func (idleMachine) ResetValidator()                                  {}
+func (idleMachine) CheckPrinter(context.Context)                     {}
+func (idleMachine) SetPlayerLimit(context.Context, game.Money) error { return kiosk.ErrBusy }
+func (idleMachine) DismissRealityCheck()                             {}

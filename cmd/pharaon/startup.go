@@ -170,5 +170,7 @@ func (downMachine) EndResult() {}
 func (downMachine) CashOut(context.Context) (kiosk.VoucherInfo, error) {
 	return kiosk.VoucherInfo{}, kiosk.ErrOutOfService
 }
-func (downMachine) ResetValidator()              {}
-func (downMachine) CheckPrinter(context.Context) {}
+func (downMachine) ResetValidator()                                  {}
+func (downMachine) CheckPrinter(context.Context)                     {}
+func (downMachine) SetPlayerLimit(context.Context, game.Money) error { return kiosk.ErrOutOfService }
+func (downMachine) DismissRealityCheck()                             {}

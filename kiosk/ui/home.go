@@ -210,7 +210,16 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 	tr := s.tr
 	x, w := float32(actionsX), float32(actionsW)
 	objs := []fyne.CanvasObject{v.panel(x, homeTop, w, 120)}
-	if notes, max := s.notesLines(); notes != "" {
+	notes, max := s.notesLines()
+	if line := s.sessionLine(); line != "" {
+		// A session on: its time and the player's net position take the
+		// maximum's line (the credit shows what the maximum leaves).
+		max = line
+		if notes == "" {
+			notes, max = line, ""
+		}
+	}
+	if notes != "" {
 		// The notes taken and the maximum credit, under the credit: where
 		// the player looks before inserting a note.
 		objs = append(objs,
@@ -222,6 +231,11 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 		objs = append(objs,
 			v.textAt(tr.T(msgCredit), sizeBody, art.Sand, true, fyne.TextAlignCenter, x, homeTop+12, w),
 			v.textAt(tr.Money(credit), sizeAmount, art.GoldLight, true, fyne.TextAlignCenter, x, homeTop+36, w))
+	}
+	// The player's limit, beside the language: a choice of the player's
+	// own, out of the way of the credit's amount, however long.
+	if b := s.limitButton(v, 1040-12-160, 56, 160, minTouch); b != nil {
+		objs = append(objs, b)
 	}
 	objs = append(objs, v.textAt(tr.T(msgChooseStake), sizeHeading-4, art.Sand, true, fyne.TextAlignCenter, x, stakeY-40, w))
 	gap := float32(12)

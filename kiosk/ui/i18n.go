@@ -196,6 +196,31 @@ const (
 	msgHandPayCashOut msg = "handpay.cash_out"
 	msgHandPayAmount  msg = "handpay.amount"
 
+	// player protection (protection.go)
+	msgSessionLine      msg = "protect.session_line"
+	msgMinutes          msg = "protect.minutes"
+	msgHoursMinutes     msg = "protect.hours_minutes"
+	msgRealityTitle     msg = "protect.reality_title"
+	msgRealityPlayed    msg = "protect.reality_played"
+	msgRealityNet       msg = "protect.reality_net"
+	msgRealityDetail    msg = "protect.reality_detail"
+	msgRealityHelp      msg = "protect.reality_help"
+	msgRealityContinue  msg = "protect.reality_continue"
+	msgLimitButton      msg = "protect.limit_button"
+	msgLimitSet         msg = "protect.limit_set"
+	msgLimitTitle       msg = "protect.limit_title"
+	msgLimitText        msg = "protect.limit_text"
+	msgLimitTextSession msg = "protect.limit_text_session"
+	msgLimitNow         msg = "protect.limit_now"
+	msgLimitNone        msg = "protect.limit_none"
+	msgLimitRaise       msg = "protect.limit_raise"
+	msgLimitFailed      msg = "protect.limit_failed"
+
+	// the timeouts' warning (timeouts.go)
+	msgTimeHome   msg = "time.home"
+	msgTimeCloses msg = "time.closes"
+	msgMoreTime   msg = "time.more"
+
 	// the restart into a new system's screen (restart.go)
 	msgRestartTitle   msg = "restart.title"
 	msgRestartText    msg = "restart.text"
@@ -435,28 +460,49 @@ var catalogue = map[msg]text{
 	msgDevFailed:      {"refusé\u00a0: %s", "refused: %s"},
 	msgDevError:       {"erreur du simulateur (voir le journal)", "simulator error (see the log)"},
 
-	msgOOSTitle:       {"Hors service", "Out of service"},
-	msgOOSText:        {"Cette borne est momentanément hors service. Veuillez vous adresser au personnel.", "This kiosk is out of service for the moment. Please ask the staff."},
-	msgOOSCredit:      {"Votre crédit de %s est conservé.", "Your credit of %s is kept."},
-	msgHandPayTitle:   {"Appelez le personnel", "Please call the staff"},
-	msgHandPayWin:     {"Félicitations\u00a0! Votre gain vous est payé en main propre par le personnel. La borne reste bloquée jusqu’au paiement.", "Congratulations! Your win is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
-	msgHandPayCashOut: {"Ce montant vous est payé en main propre par le personnel. La borne reste bloquée jusqu’au paiement.", "This amount is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
-	msgHandPayAmount:  {"Montant à vous remettre\u00a0: %s", "Amount to be paid to you: %s"},
-	msgRestartTitle:   {"Mise à jour du logiciel", "Software update"},
-	msgRestartText:    {"La borne redémarre sur sa nouvelle version et revient dans un instant.", "The kiosk is restarting into its new version and will be back in a moment."},
-	msgFaultIntegrity: {"Le contrôle des données au démarrage a échoué.", "The start-up check of the data failed."},
-	msgFaultStore:     {"Les données ne peuvent plus être enregistrées.", "The data can no longer be recorded."},
-	msgFaultMismatch:  {"Une anomalie a été détectée pendant une partie\u00a0; son gain a été crédité.", "An anomaly was detected during a game; its prize was credited."},
-	msgFaultRecovery:  {"Une partie interrompue n’a pas pu être reprise.", "An interrupted game could not be resumed."},
-	msgFaultUnknown:   {"Défaut\u00a0: %s", "Fault: %s"},
-	msgFaultNoDB:      {"La base de données de la borne est absente. Un technicien doit la restaurer.", "The kiosk’s database is missing. A technician must restore it."},
-	msgFaultNew:       {"Borne neuve, pas encore installée\u00a0: un technicien la démarre une fois en première installation (-first-install).", "A new kiosk, not installed yet: a technician starts it once as a first install (-first-install)."},
-	msgFaultAnchor:    {"Les données ne correspondent plus à leur empreinte gardée hors de la base\u00a0: l’historique a pu être tronqué. Un technicien doit intervenir.", "The data no longer match the fingerprint kept outside them: the history may have been cut. A technician must intervene."},
-	msgFaultRollback:  {"Les données de la borne ont été remplacées par une copie plus ancienne. Un technicien doit intervenir.", "The kiosk’s data were replaced by an older copy. A technician must intervene."},
-	msgFaultSoftware:  {"Le logiciel de la borne n’est pas celui du paquet signé installé. Un technicien doit le réinstaller.", "The kiosk’s program is not the one of the signed package installed. A technician must reinstall it."},
-	msgFaultValidator: {"Le lecteur de billets n’a pas répondu correctement au démarrage. Un technicien doit intervenir.", "The bill validator did not answer properly at start-up. A technician must intervene."},
-	msgFaultPrinter:   {"L’imprimante des bons de paiement n’a pas répondu ou ne peut pas imprimer (papier, capot). Un technicien doit intervenir.", "The voucher printer did not answer or cannot print (paper, cover). A technician must intervene."},
-	msgFaultKeys:      {"Une clé d’émetteur de la configuration est illisible. Un technicien doit la corriger.", "An issuer key of the configuration cannot be read. A technician must fix it."},
+	msgOOSTitle:         {"Hors service", "Out of service"},
+	msgOOSText:          {"Cette borne est momentanément hors service. Veuillez vous adresser au personnel.", "This kiosk is out of service for the moment. Please ask the staff."},
+	msgOOSCredit:        {"Votre crédit de %s est conservé.", "Your credit of %s is kept."},
+	msgHandPayTitle:     {"Appelez le personnel", "Please call the staff"},
+	msgHandPayWin:       {"Félicitations\u00a0! Votre gain vous est payé en main propre par le personnel. La borne reste bloquée jusqu’au paiement.", "Congratulations! Your win is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
+	msgHandPayCashOut:   {"Ce montant vous est payé en main propre par le personnel. La borne reste bloquée jusqu’au paiement.", "This amount is paid to you by hand by the staff. The kiosk stays locked until it is paid."},
+	msgHandPayAmount:    {"Montant à vous remettre\u00a0: %s", "Amount to be paid to you: %s"},
+	msgRestartTitle:     {"Mise à jour du logiciel", "Software update"},
+	msgSessionLine:      {"Session\u00a0: %s · bilan %s", "Session: %s · net %s"},
+	msgMinutes:          {"%d\u00a0min", "%d min"},
+	msgHoursMinutes:     {"%d\u00a0h\u00a0%02d", "%d h %02d min"},
+	msgRealityTitle:     {"Point sur votre jeu", "Time for a break?"},
+	msgRealityPlayed:    {"Vous jouez depuis %s.", "You have been playing for %s."},
+	msgRealityNet:       {"Bilan de la session\u00a0: %s", "Net result of the session: %s"},
+	msgRealityDetail:    {"Billets insérés\u00a0: %s · crédit\u00a0: %s", "Notes put in: %s · credit: %s"},
+	msgRealityHelp:      {"Le jeu reprend quand vous le choisissez. Besoin d’aide\u00a0? Joueurs Info Service\u00a0: 09\u00a074\u00a075\u00a013\u00a013 (appel non surtaxé).", "Play resumes when you choose. Need help? Joueurs Info Service: +33\u00a09\u00a074\u00a075\u00a013\u00a013 (standard rate)."},
+	msgRealityContinue:  {"Continuer", "Continue"},
+	msgLimitButton:      {"Ma limite", "My limit"},
+	msgTimeHome:         {"Retour à l’accueil dans %d\u00a0s", "Back to the home screen in %d s"},
+	msgTimeCloses:       {"Fermeture dans %d\u00a0s", "Closing in %d s"},
+	msgMoreTime:         {"Plus de temps", "More time"},
+	msgLimitSet:         {"Limite\u00a0: %s", "Limit: %s"},
+	msgLimitTitle:       {"Limite de billets pour la session", "Limit on notes for the session"},
+	msgLimitText:        {"Choisissez le montant de billets que vous ne dépasserez pas pendant votre session. Une fois la session commencée, vous pourrez la baisser, jamais la relever.", "Choose the amount of notes you will not go over in your session. Once the session has begun, you can lower it, never raise it."},
+	msgLimitTextSession: {"Billets insérés pendant cette session\u00a0: %s. Vous pouvez baisser votre limite, pas la relever.", "Notes put in during this session: %s. You can lower your limit, not raise it."},
+	msgLimitNow:         {"Votre limite\u00a0: %s", "Your limit: %s"},
+	msgLimitNone:        {"Aucune", "None"},
+	msgLimitRaise:       {"Pendant une session, une limite se baisse, elle ne se relève pas.", "During a session, a limit can be lowered, not raised."},
+	msgLimitFailed:      {"La limite n’a pas pu être enregistrée\u00a0: adressez-vous au personnel.", "The limit could not be recorded: please ask the staff."},
+	msgRestartText:      {"La borne redémarre sur sa nouvelle version et revient dans un instant.", "The kiosk is restarting into its new version and will be back in a moment."},
+	msgFaultIntegrity:   {"Le contrôle des données au démarrage a échoué.", "The start-up check of the data failed."},
+	msgFaultStore:       {"Les données ne peuvent plus être enregistrées.", "The data can no longer be recorded."},
+	msgFaultMismatch:    {"Une anomalie a été détectée pendant une partie\u00a0; son gain a été crédité.", "An anomaly was detected during a game; its prize was credited."},
+	msgFaultRecovery:    {"Une partie interrompue n’a pas pu être reprise.", "An interrupted game could not be resumed."},
+	msgFaultUnknown:     {"Défaut\u00a0: %s", "Fault: %s"},
+	msgFaultNoDB:        {"La base de données de la borne est absente. Un technicien doit la restaurer.", "The kiosk’s database is missing. A technician must restore it."},
+	msgFaultNew:         {"Borne neuve, pas encore installée\u00a0: un technicien la démarre une fois en première installation (-first-install).", "A new kiosk, not installed yet: a technician starts it once as a first install (-first-install)."},
+	msgFaultAnchor:      {"Les données ne correspondent plus à leur empreinte gardée hors de la base\u00a0: l’historique a pu être tronqué. Un technicien doit intervenir.", "The data no longer match the fingerprint kept outside them: the history may have been cut. A technician must intervene."},
+	msgFaultRollback:    {"Les données de la borne ont été remplacées par une copie plus ancienne. Un technicien doit intervenir.", "The kiosk’s data were replaced by an older copy. A technician must intervene."},
+	msgFaultSoftware:    {"Le logiciel de la borne n’est pas celui du paquet signé installé. Un technicien doit le réinstaller.", "The kiosk’s program is not the one of the signed package installed. A technician must reinstall it."},
+	msgFaultValidator:   {"Le lecteur de billets n’a pas répondu correctement au démarrage. Un technicien doit intervenir.", "The bill validator did not answer properly at start-up. A technician must intervene."},
+	msgFaultPrinter:     {"L’imprimante des bons de paiement n’a pas répondu ou ne peut pas imprimer (papier, capot). Un technicien doit intervenir.", "The voucher printer did not answer or cannot print (paper, cover). A technician must intervene."},
+	msgFaultKeys:        {"Une clé d’émetteur de la configuration est illisible. Un technicien doit la corriger.", "An issuer key of the configuration cannot be read. A technician must fix it."},
 
 	msgAttractTouch: {"Touchez l’écran pour jouer", "Touch the screen to play"},
 	msgAttractDemo:  {"DÉMONSTRATION", "DEMONSTRATION"},
@@ -729,9 +775,17 @@ var coreWords = map[kiosk.MessageCode]text{
 	kiosk.MsgCashInHandPay:     {"Billets refusés pour le moment\u00a0: un paiement manuel attend le personnel", "Bank notes refused for now: a hand-pay awaits the staff"},
 	kiosk.MsgCashInMaintenance: {"Billets refusés pour le moment\u00a0: borne en maintenance", "Bank notes refused for now: kiosk in maintenance"},
 	kiosk.MsgCashInOff:         {"La borne ne prend pas de billet pour le moment", "The kiosk is not taking notes now"},
+	kiosk.MsgCashInPlayerLimit: {"Votre limite de %[2]s est atteinte : billets refusés jusqu’à la fin de la session (%[1]s insérés).",
+		"Your %[2]s limit is reached: notes refused until the session ends (%[1]s put in)."},
+	kiosk.MsgCashInCeiling: {"Plafond de la borne atteint : %[2]s de billets par session au plus (%[1]s insérés). Billets refusés jusqu’à la fin de la session.",
+		"The kiosk’s ceiling is reached: %[2]s of notes per session at most (%[1]s put in). Notes refused until the session ends."},
 
 	kiosk.MsgNoteOverMax: {"Il porterait votre crédit de %[1]s au-delà du maximum de %[2]s.",
 		"It would take your credit of %[1]s over the %[2]s maximum."},
+	kiosk.MsgNoteOverPlayerLimit: {"Il dépasserait votre limite de %[2]s pour cette session (%[1]s déjà insérés).",
+		"It would pass your %[2]s limit for this session (%[1]s already put in)."},
+	kiosk.MsgNoteOverCeiling: {"Il dépasserait le plafond de %[2]s de billets par session (%[1]s déjà insérés).",
+		"It would pass the ceiling of %[2]s of notes per session (%[1]s already put in)."},
 	kiosk.MsgNoteNotTaken:   {"Cette borne prend les billets de %[4]s.", "This kiosk takes %[4]s notes."},
 	kiosk.MsgNoteRejected:   {"Le billet a été rendu\u00a0: réessayez dans un instant.", "The note came back: try again in a moment."},
 	kiosk.MsgNoteNotTaking:  {"La borne ne prend pas de billet pour le moment.", "The kiosk is not taking notes now."},

@@ -17,6 +17,16 @@ type Machine interface {
 	Seller
 	Cashier
 	Records
+	Protector
+}
+
+// Protector is what the player's protection asks of the kiosk
+// (kiosk/protection.go).
+type Protector interface {
+	// SetPlayerLimit sets the player's limit on the session's notes.
+	SetPlayerLimit(ctx context.Context, limit game.Money) error
+	// DismissRealityCheck is the player's "go on" to the reality check.
+	DismissRealityCheck()
 }
 
 // Follower is how the screens follow the kiosk: OnChange returns the
@@ -108,7 +118,11 @@ func (k kioskMachine) EndResult() { k.m.EndResult() }
 func (k kioskMachine) CashOut(ctx context.Context) (kiosk.VoucherInfo, error) {
 	return k.m.CashOut(ctx)
 }
-func (k kioskMachine) ResetValidator()                  { k.m.ResetValidator() }
+func (k kioskMachine) ResetValidator() { k.m.ResetValidator() }
+func (k kioskMachine) SetPlayerLimit(ctx context.Context, l game.Money) error {
+	return k.m.SetPlayerLimit(ctx, l)
+}
+func (k kioskMachine) DismissRealityCheck()             { k.m.DismissRealityCheck() }
 func (k kioskMachine) CheckPrinter(ctx context.Context) { k.m.CheckPrinter(ctx) }
 func (k kioskMachine) PlayerHistory(ctx context.Context, n int) (kiosk.PlayerHistory, error) {
 	return k.m.PlayerHistory(ctx, n)

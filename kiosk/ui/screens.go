@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -163,12 +164,15 @@ const (
 	ovVoucher              // cash-out: the voucher card
 	ovCashFailed           // cash-out: why no voucher came out; the credit is kept
 	ovDevFaults            // the development panel's faults
+	ovReality              // the reality check (protection.go)
+	ovLimit                // the player's limit (protection.go)
 )
 
 // overlayNames name the windows for Options.OnShow.
 var overlayNames = [...]string{ovNone: "none", ovPrizeTable: "prize-table", ovBonusIntro: "bonus-intro", ovWin: "win",
 	ovBonusWin: "bonus-win", ovResult: "result", ovLose: "lose", ovCashConfirm: "cash-confirm",
-	ovCashPrinting: "cash-printing", ovVoucher: "voucher", ovCashFailed: "cash-failed", ovDevFaults: "dev-faults"}
+	ovCashPrinting: "cash-printing", ovVoucher: "voucher", ovCashFailed: "cash-failed", ovDevFaults: "dev-faults",
+	ovReality: "reality-check", ovLimit: "limit"}
 
 // shown tells Options.OnShow what shows now.
 func (s *Screens) shown() {
@@ -200,7 +204,14 @@ type Screens struct {
 	scrBox    *fyne.Container
 	ovBox     *fyne.Container
 	toastBox  *fyne.Container
-	covers    map[string]cover // the backdrops the screens share (cover)
+	// timeBox holds the strip that says a timeout acts soon (timeouts.go);
+	// warnSecs is the count it shows, 0 when none.
+	timeBox  *fyne.Container
+	warnSecs int
+	// askedUntil is the result's timeout when the player asked for more
+	// time: the kiosk's Touch moves it in its next snapshot.
+	askedUntil time.Time
+	covers     map[string]cover // the backdrops the screens share (cover)
 	// do hands work to the Fyne goroutine (fyne.Do; the tests queue it).
 	do func(func())
 	v  view
@@ -215,6 +226,7 @@ type Screens struct {
 	// home
 	stake    game.Stake      // the stake chosen
 	message  func(Tr) string // a line under the buttons (an error of Play), in the language shown; nil: none
+	limitErr func(Tr) string // why the limit chosen was refused, on the limit's card
 	homeLive *fyne.Container // what the home screen shows of the machine (buildHomeLive)
 
 	cash  cashOutFlow // the cash-out under way (cashout.go)
@@ -250,8 +262,9 @@ func New(m Machine, opt Options) *Screens {
 	s.scrBox = container.NewStack()
 	s.ovBox = container.NewStack()
 	s.toastBox = container.NewStack()
+	s.timeBox = container.NewStack()
 	s.corner = newCornerPress(s)
-	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox, container.New(cornerLayout{}, s.corner))
+	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox, s.timeBox, container.New(cornerLayout{}, s.corner))
 	s.gs = play.NewScreen(s.now)
 	s.gs.SetFullBackdropMaxPixels(fullBackdropMaxPixels(opt))
 	s.gs.BonusDelay = opt.BonusDelay
@@ -338,9 +351,11 @@ func (s *Screens) activity() {
 func (s *Screens) apply(snap kiosk.Snapshot) {
 	old := s.snap
 	s.snap = snap
+	s.gs.SetSession(s.sessionLine())
 	s.noteActivity(snap)
 	s.maintenanceChanged(old, snap)
 	defer s.maintenanceDue()
+	defer s.realityApply()
 	if s.handPayApply(snap) || s.restartApply(snap) {
 		return
 	}
@@ -429,6 +444,11 @@ func availabilityChanged(a, b kiosk.Snapshot) bool {
 // shows something else.
 func homeChanged(a, b kiosk.Snapshot) bool {
 	if a.Credit != b.Credit || a.Dev != b.Dev {
+		return true
+	}
+	// The session's time shows in minutes: a tick of the clock within
+	// the same minute changes nothing on screen.
+	if protectionShown(a.Protection) != protectionShown(b.Protection) || !slices.Equal(a.Protection.Limits, b.Protection.Limits) {
 		return true
 	}
 	// What a note did shows in its toast, not on the home screen.
@@ -521,6 +541,7 @@ func (s *Screens) Poll(now time.Time) {
 	}
 	idle := now.Sub(s.lastActivity)
 	s.rotateWarning(now)
+	defer s.showTimeWarning(now)
 	s.expireToast(now)
 	s.expireDevStatus(now)
 	switch {
@@ -571,6 +592,9 @@ func (s *Screens) playError(stake game.Stake, err error) {
 		s.message = func(tr Tr) string { return tr.T(msgErrOutOfSvc) }
 	case errors.Is(err, kiosk.ErrHandPay):
 		s.showHandPay()
+		return
+	case errors.Is(err, kiosk.ErrRealityCheck):
+		s.showHome() // its card shows (realityApply)
 		return
 	default:
 		fyne.LogError("play", err)

@@ -48,6 +48,11 @@ type fakeMachine struct {
 	voucher  kiosk.VoucherInfo
 	cashErr  error
 	cashOuts chan struct{}
+	// the player's protection: the limits asked for, the answer, and the
+	// reality checks answered
+	limits    []game.Money
+	limitErr  error
+	dismissed int
 }
 
 func newFakeMachine(t *testing.T, credit game.Money) *fakeMachine {
@@ -61,6 +66,27 @@ func newFakeMachine(t *testing.T, credit game.Money) *fakeMachine {
 }
 
 var _ Machine = (*fakeMachine)(nil)
+
+// SetPlayerLimit records the limit and, unless refused, shows it as the
+// kiosk would.
+func (m *fakeMachine) SetPlayerLimit(_ context.Context, l game.Money) error {
+	m.mu.Lock()
+	m.limits = append(m.limits, l)
+	err := m.limitErr
+	m.mu.Unlock()
+	if err == nil {
+		m.push(func(s *kiosk.Snapshot) { s.Protection.PlayerLimit = l })
+	}
+	return err
+}
+
+// DismissRealityCheck counts the answer and takes the check away.
+func (m *fakeMachine) DismissRealityCheck() {
+	m.mu.Lock()
+	m.dismissed++
+	m.mu.Unlock()
+	m.push(func(s *kiosk.Snapshot) { s.Protection.RealityCheck = false })
+}
 
 func (m *fakeMachine) OnChange(f func(kiosk.Snapshot)) kiosk.Snapshot {
 	m.mu.Lock()

@@ -27,6 +27,16 @@ var eventWords = map[string]text{
 	"held_intent_credited": {"Billet en attente crédité par le personnel", "Held note credited by staff"},
 	"held_intent_closed":   {"Billet en attente clos sans crédit", "Held note closed without credit"},
 
+	// The player's protection (kiosk/protection.go, store/session.go).
+	"limit_set":                {"Limite de billets fixée par le joueur", "Limit on notes set by the player"},
+	"reality_check":            {"Point sur le jeu présenté au joueur", "Reality check shown to the player"},
+	"reality_check_dismissed":  {"Point sur le jeu\u00a0: le joueur continue", "Reality check: the player plays on"},
+	"limit_reached":            {"Limite de billets de la session atteinte", "Limit on the session’s notes reached"},
+	"notes_stopped":            {"Billets refusés jusqu’à la fin de la session", "Notes refused until the session ends"},
+	"limit_unrecorded":         {"Limite atteinte non enregistrée", "Limit reached not recorded"},
+	"reality_check_unrecorded": {"Point sur le jeu non enregistré", "Reality check not recorded"},
+	"session_unread":           {"Session du joueur illisible", "Player’s session unreadable"},
+
 	// The PINs and the sessions (kiosk/access.go, store/credentials.go).
 	"pin_set":           {"Code d’accès enregistré", "PIN set"},
 	"pin_revoked":       {"Code d’accès révoqué", "PIN revoked"},
@@ -169,6 +179,7 @@ var sourceWords = map[string]text{
 	"technician":  {"Technicien", "Technician"},
 	"setup":       {"Premier démarrage", "First start"},
 	"dev-seed":    {"Développement", "Development"},
+	"player":      {"Joueur", "Player"},
 }
 
 // pickWord is e in t's language.

@@ -42,6 +42,12 @@ var _ = words(map[word]text{
 	"rpt.meter.adjust_in":              {"Corrections en plus", "Adjustments in"},
 	"rpt.meter.adjust_out":             {"Corrections en moins", "Adjustments out"},
 	"rpt.meter.test_count":             {"Mouvements de test", "Test movements"},
+
+	"rpt.protect.title":                {"Protection des joueurs", "Player protection"},
+	"rpt.protect.note":                 {"Depuis la mise en service, jamais remis à zéro.", "Since the kiosk's start, never reset."},
+	"rpt.protect.player.reality_check": {"Points sur le jeu présentés", "Reality checks shown"},
+	"rpt.protect.player.limit":         {"Limites fixées par les joueurs", "Limits set by players"},
+	"rpt.protect.player.limit_reached": {"Limites de session atteintes", "Session limits reached"},
 })
 
 // meterWords are the words of each meter (kiosk.MeterLine.Name, a
@@ -120,6 +126,18 @@ func meterTable(tr Tr, lines []kiosk.MeterLine) fyne.CanvasObject {
 // metersDesk is what the meters view reads.
 type metersDesk interface {
 	Meters(ctx context.Context, s *kiosk.Session) (store.Meters, error)
+	PlayerFacts(ctx context.Context, s *kiosk.Session) (map[string]int64, error)
+}
+
+// protectionTable is the player-protection counts (kiosk.PlayerFactLines).
+func protectionTable(tr Tr, counts map[string]int64) fyne.CanvasObject {
+	rows := []fyne.CanvasObject{rptTitle(tr.T("rpt.protect.title")), widget.NewLabel(tr.T("rpt.protect.note"))}
+	for _, f := range kiosk.PlayerFactLines {
+		v := widget.NewLabel(kiosk.FormatMeter(kiosk.MeterLine{Name: f.Key, Value: counts[f.Key]}))
+		v.TextStyle = fyne.TextStyle{Monospace: true}
+		rows = append(rows, container.NewBorder(nil, nil, widget.NewLabel(tr.T(word("rpt.protect."+f.Key))), v))
+	}
+	return container.NewVBox(rows...)
 }
 
 func buildMeters(env *Env, o metersDesk) fyne.CanvasObject {
@@ -129,16 +147,21 @@ func buildMeters(env *Env, o metersDesk) fyne.CanvasObject {
 	load := func() {
 		note.clear()
 		var lines []kiosk.MeterLine
+		var facts map[string]int64
 		rptRun(env, func() error {
 			m, err := o.Meters(env.Ctx, env.Session)
+			if err != nil {
+				return err
+			}
 			lines = kiosk.MeterLines(m)
+			facts, err = o.PlayerFacts(env.Ctx, env.Session)
 			return err
 		}, func(err error) {
 			if err != nil {
 				note.fail(tr, err)
 				return
 			}
-			list.Objects = []fyne.CanvasObject{meterTable(tr, lines)}
+			list.Objects = []fyne.CanvasObject{meterTable(tr, lines), protectionTable(tr, facts)}
 			list.Refresh()
 		})
 	}

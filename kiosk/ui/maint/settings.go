@@ -53,6 +53,18 @@ var _ = words(map[word]text{
 	"rpt.set.seconds.hint":             {"%[1]v à %[2]v secondes", "%[1]v to %[2]v seconds"},
 	"rpt.set.seconds.refused":          {"un nombre de secondes de %[1]v à %[2]v", "a number of seconds from %[1]v to %[2]v"},
 	"rpt.set.accepted_notes":           {"Billets acceptés (€)", "Notes accepted (€)"},
+	"rpt.set.reality_minutes":          {"Point sur le jeu toutes les (min)", "Reality check every (min)"},
+	"rpt.set.reality_minutes.hint":     {"0 (aucun) ou %[1]v à %[2]v minutes", "0 (none) or %[1]v to %[2]v minutes"},
+	"rpt.set.reality_minutes.refused":  {"0 ou un nombre de minutes de %[1]v à %[2]v", "0 or a number of minutes from %[1]v to %[2]v"},
+	"rpt.set.session_ceiling":          {"Plafond de billets par session", "Ceiling of notes per session"},
+	"rpt.set.session_ceiling.hint":     {"0 (aucun) à %[2]v", "0 (none) to %[2]v"},
+	"rpt.set.session_ceiling.refused":  {"0 ou un montant jusqu’à %[2]v", "0 or an amount up to %[2]v"},
+	"rpt.set.player_limits":            {"Limite choisie par le joueur", "Limit set by the player"},
+	"rpt.set.session_display":          {"Durée et bilan de la session affichés", "Session time and net shown"},
+	"rpt.set.on_off.hint":              {"oui ou non", "yes or no"},
+	"rpt.set.on_off.refused":           {"oui ou non", "yes or no"},
+	"rpt.set.on":                       {"Oui", "Yes"},
+	"rpt.set.off":                      {"Non", "No"},
 	"rpt.set.accepted_notes.hint":      {"parmi 5, 10, 20, 50, 100, 200, 500", "among 5, 10, 20, 50, 100, 200, 500"},
 	"rpt.set.accepted_notes.refused":   {"des billets parmi 5, 10, 20, 50, 100, 200, 500, séparés par des virgules", "notes among 5, 10, 20, 50, 100, 200, 500, separated by commas"},
 	"rpt.set.voucher_validity":         {"Validité des bons (jours)", "Voucher validity (days)"},
@@ -80,6 +92,10 @@ var settingsWords = map[string]settingWords{
 	kiosk.SettingAutoSeconds:     {word("rpt.set.auto_seconds"), word("rpt.set.seconds.hint"), word("rpt.set.seconds.refused"), false},
 	kiosk.SettingAcceptedNotes:   {word("rpt.set.accepted_notes"), word("rpt.set.accepted_notes.hint"), word("rpt.set.accepted_notes.refused"), false},
 	kiosk.SettingVoucherValidity: {word("rpt.set.voucher_validity"), word("rpt.set.voucher_validity.hint"), word("rpt.set.voucher_validity.refused"), false},
+	kiosk.SettingRealityMinutes:  {word("rpt.set.reality_minutes"), word("rpt.set.reality_minutes.hint"), word("rpt.set.reality_minutes.refused"), false},
+	kiosk.SettingSessionCeiling:  {word("rpt.set.session_ceiling"), word("rpt.set.session_ceiling.hint"), word("rpt.set.session_ceiling.refused"), true},
+	kiosk.SettingPlayerLimits:    {word("rpt.set.player_limits"), word("rpt.set.on_off.hint"), word("rpt.set.on_off.refused"), false},
+	kiosk.SettingSessionDisplay:  {word("rpt.set.session_display"), word("rpt.set.on_off.hint"), word("rpt.set.on_off.refused"), false},
 }
 
 // settingBounds are a setting's bounds as its words place them: amounts
@@ -160,14 +176,23 @@ func buildSettings(env *Env, o settingsDesk) fyne.CanvasObject {
 	return note.in(container.NewBorder(top, nil, nil, nil, container.NewVScroll(list)))
 }
 
-// settingChoice is a value a setting is chosen among, and its words.
-type settingChoice struct{ value, label string }
+// settingChoice is a value a setting is chosen among, and its words: a
+// label said the same in every language (a language's own name), or a
+// word of the screen's language.
+type settingChoice struct {
+	value, label string
+	w            word
+}
 
 // settingChoices are the settings chosen among a few values rather than
 // typed (a yes/no setting would be one): each language in its own words.
 var settingChoices = map[string][]settingChoice{
-	kiosk.SettingLanguage: {{"fr", "Français"}, {"en", "English"}},
+	kiosk.SettingLanguage:       {{value: "fr", label: "Français"}, {value: "en", label: "English"}},
+	kiosk.SettingPlayerLimits:   onOffChoices,
+	kiosk.SettingSessionDisplay: onOffChoices,
 }
+
+var onOffChoices = []settingChoice{{value: "on", w: word("rpt.set.on")}, {value: "off", w: word("rpt.set.off")}}
 
 // settingRow is one setting: its name; its value, typed or chosen, and a
 // button that saves it; under them what it may be, or, in its place, why
@@ -227,7 +252,7 @@ func settingControl(tr Tr, s kiosk.Setting) (fyne.CanvasObject, func() string, f
 		return o, get, func(string) {}
 	}
 	if choices, ok := settingChoices[s.Key]; ok {
-		o, get := choiceControl(choices, s.Value)
+		o, get := choiceControl(tr, choices, s.Value)
 		return o, get, func(string) {}
 	}
 	e := widget.NewEntry()
@@ -241,7 +266,7 @@ func settingControl(tr Tr, s kiosk.Setting) (fyne.CanvasObject, func() string, f
 }
 
 // choiceControl is a button per value, the one chosen standing out.
-func choiceControl(choices []settingChoice, current string) (fyne.CanvasObject, func() string) {
+func choiceControl(tr Tr, choices []settingChoice, current string) (fyne.CanvasObject, func() string) {
 	chosen := current
 	buttons := make([]*widget.Button, len(choices))
 	draw := func() {
@@ -256,7 +281,11 @@ func choiceControl(choices []settingChoice, current string) (fyne.CanvasObject, 
 	objs := make([]fyne.CanvasObject, len(choices))
 	for i, c := range choices {
 		c := c
-		buttons[i] = widget.NewButton(c.label, func() { chosen = c.value; draw() })
+		label := c.label
+		if c.w != "" {
+			label = tr.T(c.w)
+		}
+		buttons[i] = widget.NewButton(label, func() { chosen = c.value; draw() })
 		objs[i] = shSized(fyne.NewSize(160, 56), buttons[i])
 	}
 	draw()

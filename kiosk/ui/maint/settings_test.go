@@ -156,3 +156,18 @@ func TestEverySettingHasWords(t *testing.T) {
 	assert.Equal(t, "Réglage inconnu", rptErr(fr, err))
 	assert.Equal(t, "Unknown setting", rptErr(en, err))
 }
+
+// The player-protection settings: the reality check's minutes and the
+// ceiling typed, with what they take (0 for none); the player's limits
+// and the session's line chosen yes or no.
+func TestSettingsViewProtection(t *testing.T) {
+	f := newRptFix(t)
+	f.show("settings", f.tech)
+	txt := f.text()
+	assert.Contains(t, txt, "Point sur le jeu toutes les (min)\n{30}\n[Enregistrer]\n0 (aucun) ou 5 à 240 minutes\n")
+	assert.Contains(t, txt, "Plafond de billets par session\n{300,00}\n[Enregistrer]\n0 (aucun) à 15\u00a0000\u00a0€\n")
+	assert.Contains(t, txt, "Limite choisie par le joueur\n[Oui]\n[Non]\n[Enregistrer]\n")
+	assert.Contains(t, txt, "Durée et bilan de la session affichés\n[Oui]\n[Non]\n[Enregistrer]\n")
+	assert.Equal(t, widget.HighImportance, f.button("Oui").Importance, "on by default, and shown so")
+	assert.Equal(t, widget.MediumImportance, f.button("Non").Importance)
+}

@@ -101,8 +101,10 @@ type Screen struct {
 	running     bool
 
 	credit game.Money
-	stake  game.Stake
-	words  Words // its words, and the language of its amounts
+	// session is the session's line above the credit (SetSession).
+	session string
+	stake   game.Stake
+	words   Words // its words, and the language of its amounts
 
 	frameNow time.Time
 	launched [game.NumSymbols]int // symbols sent flying on this wall
@@ -244,6 +246,26 @@ func (g *Screen) SetCredit(m game.Money) {
 	g.credit = m
 	if g.rend != nil {
 		g.rend.applyTexts()
+	}
+}
+
+// Session is the session's line shown.
+func (g *Screen) Session() string { return g.session }
+
+// SetSession shows the player's session (its time and net position, in
+// the screens' words) above the credit; "" shows none.
+func (g *Screen) SetSession(text string) {
+	if text == g.session {
+		return
+	}
+	relayout := (text == "") != (g.session == "")
+	g.session = text
+	if g.rend == nil {
+		return
+	}
+	g.rend.applyTexts()
+	if relayout && g.rend.size.Width > 0 {
+		g.rend.Layout(g.rend.size)
 	}
 }
 

@@ -18,6 +18,7 @@ const (
 	// refHeight is the screen height the text sizes below are for.
 	refHeight   = 800
 	captionSize = 18
+	sessionSize = 15
 	valueSize   = 40
 	// arc is how high a flying symbol's path bows, as a share of its
 	// length.
@@ -34,6 +35,7 @@ type screenRenderer struct {
 	stakeVal  *canvas.Text
 	creditCap *canvas.Text
 	creditVal *canvas.Text
+	session   *canvas.Text  // the player's session: time and net (SetSession)
 	finish    *finishButton // finish the wall in Auto (gamescreen_finish.go)
 	flyers    [game.NumSymbols][game.MaxPerSymbol]*canvas.Image
 	flyerSize fyne.Size
@@ -50,12 +52,13 @@ func newScreenRenderer(g *Screen) *screenRenderer {
 	r.creditCap = canvas.NewText("", art.Sand)
 	r.creditVal = canvas.NewText("", art.GoldLight)
 	r.creditVal.TextStyle.Bold = true
-	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal} {
+	r.session = canvas.NewText("", art.Sand)
+	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal, r.session} {
 		t.Alignment = fyne.TextAlignCenter
 		art.Typeset(t)
 	}
 	r.finish = newFinishButton(g.finishInAuto)
-	r.objects = append(r.objects, g.field, r.rule, r.stakeCap, r.stakeVal, r.finish.b, g.cart, r.creditCap, r.creditVal)
+	r.objects = append(r.objects, g.field, r.rule, r.stakeCap, r.stakeVal, r.finish.b, g.cart, r.creditCap, r.creditVal, r.session)
 	for s := range r.flyers {
 		for k := range r.flyers[s] {
 			r.flyers[s][k] = newArtImage()
@@ -133,6 +136,21 @@ func (r *screenRenderer) Layout(size fyne.Size) {
 
 	top := m + block + m/2
 	bottom := size.Height - top
+	// The session's line, above the credit: the cartouche gives it its
+	// room only while there is one (a screen without stays as it was).
+	r.session.TextSize = sessionSize * k
+	if w := r.session.MinSize().Width; w > pw-m && w > 0 {
+		// a long line (an hour's session, a net in thousands) on a
+		// narrow panel: smaller, never past the panel's edge
+		r.session.TextSize *= (pw - m) / w
+	}
+	r.session.Refresh()
+	if r.g.session != "" {
+		sh := r.session.MinSize().Height
+		bottom -= sh
+		r.session.Move(fyne.NewPos(px, size.Height-m-block-sh-m/4))
+		r.session.Resize(fyne.NewSize(pw, sh))
+	}
 	top += r.finish.layout(px+m/2, top, pw-m, k) + m/2
 	ctH := bottom - top
 	r.g.cart.Move(fyne.NewPos(px+m/2, top))
@@ -159,7 +177,8 @@ func (r *screenRenderer) applyTexts() {
 		r.stakeVal.Text = w.money(r.g.stake.Money())
 	}
 	r.creditVal.Text = w.money(r.g.credit)
-	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal} {
+	r.session.Text = r.g.session
+	for _, t := range []*canvas.Text{r.stakeCap, r.stakeVal, r.creditCap, r.creditVal, r.session} {
 		t.Refresh()
 	}
 }

@@ -328,3 +328,18 @@ func TestDemoGame(t *testing.T) {
 	_, err = NewDemoGame(reveal.Walls{}, breakout.Auto, breakout.DefaultSettings())
 	assert.Error(t, err)
 }
+
+// The session's line stays within the panel whatever its length, at the
+// smallest screen the kiosk runs on.
+func TestSessionLineFitsThePanel(t *testing.T) {
+	rig := newGameRig(t, fyne.NewSize(1024, 768))
+	g := rig.g
+	g.SetSession("Session\u00a0: 12\u00a0h\u00a059 · bilan -12\u00a0345,50\u00a0€ · billets 9\u00a0999\u00a0€")
+	r := g.rend
+	require.NotNil(t, r)
+	assert.LessOrEqual(t, r.session.MinSize().Width, r.panelW, "the line fits the panel")
+	assert.GreaterOrEqual(t, r.session.Position().X, r.panelX)
+	assert.Equal(t, g.Session(), r.session.Text)
+	g.SetSession("")
+	assert.Empty(t, r.session.Text, "no session, no line")
+}
