@@ -289,6 +289,14 @@ func printStatus(w io.Writer, f *fleet.Fleet, now time.Time) error {
 		bad = bad || len(k.Problems) > 0
 	}
 	tw.Flush()
+	// The player's protection, for the kiosks that recorded any.
+	for _, k := range f.Sorted() {
+		if k.RealityChecks+k.LimitsSet+k.LimitsReached == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "PROTECTION %s\u00a0: points sur le jeu / reality checks %d, limites fixées / limits set %d, limites atteintes / limits reached %d\n",
+			k.Kiosk, k.RealityChecks, k.LimitsSet, k.LimitsReached)
+	}
 	// The kiosk's latest meter snapshot, which the centre checked against
 	// its records (a difference is a problem below).
 	for _, k := range f.Sorted() {

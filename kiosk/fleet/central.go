@@ -35,6 +35,10 @@ type KioskStatus struct {
 	BillsIn  int64 // notes credited, cents
 	Vouchers int64 // vouchers printed, cents
 	Faults   int64 // events of level error or critical
+	// RealityChecks, LimitsSet and LimitsReached count the player's
+	// protection facts the kiosk recorded (their events, source player:
+	// store.EventRealityCheck, EventLimitSet, EventLimitReached).
+	RealityChecks, LimitsSet, LimitsReached int64
 	// Meters are the kiosk's latest meter snapshot (MetersID, written at
 	// MetersAt), nil before the first.
 	Meters   store.Meters
@@ -406,6 +410,16 @@ func (f *Fleet) Apply(kiosk string, r store.OutboxRecord, stored time.Time) {
 		}
 		if p.Code == EventVoucherPaidTwice {
 			k.Problems = append(k.Problems, p.Detail)
+		}
+		if p.Source == "player" {
+			switch p.Code {
+			case store.EventRealityCheck:
+				k.RealityChecks++
+			case store.EventLimitSet:
+				k.LimitsSet++
+			case store.EventLimitReached:
+				k.LimitsReached++
+			}
 		}
 	}
 }

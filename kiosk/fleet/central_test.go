@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -149,4 +150,36 @@ func TestCentreTotalsEqualTheLedgers(t *testing.T) {
 	assert.NotEmpty(t, g.Kiosks["a"].Problems)
 	assert.Contains(t, g.Kiosks["a"].Problems[0], "sequence 12 after 10")
 	assert.True(t, hasProblem(g.Kiosks["a"], "chain broken"), "%q", g.Kiosks["a"].Problems)
+}
+
+// The player's protection facts reach the centre as the kiosk's events,
+// through its outbox, and the centre counts them by kiosk.
+func TestCentreCountsThePlayersProtection(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(t.TempDir(), "pharaon.db"))
+	require.NoError(t, err)
+	defer st.Close()
+	for _, f := range []struct {
+		key   string
+		since int64
+		value string
+	}{
+		{store.FactLimitSet, 0, "5000"}, {store.FactRealityCheck, 0, "1"}, {store.FactRealityCheck, 0, "2"},
+		{store.FactLimitReached, 0, "player"}, {store.FactLimitReached, 0, "player"}, // once a session
+		{store.FactLimitSet, 7, "2000"},
+	} {
+		_, err := st.PlayerFact(ctx, f.key, f.since, f.value, "test")
+		require.NoError(t, err)
+	}
+	recs, err := st.Outbox(ctx, 0, 1000)
+	require.NoError(t, err)
+	fl := NewFleet()
+	for _, r := range recs {
+		fl.Apply("PH-1", r, time.Now())
+	}
+	k := fl.Sorted()[0]
+	assert.Equal(t, int64(2), k.RealityChecks)
+	assert.Equal(t, int64(2), k.LimitsSet)
+	assert.Equal(t, int64(1), k.LimitsReached)
+	assert.Empty(t, k.Problems, "the facts' settings rows chain as the kiosk wrote them")
 }
