@@ -480,7 +480,8 @@ func (s *Screens) setScreen(sc screen, build func(view) fyne.CanvasObject) {
 		s.scrBox.Objects = []fyne.CanvasObject{build(s.v)}
 	}
 	s.scrBox.Refresh()
-	s.showToast() // where the new screen shows it, or not at all
+	s.showToast()              // where the new screen shows it, or not at all
+	s.showTimeWarning(s.now()) // a timeout's strip goes with the screen it was about
 	s.shown()
 }
 
