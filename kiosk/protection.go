@@ -106,11 +106,14 @@ type ProtectionSnapshot struct {
 
 // protState is the machine's protection; guarded by Machine.mu.
 type protState struct {
-	sess     store.PlayerSession
-	limit    game.Money // the player's limit for sess (0: none)
-	checks   int        // reality checks shown in sess
-	due      bool       // a reality check waits for the player
-	loaded   bool       // sess was read once
+	sess   store.PlayerSession
+	limit  game.Money // the player's limit for sess (0: none)
+	checks int        // reality checks shown in sess
+	due    bool       // a reality check waits for the player
+	// reached is the limit reached this run recorded last ("<since>:<which>"):
+	// the ticks after it do not ask the store again.
+	reached  string
+	loaded   bool // sess was read once
 	lastLoad error
 }
 
@@ -259,14 +262,24 @@ func (m *Machine) sessionFacts(ctx context.Context, since int64) (game.Money, in
 
 // recordReached records, once a session, that a limit stops the notes.
 func (m *Machine) recordReached(ctx context.Context, sess store.PlayerSession, which string) {
+	key := strconv.FormatInt(sess.Since, 10) + ":" + which
 	m.mu.Lock()
 	limit := m.sessionLimitLocked()
+	done := m.prot.reached == key
 	m.mu.Unlock()
+	if done {
+		return
+	}
 	wrote, err := m.st.PlayerFact(ctx, store.FactLimitReached, sess.Since, which,
 		fmt.Sprintf("%s limit %s reached: notes %s in the session", which, limit.Plain(), sess.MoneyIn.Plain()))
 	if err != nil {
 		m.logf(store.LevelError, "limit_unrecorded", "%s limit reached: %v", which, err)
-	} else if wrote {
+		return
+	}
+	m.mu.Lock()
+	m.prot.reached = key
+	m.mu.Unlock()
+	if wrote {
 		m.logf(store.LevelInfo, "notes_stopped", "notes refused for the rest of the session: the %s limit of %s", which, limit.Plain())
 	}
 }

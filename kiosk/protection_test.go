@@ -1,6 +1,7 @@
 package kiosk
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -223,4 +224,34 @@ func TestDailyReportCountsPlayerProtection(t *testing.T) {
 	counts, err := o.PlayerFacts(ctx, staff)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int64{store.FactRealityCheck: 1, store.FactLimitSet: 1, store.FactLimitReached: 1}, counts)
+}
+
+// A limit reached is recorded once; the clock's ticks after it cost no
+// write transaction of the store (each would take the writer's lock to
+// find the fact already there).
+func TestLimitReachedWritesOnce(t *testing.T) {
+	var writes atomic.Int64
+	f := newFixture(t)
+	f.stop()
+	f.storeOpts = []store.Option{store.WithWriteHook(func() { writes.Add(1) })}
+	f.cfg.PollEvery = -1
+	f.cfg.Protection = ProtectionConfig{RealityEvery: -1}
+	f.start()
+	f.boot()
+	require.NoError(t, f.m.SetPlayerLimit(ctx, 20*game.Euro))
+	f.m.ledgerMu.Lock()
+	e, err := f.st.BillIn(ctx, 20*game.Euro, "test-note")
+	require.NoError(t, err)
+	f.m.showBalance(e.Balance)
+	f.m.ledgerMu.Unlock()
+	f.m.Poll()
+	require.Equal(t, LimitPlayer, f.m.Snapshot().Protection.Reached)
+	require.Equal(t, 1, playerEvents(t, f.st)[store.EventLimitReached])
+	before := writes.Load()
+	for range 10 {
+		f.clock.Advance(time.Second)
+		f.m.Poll()
+	}
+	assert.Equal(t, before, writes.Load(), "ten ticks with the limit reached: no write")
+	assert.Equal(t, 1, playerEvents(t, f.st)[store.EventLimitReached])
 }
