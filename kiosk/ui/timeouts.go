@@ -78,7 +78,10 @@ func (s *Screens) timeWarningText(secs int) string {
 }
 
 func (s *Screens) buildTimeWarning(v view, secs int) fyne.CanvasObject {
-	const x, y, w, h = 330, 10, 620, 84
+	// Over the playfield's top at every screen size (the game's panel
+	// starts at about 870 design units at 1024×768, where the design's
+	// sides are cropped), and over the home screen's wordmark.
+	const x, y, w, h = 200, 10, 660, 84
 	p := v.panelAlpha(x, y, w, h, 0xF4)
 	p.StrokeColor = art.Gold
 	p.StrokeWidth = 3 * v.k
