@@ -448,10 +448,15 @@ func (g *Game) finish() {
 				}
 			}
 		}
-		if err == nil && p.Prize > 0 {
+		switch {
+		case err == nil && p.Prize > 0:
+			g.m.showBalance(p.Balance)
+		case err == nil:
 			// A losing unit moves nothing: its Balance is the one its
 			// stake left, older than a note credited during the game.
-			g.m.showBalance(p.Balance)
+			// Its end may end the player's session all the same (a
+			// stake that took the credit to nothing).
+			g.m.loadSessionLocked(ctx)
 		}
 		return err
 	}, func() {

@@ -257,9 +257,6 @@ type Machine struct {
 	cash      cashState
 	hp        handPayState
 	prot      protState
-	// sessKick asks the session's loop to read the session again
-	// (notify sends it; refreshSession).
-	sessKick chan struct{}
 	// rejected: the boot check failed; the store's credit and blocks are
 	// never read again (refresh does nothing).
 	rejected bool
@@ -290,7 +287,7 @@ func New(st *store.Store, clk Clock, cfg Config) (*Machine, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Machine{st: st, clk: clk, cfg: cfg, ctx: ctx, cancel: cancel, state: Home, available: map[game.Stake]bool{},
-		kioskID: cfg.KioskID, fullDone: make(chan struct{}), sessKick: make(chan struct{}, 1)}
+		kioskID: cfg.KioskID, fullDone: make(chan struct{})}
 	m.w = newWriter(st)
 	m.hp.limit = cfg.Cash.HandPayLimit
 	m.initCash()
@@ -361,8 +358,6 @@ func (m *Machine) serve(ctx context.Context, background bool) error {
 		return err
 	}
 	m.refreshSession(ctx)
-	m.wg.Add(1)
-	go func() { defer m.wg.Done(); m.sessionLoop() }()
 	m.bootStep(BootCredit, true)
 	m.bootStep(BootCash, false)
 	if err := m.startCash(ctx); err != nil {
@@ -543,10 +538,6 @@ func (m *Machine) notify() {
 	m.mu.Unlock()
 	for _, l := range ls {
 		l(snap)
-	}
-	select { // a change may be a movement of money: the session is read again
-	case m.sessKick <- struct{}{}:
-	default:
 	}
 }
 

@@ -117,14 +117,13 @@ type protState struct {
 	lastLoad error
 }
 
-// refreshSession reads the session from the store, records a reality check
-// that falls due and a limit reached, and tells the listeners when
-// something the screens show changed. Called at start, after each money
-// movement the machine makes, and at each tick of its clock.
+// refreshSession reads the session from the store and records a reality
+// check that falls due and a limit reached; the caller tells the
+// listeners. Called at start, at each tick of the machine's clock (Poll)
+// and when the player sets a limit; every movement of money reads the
+// session with its credit (showBalance), so a tick only has the clock's
+// work to do.
 func (m *Machine) refreshSession(ctx context.Context) {
-	m.mu.Lock()
-	before := m.prot.seen()
-	m.mu.Unlock()
 	m.ledgerMu.Lock()
 	sess, ok := m.loadSessionLocked(ctx)
 	m.ledgerMu.Unlock()
@@ -143,7 +142,6 @@ func (m *Machine) refreshSession(ctx context.Context) {
 	}
 	reached := m.limitReachedLocked(0)
 	n := m.prot.checks
-	changed := m.prot.seen() != before
 	m.mu.Unlock()
 	if dueNow {
 		played := now.Sub(sess.Start).Truncate(time.Minute)
@@ -155,22 +153,6 @@ func (m *Machine) refreshSession(ctx context.Context) {
 	if reached != "" && sess.Active() {
 		m.recordReached(ctx, sess, reached)
 	}
-	if changed { // not always: notify kicks this again
-		m.notify()
-	}
-}
-
-// protSeen is what the screens see of protState (the played time aside,
-// which the clock's ticks show).
-type protSeen struct {
-	sess        store.PlayerSession
-	limit       game.Money
-	checks      int
-	due, loaded bool
-}
-
-func (p *protState) seen() protSeen {
-	return protSeen{p.sess, p.limit, p.checks, p.due, p.loaded}
 }
 
 // loadSessionLocked reads the session and its facts from the store and
@@ -398,7 +380,7 @@ func (m *Machine) SetPlayerLimit(ctx context.Context, limit game.Money) error {
 		return err
 	}
 	m.refreshSession(ctx) // a limit reached by it is recorded
-	m.notify()            // the limit shown (the session was read in setPlayerLimit)
+	m.notify()
 	return nil
 }
 
@@ -523,19 +505,6 @@ func onOff(off bool) string {
 		return "off"
 	}
 	return "on"
-}
-
-// sessionLoop reads the session again after each change the machine tells
-// (notify kicks it), off the goroutines that move money.
-func (m *Machine) sessionLoop() {
-	for {
-		select {
-		case <-m.ctx.Done():
-			return
-		case <-m.sessKick:
-			m.refreshSession(m.ctx)
-		}
-	}
 }
 
 // PlayerFactLine names a player-protection count on the reports and the

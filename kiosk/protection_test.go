@@ -204,8 +204,8 @@ func TestDailyReportCountsPlayerProtection(t *testing.T) {
 	require.NoError(t, err)
 
 	require.NoError(t, f.m.SetPlayerLimit(ctx, 20*game.Euro))
-	insert(t, d, 2000) // 20 € in: both limits reached
-	waitFor(t, func() bool { return playerEvents(t, f.st)[store.EventLimitReached] == 1 }, "limit reached")
+	insert(t, d, 2000) // 20 € in: both limits reached, recorded at the machine's next tick
+	waitFor(t, func() bool { f.m.Poll(); return playerEvents(t, f.st)[store.EventLimitReached] == 1 }, "limit reached")
 	f.clock.Advance(10 * time.Minute)
 	f.m.Poll()
 	require.True(t, f.m.Snapshot().Protection.RealityCheck)
@@ -254,4 +254,25 @@ func TestLimitReachedWritesOnce(t *testing.T) {
 	}
 	assert.Equal(t, before, writes.Load(), "ten ticks with the limit reached: no write")
 	assert.Equal(t, 1, playerEvents(t, f.st)[store.EventLimitReached])
+}
+
+// A losing game that takes the credit to nothing ends the session as it
+// ends, not at the clock's next tick: its finish moves no money, and the
+// screens must not show the session's line after it.
+func TestLosingLastGameEndsTheSession(t *testing.T) {
+	f := newFixture(t)
+	f.stop()
+	f.cfg.PollEvery = -1
+	f.start()
+	f.boot()
+	f.credit(game.Stake050.Money())
+	for i := 0; f.m.Snapshot().Credit > 0; i++ {
+		require.Less(t, i, 200, "the credit never ran out")
+		g, err := f.m.Play(ctx, game.Stake050, breakout.Auto)
+		require.NoError(t, err)
+		require.True(t, f.m.Snapshot().Protection.Active, "a game on is a session")
+		runToEnd(t, g)
+		f.m.EndResult()
+	}
+	assert.False(t, f.m.Snapshot().Protection.Active, "no credit, no game: no session, without a tick")
 }
