@@ -218,3 +218,30 @@ func TestCentral(t *testing.T) {
 	_, err = central(t, now, "status")
 	assert.ErrorIs(t, err, errUsage, "no -fleet")
 }
+
+// status prints the players' protection of each kiosk that recorded any,
+// as docs/fleet.md shows it, and nothing for the others.
+func TestCentralStatusPrintsThePlayersProtection(t *testing.T) {
+	c := startCentre(t)
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(t.TempDir(), "pharaon.db"))
+	require.NoError(t, err)
+	defer st.Close()
+	_, err = st.PlayerFact(ctx, store.FactLimitSet, 0, "5000", "limit 50,00 EUR")
+	require.NoError(t, err)
+	_, err = st.PlayerFact(ctx, store.FactRealityCheck, 0, "1", "reality check 1")
+	require.NoError(t, err)
+	publish(t, c, "borne-8", st)
+	quiet, err := store.Open(filepath.Join(t.TempDir(), "pharaon.db"))
+	require.NoError(t, err)
+	defer quiet.Close()
+	_, err = quiet.Adjust(ctx, 5*game.Euro, "", "test credit")
+	require.NoError(t, err)
+	publish(t, c, "borne-9", quiet)
+
+	out, err := c.cmd(t, time.Now(), "status")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "PROTECTION borne-8\u00a0: points sur le jeu / reality checks 1, limites fixées / limits set 1, "+
+		"limites atteintes / limits reached 0\n")
+	assert.NotContains(t, out, "PROTECTION borne-9", "nothing recorded, no line")
+}
