@@ -146,7 +146,7 @@ func (m *Machine) refreshSession(ctx context.Context) {
 	if dueNow {
 		played := now.Sub(sess.Start).Truncate(time.Minute)
 		if _, err := m.st.PlayerFact(ctx, store.FactRealityCheck, sess.Since, strconv.Itoa(n),
-			fmt.Sprintf("reality check %d: played %s, net %s, notes %s", n, played, sess.Net().Plain(), sess.MoneyIn.Plain())); err != nil {
+			fmt.Sprintf("reality check %d: played %s, net %s, notes %s", n, played, sess.Net().Plain(), sess.MoneyIn.Plain())); err != nil && ctx.Err() == nil {
 			m.logf(store.LevelError, "reality_check_unrecorded", "reality check %d: %v", n, err)
 		}
 	}
@@ -191,6 +191,9 @@ func (m *Machine) readSession(ctx context.Context) (sessionRead, bool) {
 	r.sess, err = m.st.PlayerSession(ctx)
 	if err == nil {
 		r.limit, r.checks, err = m.sessionFacts(ctx, r.sess.Since)
+	}
+	if err != nil && ctx.Err() != nil {
+		return r, false // given up: the kiosk is stopping, the store is not at fault
 	}
 	m.mu.Lock()
 	first := err != nil && m.prot.lastLoad == nil
@@ -255,7 +258,9 @@ func (m *Machine) recordReached(ctx context.Context, sess store.PlayerSession, w
 	wrote, err := m.st.PlayerFact(ctx, store.FactLimitReached, sess.Since, which,
 		fmt.Sprintf("%s limit %s reached: notes %s in the session", which, limit.Plain(), sess.MoneyIn.Plain()))
 	if err != nil {
-		m.logf(store.LevelError, "limit_unrecorded", "%s limit reached: %v", which, err)
+		if ctx.Err() == nil { // not when given up because the kiosk stops
+			m.logf(store.LevelError, "limit_unrecorded", "%s limit reached: %v", which, err)
+		}
 		return
 	}
 	m.mu.Lock()

@@ -1,6 +1,7 @@
 package kiosk
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -275,4 +276,22 @@ func TestLosingLastGameEndsTheSession(t *testing.T) {
 		f.m.EndResult()
 	}
 	assert.False(t, f.m.Snapshot().Protection.Active, "no credit, no game: no session, without a tick")
+}
+
+// A read of the session given up because the kiosk is stopping (its
+// context cancelled) is not an error of the store: nothing is logged. A
+// stop used to leave an error event "session unreadable" after the last
+// one, which the centre counts as a fault.
+func TestSessionReadCancelledLogsNothing(t *testing.T) {
+	f := newFixture(t)
+	f.boot()
+	f.credit(5 * game.Euro)
+	stopping, cancel := context.WithCancel(ctx)
+	cancel()
+	f.m.refreshSession(stopping)
+	evs, err := f.st.EventsWhere(ctx, store.EventQuery{MinLevel: store.LevelError, N: 100})
+	require.NoError(t, err)
+	for _, e := range evs {
+		assert.NotEqual(t, "session_unread", e.Code, "%s", e.Detail)
+	}
 }
