@@ -9,37 +9,62 @@ import "strings"
 // "quatre-vingts" and "deux cents" plural only at the end of a number or
 // before "million(s)"/"milliard(s)", "mille" invariable, "d'euros" after a
 // round million. A negative amount is preceded by "moins".
-func (m Money) FrenchWords() string {
+func (m Money) FrenchWords() string { return m.words(french) }
+
+// moneyWords are the words a language says an amount with.
+type moneyWords struct {
+	minus, zero, and, cent, cents string
+	euros                         func(n uint64) string // the unit after n euros
+	number                        func(n uint64) string // n > 0 in words
+}
+
+var (
+	french = moneyWords{minus: "moins", zero: "zéro euro", and: "et", cent: "centime", cents: "centimes",
+		euros: func(n uint64) string {
+			switch {
+			case n == 1:
+				return "euro"
+			case n%1_000_000 == 0:
+				// "un million d'euros", "deux milliards d'euros".
+				return "d'euros"
+			}
+			return "euros"
+		},
+		number: numberWords}
+	english = moneyWords{minus: "minus", zero: "zero euros", and: "and", cent: "cent", cents: "cents",
+		euros: func(n uint64) string {
+			if n == 1 {
+				return "euro"
+			}
+			return "euros"
+		},
+		number: englishNumber}
+)
+
+// words writes m with the words of w.
+func (m Money) words(w moneyWords) string {
 	var parts []string
 	u := uint64(m)
 	if m < 0 {
-		parts = append(parts, "moins")
+		parts = append(parts, w.minus)
 		u = -u
 	}
 	euros, cents := u/100, u%100
 	switch {
 	case euros == 0 && cents == 0:
-		return strings.Join(append(parts, "zéro euro"), " ")
+		return strings.Join(append(parts, w.zero), " ")
 	case euros > 0:
-		unit := "euros"
-		switch {
-		case euros == 1:
-			unit = "euro"
-		case euros%1_000_000 == 0:
-			// "un million d'euros", "deux milliards d'euros".
-			unit = "d'euros"
-		}
-		parts = append(parts, numberWords(euros)+" "+unit)
+		parts = append(parts, w.number(euros)+" "+w.euros(euros))
 		if cents > 0 {
-			parts = append(parts, "et")
+			parts = append(parts, w.and)
 		}
 	}
 	if cents > 0 {
-		unit := "centimes"
+		unit := w.cents
 		if cents == 1 {
-			unit = "centime"
+			unit = w.cent
 		}
-		parts = append(parts, numberWords(cents)+" "+unit)
+		parts = append(parts, w.number(cents)+" "+unit)
 	}
 	return strings.Join(parts, " ")
 }
@@ -136,4 +161,71 @@ func belowHundred(n uint64, final bool) string {
 		return base + " et " + units[u]
 	}
 	return base + "-" + units[u]
+}
+
+// EnglishWords writes m in British English words, as a voice reads an
+// amount to a player ("three thousand seven hundred and fifty euros",
+// "thirty-seven euros and fifty cents", "fifty cents"): "and" before the
+// tens and units of a hundred, hyphens between tens and units, short
+// scales (a billion is a thousand million). A negative amount is preceded
+// by "minus".
+func (m Money) EnglishWords() string { return m.words(english) }
+
+var (
+	englishUnits = [...]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+		"ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"}
+	englishTens = [...]string{"", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
+)
+
+// englishNumber writes n (> 0) in English words.
+func englishNumber(n uint64) string {
+	scales := []struct {
+		value uint64
+		name  string
+	}{
+		{1_000_000_000_000_000_000, "quintillion"},
+		{1_000_000_000_000_000, "quadrillion"},
+		{1_000_000_000_000, "trillion"},
+		{1_000_000_000, "billion"},
+		{1_000_000, "million"},
+		{1000, "thousand"},
+	}
+	var out []string
+	for _, s := range scales {
+		if q := n / s.value; q > 0 {
+			out = append(out, englishBelowThousand(q)+" "+s.name)
+			n %= s.value
+		}
+	}
+	if n > 0 {
+		last := englishBelowThousand(n)
+		if len(out) > 0 && n < 100 {
+			// "one thousand and fifty"
+			last = "and " + last
+		}
+		out = append(out, last)
+	}
+	return strings.Join(out, " ")
+}
+
+// englishBelowThousand writes 1 ≤ n ≤ 999.
+func englishBelowThousand(n uint64) string {
+	var out []string
+	if h := n / 100; h > 0 {
+		out = append(out, englishUnits[h]+" hundred")
+		n %= 100
+		if n > 0 {
+			out = append(out, "and")
+		}
+	}
+	switch {
+	case n == 0:
+	case n < 20:
+		out = append(out, englishUnits[n])
+	case n%10 == 0:
+		out = append(out, englishTens[n/10])
+	default:
+		out = append(out, englishTens[n/10]+"-"+englishUnits[n%10])
+	}
+	return strings.Join(out, " ")
 }

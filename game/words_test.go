@@ -62,3 +62,30 @@ func TestFrenchWordsOfTheTables(t *testing.T) {
 		}
 	}
 }
+
+func TestEnglishWords(t *testing.T) {
+	cases := map[Money]string{
+		0:           "zero euros",
+		1:           "one cent",
+		50:          "fifty cents",
+		100:         "one euro",
+		150:         "one euro and fifty cents",
+		3750:        "thirty-seven euros and fifty cents",
+		2100:        "twenty-one euros",
+		10000:       "one hundred euros",
+		10100:       "one hundred and one euros",
+		15000:       "one hundred and fifty euros",
+		100000:      "one thousand euros",
+		105000:      "one thousand and fifty euros",
+		375000:      "three thousand seven hundred and fifty euros",
+		750000:      "seven thousand five hundred euros",
+		1500000:     "fifteen thousand euros",
+		100000000:   "one million euros",
+		123456789:   "one million two hundred and thirty-four thousand five hundred and sixty-seven euros and eighty-nine cents",
+		-450:        "minus four euros and fifty cents",
+		20000000000: "two hundred million euros",
+	}
+	for m, want := range cases {
+		assert.Equal(t, want, m.EnglishWords(), "%d cents", int64(m))
+	}
+}
