@@ -70,7 +70,7 @@ type attractLoop struct {
 func (s *Screens) showAttract() {
 	// The next player finds the kiosk in its own language.
 	if s.tr.Lang != s.opt.Lang {
-		s.tr = Tr{s.opt.Lang}
+		s.tr = Tr{Lang: s.opt.Lang}
 		s.gs.SetWords(PlayWords(s.tr.Lang))
 	}
 	a := &attractLoop{s: s, field: play.NewPlayfield(), pump: play.NewPump(play.DefaultMaxCatchUp)}

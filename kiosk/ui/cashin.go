@@ -62,6 +62,7 @@ func (s *Screens) noteActivity(snap kiosk.Snapshot) {
 	s.toast.ev, s.toast.until = ev, s.now().Add(hold)
 	s.toast.shownCredit = s.screen != scrGame || s.gs.Over()
 	s.showToast()
+	s.voiceNote()
 	if ev.Kind == kiosk.NoteCredited && s.opt.OnNoteShown != nil && s.toastVisible() {
 		s.opt.OnNoteShown(ev)
 	}

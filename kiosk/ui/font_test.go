@@ -50,7 +50,7 @@ func TestScreensCharactersInTheirFont(t *testing.T) {
 		texts = append(texts, e.fr, e.en)
 	}
 	for _, m := range []game.Money{5, 50, 200, 375000, 150000000} {
-		texts = append(texts, Tr{French}.Money(m), Tr{English}.Money(m))
+		texts = append(texts, Tr{Lang: French}.Money(m), Tr{Lang: English}.Money(m))
 	}
 	for _, style := range []fyne.TextStyle{{}, {Bold: true}} {
 		f, err := sfnt.Parse(art.TextFont(style).Content())

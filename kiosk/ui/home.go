@@ -68,6 +68,7 @@ func (s *Screens) chooseStake(st game.Stake) {
 	s.message = nil
 	s.stake = st
 	s.rebuild()
+	s.voiceStake()
 }
 
 // play sells a unit at the chosen stake (Art. 4.1: the stake is debited
@@ -98,6 +99,7 @@ func (s *Screens) buildHome(v view) fyne.CanvasObject {
 		objs = append(objs, v.button(tr.T(key), kind, 20, func() { s.activity(); s.SetLang(l) },
 			float32(1040+i*68), 56, 62, minTouch))
 	}
+	objs = append(objs, s.buildVoiceButtons(v)...)
 	objs = append(objs, s.buildRules(v)...)
 	objs = append(objs, s.buildNotice(v)...)
 	s.homeLive = container.NewWithoutLayout(s.buildHomeLive(v)...)
@@ -131,6 +133,7 @@ func (s *Screens) refreshHomeLive() {
 		s.ovBox.Objects = []fyne.CanvasObject{s.buildOv(s.v)}
 		s.ovBox.Refresh()
 	}
+	s.showFocus()
 }
 
 // buildRules is the rules of the game (Art. 4.1–4.8, in plain words) with
@@ -187,6 +190,10 @@ func (s *Screens) buildCombinations(v view, stake game.Stake, x, y, w float32) [
 		cy := y + float32(row)*combRowH
 		for i := 0; i < c.Count; i++ {
 			objs = append(objs, v.image(art.SymbolResource(c.Symbol, true), cx+float32(i)*33, cy+2, 32, 32))
+		}
+		if s.tr.spoken {
+			// The voice names the symbols drawn (voice.go).
+			objs = append(objs, v.textAt(s.tr.Combination(c), sizeBody+1, art.GoldLight, false, fyne.TextAlignLeading, cx, cy+6, 104))
 		}
 		objs = append(objs, v.textAt(amount, sizeBody+1, art.GoldLight, true, fyne.TextAlignTrailing, cx+104, cy+6, cw-104))
 	}

@@ -276,6 +276,40 @@ const (
 
 	// The development panel's way to maintenance and its demo PINs.
 	msgDevPINs msg = "dev.pins"
+
+	// The voice (voice.go): its button, and the sentences that sum up a
+	// screen or say a change (amounts in words, Tr.Spoken).
+	msgVoice          msg = "voice.button"
+	msgVoiceVolume    msg = "voice.button_volume"
+	msgSayVoiceOn     msg = "say.voice_on"
+	msgSayVolume      msg = "say.volume"
+	msgSayHome        msg = "say.home"
+	msgSaySession     msg = "say.session"
+	msgSayStake       msg = "say.stake"
+	msgSayInsert      msg = "say.insert"
+	msgSayPlay        msg = "say.play"
+	msgSayCashOut     msg = "say.cash_out"
+	msgSayGame        msg = "say.game"
+	msgSayMoreTime    msg = "say.more_time"
+	msgSayTimeHome    msg = "say.time_home"
+	msgSayTimeCloses  msg = "say.time_closes"
+	msgSaySecond      msg = "say.second"
+	msgSaySeconds     msg = "say.seconds"
+	msgSayButtons     msg = "say.buttons"
+	msgSayHour        msg = "say.hour"
+	msgSayHours       msg = "say.hours"
+	msgSayMinute      msg = "say.minute"
+	msgSayMinutes     msg = "say.minutes"
+	msgSayUnderMinute msg = "say.under_minute"
+	msgSayNetUp       msg = "say.net_up"
+	msgSayNetDown     msg = "say.net_down"
+	msgSayNumber      msg = "say.number"
+	msgSayButton      msg = "say.button"
+	msgSayButtonOff   msg = "say.button_off"
+	msgSayChosen      msg = "say.chosen"
+	msgSaySofter      msg = "say.softer"
+	msgSayLouder      msg = "say.louder"
+	msgSayEndingIn    msg = "say.ending_in"
 )
 
 // text is one entry of the catalogue: French first.
@@ -285,8 +319,41 @@ type text struct{ fr, en string }
 // text: they come from game.Table and game.Money (DESIGN.md invariant 5), and
 // the texts only place them (%s).
 var catalogue = map[msg]text{
-	msgLangFR: {"FR", "FR"},
-	msgLangEN: {"EN", "EN"},
+	msgVoice:       {"Voix", "Voice"},
+	msgVoiceVolume: {"Voix\u00a0%d\u00a0%%", "Voice %d\u00a0%%"},
+	msgSayVoiceOn: {"Voix activée, volume %d. Les boutons plus et moins à côté de Voix règlent le volume.",
+		"Voice on, volume %d. The plus and minus buttons beside Voice set the volume."},
+	msgSayVolume:  {"Volume %d.", "Volume %d."},
+	msgSayHome:    {"Accueil. Crédit\u00a0: %s.", "Home screen. Credit: %s."},
+	msgSaySession: {"Session\u00a0: %s, bilan\u00a0: %s.", "Session: %s, net: %s."},
+	msgSayStake:   {"Mise choisie\u00a0: %s.", "Stake chosen: %s."},
+	msgSayInsert:  {"Insérez un billet\u00a0: %s.", "Insert a note: %s."},
+	msgSayPlay: {"Touchez Jouer pour casser les briques vous-même, ou Auto pour que le jeu les casse pour vous.",
+		"Tap Play to break the bricks yourself, or Auto to have the game break them for you."},
+	msgSayCashOut:     {"Encaisser imprime un bon de paiement de votre crédit.", "Cash out prints a payment voucher for your credit."},
+	msgSayGame:        {"Partie à %s, en mode %s. Crédit restant\u00a0: %s.", "Game at %s, in %s mode. Credit left: %s."},
+	msgSayMoreTime:    {"Touchez Plus de temps pour rester.", "Tap More time to stay."},
+	msgSayTimeHome:    {"Retour à l’accueil dans %s.", "Back to the home screen in %s."},
+	msgSayTimeCloses:  {"Fermeture dans %s.", "Closing in %s."},
+	msgSaySecond:      {"une seconde", "one second"},
+	msgSaySeconds:     {"secondes", "seconds"},
+	msgSayButtons:     {"Boutons\u00a0: %s.", "Buttons: %s."},
+	msgSayHour:        {"une heure", "one hour"},
+	msgSayHours:       {"heures", "hours"},
+	msgSayMinute:      {"une minute", "one minute"},
+	msgSayMinutes:     {"minutes", "minutes"},
+	msgSayUnderMinute: {"moins d’une minute", "less than a minute"},
+	msgSayNetUp:       {"gain de %s", "up %s"},
+	msgSayNetDown:     {"perte de %s", "down %s"},
+	msgSayNumber:      {"numéro", "number"},
+	msgSayButton:      {"%s, bouton.", "%s, button."},
+	msgSayButtonOff:   {"%s, bouton indisponible.", "%s, button, unavailable."},
+	msgSayChosen:      {"%s, choisie", "%s, chosen"},
+	msgSaySofter:      {"Moins fort", "Softer"},
+	msgSayLouder:      {"Plus fort", "Louder"},
+	msgSayEndingIn:    {"se terminant par %s", "ending in %s"},
+	msgLangFR:         {"FR", "FR"},
+	msgLangEN:         {"EN", "EN"},
 
 	msgTagline:    {"Cassez le mur, découvrez les symboles du pharaon", "Break the wall, uncover the pharaoh's symbols"},
 	msgRulesTitle: {"Règle du jeu", "How to play"},
@@ -569,7 +636,17 @@ var faultTexts = map[string]msg{
 
 // Tr is the catalogue in one language: every text the screens show goes
 // through it, and so does every amount (game.Money's French or English form).
-type Tr struct{ Lang Lang }
+// The voice (voice.go) says the same texts through a Tr that speaks
+// (Spoken): its amounts are words, as a speaker of the language says them.
+type Tr struct {
+	Lang Lang
+	// spoken: amounts in words ("vingt euros", "twenty euros"), durations
+	// in full words, for the voice.
+	spoken bool
+}
+
+// Spoken is t for the voice: its amounts and durations in words.
+func (t Tr) Spoken() Tr { t.spoken = true; return t }
 
 // T is the text of k. A key missing from the catalogue shows as itself in
 // brackets: visible, and caught by the tests.
@@ -588,9 +665,15 @@ func (t Tr) T(k msg) string {
 func (t Tr) F(k msg, args ...any) string { return fmt.Sprintf(t.T(k), args...) }
 
 // Money is an amount as the language writes it: "3 750 €", "0,50 €" in French
-// (with no-break spaces), "€3,750", "€0.50" in English.
+// (with no-break spaces), "€3,750", "€0.50" in English; in words for the
+// voice ("trois mille sept cent cinquante euros").
 func (t Tr) Money(m game.Money) string {
-	if t.Lang == English {
+	switch {
+	case t.spoken && t.Lang == English:
+		return m.EnglishWords()
+	case t.spoken:
+		return m.FrenchWords()
+	case t.Lang == English:
 		return m.English()
 	}
 	return m.French()
@@ -633,11 +716,40 @@ func (t Tr) PlayedMode(e kiosk.HistoryEntry) string {
 }
 
 // Date writes a time of the history.
-func (t Tr) Date(at time.Time) string { return at.Format(t.T(msgDateFormat)) }
+func (t Tr) Date(at time.Time) string {
+	if t.spoken {
+		return t.spokenTime(at)
+	}
+	return at.Format(t.T(msgDateFormat))
+}
 
 // Expiry writes a voucher's expiry as the printed voucher does (date and
 // time: kiosk/voucher.go).
-func (t Tr) Expiry(at time.Time) string { return at.Format(t.T(msgDateExpiry)) }
+func (t Tr) Expiry(at time.Time) string {
+	if t.spoken {
+		return t.spokenTime(at)
+	}
+	return at.Format(t.T(msgDateExpiry))
+}
+
+// frenchMonths are the months' names in French (time.Format knows only
+// English's).
+var frenchMonths = [...]string{"janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
+	"septembre", "octobre", "novembre", "décembre"}
+
+// spokenTime says a date and time as a speaker of the language does:
+// "29 janvier 2027 à 11 heures", "29 January 2027 at 11:00" (the voice
+// says "eleven o'clock" for the latter).
+func (t Tr) spokenTime(at time.Time) string {
+	if t.Lang == English {
+		return at.Format("2 January 2006 at 15:04")
+	}
+	s := fmt.Sprintf("%d %s %d à %d heures", at.Day(), frenchMonths[at.Month()-1], at.Year(), at.Hour())
+	if m := at.Minute(); m > 0 {
+		s += fmt.Sprintf(" %d", m)
+	}
+	return s
+}
 
 // Message is the kiosk's message in the language: the words of its code
 // (coreWords), with its values placed. notes are the notes the kiosk takes

@@ -106,7 +106,7 @@ func TestCatalogueTypesNoAmount(t *testing.T) {
 }
 
 func TestTrMissingKeyShows(t *testing.T) {
-	assert.Equal(t, "[no.such.key]", Tr{French}.T("no.such.key"))
+	assert.Equal(t, "[no.such.key]", Tr{Lang: French}.T("no.such.key"))
 }
 
 func TestTrMoneyAndNames(t *testing.T) {
@@ -122,7 +122,7 @@ func TestTrMoneyAndNames(t *testing.T) {
 		{English, 50, "€0.50"},
 	}
 	for _, c := range cases {
-		assert.Equal(t, c.want, Tr{c.lang}.Money(c.m))
+		assert.Equal(t, c.want, Tr{Lang: c.lang}.Money(c.m))
 	}
 	comb := func(s game.Symbol, n int) game.Combination {
 		c, ok := game.CombinationOf(s, n)
@@ -143,12 +143,12 @@ func TestTrMoneyAndNames(t *testing.T) {
 		{English, comb(game.Cross, 2), "2 crosses"},
 	}
 	for _, c := range names {
-		assert.Equal(t, c.want, Tr{c.lang}.Combination(c.c))
+		assert.Equal(t, c.want, Tr{Lang: c.lang}.Combination(c.c))
 	}
-	assert.Equal(t, "œil", Tr{French}.SymbolName(game.Eye, 1))
-	assert.Equal(t, "Auto", Tr{French}.Mode(breakout.Auto))
-	assert.Equal(t, "Jouer", Tr{French}.Mode(breakout.Play))
-	assert.Equal(t, "Play", Tr{English}.Mode(breakout.Play))
+	assert.Equal(t, "œil", Tr{Lang: French}.SymbolName(game.Eye, 1))
+	assert.Equal(t, "Auto", Tr{Lang: French}.Mode(breakout.Auto))
+	assert.Equal(t, "Jouer", Tr{Lang: French}.Mode(breakout.Play))
+	assert.Equal(t, "Play", Tr{Lang: English}.Mode(breakout.Play))
 }
 
 func TestParseLang(t *testing.T) {
@@ -169,11 +169,11 @@ func TestEveryFaultHasAMessage(t *testing.T) {
 	require.NotEmpty(t, codes, "the kiosk's fault codes")
 	for name, code := range codes {
 		for _, l := range []Lang{French, English} {
-			text := Tr{l}.Fault(kiosk.Fault{Code: code})
+			text := Tr{Lang: l}.Fault(kiosk.Fault{Code: code})
 			assert.NotContains(t, text, code, "%s has no %s message", name, l)
 		}
 	}
-	assert.Equal(t, "Défaut\u00a0: printer_jam", Tr{French}.Fault(kiosk.Fault{Code: "printer_jam"}))
+	assert.Equal(t, "Défaut\u00a0: printer_jam", Tr{Lang: French}.Fault(kiosk.Fault{Code: "printer_jam"}))
 }
 
 // indexed are the verbs of a core message's text, which place its values by
@@ -202,7 +202,7 @@ func TestEveryCoreCodeHasWords(t *testing.T) {
 		assert.Equal(t, fr, en, "%s: French and English place the same values", name)
 		assert.Equal(t, len(verbs.FindAllString(e.fr, -1)), 0, "%s: only indexed verbs", name)
 		for _, l := range []Lang{French, English} {
-			text := Tr{l}.Message(kiosk.Message{Code: c, Detail: "stacker_open", Amount: 151 * game.Euro, Limit: 200 * game.Euro},
+			text := Tr{Lang: l}.Message(kiosk.Message{Code: c, Detail: "stacker_open", Amount: 151 * game.Euro, Limit: 200 * game.Euro},
 				5*game.Euro, 10*game.Euro)
 			assert.NotContains(t, text, "%!", "%s in %s: %q", name, l, text)
 			assert.NotContains(t, text, "[", "%s in %s: %q", name, l, text)
@@ -253,7 +253,7 @@ func TestEveryDevsimCodeHasWords(t *testing.T) {
 
 // The money messages say why in the player's words, with the amounts.
 func TestMoneyMessagesInThePlayersWords(t *testing.T) {
-	fr, en := Tr{French}, Tr{English}
+	fr, en := Tr{Lang: French}, Tr{Lang: English}
 	over := kiosk.Message{Code: kiosk.MsgNoteOverMax, Amount: 151 * game.Euro, Limit: 200 * game.Euro}
 	assert.Equal(t, "Il porterait votre crédit de 151\u00a0€ au-delà du maximum de 200\u00a0€.", fr.Message(over))
 	assert.Equal(t, "It would take your credit of €151 over the €200 maximum.", en.Message(over))

@@ -52,7 +52,7 @@ func (s *Screens) buildBilingual(v view, title msg, titleColour color.Color,
 	}
 	y := float32(224)
 	for i, l := range []Lang{s.tr.Lang, 1 - s.tr.Lang} {
-		tr := Tr{l}
+		tr := Tr{Lang: l}
 		size := float32(1)
 		if i == 1 {
 			size = 0.8

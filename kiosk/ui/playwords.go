@@ -5,7 +5,7 @@ import "pharaon/kiosk/ui/play"
 // PlayWords are the game widget's words (kiosk/ui/play) from the catalogue,
 // in language l.
 func PlayWords(l Lang) play.Words {
-	tr := Tr{l}
+	tr := Tr{Lang: l}
 	return play.Words{
 		Stake:      tr.T(msgGameStake),
 		Credit:     tr.T(msgGameCredit),

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -32,16 +33,48 @@ func (s *Screens) sessionLine() string {
 // Duration is a session's time as the language says it: "8 min", "1 h 05".
 func (t Tr) Duration(d time.Duration) string {
 	m := int(d / time.Minute)
+	if t.spoken {
+		return t.spokenDuration(m/60, m%60)
+	}
 	if m < 60 {
 		return t.F(msgMinutes, m)
 	}
 	return t.F(msgHoursMinutes, m/60, m%60)
 }
 
+// spokenDuration says h hours and m minutes: "une heure et cinq minutes",
+// "moins d’une minute" at the start of a session.
+func (t Tr) spokenDuration(h, m int) string {
+	var parts []string
+	if h > 0 {
+		parts = append(parts, t.spokenCount(h, msgSayHour, msgSayHours))
+	}
+	switch {
+	case m > 0:
+		parts = append(parts, t.spokenCount(m, msgSayMinute, msgSayMinutes))
+	case h == 0:
+		parts = append(parts, t.T(msgSayUnderMinute))
+	}
+	return t.list(parts, msgListAnd)
+}
+
+// spokenCount says n of a noun: one (the whole text for 1: "une heure")
+// or the count and the plural noun ("2 heures").
+func (t Tr) spokenCount(n int, one, many msg) string {
+	if n == 1 {
+		return t.T(one)
+	}
+	return fmt.Sprintf("%d %s", n, t.T(many))
+}
+
 // Net is a net position with its sign: "+2,50 €", "-4,50 €", "0 €" (the
 // hyphen-minus: the screens' font has no U+2212).
 func (t Tr) Net(n game.Money) string {
 	switch {
+	case t.spoken && n > 0:
+		return t.F(msgSayNetUp, t.Money(n))
+	case t.spoken && n < 0:
+		return t.F(msgSayNetDown, t.Money(-n))
 	case n > 0:
 		return "+" + t.Money(n)
 	case n < 0:

@@ -100,6 +100,9 @@ type Options struct {
 	// development panel drives; nil: no panel. The panel shows only when
 	// the machine also says it is a development build (Snapshot.Dev).
 	Dev DevDevices
+	// Voice speaks the screens once the player turns it on (voice.go);
+	// nil: the kiosk has no voice, and no « Voix » button.
+	Voice Voice
 	// Do hands work from the machine's goroutines to the Fyne goroutine
 	// (fyne.Do if nil): a test of another package that drives the screens
 	// by taps runs that work on its own goroutine, as the Fyne loop would.
@@ -179,6 +182,11 @@ func (s *Screens) shown() {
 	if s.opt.OnShow != nil {
 		s.opt.OnShow(screenNames[s.screen], overlayNames[s.overlay])
 	}
+	if s.screen == scrAttract {
+		s.focus.used = false
+	}
+	s.resetFocus()
+	s.voiceShown()
 }
 
 // Screens are the player's screens of the kiosk and the way between them:
@@ -208,6 +216,9 @@ type Screens struct {
 	// warnSecs is the count it shows, 0 when none.
 	timeBox  *fyne.Container
 	warnSecs int
+	// focusBox holds the keypad's ring around the button focused (keys.go).
+	focusBox *fyne.Container
+	focus    focusState
 	// askedUntil is the result's timeout when the player asked for more
 	// time: the kiosk's Touch moves it in its next snapshot.
 	askedUntil time.Time
@@ -229,6 +240,7 @@ type Screens struct {
 	limitErr func(Tr) string // why the limit chosen was refused, on the limit's card
 	homeLive *fyne.Container // what the home screen shows of the machine (buildHomeLive)
 
+	voice voiceState  // the voice, on or off (voice.go)
 	cash  cashOutFlow // the cash-out under way (cashout.go)
 	toast toast       // the feedback of the last note (cashin.go)
 	dev   devPanel    // the development panel's state (devpanel.go)
@@ -258,19 +270,25 @@ type Screens struct {
 // New makes the screens of machine m. Put Content in the window, then Start.
 func New(m Machine, opt Options) *Screens {
 	opt.fill()
-	s := &Screens{m: m, opt: opt, tr: Tr{opt.Lang}, now: opt.Now, do: opt.Do}
+	s := &Screens{m: m, opt: opt, tr: Tr{Lang: opt.Lang}, now: opt.Now, do: opt.Do}
 	s.scrBox = container.NewStack()
 	s.ovBox = container.NewStack()
 	s.toastBox = container.NewStack()
 	s.timeBox = container.NewStack()
+	s.focusBox = container.NewWithoutLayout()
+	s.focus.index = -1
 	s.corner = newCornerPress(s)
-	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox, s.timeBox, container.New(cornerLayout{}, s.corner))
+	s.root = container.New(&rootLayout{s: s}, s.scrBox, s.ovBox, s.toastBox, s.timeBox, s.focusBox, container.New(cornerLayout{}, s.corner))
 	s.gs = play.NewScreen(s.now)
 	s.gs.SetFullBackdropMaxPixels(fullBackdropMaxPixels(opt))
 	s.gs.BonusDelay = opt.BonusDelay
 	s.gs.OnActivity = s.activity
 	s.gs.OnCartoucheTapped = func() { s.showPrizeTable(s.gs.Stake()) }
 	s.gs.OnCombination = s.onCombination
+	s.gs.OnLanded = s.voiceLanded
+	if s.voiceAvailable() {
+		s.voice.volume = opt.Voice.Volume()
+	}
 	s.gs.OnBonusWall = s.onBonusWall
 	s.gs.OnEnd = s.onGameEnd
 	s.gs.OnFrameStats = opt.OnFrameStats
@@ -332,9 +350,10 @@ func (s *Screens) SetLang(l Lang) {
 	if l == s.tr.Lang {
 		return
 	}
-	s.tr = Tr{l}
+	s.tr = Tr{Lang: l}
 	s.gs.SetWords(PlayWords(s.tr.Lang))
 	s.rebuild()
+	s.say(s.describe())
 }
 
 // GameScreen is the game screen (for the frame log and the tests).
@@ -530,6 +549,7 @@ func (s *Screens) rebuild() {
 		s.ovBox.Refresh()
 	}
 	s.showToast()
+	s.showFocus()
 }
 
 // Poll does what time alone does: the attract loop on an idle home screen

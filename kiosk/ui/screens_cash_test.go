@@ -47,7 +47,7 @@ func (f *scrFixture) panelTap(label string) {
 		if !f.s.dev.failed {
 			return
 		}
-		require.True(f.t, time.Now().Before(deadline), "the validator never took the note: %s", f.s.dev.status(Tr{French}))
+		require.True(f.t, time.Now().Before(deadline), "the validator never took the note: %s", f.s.dev.status(Tr{Lang: French}))
 		time.Sleep(5 * time.Millisecond)
 	}
 }
@@ -173,7 +173,7 @@ func TestScreensCashInMaxCredit(t *testing.T) {
 	f.waitDevice(func() bool { _, _, inhibit := f.devs.Validator.Settings(); return inhibit != 0 }, "the validator inhibited")
 	f.tap(fr(5 * game.Euro))
 	assert.True(t, f.s.dev.failed)
-	assert.Contains(t, f.s.dev.status(Tr{French}), "refusé\u00a0: ")
+	assert.Contains(t, f.s.dev.status(Tr{Lang: French}), "refusé\u00a0: ")
 }
 
 func TestScreensCashInValidatorFault(t *testing.T) {
@@ -187,9 +187,9 @@ func TestScreensCashInValidatorFault(t *testing.T) {
 	// The jam itself: a loaded machine may first see the unit resetting
 	// (« en initialisation »), which is not what this test looks at.
 	f.waitFor(func() bool {
-		return !f.s.snap.Cash.Validator.OK && strings.Contains(Tr{French}.Message(f.s.snap.Cash.Validator.Message), "Bourrage")
+		return !f.s.snap.Cash.Validator.OK && strings.Contains(Tr{Lang: French}.Message(f.s.snap.Cash.Validator.Message), "Bourrage")
 	}, "the validator jammed")
-	jam := Tr{French}.Message(f.s.snap.Cash.Validator.Message)
+	jam := Tr{Lang: French}.Message(f.s.snap.Cash.Validator.Message)
 	assert.Contains(t, f.texts(), "Lecteur de billets\u00a0: "+jam, "the panel shows the kiosk's view of the device")
 	f.golden("screen-cash-dev-faults.png")
 	f.tap("Fermer")

@@ -217,7 +217,7 @@ func TestFakeHomeFollowsThePush(t *testing.T) {
 	assert.Equal(t, []game.Stake{game.Stake100}, m.requests)
 	assert.Equal(t, []breakout.Mode{breakout.Play}, m.modes)
 	assert.Equal(t, scrHome, f.s.screen)
-	assert.Contains(t, f.screenText(), Tr{French}.F(msgErrInsuff, fr(game.Stake100.Money())))
+	assert.Contains(t, f.screenText(), Tr{Lang: French}.F(msgErrInsuff, fr(game.Stake100.Money())))
 }
 
 // A game's end shows once the machine pushed it, with the amount it
@@ -256,7 +256,7 @@ func TestFakeGameResultComesByThePush(t *testing.T) {
 
 	// The other order: the kiosk's end comes first, the window when the
 	// symbols have landed.
-	f.tap(Tr{French}.F(msgAgain, fr(game.Stake100.Money())))
+	f.tap(Tr{Lang: French}.F(msgAgain, fr(game.Stake100.Money())))
 	require.Len(t, m.requests, 2)
 	g = m.current.(*fakeGame)
 	m.push(func(s *kiosk.Snapshot) {
@@ -326,7 +326,7 @@ func TestFakeCashOutFlow(t *testing.T) {
 	f.waitFor(func() bool { return f.s.overlay != ovCashPrinting }, "the voucher card")
 	require.Equal(t, ovVoucher, f.s.overlay)
 	texts := f.screenText()
-	assert.Contains(t, texts, Tr{French}.F(msgVoucherNumber, 42))
+	assert.Contains(t, texts, Tr{Lang: French}.F(msgVoucherNumber, 42))
 	assert.Contains(t, texts, fr(20*game.Euro))
 	assert.Equal(t, game.Money(0), f.s.snap.Credit, "the credit pushed after the cash-out")
 

@@ -46,7 +46,7 @@ func TestScreensDeviceSelfTestOutOfService(t *testing.T) {
 			require.Equal(t, scrOutOfService, f.s.screen, "%q", f.texts())
 			fault := kiosk.Fault{Code: c.code}
 			texts := f.screenText()
-			for _, want := range []string{"Hors service", "Out of service", Tr{French}.Fault(fault), Tr{English}.Fault(fault)} {
+			for _, want := range []string{"Hors service", "Out of service", Tr{Lang: French}.Fault(fault), Tr{Lang: English}.Fault(fault)} {
 				assert.Contains(t, texts, want)
 			}
 			assert.NotContains(t, texts, f.m.Snapshot().Fault.Detail, "the technician's detail is not for the player")

@@ -22,7 +22,7 @@ func TestScreensOutOfService(t *testing.T) {
 	require.Equal(t, scrOutOfService, f.s.screen)
 	texts := f.screenText()
 	for _, want := range []string{"Hors service", "Out of service",
-		Tr{French}.Fault(kiosk.Fault{Code: kiosk.FaultMismatch}), Tr{English}.Fault(kiosk.Fault{Code: kiosk.FaultMismatch}),
+		Tr{Lang: French}.Fault(kiosk.Fault{Code: kiosk.FaultMismatch}), Tr{Lang: English}.Fault(kiosk.Fault{Code: kiosk.FaultMismatch}),
 		"Votre crédit de 12,50\u00a0€ est conservé.", "Your credit of €12.50 is kept."} {
 		assert.Contains(t, texts, want)
 	}

@@ -55,7 +55,7 @@ var bootWords = [kiosk.NumBootSteps]msg{
 
 // NewStartup returns the start-up screen in language l, every step waiting.
 func NewStartup(l Lang) *Startup {
-	s := &Startup{tr: Tr{l}}
+	s := &Startup{tr: Tr{Lang: l}}
 	s.box = container.NewWithoutLayout()
 	s.root = container.New(&startupLayout{s}, s.box)
 	return s

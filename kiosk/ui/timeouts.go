@@ -54,6 +54,9 @@ func (s *Screens) showTimeWarning(now time.Time) {
 	if secs == s.warnSecs {
 		return
 	}
+	if s.warnSecs == 0 && secs > 0 {
+		s.voiceTimeWarning(secs)
+	}
 	s.warnSecs = secs
 	s.timeBox.Objects = nil
 	if on {

@@ -69,6 +69,9 @@ type Screen struct {
 	// window takes its amount from the kiosk's result. Not called for a
 	// losing wall.
 	OnCombination func(o game.Outcome)
+	// OnLanded is called when a revealed symbol lands in the cartouche,
+	// with how many of it the cartouche shows now (the voice says it).
+	OnLanded func(s game.Symbol, n int)
 	// OnBonusWall is called when the bonus wall appears (Art. 4.7).
 	OnBonusWall func()
 	// OnEnd is called once when the game is over: its last wall is
@@ -381,7 +384,7 @@ func (g *Screen) fly(s game.Symbol, brick int, now time.Time) {
 	g.launched[s]++
 	if k >= game.MaxPerSymbol || g.rend == nil {
 		// nothing to fly with (a wall never shows more than three): count it
-		g.cart.Land(s, now)
+		g.landed(s, now)
 		return
 	}
 	f := &g.flights[s][k]
@@ -395,7 +398,15 @@ func (g *Screen) fly(s game.Symbol, brick int, now time.Time) {
 func (g *Screen) land(s game.Symbol, f *flight, now time.Time) {
 	f.on = false
 	g.inFlight--
+	g.landed(s, now)
+}
+
+// landed counts s in the cartouche and says so.
+func (g *Screen) landed(s game.Symbol, now time.Time) {
 	g.cart.Land(s, now)
+	if g.OnLanded != nil {
+		g.OnLanded(s, g.cart.Counts()[s])
+	}
 }
 
 func (g *Screen) cancelFlights() {

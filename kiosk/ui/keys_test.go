@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"pharaon/game"
+	"pharaon/kiosk"
+)
+
+// key presses a key of the keypad.
+func (f *scrFixture) key(name fyne.KeyName) {
+	f.t.Helper()
+	f.runUI(func() { f.s.TypedKey(&fyne.KeyEvent{Name: name}) })
+	f.inFlight.Wait() // a play asked for is answered
+	f.flush()
+}
+
+// lastSaid is the last sentence the voice was given.
+func (v *heardVoice) lastSaid() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.said) == 0 {
+		return ""
+	}
+	return v.said[len(v.said)-1]
+}
+
+// focusOn moves the focus down until it says label, and checks the ring
+// is around that button.
+func (f *scrFixture) focusOn(v *heardVoice, label string) {
+	f.t.Helper()
+	for i := 0; i < 40; i++ {
+		f.key(fyne.KeyDown)
+		if strings.HasPrefix(v.lastSaid(), "say: "+label+", bouton") {
+			b := f.s.focused()
+			require.NotNil(f.t, b)
+			require.Len(f.t, f.s.focusBox.Objects, 1, "the ring shows")
+			ring := f.s.focusBox.Objects[0]
+			_, at := f.s.buttons()
+			p := at[f.s.focus.index]
+			assert.True(f.t, ring.Position().X < p.X && ring.Position().Y < p.Y &&
+				ring.Position().X+ring.Size().Width > p.X+b.Size().Width &&
+				ring.Position().Y+ring.Size().Height > p.Y+b.Size().Height, "the ring is around %q", label)
+			return
+		}
+	}
+	f.t.Fatalf("the focus never reached %q; last said: %q", label, v.lastSaid())
+}
+
+// A player who cannot see plays a whole session from the keypad: the
+// first key turns the voice on, the arrows go through the buttons, each
+// said, OK presses, back closes, help says the rules and the prizes.
+func TestKeypadPlaysAWholeSession(t *testing.T) {
+	v := &heardVoice{}
+	f := newScrFixture(t, withDevices(nil), withVoice(v))
+	f.insertNote(10 * game.Euro)
+	require.Empty(t, f.s.focusBox.Objects)
+
+	f.key(fyne.Key5)
+	require.True(t, f.s.voice.on, "the first key turns the voice on")
+	assert.Contains(t, v.lastSaid(), "Accueil. Crédit\u00a0: dix euros.")
+	assert.Equal(t, kiosk.Home, f.m.Snapshot().State, "and does nothing else")
+
+	// Help: the rules, with the combinations named and their prizes.
+	f.key(fyne.Key0)
+	help := v.lastSaid()
+	assert.Contains(t, help, "Règle du jeu.")
+	assert.Contains(t, help, "3 oiseaux. trois mille sept cent cinquante euros.")
+	assert.Contains(t, help, "3 serpents. Jeu Bonus.")
+	assert.Contains(t, help, "Envoyez la balle contre le mur de briques pour le détruire et faire apparaître", "a paragraph said whole, not line by line")
+
+	// The stake chosen says so; a stake pressed becomes the one chosen.
+	f.focusOn(v, "cinquante centimes, choisie")
+	f.focusOn(v, "un euro")
+	f.key(fyne.KeyReturn)
+	assert.Equal(t, game.Stake100, f.s.stake)
+	assert.Equal(t, "say: Mise choisie\u00a0: un euro.", v.lastSaid())
+	f.focusOn(v, "cinquante centimes")
+	f.key(fyne.Key5)
+	require.Equal(t, game.Stake050, f.s.stake)
+
+	// Auto: the game plays itself, and says its end.
+	f.focusOn(v, "Auto")
+	f.key(fyne.KeyEnter)
+	require.NotNil(t, f.game(), "OK pressed Auto")
+	f.playToEnd(false)
+	assert.Contains(t, v.lastSaid(), "Pas de gain cette fois.")
+	f.key(fyne.KeyEscape)
+	require.Equal(t, scrHome, f.s.screen, "back pressed Accueil")
+
+	// A button that cannot be pressed says so, and nothing happens.
+	f.focusOn(v, "Encaisser")
+	f.key(fyne.KeyEnter)
+	require.Equal(t, ovCashConfirm, f.s.overlay)
+	f.key(fyne.KeyDown)
+	assert.Equal(t, "say: Annuler, bouton.", v.lastSaid(), "the focus starts again on the card")
+	f.key(fyne.KeyBackspace)
+	assert.Equal(t, ovNone, f.s.overlay, "back is Annuler")
+	f.focusOn(v, "Encaisser")
+	f.key(fyne.KeyEnter)
+	f.focusOn(v, "Imprimer")
+	f.key(fyne.KeyEnter)
+	f.waitFor(func() bool { return f.s.overlay == ovVoucher }, "the voucher card")
+	assert.Contains(t, v.lastSaid(), "say: Prenez votre bon.")
+	assert.False(t, f.s.voice.on, "the session is over")
+	assert.Empty(t, f.s.focusBox.Objects, "the ring goes with it")
+}
+
+func TestKeypadDisabledButtonAndVolume(t *testing.T) {
+	v := &heardVoice{}
+	f := newScrFixture(t, withVoice(v))
+	f.key(fyne.KeyDown) // turns the voice on
+	f.focusOn(v, "Jouer")
+	assert.Equal(t, "say: Jouer, bouton indisponible.", v.lastSaid(), "no credit: Jouer cannot be pressed")
+	n := v.count()
+	f.key(fyne.KeyReturn)
+	assert.Equal(t, []string{"say: Jouer, bouton indisponible."}, v.since(n), "pressed, it says so again")
+	assert.Nil(t, f.game())
+
+	f.key(fyne.Key9)
+	assert.Equal(t, 80, v.Volume())
+	f.runUI(func() { f.s.TypedRune('-') })
+	f.runUI(func() { f.s.TypedRune('-') })
+	assert.Equal(t, 60, v.Volume())
+	f.key(fyne.Key1)
+	assert.Contains(t, v.lastSaid(), "say: Accueil.", "1 says the screen again")
+}
+
+// Without a voice (voice = off) the keys still drive the screens.
+func TestKeypadWithoutVoice(t *testing.T) {
+	f := newScrFixture(t)
+	f.credit(5 * game.Euro)
+	for i := 0; i < 40 && (f.s.focused() == nil || f.s.focused().Text != "Auto"); i++ {
+		f.key(fyne.KeyRight)
+	}
+	require.NotNil(t, f.s.focused())
+	require.Equal(t, "Auto", f.s.focused().Text)
+	assert.Len(t, f.s.focusBox.Objects, 1)
+	f.key(fyne.KeyReturn)
+	assert.NotNil(t, f.game())
+}
