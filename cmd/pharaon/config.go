@@ -39,6 +39,14 @@ type Config struct {
 	// larger one), "full" (at any size: a kiosk with a GPU) or "plain"
 	// (never the whole).
 	Backdrop string
+	// Voice is "on" (the default: « Voix » on the home screen speaks the
+	// screens with espeak-ng for the player who turns it on) or "off" (no
+	// button, no speech).
+	Voice string
+	// VoiceWAV (the flag -voice-wav only) writes each utterance to this
+	// file instead of the audio output: a machine without sound that
+	// measures what speaking costs (packaging/voice-frames.sh).
+	VoiceWAV string
 	// DevSeed (-dev only): the demo blocks of a new development database
 	// are drawn from it, so a scripted session knows its games' outcomes
 	// (devseed.go); 0 draws them at random.
@@ -105,7 +113,7 @@ const maxConfigSize = 64 << 10
 
 // configKeys are the keys of the configuration file, which are the long
 // names of the flags.
-var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "dev-seed", "fps", "backdrop", "keys", "validator", "printer",
+var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "dev-seed", "fps", "backdrop", "voice", "keys", "validator", "printer",
 	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "trust", "trust-dir", "tpm", "anchor", "block-dir",
 	"update-keys", "nats-url", "nats-creds", "nats-ca", "nats-voucher-key", "site"}
 
@@ -325,6 +333,8 @@ func (c *Config) set(key, value, dir string) error {
 		return boolean(&c.FPS)
 	case "backdrop":
 		return oneOf(&c.Backdrop, "auto", "full", "plain")
+	case "voice":
+		return oneOf(&c.Voice, "on", "off")
 	case "dev-seed":
 		n, err := strconv.ParseUint(value, 10, 64)
 		if err != nil || n == 0 {
@@ -412,6 +422,9 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("dev-seed", s, "") })
 	fs.Func("backdrop", "the playfield's backdrop: `auto` (whole on a field up to 1 000 000 pixels, its frieze and base band alone on a larger one), full (a kiosk with a GPU) or plain",
 		func(s string) error { return c.set("backdrop", s, "") })
+	fs.Func("voice", "the player's voice: `on` (« Voix » on the home screen speaks the screens, with espeak-ng) or off",
+		func(s string) error { return c.set("voice", s, "") })
+	fs.StringVar(&c.VoiceWAV, "voice-wav", "", "write what the voice says to this WAV `file` instead of the audio output (measuring without sound; not a key of the configuration file)")
 	fs.BoolFunc("fps", "log frames per second and time per frame during a game, and each screen and window shown", func(s string) error { return c.set("fps", s, "") })
 	fs.Func("keys", "trusted issuer public key `files`, comma-separated", func(s string) error { return c.set("keys", s, "") })
 	fs.Func("validator", "bill validator (ID-003) serial `device`", func(s string) error { return c.set("validator", s, "") })

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/kiosk/speech"
 	"pharaon/kiosk/ui"
 	"pharaon/store"
 )
@@ -86,6 +88,30 @@ func TestConfigBackdrop(t *testing.T) {
 	backdropOptions("", &opt)
 	assert.Zero(t, opt.FullBackdropMaxPixels, "no key: the screens' default")
 	assert.False(t, opt.PlainPlayfield)
+}
+
+// The voice key: on by default (« Voix » on the home screen), off for no
+// voice at all; anything else is refused.
+func TestConfigVoice(t *testing.T) {
+	logger := log.New(io.Discard, "", 0)
+	var c Config
+	v := playerVoice(c, logger)
+	require.NotNil(t, v, "no key: the voice is there for the player who wants it")
+	v.(*speech.Speaker).Close()
+
+	require.NoError(t, ParseConfigFile(strings.NewReader("voice = off\n"), "", &c))
+	assert.Equal(t, "off", c.Voice)
+	assert.Nil(t, playerVoice(c, logger), "off: no voice, so no button")
+
+	c = Config{}
+	require.NoError(t, ParseConfigFile(strings.NewReader("voice = on\n"), "", &c))
+	v = playerVoice(c, logger)
+	require.NotNil(t, v)
+	v.(*speech.Speaker).Close()
+
+	err := ParseConfigFile(strings.NewReader("voice = loud\n"), "", &Config{})
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), "voice")
 }
 
 func TestParseConfigFileRefusesAndChangesNothing(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/fleet"
 	"pharaon/kiosk/helper"
+	"pharaon/kiosk/speech"
 	"pharaon/kiosk/ui"
 	"pharaon/kiosk/ui/art"
 	"pharaon/kiosk/ui/maint"
@@ -489,6 +490,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		opt := ui.Options{Lang: startLang(cfg.Lang, p.m.Language(), logger), OnHome: up,
 			OnOutOfService: outOfServiceReady(sd, func() string { return p.m.Snapshot().Fault.Code })}
 		backdropOptions(cfg.Backdrop, &opt)
+		opt.Voice = playerVoice(cfg, logger)
 		p.bo.onFirstStart = func(what string) {
 			setup.Do(func() {
 				shown(logger, what, started)
@@ -743,8 +745,7 @@ func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *ba
 	}
 	screens = ui.New(m, opt)
 	if bo == nil || !bo.setup && !bo.firstStart {
-		w.SetContent(screens.Content())
-		screens.Start()
+		showPlayer(w, screens)
 		return screens
 	}
 	bo.m.SetMaintenance(true) // no player until the first start is done
@@ -760,8 +761,7 @@ func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *ba
 			Done: func() {
 				logger.Printf("first start done: kiosk %s open to players", bo.m.KioskID())
 				bo.m.SetMaintenance(false)
-				w.SetContent(screens.Content())
-				screens.Start()
+				showPlayer(w, screens)
 			}})
 	}
 	if !bo.setup {
@@ -781,6 +781,15 @@ func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *ba
 		bo.onFirstStart("setup screen")
 	}
 	return screens
+}
+
+// showPlayer puts the player's screens in the window, with the keypad's
+// keys (kiosk/ui/keys.go), and starts them.
+func showPlayer(w fyne.Window, screens *ui.Screens) {
+	w.SetContent(screens.Content())
+	w.Canvas().SetOnTypedKey(screens.TypedKey)
+	w.Canvas().SetOnTypedRune(screens.TypedRune)
+	screens.Start()
 }
 
 // noteTimer logs, for each note credited in a development run, how long
@@ -853,4 +862,17 @@ func backdropOptions(mode string, opt *ui.Options) {
 	case "plain":
 		opt.PlainPlayfield = true
 	}
+}
+
+// playerVoice is the screens' voice (kiosk/speech, espeak-ng), nil when
+// the configuration turns it off. A development run logs what it says.
+func playerVoice(cfg Config, logger *log.Logger) ui.Voice {
+	if cfg.Voice == "off" {
+		return nil
+	}
+	opt := speech.Options{Logf: logger.Printf, WAV: cfg.VoiceWAV}
+	if cfg.Dev || cfg.FPS {
+		opt.Spoken = func(u speech.Utterance) { logger.Printf("voice %s: %s", u.Lang, u.Text) }
+	}
+	return speech.New(opt)
 }
