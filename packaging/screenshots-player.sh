@@ -14,9 +14,6 @@
 # shellcheck source=packaging/screenshots-lib.sh
 source "$(dirname "$0")/screenshots-lib.sh"
 xvfb="" app=""
-stop() {
-	if [ -n "$1" ]; then kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi
-}
 cleanup() {
 	stop "$app"
 	stop "$xvfb"
@@ -58,24 +55,6 @@ start() {
 	waitlog "home shown" 120
 }
 
-# waitlog waits until a line of the kiosk's log after the last one it
-# found says $1 (at most $2 s, 60 by default).
-waitlog() {
-	local n
-	for _ in $(seq $((${2:-60} * 10))); do
-		n=$(tail -n +$((seen + 1)) "$log" | grep -n -m1 -- "$1" | cut -d: -f1 || true)
-		if [ -n "$n" ]; then
-			seen=$((seen + n))
-			return 0
-		fi
-		sleep 0.1
-	done
-	echo "screenshots-player: the kiosk never logged \"$1\"; its log:" >&2
-	grep -v "fps [0-9]" "$log" | tail -20 >&2
-	exit 1
-}
-# frames waits for $1 more seconds of game (the -fps log's line a second).
-frames() { for _ in $(seq "$1"); do waitlog "fps [0-9]"; done; }
 
 # play inserts a 10 € note through the development panel, chooses the
 # stake at x = $1 and starts it in Auto.
