@@ -180,6 +180,8 @@ func walkButtons(o fyne.CanvasObject, pos fyne.Position, f func(*touch.Button, f
 		for _, c := range x.Objects {
 			walkButtons(c, p, f)
 		}
+	case *container.Scroll:
+		walkButtons(x.Content, p.Add(fyne.NewPos(-x.Offset.X, -x.Offset.Y)), f)
 	case *touch.Button:
 		f(x, p)
 	}

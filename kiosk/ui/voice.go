@@ -3,9 +3,11 @@ package ui
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 
 	"pharaon/game"
 	"pharaon/game/breakout"
@@ -289,9 +291,13 @@ func (s *Screens) spokenTexts(build func(view) fyne.CanvasObject) string {
 		}
 		last = t
 	}, func(b string) { buttons = append(buttons, s.speakable(b)) })
-	for i, t := range texts {
-		texts[i] = sentence(t)
+	said := texts[:0]
+	for _, t := range texts {
+		if strings.IndexFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			said = append(said, sentence(t)) // not a dash standing for nothing
+		}
 	}
+	texts = said
 	if len(buttons) > 0 {
 		texts = append(texts, s.tr.F(msgSayButtons, s.tr.list(buttons, msgListOr)))
 	}
@@ -318,6 +324,8 @@ func walkTexts(o fyne.CanvasObject, text func(*canvas.Text), button func(string)
 		for _, c := range x.Objects {
 			walkTexts(c, text, button)
 		}
+	case *container.Scroll: // the history's rows
+		walkTexts(x.Content, text, button)
 	case *canvas.Text:
 		if strings.TrimSpace(x.Text) != "" {
 			text(x)

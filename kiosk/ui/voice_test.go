@@ -259,3 +259,17 @@ func TestSpokenAmountsAndDurations(t *testing.T) {
 	assert.Equal(t, "29 January 2027 at 11:30", en.Expiry(at))
 	assert.Equal(t, "29/01/2027 à 11:30", Tr{Lang: French}.Expiry(at))
 }
+
+// The history is said row by row, its dates and amounts in words.
+func TestVoiceSaysTheHistory(t *testing.T) {
+	v := &heardVoice{}
+	f := newScrFixture(t, withVoice(v))
+	f.credit(5 * game.Euro)
+	f.tap("Voix")
+	f.tap("Auto")
+	f.playToEnd(false)
+	f.tap("Accueil")
+	f.tap("Historique")
+	assert.Equal(t, "say: Vos parties depuis 11:00. La dernière partie en premier. Date. Mise. Mode. Résultat. Gain. "+
+		"30 novembre 2026 à 11 heures. dernière. cinquante centimes. Auto. perdante. Boutons\u00a0: Retour.", v.lastSaid())
+}
