@@ -3,12 +3,14 @@
 # (bin/pharaon -dev -fps) on a virtual screen at 1280×800 plays the same
 # 2 € game (the showcase database's first 2 € unit: three snakes, then the
 # bonus wall) with the voice off and on, turn about, ROUNDS times each, and
-# prints each game's frame figures from the -fps log (a line a second:
+# prints each game's frame figures from the -fps log, from its start to
+# three seconds after its bonus window (a line a second:
 # frames per second, the longest gap between two frames, frames dropped)
 # and how many sentences were said during it. The voice writes to a WAV
 # file (-voice-wav) so espeak-ng synthesises every sentence in full on a
 # machine without sound.
 #   packaging/voice-frames.sh [ROUNDS]     (3 by default; make build first)
+# VOICE_FRAMES_LOGS=DIR keeps each game's kiosk log there.
 # Needs go, xvfb, xdotool (as make screenshots does) and espeak-ng.
 # shellcheck source=packaging/screenshots-lib.sh
 source "$(dirname "$0")/screenshots-lib.sh" ""
@@ -55,8 +57,11 @@ game() {
 	waitlog "show game none"
 	local from=$seen
 	waitlog "show game bonus-win" 180
+	frames 3 # the window said, over the frames after it
 	tail -n +$((from + 1)) "$log" | head -n $((seen - from)) | awk -v voice="$1" '
 		/fps [0-9]/ {
+			sub(/.*msg="/, "")
+			gsub(/"/, "")
 			for (i = 1; i <= NF; i++) {
 				if ($i == "fps") fps += $(i + 1)
 				if ($i == "gap_ms_max" && $(i + 1) > gap) gap = $(i + 1)
@@ -70,7 +75,12 @@ game() {
 			printf "voice %-3s  seconds %3d  fps_mean %5.1f  gap_ms_max %6.1f  dropped %4d  work_ms_avg %.3f  sentences %d\n",
 				voice, n, fps / n, gap, dropped, work / n, said
 		}'
+	if [ -n "${VOICE_FRAMES_LOGS:-}" ]; then
+		runs=$((runs + 1))
+		cp "$log" "$VOICE_FRAMES_LOGS/voice-$1-$runs.log"
+	fi
 }
+runs=0
 
 for _ in $(seq "$rounds"); do
 	game off

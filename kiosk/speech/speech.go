@@ -15,9 +15,11 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Lang is the language of an utterance.
@@ -49,6 +51,9 @@ const (
 	// oldest give way (what changed on a screen a moment ago has changed
 	// again since).
 	maxQueued = 8
+	// synthNice is the synthesiser's niceness: behind the kiosk's own
+	// threads (the frames, the money), ahead of nothing else that runs.
+	synthNice = 10
 )
 
 // Options tune a Speaker. The zero value speaks with espeak-ng on the
@@ -175,6 +180,12 @@ func clampVolume(v int) int { return min(max(v, 0), 100) }
 
 func (s *Speaker) run() {
 	defer close(s.done)
+	// The synthesiser is born behind the game: a child starts with the
+	// niceness of the thread that forks it, and this goroutine, which
+	// forks them all, keeps a thread of its own at synthNice (Linux's
+	// niceness is a thread's). The thread is given up with the goroutine.
+	runtime.LockOSThread()
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), synthNice)
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -223,6 +234,10 @@ func (s *Speaker) speak(ctx context.Context, u Utterance, volume int) error {
 	cmd.Stdin = strings.NewReader(u.Text)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	// The synthesiser yields the processor to the game (run): on a
+	// kiosk's two cores a sentence synthesised at the game's priority
+	// delayed frames; behind it, it still speaks far faster than it is
+	// heard.
 	err := cmd.Run()
 	if err == nil || ctx.Err() != nil {
 		return nil
