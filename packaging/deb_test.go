@@ -276,12 +276,13 @@ func TestUnitSandbox(t *testing.T) {
 	// boot: no keymap, no keyboard, Xwayland stopped, no display).
 	assert.Equal(t, []string{"@system-service", "~@privileged", "@setuid"}, keys["SystemCallFilter"])
 	assert.Equal(t, []string{"EPERM"}, keys["SystemCallErrorNumber"], "a call refused fails, it does not kill the kiosk")
-	// The screen (DRM), touch, tty1, the cash devices by their kernel
-	// group (udev's links name ttyUSB or ttyACM nodes), and the TPM's
-	// resource manager.
-	assert.ElementsMatch(t, []string{"char-drm rw", "char-input rw", "/dev/tty1 rw", "char-ttyUSB rw", "char-ttyACM rw", "/dev/tpmrm0 rw"},
+	// The screen (DRM), touch and keys, tty1, the cash devices by their
+	// kernel group (udev's links name ttyUSB or ttyACM nodes), the TPM's
+	// resource manager, and the audio output (the player's voice).
+	assert.ElementsMatch(t, []string{"char-drm rw", "char-input rw", "/dev/tty1 rw", "char-ttyUSB rw", "char-ttyACM rw", "/dev/tpmrm0 rw", "char-alsa rw"},
 		keys["DeviceAllow"])
 	assert.Contains(t, keys["SupplementaryGroups"][0], "tss", "/dev/tpmrm0 is the group tss's (tpm-udev)")
+	assert.Contains(t, strings.Fields(keys["SupplementaryGroups"][0]), "audio", "/dev/snd is the group audio's: espeak-ng, the kiosk's child, speaks there")
 	for _, k := range []string{"MemoryDenyWriteExecute", "PrivateNetwork", "PrivateUsers", "PrivateDevices"} {
 		assert.NotContains(t, keys, k, "software GL, the fleet and the devices need it off")
 		assert.Contains(t, string(b), "# - "+k+"=", "why %s is left out", k)
