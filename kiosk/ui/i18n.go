@@ -293,6 +293,7 @@ const (
 	msgSayMoreTime    msg = "say.more_time"
 	msgSayTimeHome    msg = "say.time_home"
 	msgSayTimeCloses  msg = "say.time_closes"
+	msgSayAutoIn      msg = "say.auto_in"
 	msgSaySecond      msg = "say.second"
 	msgSaySeconds     msg = "say.seconds"
 	msgSayButtons     msg = "say.buttons"
@@ -330,11 +331,13 @@ var catalogue = map[msg]text{
 	msgSayInsert:  {"Insérez un billet\u00a0: %s.", "Insert a note: %s."},
 	msgSayPlay: {"Touchez Jouer pour casser les briques vous-même, ou Auto pour que le jeu les casse pour vous.",
 		"Tap Play to break the bricks yourself, or Auto to have the game break them for you."},
-	msgSayCashOut:     {"Encaisser imprime un bon de paiement de votre crédit.", "Cash out prints a payment voucher for your credit."},
-	msgSayGame:        {"Partie à %s, en mode %s. Crédit restant\u00a0: %s.", "Game at %s, in %s mode. Credit left: %s."},
-	msgSayMoreTime:    {"Touchez Plus de temps pour rester.", "Tap More time to stay."},
-	msgSayTimeHome:    {"Retour à l’accueil dans %s.", "Back to the home screen in %s."},
-	msgSayTimeCloses:  {"Fermeture dans %s.", "Closing in %s."},
+	msgSayCashOut:    {"Encaisser imprime un bon de paiement de votre crédit.", "Cash out prints a payment voucher for your credit."},
+	msgSayGame:       {"Partie à %s, en mode %s. Crédit restant\u00a0: %s.", "Game at %s, in %s mode. Credit left: %s."},
+	msgSayMoreTime:   {"Touchez Plus de temps pour rester.", "Tap More time to stay."},
+	msgSayTimeHome:   {"Retour à l’accueil dans %s.", "Back to the home screen in %s."},
+	msgSayTimeCloses: {"Fermeture dans %s.", "Closing in %s."},
+	msgSayAutoIn: {"Le jeu passe en Auto dans %s. Touchez le mur ou une touche pour continuer à jouer.",
+		"The game goes on in Auto in %s. Touch the wall or a key to keep playing."},
 	msgSaySecond:      {"une seconde", "one second"},
 	msgSaySeconds:     {"secondes", "seconds"},
 	msgSayButtons:     {"Boutons\u00a0: %s.", "Buttons: %s."},

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/container"
 
 	"pharaon/game"
+	"pharaon/game/breakout"
 	"pharaon/kiosk/ui/art"
 	"pharaon/kiosk/ui/touch"
 )
@@ -93,6 +94,12 @@ func (s *Screens) key(a keyAction) {
 		}
 	}
 	s.activity()
+	if w := s.gs.Playfield().World(); s.screen == scrGame && s.gameRunning() && s.overlay == ovNone &&
+		w != nil && w.Mode() == breakout.Play && !w.Done() {
+		// Any key is the player there: a Jouer wall left idle does not
+		// go to Auto (the countdown said a key keeps it).
+		s.gs.Playfield().Nudge()
+	}
 	switch a {
 	case keyPrev, keyNext:
 		s.moveFocus(a == keyNext)

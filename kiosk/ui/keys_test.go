@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/game/breakout"
 	"pharaon/kiosk"
 )
 
@@ -143,4 +144,27 @@ func TestKeypadWithoutVoice(t *testing.T) {
 	assert.Len(t, f.s.focusBox.Objects, 1)
 	f.key(fyne.KeyReturn)
 	assert.NotNil(t, f.game())
+}
+
+// A Jouer wall left idle says its countdown to Auto, and a key keeps it
+// in Jouer, as a touch does.
+func TestKeypadKeepsAJouerWall(t *testing.T) {
+	v := &heardVoice{}
+	f := newScrFixture(t, withVoice(v))
+	f.credit(5 * game.Euro)
+	f.tap("Voix")
+	f.tap("Jouer")
+	w := f.s.gs.Playfield().World()
+	require.Equal(t, breakout.Play, w.Mode())
+	n := v.count()
+	for i := 0; i < 240*60 && !said(v.since(n), "Le jeu passe en Auto"); i++ {
+		f.frame()
+	}
+	require.Contains(t, v.since(n), "queue: Le jeu passe en Auto dans 10 secondes. Touchez le mur ou une touche pour continuer à jouer.")
+	idle := w.Idle()
+	require.Greater(t, idle, 0)
+	f.key(fyne.KeyDown)
+	f.frame()
+	assert.Less(t, w.Idle(), idle, "the key was activity: the idle time starts again")
+	assert.Equal(t, breakout.Play, w.Mode(), "still in Jouer")
 }

@@ -260,6 +260,12 @@ func (s *Screens) voiceLanded(sym game.Symbol, n int) {
 	s.queue(sp.Combination(game.Combination{Symbol: sym, Count: n}) + ".")
 }
 
+// voiceAutoCountdown says the countdown to Auto of a Jouer game left idle
+// as it appears: a touch of the field or any key keeps the game.
+func (s *Screens) voiceAutoCountdown(secs int) {
+	s.queue(s.tr.F(msgSayAutoIn, s.tr.spokenCount(secs, msgSaySecond, msgSaySeconds)))
+}
+
 // voiceTimeWarning says a timeout's warning as its strip appears.
 func (s *Screens) voiceTimeWarning(secs int) {
 	k := msgSayTimeHome

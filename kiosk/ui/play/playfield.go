@@ -37,6 +37,9 @@ type Playfield struct {
 	// OnActivity is called on every touch of the field (the kiosk's idle
 	// timer, kiosk.Machine.Touch). Optional.
 	OnActivity func()
+	// OnCountdown is called when the countdown to Auto appears, with its
+	// seconds (the voice says it). Optional.
+	OnCountdown func(secs int)
 
 	// TouchRadius is how far from the ball's centre, in pixels, a tap
 	// still launches it. At least 30 (a 60 px target); 56 if zero.
@@ -313,6 +316,11 @@ func (p *Playfield) brickCentre(i int) (fyne.Position, bool) {
 	rc := b[i].Rect
 	return p.rend.geom.pos(rc.X+rc.W/2, rc.Y+rc.H/2), true
 }
+
+// Nudge is a touch that moves nothing: the player is there (a key of the
+// keypad), and the wall does not go to Auto for want of a touch. Recorded
+// as a touch is, so a replay does the same.
+func (p *Playfield) Nudge() { p.activity() }
 
 func (p *Playfield) activity() {
 	p.touched = true

@@ -815,6 +815,9 @@ func (r *playfieldRenderer) updateGuide(w *breakout.World, b breakout.Ball) bool
 			r.countTxt.Refresh()
 		}
 		showAll(secs > 0, r.countBg, r.countTxt)
+		if secs > 0 && r.countSecs == 0 && r.p.OnCountdown != nil {
+			r.p.OnCountdown(secs)
+		}
 		r.countSecs = secs
 		changed = true
 	}
