@@ -21,6 +21,7 @@ import (
 
 	"pharaon/cmd/pharaon/internal/early"
 	"pharaon/game/block"
+	"pharaon/hw/jack"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/fleet"
@@ -631,7 +632,10 @@ func showWindow(r windowRun, cfg Config) {
 					fyne.Do(func() { startup.Step(step, done) })
 				})
 				if r.ctx.Err() == nil {
-					fyne.Do(func() { screens = showScreens(w, cfg, m, opt, bo, r.logger) })
+					fyne.Do(func() {
+						screens = showScreens(w, cfg, m, opt, bo, r.logger)
+						watchHeadphones(r.ctx, screens, opt, r.logger)
+					})
 				}
 			}(booted)
 		})
@@ -781,6 +785,28 @@ func showScreens(w fyne.Window, cfg Config, m ui.Machine, opt ui.Options, bo *ba
 		bo.onFirstStart("setup screen")
 	}
 	return screens
+}
+
+// watchHeadphones turns the player's voice on when headphones are plugged
+// into the kiosk's jack (hw/jack), for as long as ctx runs. A kiosk
+// without a voice, or without a jack the kernel reports, does nothing.
+func watchHeadphones(ctx context.Context, screens *ui.Screens, opt ui.Options, logger *log.Logger) {
+	if opt.Voice == nil {
+		return
+	}
+	go func() {
+		devs, err := jack.Watch(ctx, "/sys", "/dev", func(in bool) {
+			if in {
+				fyne.Do(screens.HeadphonesIn)
+			}
+		}, logger.Printf)
+		switch {
+		case err != nil:
+			logger.Printf("headphones: %v (the voice comes on by a key or « Voix » only)", err)
+		case len(devs) == 0:
+			logger.Print("headphones: the kernel reports no jack (the voice comes on by a key or « Voix » only)")
+		}
+	}()
 }
 
 // showPlayer puts the player's screens in the window, with the keypad's

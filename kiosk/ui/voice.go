@@ -107,6 +107,20 @@ func (s *Screens) toggleVoice() {
 	}
 }
 
+// HeadphonesIn is headphones plugged into the kiosk's jack (hw/jack): the
+// voice comes on and says where the player is, as the first key of the
+// keypad does. Already on, or without a voice, nothing changes.
+func (s *Screens) HeadphonesIn() {
+	if !s.started || s.voice.on || !s.voiceAvailable() || s.screen == scrNone {
+		return
+	}
+	if s.screen == scrAttract {
+		s.activity()
+		s.showHome() // a player is there
+	}
+	s.toggleVoice()
+}
+
 // changeVolume is « + » or « – » beside « Voix ».
 func (s *Screens) changeVolume(by int) {
 	s.activity()

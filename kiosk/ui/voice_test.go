@@ -273,3 +273,21 @@ func TestVoiceSaysTheHistory(t *testing.T) {
 	assert.Equal(t, "say: Vos parties depuis 11:00. La dernière partie en premier. Date. Mise. Mode. Résultat. Gain. "+
 		"30 novembre 2026 à 11 heures. dernière. cinquante centimes. Auto. perdante. Boutons\u00a0: Retour.", v.lastSaid())
 }
+
+// Headphones plugged in turn the voice on, from the attract loop too.
+func TestVoiceHeadphonesIn(t *testing.T) {
+	v := &heardVoice{}
+	f := newScrFixture(t, withVoice(v))
+	f.clock.Advance(f.s.opt.AttractAfter)
+	f.s.Poll(f.clock.Now())
+	require.Equal(t, scrAttract, f.s.screen)
+	assert.Zero(t, v.count(), "the attract loop says nothing")
+
+	f.runUI(f.s.HeadphonesIn)
+	assert.Equal(t, scrHome, f.s.screen)
+	assert.True(t, f.s.voice.on)
+	assert.True(t, strings.HasPrefix(v.lastSaid(), "say: Voix activée"), v.lastSaid())
+	n := v.count()
+	f.runUI(f.s.HeadphonesIn)
+	assert.Equal(t, n, v.count(), "plugged in again: nothing more")
+}
