@@ -149,10 +149,7 @@ func TestKeypadWithoutVoice(t *testing.T) {
 // A Jouer wall left idle says its countdown to Auto, and a key keeps it
 // in Jouer, as a touch does.
 func TestKeypadKeepsAJouerWall(t *testing.T) {
-	v := &heardVoice{}
-	f := newScrFixture(t, withVoice(v))
-	f.credit(5 * game.Euro)
-	f.tap("Voix")
+	f, v := newVoiced(t, 5*game.Euro)
 	f.tap("Jouer")
 	w := f.s.gs.Playfield().World()
 	require.Equal(t, breakout.Play, w.Mode())

@@ -55,6 +55,16 @@ func withVoice(v *heardVoice) fixtureOption {
 	}
 }
 
+// newVoiced is a kiosk with credit whose player turned the voice on.
+func newVoiced(t *testing.T, credit game.Money) (*scrFixture, *heardVoice) {
+	t.Helper()
+	v := &heardVoice{}
+	f := newScrFixture(t, withVoice(v))
+	f.credit(credit)
+	f.tap("Voix")
+	return f, v
+}
+
 // said reports whether one of lines holds want.
 func said(lines []string, want string) bool {
 	for _, l := range lines {
@@ -198,10 +208,7 @@ func TestVoiceSpeaksEnglish(t *testing.T) {
 }
 
 func TestVoiceSaysTheCreditedBonusPrize(t *testing.T) {
-	v := &heardVoice{}
-	f := newScrFixture(t, withVoice(v))
-	f.credit(5 * game.Euro)
-	f.tap("Voix")
+	f, v := newVoiced(t, 5*game.Euro)
 	f.tap(fr(game.Stake200.Money()))
 	f.tap("Jouer")
 	assert.True(t, said(v.since(0), "say: Partie à deux euros, en mode Jouer. Crédit restant\u00a0: trois euros. Touchez la balle pour la lancer."), "%q", v.since(0))
@@ -223,10 +230,7 @@ func TestVoiceSaysTheCreditedBonusPrize(t *testing.T) {
 }
 
 func TestVoiceSaysATimeoutAndMoreTime(t *testing.T) {
-	v := &heardVoice{}
-	f := newScrFixture(t, withVoice(v))
-	f.credit(5 * game.Euro)
-	f.tap("Voix")
+	f, v := newVoiced(t, 5*game.Euro)
 	f.tap("Historique")
 	require.True(t, said(v.since(0), "say: Vos parties"), "the history is said: %q", v.since(0))
 	n := v.count()
@@ -262,10 +266,7 @@ func TestSpokenAmountsAndDurations(t *testing.T) {
 
 // The history is said row by row, its dates and amounts in words.
 func TestVoiceSaysTheHistory(t *testing.T) {
-	v := &heardVoice{}
-	f := newScrFixture(t, withVoice(v))
-	f.credit(5 * game.Euro)
-	f.tap("Voix")
+	f, v := newVoiced(t, 5*game.Euro)
 	f.tap("Auto")
 	f.playToEnd(false)
 	f.tap("Accueil")
