@@ -28,11 +28,11 @@ func event(typ, code uint16, value int32) []byte {
 }
 
 const (
-	evSyn               = 0x00
-	swMicrophoneInsert  = 0x04
-	swLineoutInsert     = 0x06
-	evKey               = 0x01
-	keyPlaypause uint16 = 164
+	evSyn                     = 0x00
+	swMicrophoneInsert        = 0x04
+	swLineoutInsert           = 0x06
+	evKey                     = 0x01
+	keyPlaypause       uint16 = 164
 )
 
 func TestHasBit(t *testing.T) {
