@@ -310,6 +310,8 @@ const (
 	msgSayChosen      msg = "say.chosen"
 	msgSaySofter      msg = "say.softer"
 	msgSayLouder      msg = "say.louder"
+	msgSayFrench      msg = "say.french"
+	msgSayEnglish     msg = "say.english"
 	msgSayEndingIn    msg = "say.ending_in"
 )
 
@@ -354,6 +356,8 @@ var catalogue = map[msg]text{
 	msgSayChosen:      {"%s, choisie", "%s, chosen"},
 	msgSaySofter:      {"Moins fort", "Softer"},
 	msgSayLouder:      {"Plus fort", "Louder"},
+	msgSayFrench:      {"Français", "French"},
+	msgSayEnglish:     {"Anglais", "English"},
 	msgSayEndingIn:    {"se terminant par %s", "ending in %s"},
 	msgLangFR:         {"FR", "FR"},
 	msgLangEN:         {"EN", "EN"},

@@ -132,47 +132,34 @@ type focusState struct {
 	ring  *canvas.Rectangle
 }
 
-// buttons are the buttons of what shows, in order, with where each is in
-// the window: the window or card over the screen (if any), else the
-// screen; then the strip of a timeout.
-func (s *Screens) buttons() ([]*touch.Button, []fyne.Position) {
-	var bs []*touch.Button
-	var at []fyne.Position
-	collect := func(box fyne.CanvasObject) {
-		walkButtons(box, fyne.NewPos(0, 0), func(b *touch.Button, p fyne.Position) {
-			bs = append(bs, b)
-			at = append(at, p)
-		})
-	}
+// placed is a button and where it is in the window.
+type placed struct {
+	b  *touch.Button
+	at fyne.Position
+}
+
+// buttons are the buttons of what shows, in reading order (row by row
+// from the top, each row from the left): the window or card over the
+// screen (if any), else the screen; then the strip of a timeout, so that
+// « Plus de temps » is one key away from the end.
+func (s *Screens) buttons() []placed {
+	var bs []placed
+	add := func(b *touch.Button, p fyne.Position) { bs = append(bs, placed{b, p}) }
 	if s.overlay != ovNone && len(s.ovBox.Objects) > 0 {
-		collect(s.ovBox)
+		walkButtons(s.ovBox, fyne.Position{}, add)
 	} else {
-		collect(s.scrBox)
-	}
-	// In reading order: row by row from the top, each row from the left.
-	order := make([]int, len(bs))
-	for i := range order {
-		order[i] = i
+		walkButtons(s.scrBox, fyne.Position{}, add)
 	}
 	row := minTouch / 2 * s.v.k
-	sort.SliceStable(order, func(i, j int) bool {
-		a, b := at[order[i]], at[order[j]]
+	sort.SliceStable(bs, func(i, j int) bool {
+		a, b := bs[i].at, bs[j].at
 		if d := a.Y - b.Y; d < -row || d > row {
 			return a.Y < b.Y
 		}
 		return a.X < b.X
 	})
-	sb, sat := make([]*touch.Button, len(bs)), make([]fyne.Position, len(bs))
-	for i, k := range order {
-		sb[i], sat[i] = bs[k], at[k]
-	}
-	// The strip of a timeout last: « Plus de temps » is one key away
-	// from the end.
-	walkButtons(s.timeBox, fyne.NewPos(0, 0), func(b *touch.Button, p fyne.Position) {
-		sb = append(sb, b)
-		sat = append(sat, p)
-	})
-	return sb, sat
+	walkButtons(s.timeBox, fyne.Position{}, add)
+	return bs
 }
 
 // walkButtons calls f for each visible button under o, with its position
@@ -196,17 +183,17 @@ func walkButtons(o fyne.CanvasObject, pos fyne.Position, f func(*touch.Button, f
 
 // focused is the button the focus is on, nil when none.
 func (s *Screens) focused() *touch.Button {
-	bs, _ := s.buttons()
+	bs := s.buttons()
 	if s.focus.index < 0 || s.focus.index >= len(bs) {
 		return nil
 	}
-	return bs[s.focus.index]
+	return bs[s.focus.index].b
 }
 
 // moveFocus moves the focus to the next button (or the one before), round
 // the screen, and says it.
 func (s *Screens) moveFocus(next bool) {
-	bs, _ := s.buttons()
+	bs := s.buttons()
 	if len(bs) == 0 {
 		s.say(s.describe())
 		return
@@ -225,7 +212,7 @@ func (s *Screens) moveFocus(next bool) {
 	}
 	s.focus.index = i
 	s.showFocus()
-	s.say(s.buttonSpoken(bs[i]))
+	s.say(s.buttonSpoken(bs[i].b))
 }
 
 // buttonSpoken says a button: its label, its caption, and whether it
@@ -234,14 +221,14 @@ func (s *Screens) buttonSpoken(b *touch.Button) string {
 	sp := s.tr.Spoken()
 	text := s.speakable(b.Text)
 	switch b.Text {
-	case "–":
+	case volumeDown:
 		text = sp.T(msgSaySofter)
-	case "+":
+	case volumeUp:
 		text = sp.T(msgSayLouder)
 	case sp.T(msgLangFR):
-		text = "Français"
+		text = sp.T(msgSayFrench)
 	case sp.T(msgLangEN):
-		text = "English"
+		text = sp.T(msgSayEnglish)
 	}
 	if st, ok := s.stakeOf(b); ok {
 		text = sp.Stake(st) // "1 €" said "un euro"
@@ -274,11 +261,11 @@ func (s *Screens) stakeOf(b *touch.Button) (game.Stake, bool) {
 // keyBack is « back »: the button that closes what shows (Fermer,
 // Annuler, Terminé, Retour, Accueil), else the screen said again.
 func (s *Screens) keyBack() {
-	bs, _ := s.buttons()
+	bs := s.buttons()
 	for _, k := range []msg{msgClose, msgCancel, msgDone, msgBack, msgHome} {
-		for _, b := range bs {
-			if b.Text == s.tr.T(k) && !b.Disabled() {
-				b.Tapped(nil)
+		for _, p := range bs {
+			if p.b.Text == s.tr.T(k) && !p.b.Disabled() {
+				p.b.Tapped(nil)
 				return
 			}
 		}
@@ -301,17 +288,19 @@ func (s *Screens) help() string {
 	return s.describe()
 }
 
-// focusRing is the ring's colour and width, in design units.
-var focusRing = struct {
-	colour color.Color
-	width  float32
-}{art.GoldLight, 5}
+// focusRingWidth is the width of the ring around the button focused, in
+// design units.
+const focusRingWidth = 5
 
 // showFocus draws the ring around the button focused, or takes it away.
+// Without a key pressed in the session there is none, and nothing to walk.
 func (s *Screens) showFocus() {
-	bs, at := s.buttons()
+	var bs []placed
+	if s.focus.used && s.focus.index >= 0 {
+		bs = s.buttons()
+	}
 	i := s.focus.index
-	if i < 0 || i >= len(bs) || !s.focus.used {
+	if i < 0 || i >= len(bs) {
 		if len(s.focusBox.Objects) > 0 {
 			s.focusBox.Objects = nil
 			s.focusBox.Refresh()
@@ -320,14 +309,14 @@ func (s *Screens) showFocus() {
 	}
 	if s.focus.ring == nil {
 		s.focus.ring = canvas.NewRectangle(color.Transparent)
+		s.focus.ring.StrokeColor = art.GoldLight
 	}
-	r := s.focus.ring
-	r.StrokeColor = focusRing.colour
-	w := focusRing.width * s.v.k
+	r, b := s.focus.ring, bs[i].b
+	w := focusRingWidth * s.v.k
 	r.StrokeWidth = w
-	r.CornerRadius = bs[i].Radius + w
-	r.Move(at[i].Subtract(fyne.NewPos(w*1.5, w*1.5)))
-	r.Resize(bs[i].Size().Add(fyne.NewSize(w*3, w*3)))
+	r.CornerRadius = b.Radius + w
+	r.Move(bs[i].at.Subtract(fyne.NewPos(w*1.5, w*1.5)))
+	r.Resize(b.Size().Add(fyne.NewSize(w*3, w*3)))
 	s.focusBox.Objects = []fyne.CanvasObject{r}
 	s.focusBox.Refresh()
 }

@@ -42,8 +42,7 @@ func (f *scrFixture) focusOn(v *heardVoice, label string) {
 			require.NotNil(f.t, b)
 			require.Len(f.t, f.s.focusBox.Objects, 1, "the ring shows")
 			ring := f.s.focusBox.Objects[0]
-			_, at := f.s.buttons()
-			p := at[f.s.focus.index]
+			p := f.s.buttons()[f.s.focus.index].at
 			assert.True(f.t, ring.Position().X < p.X && ring.Position().Y < p.Y &&
 				ring.Position().X+ring.Size().Width > p.X+b.Size().Width &&
 				ring.Position().Y+ring.Size().Height > p.Y+b.Size().Height, "the ring is around %q", label)
@@ -116,6 +115,8 @@ func TestKeypadDisabledButtonAndVolume(t *testing.T) {
 	v := &heardVoice{}
 	f := newScrFixture(t, withVoice(v))
 	f.key(fyne.KeyDown) // turns the voice on
+	f.focusOn(v, "Moins fort")
+	f.focusOn(v, "Anglais")
 	f.focusOn(v, "Jouer")
 	assert.Equal(t, "say: Jouer, bouton indisponible.", v.lastSaid(), "no credit: Jouer cannot be pressed")
 	n := v.count()

@@ -48,8 +48,13 @@ type Voice interface {
 	Volume() int
 }
 
-// volumeStep is what « + » and « – » change the volume by.
-const volumeStep = 10
+// volumeStep is what « + » and « – » change the volume by; volumeDown and
+// volumeUp are their labels.
+const (
+	volumeStep = 10
+	volumeDown = "–"
+	volumeUp   = "+"
+)
 
 // voiceState is the voice's part of the screens.
 type voiceState struct {
@@ -243,7 +248,7 @@ func (s *Screens) describeGame() string {
 	sp := s.tr.Spoken()
 	parts := []string{sp.F(msgSayGame, sp.Stake(s.game.Stake()), sp.Mode(s.mode), sp.Money(s.snap.Credit))}
 	if s.mode == breakout.Play && !s.gs.Over() {
-		parts = append(parts, sp.T(msgGameTapBall)+".")
+		parts = append(parts, sentence(sp.T(msgGameTapBall)))
 	}
 	return strings.Join(parts, " ")
 }
@@ -259,10 +264,8 @@ func (s *Screens) voiceNote() {
 	if !s.voice.on || !s.toastVisible() {
 		return
 	}
-	tr := s.tr
-	s.tr = tr.Spoken()
-	head, line, _ := s.toastLines()
-	s.tr = tr
+	var head, line string
+	s.withSpoken(func() { head, line, _ = s.toastLines() })
 	s.queue(strings.TrimSpace(sentence(s.speakable(head)) + " " + sentence(s.speakable(line))))
 	s.voiceSessionEnd()
 }
@@ -296,10 +299,8 @@ func (s *Screens) spokenTexts(build func(view) fyne.CanvasObject) string {
 	if !s.sized() {
 		return ""
 	}
-	tr := s.tr
-	s.tr = tr.Spoken()
-	obj := build(s.v)
-	s.tr = tr
+	var obj fyne.CanvasObject
+	s.withSpoken(func() { obj = build(s.v) })
 	var texts, buttons []string
 	var last *canvas.Text // the text read last, which the next may continue
 	walkTexts(obj, func(t *canvas.Text) {
@@ -322,6 +323,15 @@ func (s *Screens) spokenTexts(build func(view) fyne.CanvasObject) string {
 		texts = append(texts, s.tr.F(msgSayButtons, s.tr.list(buttons, msgListOr)))
 	}
 	return strings.Join(texts, " ")
+}
+
+// withSpoken runs f with the screens' catalogue speaking (Tr.Spoken): what
+// f builds or writes has its amounts, durations and dates in words.
+func (s *Screens) withSpoken(f func()) {
+	tr := s.tr
+	s.tr = tr.Spoken()
+	defer func() { s.tr = tr }()
+	f()
 }
 
 // continues reports whether b is the line after a in a paragraph
@@ -402,7 +412,7 @@ func (s *Screens) buildVoiceButtons(v view) []fyne.CanvasObject {
 	}
 	return []fyne.CanvasObject{
 		v.button(s.tr.F(msgVoiceVolume, s.opt.Voice.Volume()), buttonChosen, 20, s.toggleVoice, x, y, w, minTouch),
-		v.button("–", buttonQuiet, 26, func() { s.changeVolume(-volumeStep) }, x+w+gap, y, side, minTouch),
-		v.button("+", buttonQuiet, 26, func() { s.changeVolume(volumeStep) }, x+w+gap+side+gap, y, side, minTouch),
+		v.button(volumeDown, buttonQuiet, 26, func() { s.changeVolume(-volumeStep) }, x+w+gap, y, side, minTouch),
+		v.button(volumeUp, buttonQuiet, 26, func() { s.changeVolume(volumeStep) }, x+w+gap+side+gap, y, side, minTouch),
 	}
 }
