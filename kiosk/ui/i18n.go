@@ -323,7 +323,7 @@ type text struct{ fr, en string }
 // the texts only place them (%s).
 var catalogue = map[msg]text{
 	msgVoice:       {"Voix", "Voice"},
-	msgVoiceVolume: {"Voix\u00a0%d\u00a0%%", "Voice %d\u00a0%%"},
+	msgVoiceVolume: {"Voix\u00a0%d\u00a0%%", "Voice %d%%"},
 	msgSayVoiceOn: {"Voix activée, volume %d. Les boutons plus et moins à côté de Voix règlent le volume.",
 		"Voice on, volume %d. The plus and minus buttons beside Voice set the volume."},
 	msgSayVolume:  {"Volume %d.", "Volume %d."},
