@@ -114,9 +114,13 @@ func (s *Screens) key(a keyAction) {
 	case keyBack:
 		s.keyBack()
 	case keyHelp:
-		s.say(s.help())
+		if s.voice.on {
+			s.say(s.help())
+		}
 	case keyRepeat:
-		s.say(s.describe())
+		if s.voice.on {
+			s.say(s.describe())
+		}
 	case keySofter:
 		s.changeVolume(-volumeStep)
 	case keyLouder:

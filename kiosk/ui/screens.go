@@ -354,7 +354,9 @@ func (s *Screens) SetLang(l Lang) {
 	s.tr = Tr{Lang: l}
 	s.gs.SetWords(PlayWords(s.tr.Lang))
 	s.rebuild()
-	s.say(s.describe())
+	if s.voice.on {
+		s.say(s.describe()) // the screen again, in the new language
+	}
 }
 
 // GameScreen is the game screen (for the frame log and the tests).

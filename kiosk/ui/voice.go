@@ -255,6 +255,9 @@ func (s *Screens) describeGame() string {
 
 // voiceStake says the stake the player chose.
 func (s *Screens) voiceStake() {
+	if !s.voice.on {
+		return
+	}
 	sp := s.tr.Spoken()
 	s.say(sp.F(msgSayStake, sp.Stake(s.stake)))
 }
@@ -273,6 +276,9 @@ func (s *Screens) voiceNote() {
 // voiceLanded says a symbol that landed in the cartouche, with how many
 // of it the wall has shown.
 func (s *Screens) voiceLanded(sym game.Symbol, n int) {
+	if !s.voice.on {
+		return // called in a frame: nothing is written for no one
+	}
 	sp := s.tr.Spoken()
 	s.queue(sp.Combination(game.Combination{Symbol: sym, Count: n}) + ".")
 }
@@ -280,11 +286,17 @@ func (s *Screens) voiceLanded(sym game.Symbol, n int) {
 // voiceAutoCountdown says the countdown to Auto of a Jouer game left idle
 // as it appears: a touch of the field or any key keeps the game.
 func (s *Screens) voiceAutoCountdown(secs int) {
+	if !s.voice.on {
+		return // called in a frame
+	}
 	s.queue(s.tr.F(msgSayAutoIn, s.tr.spokenCount(secs, msgSaySecond, msgSaySeconds)))
 }
 
 // voiceTimeWarning says a timeout's warning as its strip appears.
 func (s *Screens) voiceTimeWarning(secs int) {
+	if !s.voice.on {
+		return
+	}
 	k := msgSayTimeHome
 	if s.overlay == ovPrizeTable {
 		k = msgSayTimeCloses
