@@ -2,6 +2,7 @@ package art
 
 import (
 	"image/color"
+	"math"
 
 	"pharaon/game"
 )
@@ -80,4 +81,62 @@ func StoneColor(s game.Stone) color.NRGBA {
 		return StoneBlue
 	}
 	return Lapis
+}
+
+// The inks of the large-text, high-contrast mode (kiosk/ui/large.go), each
+// at least 7:1 against Night and against the high-contrast buttons' fills
+// (WCAG 2 AAA for text): the palette's inks brightened, their hues kept.
+var (
+	ContrastWhite     = color.NRGBA{R: 0xFF, G: 0xFF, B: 0xFF, A: 0xFF}
+	ContrastGold      = color.NRGBA{R: 0xFF, G: 0xE1, B: 0x69, A: 0xFF}
+	ContrastAlert     = color.NRGBA{R: 0xFF, G: 0xA8, B: 0x99, A: 0xFF}
+	ContrastTurquoise = color.NRGBA{R: 0x8F, G: 0xF5, B: 0xEC, A: 0xFF}
+	ContrastMalachite = color.NRGBA{R: 0x8C, G: 0xF0, B: 0xB4, A: 0xFF}
+	ContrastGrey      = color.NRGBA{R: 0xC8, G: 0xCC, B: 0xD8, A: 0xFF}
+)
+
+// HighContrast is the high-contrast mode's ink for a text drawn in c on the
+// night ground: white for the sands, a bright gold for the golds, lighter
+// alert, turquoise and malachite; c itself when it has no counterpart (Ink,
+// drawn on gold).
+func HighContrast(c color.Color) color.Color {
+	n, ok := c.(color.NRGBA)
+	if !ok {
+		return c
+	}
+	switch n {
+	case Sand, Limestone, GhostWhite:
+		return ContrastWhite
+	case Gold, GoldLight, GoldDark:
+		return ContrastGold
+	case Alert, Carnelian:
+		return ContrastAlert
+	case Turquoise, TurquoiseLight:
+		return ContrastTurquoise
+	case Malachite:
+		return ContrastMalachite
+	}
+	return c
+}
+
+// Luminance is c's relative luminance (WCAG 2), 0 for black, 1 for white.
+func Luminance(c color.Color) float64 {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	lin := func(v uint8) float64 {
+		s := float64(v) / 255
+		if s <= 0.04045 {
+			return s / 12.92
+		}
+		return math.Pow((s+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(n.R) + 0.7152*lin(n.G) + 0.0722*lin(n.B)
+}
+
+// Contrast is the contrast ratio of two opaque colours (WCAG 2), 1 to 21.
+func Contrast(a, b color.Color) float64 {
+	la, lb := Luminance(a), Luminance(b)
+	if la < lb {
+		la, lb = lb, la
+	}
+	return (la + 0.05) / (lb + 0.05)
 }

@@ -39,6 +39,9 @@ type Button struct {
 	Kind        Kind
 	Radius      float32
 	OnTapped    func()
+	// HighContrast draws it in the large-text mode's colours: opaque
+	// fills, and text at least 7:1 against them (art.HighContrast).
+	HighContrast bool
 
 	disabled bool
 	pressed  bool
@@ -177,6 +180,9 @@ func (r *buttonRenderer) Layout(size fyne.Size) {
 
 // colours of a button: fill, rim, text.
 func (r *buttonRenderer) colours() (fill, rim, fg color.Color) {
+	if r.b.HighContrast {
+		return r.contrastColours()
+	}
 	b := r.b
 	switch {
 	case b.disabled:
@@ -199,6 +205,30 @@ func (r *buttonRenderer) colours() (fill, rim, fg color.Color) {
 		return art.LapisGlow, art.Gold, art.GoldLight
 	}
 	return art.LapisLight, art.Gold, art.GoldLight
+}
+
+// contrastColours are colours() in the high-contrast mode: every fill
+// opaque, the terracotta darker and the texts brighter, so that each text
+// is at least 7:1 against its fill (touch_test.go measures them).
+func (r *buttonRenderer) contrastColours() (fill, rim, fg color.Color) {
+	b := r.b
+	switch {
+	case b.disabled:
+		return color.NRGBA{R: 0x1A, G: 0x27, B: 0x55, A: 0xFF}, art.ContrastGrey, art.ContrastGrey
+	case b.Kind == Primary:
+		return art.TerracottaDark, art.ContrastGold, art.ContrastWhite
+	case b.Kind == Chosen:
+		return art.Gold, art.ContrastWhite, art.Ink
+	case b.Kind == Quiet:
+		if b.pressed {
+			return art.Lapis, art.ContrastGold, art.ContrastWhite
+		}
+		return art.LapisLight, art.ContrastGold, art.ContrastWhite
+	}
+	if b.pressed {
+		return art.Lapis, art.ContrastGold, art.ContrastGold
+	}
+	return art.LapisLight, art.ContrastGold, art.ContrastGold
 }
 
 func (r *buttonRenderer) Refresh() {

@@ -1,0 +1,43 @@
+package touch
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+	"github.com/stretchr/testify/assert"
+
+	"pharaon/kiosk/ui/art"
+)
+
+// In the high-contrast mode every button's text is at least 7:1 against
+// its fill, and the fill is opaque, whatever its kind and state; the usual
+// colours are not all (the terracotta's white is under 7:1), which is why
+// the mode has its own.
+func TestHighContrastButtonsReachSevenToOne(t *testing.T) {
+	test.NewTempApp(t)
+	least := 21.0
+	for _, kind := range []Kind{Primary, Secondary, Choice, Chosen, Quiet} {
+		for _, state := range []string{"enabled", "pressed", "disabled"} {
+			b := NewButton("Jouer", kind, 30, nil)
+			b.HighContrast = true
+			r := test.WidgetRenderer(b).(*buttonRenderer)
+			switch state {
+			case "pressed":
+				b.pressed = true
+			case "disabled":
+				b.disabled = true
+			}
+			fill, _, fg := r.colours()
+			_, _, _, a := fill.RGBA()
+			assert.Equal(t, uint32(0xFFFF), a, "kind %d %s: an opaque fill", kind, state)
+			c := art.Contrast(fg, fill)
+			assert.GreaterOrEqual(t, c, 7.0, "kind %d %s", kind, state)
+			least = min(least, c)
+		}
+	}
+	t.Logf("the least contrast of a high-contrast button: %.2f:1", least)
+
+	usual := NewButton("Jouer", Primary, 30, nil)
+	fill, _, fg := test.WidgetRenderer(usual).(*buttonRenderer).colours()
+	assert.Less(t, art.Contrast(fg, fill), 7.0, "the usual Jouer is under 7:1")
+}
