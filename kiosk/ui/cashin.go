@@ -133,6 +133,9 @@ func (s *Screens) buildToast() fyne.CanvasObject {
 		x, y, w, h, headY, lineY = 170, 4, 620, 88, 8, 46
 	}
 	head, line, returned := s.toastLines()
+	if v.large {
+		return s.buildToastLarge(v, head, line, returned)
+	}
 	rim, headColour := color.Color(art.Gold), color.Color(art.GoldLight)
 	if returned {
 		rim, headColour = art.Alert, art.Alert
@@ -153,6 +156,32 @@ func (s *Screens) buildToast() fyne.CanvasObject {
 	}
 	lines, _ := v.para(line, size, art.Sand, !returned, fyne.TextAlignCenter, x+16, y+lineY, w-32)
 	return container.NewWithoutLayout(append(objs, lines...)...)
+}
+
+// buildToastLarge is the home screen's toast in the large-text mode: over
+// the prizes' panel, the credit's panel beside it in sight, its lines
+// broken to the panel's width.
+func (s *Screens) buildToastLarge(v view, head, line string, returned bool) fyne.CanvasObject {
+	x, y, w, h := float32(largeRulesX+8), float32(largeTop+8), float32(largeRulesW-16), float32(250)
+	rim, headColour := color.Color(art.Gold), color.Color(art.GoldLight)
+	if returned {
+		rim, headColour = art.Alert, art.Alert
+	}
+	bg := v.panelAlpha(x, y, w, h, 0xFF)
+	bg.StrokeColor = rim
+	bg.StrokeWidth = 3 * v.k
+	objs := []fyne.CanvasObject{bg}
+	lines, ly := v.para(head, sizeHeading-4, headColour, true, fyne.TextAlignCenter, x+12, y+12, w-24)
+	objs = append(objs, lines...)
+	size := float32(sizeHeading - 2)
+	if returned {
+		size = sizeBody + 1
+	}
+	if line != "" {
+		lines, _ = v.para(line, size, art.Sand, !returned, fyne.TextAlignCenter, x+12, ly+8, w-24)
+		objs = append(objs, lines...)
+	}
+	return container.NewWithoutLayout(objs...)
 }
 
 // cashInLine is the home screen's line about notes when they are not taken

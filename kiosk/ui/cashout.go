@@ -125,6 +125,7 @@ func (s *Screens) closeCashOverlay() {
 	case ovCashConfirm, ovVoucher, ovCashFailed, ovDevFaults:
 		s.clearOverlay()
 		s.cash = cashOutFlow{}
+		s.largeShown() // home with nothing left: the mode's session ends
 	}
 }
 
@@ -184,6 +185,7 @@ func (s *Screens) card(v view, h float32, rim bool, beside func()) (objs []fyne.
 // buildCashConfirm: "Encaisser 20 € ?" with Annuler and Imprimer. The
 // amount is the credit now (a note credited meanwhile shows at once).
 func (s *Screens) buildCashConfirm(v view) fyne.CanvasObject {
+	v = v.zoom() // the large-text mode: the whole card larger (large.go)
 	tr := s.tr
 	objs, y := s.card(v, 300, true, s.cancelCashOut)
 	x, w := float32(cashCardX), float32(cashCardW)
@@ -201,6 +203,7 @@ func (s *Screens) buildCashConfirm(v view) fyne.CanvasObject {
 
 // buildCashPrinting: the voucher is printing; nothing to tap.
 func (s *Screens) buildCashPrinting(v view) fyne.CanvasObject {
+	v = v.zoom() // the large-text mode: the whole card larger (large.go)
 	tr := s.tr
 	objs, y := s.card(v, 220, true, nil)
 	x, w := float32(cashCardX), float32(cashCardW)
@@ -215,6 +218,7 @@ func (s *Screens) buildCashPrinting(v view) fyne.CanvasObject {
 // amount, its number, the validation number masked but for its last four
 // digits, its expiry and where it is paid.
 func (s *Screens) buildVoucherCard(v view) fyne.CanvasObject {
+	v = v.zoom() // the large-text mode: the whole card larger (large.go)
 	tr, vo := s.tr, s.cash.voucher
 	const h = 470
 	objs, y := s.card(v, h, true, nil)
@@ -234,6 +238,7 @@ func (s *Screens) buildVoucherCard(v view) fyne.CanvasObject {
 
 // buildCashFailed: no voucher, why, and the credit kept.
 func (s *Screens) buildCashFailed(v view) fyne.CanvasObject {
+	v = v.zoom() // the large-text mode: the whole card larger (large.go)
 	tr := s.tr
 	title, reason, partly := s.failure()
 	const h = 400

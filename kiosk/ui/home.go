@@ -80,6 +80,9 @@ func (s *Screens) play(mode breakout.Mode) {
 }
 
 func (s *Screens) buildHome(v view) fyne.CanvasObject {
+	if v.large {
+		return s.buildHomeLarge(v)
+	}
 	tr := s.tr
 	objs := []fyne.CanvasObject{
 		s.cover(v, art.HomeBackdropResource()),
@@ -112,6 +115,11 @@ func (s *Screens) buildHome(v view) fyne.CanvasObject {
 // (refreshHomeLive), so the screen shows the credit in the next frame
 // instead of laying out and drawing every text of the rules again.
 func (s *Screens) buildHomeLive(v view) []fyne.CanvasObject {
+	if v.large {
+		// No development panel: it is not the player's, and the mode's
+		// layout has no room for it (« Aa » again shows it).
+		return s.buildActionsLarge(v, s.snap.Credit, s.snap.Available)
+	}
 	objs := s.buildActions(v, s.snap.Credit, s.snap.Available)
 	if s.snap.Dev && s.opt.Dev != nil {
 		objs = append(objs, s.buildDevPanel(v)...)
@@ -271,6 +279,28 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 	jouer.SetEnabled(ready)
 	auto.SetEnabled(ready)
 	objs = append(objs, jouer, auto)
+	if msgText, msgColour := s.homeMessage(credit, available, canPlay, cashBusy); msgText != "" {
+		lines, _ := v.para(msgText, sizeSmall, msgColour, true, fyne.TextAlignCenter, x, messageY, w)
+		objs = append(objs, lines...)
+	}
+	hist := v.button(tr.T(msgHistory), buttonSecondary, sizeButton-2, s.showHistory, x, secondaryY, bw, secondaryH)
+	cash := v.button(tr.T(msgCashOut), buttonSecondary, sizeButton-2, s.askCashOut, x+bw+gap, secondaryY, bw, secondaryH)
+	if !s.snap.Cash.CanCashOut || credit <= 0 {
+		cash.Disable()
+	}
+	// Why cash-out does not work now (a faulty printer says what it has),
+	// even without credit: the player reads it before inserting a note.
+	if why := s.cashOutCaption(); why != "" {
+		cash.FitCaption(why)
+	}
+	return append(objs, hist, cash)
+}
+
+// homeMessage is the line under Jouer and Auto: an error of Play, why
+// notes are refused or the credit cannot be paid out now, nothing on
+// sale, or why the stake chosen cannot be played; "" when all is well.
+func (s *Screens) homeMessage(credit game.Money, available map[game.Stake]bool, canPlay, cashBusy bool) (string, color.Color) {
+	tr := s.tr
 	msgText, msgColour := "", color.Color(art.Alert)
 	if s.message != nil {
 		msgText = s.message(tr)
@@ -288,33 +318,28 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 	if msgText == "" && available[s.stake] && !canPlay && !cashBusy {
 		msgText, msgColour = s.stakeLine(credit, available), art.Sand
 	}
-	if msgText != "" {
-		lines, _ := v.para(msgText, sizeSmall, msgColour, true, fyne.TextAlignCenter, x, messageY, w)
-		objs = append(objs, lines...)
-	}
-	hist := v.button(tr.T(msgHistory), buttonSecondary, sizeButton-2, s.showHistory, x, secondaryY, bw, secondaryH)
-	cash := v.button(tr.T(msgCashOut), buttonSecondary, sizeButton-2, s.askCashOut, x+bw+gap, secondaryY, bw, secondaryH)
-	if !s.snap.Cash.CanCashOut || credit <= 0 {
-		cash.Disable()
-	}
-	// Why cash-out does not work now (a faulty printer says what it has),
-	// even without credit: the player reads it before inserting a note.
-	if why := s.cashOutCaption(); why != "" {
-		cash.FitCaption(why)
-	}
-	return append(objs, hist, cash)
+	return msgText, msgColour
 }
 
 // buildNotice is the strip of the age limit and responsible play.
 func (s *Screens) buildNotice(v view) []fyne.CanvasObject {
 	strip := canvas.NewRectangle(color.NRGBA{R: art.Night.R, G: art.Night.G, B: art.Night.B, A: 0xF0})
-	strip.Move(fyne.NewPos(0, v.pos(0, noticeY).Y))
-	strip.Resize(fyne.NewSize(v.size.Width, v.size.Height-v.pos(0, noticeY).Y))
+	ny := noticeTop(v)
+	if v.large {
+		strip.FillColor = art.Night
+	}
+	strip.Move(fyne.NewPos(0, v.pos(0, ny).Y))
+	strip.Resize(fyne.NewSize(v.size.Width, v.size.Height-v.pos(0, ny).Y))
 	disc := canvas.NewCircle(art.Carnelian)
 	disc.StrokeColor = art.GoldLight
 	disc.StrokeWidth = 2 * v.k
-	v.place(disc, rulesX, noticeY+5, 42, 42)
-	age := v.textAt(s.tr.T(msgAgeBadge), sizeBody-1, art.Limestone, true, fyne.TextAlignCenter, rulesX, noticeY+15, 42)
+	side, ay := float32(42), float32(15)
+	if v.large {
+		disc.FillColor = art.TerracottaDark // white on it at 7:1
+		side, ay = 60, 15
+	}
+	v.place(disc, rulesX, ny+5, side, side)
+	age := v.textAt(s.tr.T(msgAgeBadge), sizeBody-1, art.Limestone, true, fyne.TextAlignCenter, rulesX, ny+ay, side)
 	s.warning = warningAt(s.now(), s.warningEvery())
 	s.noticeBox = container.NewWithoutLayout(s.warningLines(v, s.warning)...)
 	return []fyne.CanvasObject{strip, disc, age, s.noticeBox}
@@ -343,11 +368,29 @@ func (s *Screens) warningEvery() time.Duration {
 
 // warningLines lay out warning i in the notice's strip.
 func (s *Screens) warningLines(v view, i int) []fyne.CanvasObject {
-	lines, _ := v.para(s.tr.T(warnings[i]), sizeCaption, art.Sand, false, fyne.TextAlignLeading, rulesX+56, noticeY+5, actionsX+actionsW-rulesX-56)
+	ny, x := noticeTop(v), float32(rulesX+56)
+	if v.large {
+		x = rulesX + 72
+	}
+	w := actionsX + actionsW - x
+	top := ny + 5
+	if v.large {
+		top = ny + 3
+	}
+	lines, _ := v.para(s.tr.T(warnings[i]), sizeCaption, art.Sand, false, fyne.TextAlignLeading, x, top, w)
 	if len(lines) == 1 {
-		v.place(lines[0], rulesX+56, noticeY+14, actionsX+actionsW-rulesX-56, v.lineHeight(sizeCaption, false))
+		v.place(lines[0], x, ny+14, w, v.lineHeight(sizeCaption, false))
 	}
 	return lines
+}
+
+// noticeTop is the design y of the notice strip: higher in the large-text
+// mode, where the warning takes two lines.
+func noticeTop(v view) float32 {
+	if v.large {
+		return largeNoticeY
+	}
+	return noticeY
 }
 
 // rotateWarning shows the next warning in the screen's notice when its

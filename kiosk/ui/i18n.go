@@ -280,6 +280,10 @@ const (
 	// The voice (voice.go): its button, and the sentences that sum up a
 	// screen or say a change (amounts in words, Tr.Spoken).
 	msgVoice          msg = "voice.button"
+	msgLargeText      msg = "large.button"
+	msgLargeCombos    msg = "large.combos"
+	msgSayLargeOn     msg = "say.large_on"
+	msgSayLargeOff    msg = "say.large_off"
 	msgVoiceVolume    msg = "voice.button_volume"
 	msgSayVoiceOn     msg = "say.voice_on"
 	msgSayVolume      msg = "say.volume"
@@ -323,6 +327,10 @@ type text struct{ fr, en string }
 // the texts only place them (%s).
 var catalogue = map[msg]text{
 	msgVoice:       {"Voix", "Voice"},
+	msgLargeText:   {"Grands caractères", "Large text"},
+	msgLargeCombos: {"Gains pour une mise de %s", "Prizes for a %s stake"},
+	msgSayLargeOn:  {"Grands caractères activés.", "Large text on."},
+	msgSayLargeOff: {"Grands caractères désactivés.", "Large text off."},
 	msgVoiceVolume: {"Voix\u00a0%d\u00a0%%", "Voice %d%%"},
 	msgSayVoiceOn: {"Voix activée, volume %d. Les boutons plus et moins à côté de Voix règlent le volume.",
 		"Voice on, volume %d. The plus and minus buttons beside Voice set the volume."},

@@ -233,6 +233,8 @@ func (s *Screens) buttonSpoken(b *touch.Button) string {
 		text = sp.T(msgSayFrench)
 	case sp.T(msgLangEN):
 		text = sp.T(msgSayEnglish)
+	case largeLabel:
+		text = sp.T(msgLargeText)
 	}
 	if st, ok := s.stakeOf(b); ok {
 		text = sp.Stake(st) // "1 €" said "un euro"

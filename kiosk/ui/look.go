@@ -42,6 +42,11 @@ const (
 type view struct {
 	k, ox, oy float32
 	size      fyne.Size // the canvas size it was made for
+	// large is the player's large text and high contrast (large.go):
+	// every text largeScale times its size, in colours of at least 7:1
+	// on opaque grounds. zoomed is a view largeScale times larger as a
+	// whole (zoom): its text is as large by the scale itself.
+	large, zoomed bool
 }
 
 // viewFor fits the design screen into size.
@@ -70,10 +75,20 @@ func (v view) full(o fyne.CanvasObject) fyne.CanvasObject {
 	return o
 }
 
-// text is one line of text at design size, in colour c.
+// ts is the canvas size of text of design size: largeScale times larger
+// in the large-text mode.
+func (v view) ts(size float32) float32 {
+	if v.large && !v.zoomed {
+		return size * largeScale * v.k
+	}
+	return size * v.k
+}
+
+// text is one line of text at design size, in colour c (its high-contrast
+// counterpart in the large-text mode).
 func (v view) text(s string, size float32, c color.Color, bold bool) *canvas.Text {
-	t := canvas.NewText(s, c)
-	t.TextSize = size * v.k
+	t := canvas.NewText(s, v.ink(c))
+	t.TextSize = v.ts(size)
 	t.TextStyle.Bold = bold
 	return art.Typeset(t)
 }
@@ -90,7 +105,7 @@ func (v view) textAt(s string, size float32, c color.Color, bold bool, align fyn
 
 // lineHeight is the design height of a line of text at size.
 func (v view) lineHeight(size float32, bold bool) float32 {
-	return art.MeasureText("Ég", size*v.k, fyne.TextStyle{Bold: bold}).Height / v.k
+	return art.MeasureText("Ég", v.ts(size), fyne.TextStyle{Bold: bold}).Height / v.k
 }
 
 // para lays a paragraph out in the design box starting at (x, y), w wide,
@@ -100,7 +115,7 @@ func (v view) para(s string, size float32, c color.Color, bold bool, align fyne.
 	style := fyne.TextStyle{Bold: bold}
 	lh := v.lineHeight(size, bold)
 	var out []fyne.CanvasObject
-	for _, line := range wrap(s, w*v.k, size*v.k, style) {
+	for _, line := range wrap(s, w*v.k, v.ts(size), style) {
 		t := v.text(line, size, c, bold)
 		t.Alignment = align
 		v.place(t, x, y, w, lh)
@@ -143,6 +158,9 @@ func (v view) panel(x, y, w, h float32) *canvas.Rectangle {
 
 // panelAlpha is a panel of the given opacity.
 func (v view) panelAlpha(x, y, w, h float32, alpha uint8) *canvas.Rectangle {
+	if v.large {
+		alpha = 0xFF // text on it is read against its colour alone
+	}
 	r := canvas.NewRectangle(color.NRGBA{R: art.Night.R, G: art.Night.G, B: art.Night.B, A: alpha})
 	r.StrokeColor = art.GoldDark
 	r.StrokeWidth = 2 * v.k
@@ -192,7 +210,11 @@ func (v view) rastered(res fyne.Resource, fill canvas.ImageFill, x, y, w, h floa
 
 // dim is a veil over the canvas region (x, y, w, h) behind a window.
 func (v view) dim(x, y, w, h float32) *canvas.Rectangle {
-	r := canvas.NewRectangle(color.NRGBA{R: art.Night.R, G: art.Night.G, B: art.Night.B, A: 0xB0})
+	alpha := uint8(0xB0)
+	if v.large {
+		alpha = 0xF0
+	}
+	r := canvas.NewRectangle(color.NRGBA{R: art.Night.R, G: art.Night.G, B: art.Night.B, A: alpha})
 	v.place(r, x, y, w, h)
 	return r
 }
@@ -204,6 +226,10 @@ func (v view) dim(x, y, w, h float32) *canvas.Rectangle {
 // texture of the window's size, kept a minute after it was last drawn (at
 // 1280×800, 4 MB of llvmpipe's memory each).
 func (s *Screens) cover(v view, res fyne.Resource) fyne.CanvasObject {
+	if v.large {
+		// The large-text mode's plain ground: no picture behind text.
+		return v.full(canvas.NewRectangle(art.Night))
+	}
 	w, h := play.Pixels(v.size, 1)
 	img := play.Raster(res, w, h, canvas.ImageFillCover)
 	if img == nil {
@@ -257,8 +283,9 @@ func (v view) framed(res fyne.Resource, x, y, w, h float32) fyne.CanvasObject {
 
 // button is a touch button placed in the design box, its text at design size.
 func (v view) button(label string, kind buttonKind, size float32, tapped func(), x, y, w, h float32) *touchButton {
-	b := newTouchButton(label, kind, size*v.k, tapped)
+	b := newTouchButton(label, kind, v.ts(size), tapped)
 	b.Radius = buttonRadius * v.k
+	b.HighContrast = v.large
 	v.place(b, x, y, w, h)
 	return b
 }

@@ -114,6 +114,7 @@ func (s *Screens) realityCashOut() {
 }
 
 func (s *Screens) buildReality(v view) fyne.CanvasObject {
+	v = v.zoom() // the large-text mode: the whole card larger (large.go)
 	tr, p := s.tr, s.snap.Protection
 	const h = 420
 	objs, y := s.card(v, h, true, nil)
@@ -200,6 +201,7 @@ func (s *Screens) limitChosen(err error) {
 }
 
 func (s *Screens) buildLimit(v view) fyne.CanvasObject {
+	v = v.zoom() // the large-text mode: the whole card larger (large.go)
 	tr, p := s.tr, s.snap.Protection
 	const h = 470
 	objs, y := s.card(v, h, true, s.closeLimit)

@@ -169,13 +169,14 @@ const (
 	ovDevFaults            // the development panel's faults
 	ovReality              // the reality check (protection.go)
 	ovLimit                // the player's limit (protection.go)
+	ovRules                // the rules, in the large-text mode (large.go)
 )
 
 // overlayNames name the windows for Options.OnShow.
 var overlayNames = [...]string{ovNone: "none", ovPrizeTable: "prize-table", ovBonusIntro: "bonus-intro", ovWin: "win",
 	ovBonusWin: "bonus-win", ovResult: "result", ovLose: "lose", ovCashConfirm: "cash-confirm",
 	ovCashPrinting: "cash-printing", ovVoucher: "voucher", ovCashFailed: "cash-failed", ovDevFaults: "dev-faults",
-	ovReality: "reality-check", ovLimit: "limit"}
+	ovReality: "reality-check", ovLimit: "limit", ovRules: "rules"}
 
 // shown tells Options.OnShow what shows now.
 func (s *Screens) shown() {
@@ -187,6 +188,7 @@ func (s *Screens) shown() {
 	}
 	s.resetFocus()
 	s.voiceShown()
+	s.largeShown()
 }
 
 // Screens are the player's screens of the kiosk and the way between them:
@@ -241,6 +243,7 @@ type Screens struct {
 	homeLive *fyne.Container // what the home screen shows of the machine (buildHomeLive)
 
 	voice voiceState  // the voice, on or off (voice.go)
+	large largeState  // the large text and high contrast, on or off (large.go)
 	cash  cashOutFlow // the cash-out under way (cashout.go)
 	toast toast       // the feedback of the last note (cashin.go)
 	dev   devPanel    // the development panel's state (devpanel.go)
@@ -571,6 +574,8 @@ func (s *Screens) Poll(now time.Time) {
 	switch {
 	case s.overlay == ovPrizeTable && now.Sub(s.overlayAt) >= s.opt.OverlayTimeout && idle >= s.opt.OverlayTimeout:
 		s.closePrizeTable()
+	case s.overlay == ovRules && idle >= s.opt.OverlayTimeout:
+		s.clearOverlay()
 	case s.cashOverlayTimedOut(now, idle):
 		s.closeCashOverlay()
 	case s.screen == scrHistory && idle >= s.opt.HistoryTimeout:
@@ -586,7 +591,9 @@ func (s *Screens) Poll(now time.Time) {
 type rootLayout struct{ s *Screens }
 
 func (l *rootLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	if v := viewFor(size); v != l.s.v {
+	v := viewFor(size)
+	v.large = l.s.large.on
+	if v != l.s.v {
 		l.s.v = v
 		l.s.rebuild()
 	}

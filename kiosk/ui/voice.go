@@ -412,19 +412,27 @@ func sentence(t string) string {
 	return t + "."
 }
 
-// buildVoiceButtons are « Voix » on the home screen, top left beside the
-// maintenance corner, and once it is on its volume and « – » « + ».
+// buildVoiceButtons are « Aa » (the large-text mode, large.go) and
+// « Voix » on the home screen, top left beside the maintenance corner, and
+// once the voice is on its volume and « – » « + ».
 func (s *Screens) buildVoiceButtons(v view) []fyne.CanvasObject {
+	// x, y, h: the row; aa, w, side: the widths of « Aa », « Voix » and
+	// of « – » « + ».
+	x, y, h, aa, w, side, gap := float32(140), float32(56), minTouch, float32(60), float32(150), float32(54), float32(6)
+	if v.large {
+		y, h, aa, w, side = largeTopY, largeTopH, 80, 200, 62
+	}
+	objs := []fyne.CanvasObject{s.largeButton(v, x, y, aa, h)}
+	x += aa + gap
 	if !s.voiceAvailable() {
-		return nil
+		return objs
 	}
-	const x, y, w, side, gap = 140, 56, 170, 62, 6
 	if !s.voice.on {
-		return []fyne.CanvasObject{v.button(s.tr.T(msgVoice), buttonQuiet, 20, s.toggleVoice, x, y, w, minTouch)}
+		return append(objs, v.button(s.tr.T(msgVoice), buttonQuiet, 20, s.toggleVoice, x, y, w, h))
 	}
-	return []fyne.CanvasObject{
-		v.button(s.tr.F(msgVoiceVolume, s.opt.Voice.Volume()), buttonChosen, 20, s.toggleVoice, x, y, w, minTouch),
-		v.button(volumeDown, buttonQuiet, 26, func() { s.changeVolume(-volumeStep) }, x+w+gap, y, side, minTouch),
-		v.button(volumeUp, buttonQuiet, 26, func() { s.changeVolume(volumeStep) }, x+w+gap+side+gap, y, side, minTouch),
-	}
+	return append(objs,
+		v.button(s.tr.F(msgVoiceVolume, s.opt.Voice.Volume()), buttonChosen, 20, s.toggleVoice, x, y, w, h),
+		v.button(volumeDown, buttonQuiet, 26, func() { s.changeVolume(-volumeStep) }, x+w+gap, y, side, h),
+		v.button(volumeUp, buttonQuiet, 26, func() { s.changeVolume(volumeStep) }, x+w+gap+side+gap, y, side, h),
+	)
 }

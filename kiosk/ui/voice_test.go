@@ -292,3 +292,13 @@ func TestVoiceHeadphonesIn(t *testing.T) {
 	f.runUI(f.s.HeadphonesIn)
 	assert.Equal(t, n, v.count(), "plugged in again: nothing more")
 }
+
+// « Aa » is said by its name, and its change is said.
+func TestVoiceSaysTheLargeTextButton(t *testing.T) {
+	f, heard := newVoiced(t, 10*game.Euro)
+	assert.Equal(t, "Grands caractères, bouton.", f.s.buttonSpoken(f.button("Aa")), "its name, not « Aa »")
+	n := heard.count()
+	f.tap("Aa")
+	require.True(t, f.s.large.on)
+	assert.True(t, said(heard.since(n), "Grands caractères activés."), "%q", heard.since(n))
+}
