@@ -56,9 +56,10 @@ func (s *Screens) buildHandPay(v view) fyne.CanvasObject {
 	if hp.Cause == kiosk.HandPayCashOut {
 		why = msgHandPayCashOut
 	}
+	x, w := bilingualText(v)
 	return s.buildBilingual(v, msgHandPayTitle, art.GoldLight, func(tr Tr, size, y float32) ([]fyne.CanvasObject, float32) {
-		objs, ny := v.para(tr.T(why), (sizeBody+2)*size, art.Sand, false, fyne.TextAlignCenter, 240, y, 800)
-		lines, ny := v.para(tr.F(msgHandPayAmount, tr.Money(hp.Amount)), (sizeBody+4)*size, art.GoldLight, true, fyne.TextAlignCenter, 240, ny+8, 800)
+		objs, ny := v.para(tr.T(why), (sizeBody+2)*size, art.Sand, false, fyne.TextAlignCenter, x, y, w)
+		lines, ny := v.para(tr.F(msgHandPayAmount, tr.Money(hp.Amount)), (sizeBody+4)*size, art.GoldLight, true, fyne.TextAlignCenter, x, ny+8, w)
 		return append(objs, lines...), ny
 	})
 }

@@ -49,15 +49,27 @@ func (v view) ink(c color.Color) color.Color {
 // most designW/largeScale × designH/largeScale units drawn with it keeps
 // its layout and shows its text largeScale times larger.
 func (v view) zoom() view {
+	return v.zoomTo(0, 0, designW*(1-v.scale())/2, designH*(1-v.scale())/2)
+}
+
+// zoomTo is v largeScale times larger, the design point (x, y) drawn where
+// v draws (tx, ty), in the large-text mode (v itself otherwise).
+func (v view) zoomTo(x, y, tx, ty float32) view {
 	if !v.large || v.zoomed {
 		return v
 	}
 	z := v
-	z.k = v.k * largeScale
-	z.ox = v.ox + designW*(v.k-z.k)/2
-	z.oy = v.oy + designH*(v.k-z.k)/2
+	z.k = v.k * v.scale()
+	z.ox = v.ox + tx*v.k - x*z.k
+	z.oy = v.oy + ty*v.k - y*z.k
 	z.zoomed = true
 	return z
+}
+
+// scale is how much larger than usual v's text is drawn in the mode:
+// largeScale, and more in a design field drawn smaller than usual.
+func (v view) scale() float32 {
+	return largeScale * max(v.boost, 1)
 }
 
 // normal is v without the large-text mode: the development panel, which
@@ -73,7 +85,13 @@ func (s *Screens) setLarge(on bool) {
 		return
 	}
 	s.large = largeState{on: on, hadCredit: on && s.snap.Credit > 0}
+	s.drawLarge(on)
+}
+
+// drawLarge draws every screen in the mode, or not.
+func (s *Screens) drawLarge(on bool) {
 	s.v.large = on
+	s.gs.SetLargeText(on)
 	s.rebuild()
 }
 

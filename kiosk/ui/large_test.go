@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/kiosk"
 	"pharaon/kiosk/ui/art"
 )
 
@@ -95,9 +97,11 @@ func largeFaults(f *scrFixture) []string {
 		root = f.s.ovBox // a card or window over the screen: it is what is read
 	}
 	all := drawnObjects(root)
-	all = append(all, drawnObjects(f.s.timeBox)...)
-	if f.s.toastVisible() {
+	switch {
+	case f.s.toastVisible():
 		all = drawnObjects(f.s.toastBox) // over the screen: read alone
+	case len(f.s.timeBox.Objects) > 0:
+		all = drawnObjects(f.s.timeBox) // the same
 	}
 	win := f.w.Canvas().Size()
 	var faults []string
@@ -121,27 +125,39 @@ func largeFaults(f *scrFixture) []string {
 				continue // a button's label and caption
 			}
 			ep, es := inked(e)
-			if overlaps(p, s, ep, es, 2) {
+			// A line's box has room above and below its letters: a
+			// large font's ascent stands about a third of its size
+			// over its capitals.
+			if overlaps(p, s, ep, es, 0.15*min(s.Height, es.Height)) {
 				faults = append(faults, fmt.Sprintf("%q and %q are over each other", t.Text, e.o.(*canvas.Text).Text))
 			}
 		}
 		// The ground under the text's middle: what is drawn before it.
 		mid := fyne.NewPos(p.X+s.Width/2, p.Y+s.Height/2)
 		ground := color.NRGBA{A: 0xFF}
+		picture := false // a picture under the text, not covered since
 		for _, g := range all[:d.order] {
 			if !(mid.X >= g.pos.X && mid.X < g.pos.X+g.size.Width && mid.Y >= g.pos.Y && mid.Y < g.pos.Y+g.size.Height) {
 				continue
 			}
+			var fill color.Color
 			switch o := g.o.(type) {
 			case *canvas.Rectangle:
-				ground = over(o.FillColor, ground)
+				fill = o.FillColor
 			case *canvas.Circle:
-				ground = over(o.FillColor, ground)
+				fill = o.FillColor
 			case *canvas.Image:
-				if g.size.Width > 0 && g.size.Height > 0 {
-					faults = append(faults, fmt.Sprintf("%q is drawn on a picture", t.Text))
+				picture = picture || g.size.Width > 0 && g.size.Height > 0
+			}
+			if fill != nil {
+				ground = over(fill, ground)
+				if _, _, _, a := fill.RGBA(); a == 0xFFFF {
+					picture = false
 				}
 			}
+		}
+		if picture {
+			faults = append(faults, fmt.Sprintf("%q is drawn on a picture", t.Text))
 		}
 		for _, b := range all {
 			bt, ok := b.o.(*touchButton)
@@ -185,9 +201,9 @@ func largeChecked(t *testing.T, f *scrFixture, name string) {
 		t.Errorf("%s at %v: %s", name, f.w.Canvas().Size(), fault)
 	}
 	large := textSizes(f)
-	f.runUI(func() { f.s.v.large = false; f.s.rebuild() })
+	f.runUI(func() { f.s.drawLarge(false) })
 	usual := textSizes(f)
-	f.runUI(func() { f.s.v.large = true; f.s.rebuild() })
+	f.runUI(func() { f.s.drawLarge(true) })
 	least := func(m map[string]float32) float32 {
 		l := float32(math.MaxFloat32)
 		for _, s := range m {
@@ -251,8 +267,18 @@ func TestLargeTextFits(t *testing.T) {
 
 				f.tap(f.s.tr.Stake(game.Stake100))
 				f.tap(f.s.tr.T(msgAuto))
+				for i := 0; i < 30; i++ {
+					f.frame()
+				}
+				look("game")
+				f.runUI(func() { f.s.showPrizeTable(game.Stake100) })
+				require.Equal(t, ovPrizeTable, f.s.overlay)
+				look("prize-table")
+				f.runUI(f.s.closePrizeTable)
 				f.playToEnd(false)
 				f.endShown()
+				require.Equal(t, ovWin, f.s.overlay)
+				look("win")
 				f.tap(f.s.tr.T(msgHome))
 				require.Equal(t, scrHome, f.s.screen)
 				require.True(t, f.s.large.on, "the mode stays on while the session goes on")
@@ -264,7 +290,7 @@ func TestLargeTextFits(t *testing.T) {
 				f.tap(f.s.tr.T(msgCashOut))
 				f.tapOnCard(f.s.tr.T(msgPrint))
 				f.waitFor(func() bool { return f.s.overlay == ovVoucher }, "the voucher printed")
-				look("voucher")
+				largeChecked(t, f, "voucher") // its validation number is drawn at random: no golden
 				require.True(t, f.s.large.on, "the voucher's card is read in the mode")
 				f.tapOnCard(f.s.tr.T(msgDone))
 				require.Equal(t, scrHome, f.s.screen)
@@ -272,5 +298,103 @@ func TestLargeTextFits(t *testing.T) {
 				assert.Nil(t, f.button(f.s.tr.T(msgRulesTitle)), "the rules on the home screen again, not behind a button")
 			})
 		}
+	}
+}
+
+// The screens that speak to whoever stands at the kiosk in both languages
+// (out of service, a hand-pay) in the large-text mode, switched on before
+// they came: at both sizes, everything fits at 1.5 times and 7:1.
+func TestLargeTextFitsTheBilingualScreens(t *testing.T) {
+	for _, size := range []fyne.Size{{Width: 1024, Height: 768}, {Width: 1920, Height: 1080}} {
+		t.Run(fmt.Sprintf("%vx%v", size.Width, size.Height), func(t *testing.T) {
+			f := newScrFixtureSized(t, size, outOfService())
+			require.Equal(t, scrOutOfService, f.s.screen)
+			f.runUI(func() { f.s.setLarge(true) })
+			largeChecked(t, f, "out-of-service")
+			f.golden(fmt.Sprintf("large-out-of-service-%vx%v.png", size.Width, size.Height))
+
+			f = newScrFixtureSized(t, size, withHandPay(0))
+			f.credit(10 * game.Euro)
+			f.tap("Aa")
+			f.tap(fr(game.Stake100.Money()))
+			f.tap("Auto")
+			f.playToEnd(false)
+			f.flush()
+			require.Equal(t, ovWin, f.s.overlay)
+			largeChecked(t, f, "win, paid by the staff")
+			f.tap("Accueil")
+			require.Equal(t, scrHandPay, f.s.screen)
+			largeChecked(t, f, "hand-pay")
+			f.golden(fmt.Sprintf("large-handpay-%vx%v.png", size.Width, size.Height))
+		})
+	}
+}
+
+// A game's ends in the large-text mode: the bonus game's intro, its wall,
+// its window and the total won; a losing unit's banner; the reality check
+// and the strip that warns of a timeout. At both sizes, in French.
+func TestLargeTextFitsTheGamesEnds(t *testing.T) {
+	for _, size := range []fyne.Size{{Width: 1024, Height: 768}, {Width: 1920, Height: 1080}} {
+		t.Run(fmt.Sprintf("%vx%v", size.Width, size.Height), func(t *testing.T) {
+			look := func(f *scrFixture, name string) {
+				t.Helper()
+				largeChecked(t, f, name)
+				f.golden(fmt.Sprintf("large-%s-%vx%v.png", name, size.Width, size.Height))
+			}
+			f := newScrFixtureSized(t, size, withDevices(nil))
+			f.cashReady()
+			f.insertNote(20 * game.Euro)
+			f.tap("Aa")
+			f.tap(fr(game.Stake200.Money()))
+			f.tap("Jouer")
+			g := f.game()
+			require.True(t, g.Walls().ViaBonus, "the scenario's first 2 € unit is won through the bonus game")
+			for i := 0; i < 15*240 && g.Stage() == kiosk.StageMain; i++ {
+				f.steer()
+				f.frameAfter(slowFrame)
+			}
+			sawIntro := false
+			for i := 0; i < 60*10 && !f.s.gs.Playfield().World().IsBonus(); i++ {
+				if f.s.overlay == ovBonusIntro && !sawIntro {
+					sawIntro = true
+					largeChecked(t, f, "bonus-intro")
+				}
+				f.frame()
+			}
+			require.True(t, sawIntro)
+			f.frames(60)
+			look(f, "bonus")
+			f.playToEnd(true)
+			require.Equal(t, ovBonusWin, f.s.overlay)
+			largeChecked(t, f, "bonus-win")
+			f.tap("Continuer")
+			require.Equal(t, ovResult, f.s.overlay)
+			look(f, "result")
+			f.tap("Accueil")
+
+			// A losing unit: the scenario's 0,50 € units lose.
+			f.tap(fr(game.Stake050.Money()))
+			f.tap("Auto")
+			f.playToEnd(false)
+			f.endShown()
+			require.Equal(t, ovLose, f.s.overlay)
+			look(f, "lose")
+			f.tap("Accueil")
+
+			f.tap("Historique")
+			f.clock.Advance(f.s.opt.HistoryTimeout - 5*time.Second)
+			f.runUI(func() { f.s.Poll(f.clock.Now()) })
+			require.NotEmpty(t, f.s.timeBox.Objects, "the strip that warns of the return home")
+			look(f, "time-warning")
+			f.tap(f.s.tr.T(msgMoreTime))
+			f.tap(f.s.tr.T(msgBack))
+
+			f.clock.Advance(30 * time.Minute)
+			f.m.Poll()
+			f.flush()
+			require.Equal(t, ovReality, f.s.overlay, "30 minutes: the reality check")
+			largeChecked(t, f, "reality-check")
+			require.True(t, f.s.large.on)
+		})
 	}
 }

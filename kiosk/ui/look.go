@@ -47,6 +47,9 @@ type view struct {
 	// on opaque grounds. zoomed is a view largeScale times larger as a
 	// whole (zoom): its text is as large by the scale itself.
 	large, zoomed bool
+	// boost makes up for a design field drawn smaller in the mode than
+	// usual (fieldView): its text is largeScale times the usual field's.
+	boost float32
 }
 
 // viewFor fits the design screen into size.
@@ -79,7 +82,7 @@ func (v view) full(o fyne.CanvasObject) fyne.CanvasObject {
 // in the large-text mode.
 func (v view) ts(size float32) float32 {
 	if v.large && !v.zoomed {
-		return size * largeScale * v.k
+		return size * v.scale() * v.k
 	}
 	return size * v.k
 }

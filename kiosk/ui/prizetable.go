@@ -61,28 +61,40 @@ func (s *Screens) buildPrizeTable(v view, stake game.Stake) fyne.CanvasObject {
 		v.textAt(tr.F(msgPrizeTitle, tr.Stake(stake)), sizeTitle-6, art.GoldLight, true, fyne.TextAlignCenter, ptX, ptY+16, ptW),
 	}
 	cols := [3][2]float32{{ptX + 40, 380}, {ptX + 430, 200}, {ptX + 650, 200}}
+	// The large-text mode: taller rows, and no footer (the lots per block
+	// stay in their column).
+	rowsY, rowH, side, headY := float32(ptRowsY), float32(ptRowH), float32(40), float32(ptRowsY-38)
+	if v.large {
+		rowsY, rowH, side = ptY+16+74+44, 56, 40
+		headY = rowsY - 46
+		cols = [3][2]float32{{ptX + 20, 340}, {ptX + 365, 235}, {ptX + 605, 262}}
+	}
 	heads := [3]msg{msgPrizeCombo, msgPrizeAmount, msgPrizeLots}
 	for i, h := range heads {
 		align := fyne.TextAlignTrailing
 		if i == 0 {
 			align = fyne.TextAlignLeading
 		}
-		objs = append(objs, v.textAt(tr.T(h), sizeBody, art.Gold, true, align, cols[i][0], ptRowsY-38, cols[i][1]))
+		objs = append(objs, v.textAt(tr.T(h), sizeBody, art.Gold, true, align, cols[i][0], headY, cols[i][1]))
 	}
-	objs = append(objs, v.rule(ptX+30, ptRowsY-6, ptW-60))
+	objs = append(objs, v.rule(ptX+30, rowsY-6, ptW-60))
 	row := func(i int, c game.Combination, amount, lots string) {
-		y := ptRowsY + float32(i)*ptRowH
+		y := rowsY + float32(i)*rowH
 		if i%2 == 1 {
 			band := canvas.NewRectangle(color.NRGBA{R: art.LapisLight.R, G: art.LapisLight.G, B: art.LapisLight.B, A: 0x50})
-			v.place(band, ptX+20, y, ptW-40, ptRowH)
+			if v.large {
+				band.FillColor = art.Lapis // opaque: the text's ground is known
+			}
+			v.place(band, ptX+20, y, ptW-40, rowH)
 			objs = append(objs, band)
 		}
 		for k := 0; k < c.Count; k++ {
-			objs = append(objs, v.image(art.SymbolResource(c.Symbol, true), cols[0][0]+float32(k)*42, y+5, 40, 40))
+			objs = append(objs, v.image(art.SymbolResource(c.Symbol, true), cols[0][0]+float32(k)*(side+2), y+(rowH-side)/2, side, side))
 		}
-		ty := y + (ptRowH-v.lineHeight(sizeBody+2, true))/2
+		ty := y + (rowH-v.lineHeight(sizeBody+2, true))/2
+		lx := cols[0][0] + 3*(side+2) + 14
 		objs = append(objs,
-			v.textAt(tr.Combination(c), sizeBody+2, art.Sand, false, fyne.TextAlignLeading, cols[0][0]+140, ty, cols[0][1]-140),
+			v.textAt(tr.Combination(c), sizeBody+2, art.Sand, false, fyne.TextAlignLeading, lx, ty, cols[0][0]+cols[0][1]-lx),
 			v.textAt(amount, sizeBody+4, art.GoldLight, true, fyne.TextAlignTrailing, cols[1][0], ty-1, cols[1][1]),
 			v.textAt(lots, sizeBody, art.Sand, false, fyne.TextAlignTrailing, cols[2][0], ty, cols[2][1]),
 		)
@@ -92,9 +104,11 @@ func (s *Screens) buildPrizeTable(v view, stake game.Stake) fyne.CanvasObject {
 		row(i, p.Combination, tr.Money(p.Amount), s.count(p.Lots))
 	}
 	row(len(tab.Prizes), game.BonusCombination(), tr.T(msgRulesBonusCell), "—")
-	fy := ptRowsY + float32(len(tab.Prizes)+1)*ptRowH + 10
-	lines, _ := v.para(tr.F(msgPrizeFooter, s.count(game.UnitsPerBlock)), sizeSmall, art.Sand, false, fyne.TextAlignCenter, ptX+40, fy, ptW-80)
-	objs = append(objs, lines...)
+	if !v.large {
+		fy := rowsY + float32(len(tab.Prizes)+1)*rowH + 10
+		lines, _ := v.para(tr.F(msgPrizeFooter, s.count(game.UnitsPerBlock)), sizeSmall, art.Sand, false, fyne.TextAlignCenter, ptX+40, fy, ptW-80)
+		objs = append(objs, lines...)
+	}
 	objs = append(objs, v.button(tr.T(msgClose), buttonSecondary, sizeButton, func() { s.activity(); s.closePrizeTable() },
 		fieldDesignW/2-120, ptY+ptH-84, 240, 70))
 	return container.NewWithoutLayout(objs...)

@@ -34,7 +34,8 @@ func (s *Screens) restartApply(snap kiosk.Snapshot) bool {
 }
 
 func (s *Screens) buildRestart(v view) fyne.CanvasObject {
+	x, w := bilingualText(v)
 	return s.buildBilingual(v, msgRestartTitle, art.GoldLight, func(tr Tr, size, y float32) ([]fyne.CanvasObject, float32) {
-		return v.para(tr.T(msgRestartText), (sizeBody+2)*size, art.Sand, false, fyne.TextAlignCenter, 240, y, 800)
+		return v.para(tr.T(msgRestartText), (sizeBody+2)*size, art.Sand, false, fyne.TextAlignCenter, x, y, w)
 	})
 }

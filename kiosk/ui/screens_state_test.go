@@ -12,13 +12,19 @@ import (
 	"pharaon/kiosk"
 )
 
-func TestScreensOutOfService(t *testing.T) {
-	f := newScrFixture(t, stubbed(func(s kiosk.Snapshot) kiosk.Snapshot {
+// outOfService is a kiosk out of service after a mismatch, 12,50 € of
+// credit kept.
+func outOfService() fixtureOption {
+	return stubbed(func(s kiosk.Snapshot) kiosk.Snapshot {
 		s.State = kiosk.OutOfService
 		s.Fault = kiosk.Fault{Code: kiosk.FaultMismatch, Detail: "play 12"}
 		s.Credit = 1250
 		return s
-	}, nil))
+	}, nil)
+}
+
+func TestScreensOutOfService(t *testing.T) {
+	f := newScrFixture(t, outOfService())
 	require.Equal(t, scrOutOfService, f.s.screen)
 	texts := f.screenText()
 	for _, want := range []string{"Hors service", "Out of service",

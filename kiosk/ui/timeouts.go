@@ -84,11 +84,18 @@ func (s *Screens) buildTimeWarning(v view, secs int) fyne.CanvasObject {
 	// Over the playfield's top at every screen size (the game's panel
 	// starts at about 870 design units at 1024×768, where the design's
 	// sides are cropped), and over the home screen's wordmark.
-	const x, y, w, h = 200, 10, 660, 84
+	x, y, w, h, bw, ty := float32(200), float32(10), float32(660), float32(84), float32(228), float32(27)
+	bh := h - 20
+	if v.large {
+		// across the screen's top, over the whole of the title or the
+		// buttons there (a band, not half a line): read alone
+		x, y, w, h, bw, bh = 40, 0, 1200, 140, 340, 90
+		ty = (h - v.lineHeight(sizeBody+2, true)) / 2
+	}
 	p := v.panelAlpha(x, y, w, h, 0xF4)
 	p.StrokeColor = art.Gold
 	p.StrokeWidth = 3 * v.k
 	return container.NewWithoutLayout(p,
-		v.textAt(s.timeWarningText(secs), sizeBody+2, art.GoldLight, true, fyne.TextAlignCenter, x+16, y+27, w-16-250),
-		v.button(s.tr.T(msgMoreTime), buttonPrimary, sizeButton-4, s.moreTime, x+w-240, y+10, 228, h-20))
+		v.textAt(s.timeWarningText(secs), sizeBody+2, art.GoldLight, true, fyne.TextAlignCenter, x+16, y+ty, w-16-bw-22),
+		v.button(s.tr.T(msgMoreTime), buttonPrimary, sizeButton-4, s.moreTime, x+w-bw-12, y+(h-bh)/2, bw, bh))
 }

@@ -38,7 +38,15 @@ func (s *Screens) fieldView() view {
 		pos, size = fyne.NewPos(0, (s.v.size.Height-fw*fieldDesignH/fieldDesignW)/2), fyne.NewSize(fw, fw*fieldDesignH/fieldDesignW)
 	}
 	k := min(size.Width/fieldDesignW, size.Height/fieldDesignH)
-	return view{k: k, ox: pos.X + (size.Width-fieldDesignW*k)/2, oy: pos.Y + (size.Height-fieldDesignH*k)/2, size: s.v.size}
+	v := view{k: k, ox: pos.X + (size.Width-fieldDesignW*k)/2, oy: pos.Y + (size.Height-fieldDesignH*k)/2, size: s.v.size, large: s.v.large}
+	if v.large {
+		// The mode's wider panel leaves a narrower field: its text is
+		// largeScale times the usual field's all the same.
+		if fw := play.FieldWidth(s.v.size, true); fw > 0 {
+			v.boost = play.FieldWidth(s.v.size, false) / fw
+		}
+	}
+	return v
 }
 
 // windowContent is the text area of the congratulation frame, in design
@@ -49,15 +57,52 @@ func windowContent() (x, y, w, h float32) {
 }
 
 // window builds a congratulation window: the veil over the playfield, the
-// frame and what fill lays out in its text area, and the buttons under it.
-// It rises into place after delay (the combination blinks alone first).
-func (s *Screens) window(v view, fill func(v view, x, y, w, h float32) []fyne.CanvasObject, buttons []fyne.CanvasObject) fyne.CanvasObject {
+// frame and what fill lays out in its text area, and the buttons under it
+// (nil: none). It rises into place after delay (the combination blinks
+// alone first). In the large-text mode the frame's picture gives way to a
+// plain panel, and the whole window is drawn largeScale times larger over
+// the playfield.
+func (s *Screens) window(v view, fill func(v view, x, y, w, h float32) []fyne.CanvasObject, buttons func(view) []fyne.CanvasObject) fyne.CanvasObject {
 	veil := v.dim(0, 0, fieldDesignW, fieldDesignH)
-	objs := []fyne.CanvasObject{v.framed(art.CongratulationFrameResource(), frameX, frameY, frameW, frameH)}
 	x, y, w, h := windowContent()
+	var objs []fyne.CanvasObject
+	if v.large {
+		// the panel (largeWinX, largeWinY)–(+largeWinW, +largeWinH),
+		// 1.5 times larger, centred on the field
+		ph := winButtonsY(v) + 76 + 12 - largeWinY
+		v = v.zoomTo(largeWinX, largeWinY, (fieldDesignW-largeWinW*v.scale())/2, (fieldDesignH-ph*v.scale())/2)
+		p := v.panelAlpha(largeWinX, largeWinY, largeWinW, ph, 0xFF)
+		p.StrokeColor, p.StrokeWidth = art.Gold, 3*v.k
+		objs = append(objs, p)
+		x, w = largeWinX+10, largeWinW-20
+	} else {
+		objs = append(objs, v.framed(art.CongratulationFrameResource(), frameX, frameY, frameW, frameH))
+	}
 	objs = append(objs, fill(v, x, y, w, h)...)
-	objs = append(objs, buttons...)
+	if buttons != nil {
+		objs = append(objs, buttons(v)...)
+	}
 	return container.NewWithoutLayout(veil, container.NewWithoutLayout(objs...))
+}
+
+// The panel of a window in the large-text mode, in design units of the
+// field: the frame's text area and the buttons under it, narrower than
+// the frame so that 1.5 times larger it still fits the field.
+const (
+	largeWinX = fieldDesignW/2 - largeWinW/2
+	largeWinY = 200
+	largeWinW = 580
+)
+
+// winButtonsY is the design y of a window's buttons: under the frame, or
+// in the large-text mode right under the text area (no frame's foot
+// between them).
+func winButtonsY(v view) float32 {
+	if v.large {
+		_, y, _, h := windowContent()
+		return y + h + 10
+	}
+	return frameY + frameH + 22
 }
 
 // rise makes a window appear after delay, rising into place.
@@ -116,9 +161,13 @@ func (s *Screens) showOverlayWindow(ov overlay, delay time.Duration, build func(
 // frame, always in their places: Rejouer the credit does not cover is shown
 // unavailable, with why.
 func (s *Screens) againButtons(v view) []fyne.CanvasObject {
-	y := float32(frameY + frameH + 22)
-	again := s.againButton(v, fieldDesignW/2-300, y, 340, 76)
-	home := v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, fieldDesignW/2+60, y, 240, 76)
+	y := winButtonsY(v)
+	x, aw, hw := float32(fieldDesignW/2-300), float32(340), float32(240)
+	if v.large {
+		x, aw, hw = largeWinX+15, 310, 220 // within the panel's 580
+	}
+	again := s.againButton(v, x, y, aw, 76)
+	home := v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, x+aw+20, y, hw, 76)
 	return []fyne.CanvasObject{again, home}
 }
 
@@ -220,7 +269,7 @@ func (s *Screens) showWinWindow(comb game.Combination, won game.Money) {
 				v.textAt(tr.T(s.creditedLine()), sizeSmall, art.Sand, false, fyne.TextAlignCenter, x, y+h-30, w),
 			)
 			return objs
-		}, s.againButtons(v))
+		}, s.againButtons)
 	})
 }
 
@@ -242,7 +291,9 @@ func (s *Screens) showBonusIntro() {
 // with its amount, then Continuer leads to the total won (Art. 4.8).
 func (s *Screens) showBonusWindow(amount game.Money) {
 	s.showOverlayWindow(ovBonusWin, s.opt.WindowDelay/2, func(v view) fyne.CanvasObject {
-		cont := v.button(s.tr.T(msgContinue), buttonPrimary, sizeButton, s.showResultWindow, fieldDesignW/2-150, frameY+frameH+22, 300, 76)
+		cont := func(v view) []fyne.CanvasObject {
+			return []fyne.CanvasObject{v.button(s.tr.T(msgContinue), buttonPrimary, sizeButton, s.showResultWindow, fieldDesignW/2-150, winButtonsY(v), 300, 76)}
+		}
 		return s.window(v, func(v view, x, y, w, h float32) []fyne.CanvasObject {
 			tr := s.tr
 			return []fyne.CanvasObject{
@@ -252,7 +303,7 @@ func (s *Screens) showBonusWindow(amount game.Money) {
 				v.textAt(tr.T(msgBonusWinAmount), sizeBody+1, art.Sand, false, fyne.TextAlignCenter, x, y+166, w),
 				v.textAt(tr.Money(amount), sizeAmount+8, art.GoldLight, true, fyne.TextAlignCenter, x, y+190, w),
 			}
-		}, []fyne.CanvasObject{cont})
+		}, cont)
 	})
 }
 
@@ -274,7 +325,7 @@ func (s *Screens) showResultWindow() {
 				v.textAt(tr.T(s.creditedLine()), sizeSmall, art.Sand, false, fyne.TextAlignCenter, x, y+h-30, w),
 			)
 			return objs
-		}, s.againButtons(v))
+		}, s.againButtons)
 	})
 }
 
@@ -294,12 +345,18 @@ func (s *Screens) showLoseBanner() {
 	s.setOverlay(ovLose, func(view) fyne.CanvasObject {
 		v := s.fieldView()
 		x, y, w, h := float32(150), float32(560), float32(660), float32(180)
+		aw, hw, m := float32(340), float32(250), float32(24)
+		if v.large {
+			// 1.5 times larger, at the foot of the field
+			x, w, aw, hw, m = 190, 580, 310, 220, 15
+			v = v.zoomTo(x, y, (fieldDesignW-w*v.scale())/2, fieldDesignH-14-h*v.scale())
+		}
 		bg := v.panel(x, y, w, h)
 		line := v.textAt(s.tr.T(msgLoseText), sizeHeading, art.Sand, false, fyne.TextAlignCenter, x, y+18, w)
 		objs := []fyne.CanvasObject{bg, line}
 		by := y + h - 96
-		objs = append(objs, s.againButton(v, x+24, by, 340, 76),
-			v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, x+w-24-250, by, 250, 76))
+		objs = append(objs, s.againButton(v, x+m, by, aw, 76),
+			v.button(s.tr.T(msgHome), buttonSecondary, sizeButton, s.goHome, x+w-m-hw, by, hw, 76))
 		return container.NewWithoutLayout(objs...)
 	})
 }

@@ -92,6 +92,8 @@ type Screen struct {
 	now   func() time.Time
 	field *Playfield
 	cart  *Cartouche
+	// large is the screens' large-text mode (SetLargeText).
+	large bool
 
 	src     Source
 	stage   gameStage
@@ -252,6 +254,31 @@ func (g *Screen) SetCredit(m game.Money) {
 	}
 }
 
+// LargeScale is how much larger the texts are in the large-text mode
+// (SetLargeText).
+const LargeScale = 1.5
+
+// SetLargeText draws the screen's texts LargeScale times larger in the
+// high-contrast inks (art.HighContrast) on opaque grounds, with a wider
+// panel that holds them (the screens' large-text mode, DESIGN.md §8).
+func (g *Screen) SetLargeText(on bool) {
+	if g.large == on {
+		return
+	}
+	g.large = on
+	g.field.setLargeText(on)
+	if g.rend != nil {
+		g.rend.applyInks()
+		if g.rend.size.Width > 0 {
+			g.rend.Layout(g.rend.size)
+		}
+		g.rend.applyTexts()
+	}
+}
+
+// LargeText reports whether the large-text mode is on.
+func (g *Screen) LargeText() bool { return g.large }
+
 // Session is the session's line shown.
 func (g *Screen) Session() string { return g.session }
 
@@ -261,7 +288,7 @@ func (g *Screen) SetSession(text string) {
 	if text == g.session {
 		return
 	}
-	relayout := (text == "") != (g.session == "")
+	relayout := (text == "") != (g.session == "") || g.large // the large-text mode may take two lines
 	g.session = text
 	if g.rend == nil {
 		return

@@ -139,6 +139,12 @@ func (f *finishButton) layout(x, y, w, k float32) float32 {
 func (f *finishButton) fitCaption() {
 	room := f.b.Size().Width - f.b.TextSize*0.6
 	size := finishCaption * f.b.TextSize / finishText
+	if f.b.WrapCaption {
+		// the large-text mode: the caption keeps its size on two lines
+		f.b.CaptionSize = size
+		f.known = false
+		return
+	}
 	least := f.b.TextSize * 0.4
 	for _, c := range [...]string{f.words.wait[finishSecs], f.words.bonus[finishSecs], f.words.does} {
 		for size > least && art.MeasureText(c, size, fyne.TextStyle{}).Width > room {

@@ -47,7 +47,15 @@ type Playfield struct {
 
 	world *breakout.World
 	words Words // the badge, the red brick, the guide
-	now   time.Time
+	// large is the screens' large-text mode (Screen.SetLargeText): the
+	// texts LargeScale times larger, in the high-contrast inks, on opaque
+	// plates rather than on the night sky.
+	large bool
+	// textBoost makes up, in the large-text mode, for a field narrower
+	// than the usual one (Screen's Layout): its texts are LargeScale
+	// times those of the usual field.
+	textBoost float32
+	now       time.Time
 	// fullMax: the whole backdrop is drawn while the field is at most this
 	// many pixels (SetFullBackdropMaxPixels; 0, the default: never).
 	fullMax int
@@ -132,6 +140,27 @@ func (p *Playfield) SetFullBackdropMaxPixels(maxPixels int) {
 // field's present size (SetFullBackdropMaxPixels).
 func (p *Playfield) FullBackdropShown() bool {
 	return p.rend != nil && p.rend.sky.Visible()
+}
+
+// setLargeText is Screen.SetLargeText for the playfield.
+func (p *Playfield) setLargeText(on bool) {
+	p.large = on
+	if r := p.rend; r != nil {
+		r.applyInks()
+		if r.size.Width > 0 {
+			r.Layout(r.size)
+		}
+		r.nudge()
+	}
+}
+
+// textScale is how much larger the playfield's texts are: LargeScale in
+// the large-text mode.
+func (p *Playfield) textScale() float32 {
+	if p.large {
+		return LargeScale * max(p.textBoost, 1)
+	}
+	return 1
 }
 
 // World is the wall shown.

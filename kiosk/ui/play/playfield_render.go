@@ -3,6 +3,7 @@ package play
 import (
 	"fmt"
 	"image/color"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -181,11 +182,18 @@ type playfieldRenderer struct {
 	ghost    *canvas.Image
 
 	tip       *canvas.Text      // "tap the ball"
+	tipBg     *canvas.Rectangle // its plate, in the large-text mode
+	tipObjs   []fyne.CanvasObject
+	hudBand   *canvas.Rectangle // the status band's ground, in the large-text mode
 	countBg   *canvas.Rectangle // the countdown before Auto
 	countTxt  *canvas.Text
+	countTxt2 *canvas.Text             // its second line, in the large-text mode
 	countText [countdownMax + 1]string // per second, made when the language changes
-	countSecs int                      // the second shown, 0 none, -1 not known
-	noticeBg  *canvas.Rectangle        // "game resumed"
+	countHead [countdownMax + 1]string // countText's first line, in the large-text mode
+	countTail string                   // and its second
+	countObjs []fyne.CanvasObject
+	countSecs int               // the second shown, 0 none, -1 not known
+	noticeBg  *canvas.Rectangle // "game resumed"
 	noticeTxt *canvas.Text
 
 	// what is drawn, to skip what did not change
@@ -253,6 +261,9 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r.hint.StrokeWidth = 3
 	r.hint.Hide()
 	add(r.ball, r.hint, r.frieze)
+	r.hudBand = canvas.NewRectangle(art.Night)
+	r.hudBand.Hide()
+	add(r.hudBand)
 
 	for s := range r.stones {
 		h := &r.stones[s]
@@ -296,6 +307,10 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r.tip = canvas.NewText("", art.TurquoiseLight)
 	r.tip.TextStyle.Bold = true
 	r.tip.Alignment = fyne.TextAlignCenter
+	r.tipBg = canvas.NewRectangle(art.Night)
+	r.countTxt2 = canvas.NewText("", art.Limestone)
+	r.countTxt2.TextStyle.Bold = true
+	r.countTxt2.Alignment = fyne.TextAlignCenter
 	r.countBg = canvas.NewRectangle(color.NRGBA{R: 0x0A, G: 0x12, B: 0x33, A: 0xD8})
 	r.countBg.StrokeColor = art.Alert
 	r.countBg.StrokeWidth = 2
@@ -308,12 +323,13 @@ func newPlayfieldRenderer(p *Playfield) *playfieldRenderer {
 	r.noticeTxt = canvas.NewText("", art.GoldLight)
 	r.noticeTxt.TextStyle.Bold = true
 	r.noticeTxt.Alignment = fyne.TextAlignCenter
-	hideAll(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt)
+	hideAll(r.tip, r.tipBg, r.countBg, r.countTxt, r.countTxt2, r.noticeBg, r.noticeTxt)
 	r.countSecs = -1
-	add(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt)
-	for _, t := range []*canvas.Text{r.badgeTxt, r.redCap, r.redCount, r.tip, r.countTxt, r.noticeTxt} {
+	add(r.tipBg, r.tip, r.countBg, r.countTxt, r.countTxt2, r.noticeBg, r.noticeTxt)
+	for _, t := range []*canvas.Text{r.badgeTxt, r.redCap, r.redCount, r.tip, r.countTxt, r.countTxt2, r.noticeTxt} {
 		art.Typeset(t)
 	}
+	r.applyInks()
 
 	r.applyLabels()
 	r.setWorld()
@@ -352,21 +368,29 @@ func (r *playfieldRenderer) Layout(size fyne.Size) {
 
 	r.layoutSlots()
 
-	ts := hudText * g.S
+	ts := hudText * g.S * r.p.textScale()
+	if r.p.large {
+		r.hudBand.Move(g.unitPos(0, hudTop-4))
+		r.hudBand.Resize(g.unitSize(fieldW, hudHeight+8))
+	}
 	for s := range r.stones {
 		h := &r.stones[s]
 		r.art(h.gem, art.StoneResource(game.Stone(s)), g.unitSize(hudGemSide, hudGemSide))
 		h.secs.TextSize = ts
 		h.secs.Refresh()
 	}
-	r.badge.Move(g.unitPos(fieldW-hudMargin-badgeW, hudTop))
-	r.badge.Resize(g.unitSize(badgeW, hudHeight))
+	bw := float32(badgeW)
+	if r.p.large {
+		bw = badgeW * LargeScale
+	}
+	r.badge.Move(g.unitPos(fieldW-hudMargin-bw, hudTop))
+	r.badge.Resize(g.unitSize(bw, hudHeight))
 	r.badge.CornerRadius = 14 * g.S
 	r.badgeTxt.TextSize = ts
 	r.badgeTxt.Refresh()
 	bt := r.badgeTxt.MinSize()
 	r.badgeTxt.Move(fyne.NewPos(r.badge.Position().X, r.badge.Position().Y+(hudHeight*g.S-bt.Height)/2))
-	r.badgeTxt.Resize(fyne.NewSize(badgeW*g.S, bt.Height))
+	r.badgeTxt.Resize(fyne.NewSize(bw*g.S, bt.Height))
 
 	r.layoutRedHud()
 
@@ -493,7 +517,7 @@ func (r *playfieldRenderer) layoutSlots() {
 // centred in the status band.
 func (r *playfieldRenderer) layoutRedHud() {
 	g := r.geom
-	ts := hudText * g.S
+	ts := hudText * g.S * r.p.textScale()
 	r.redCap.TextSize = ts
 	r.redCap.Refresh()
 	r.redCount.TextSize = ts
@@ -506,6 +530,7 @@ func (r *playfieldRenderer) layoutRedHud() {
 	x := g.X + fieldW*g.S/2 - total/2
 	mid := g.Y + (hudTop+hudHeight/2)*g.S
 	r.redCap.Move(fyne.NewPos(x, mid-cs.Height/2))
+	r.redCap.Resize(cs)
 	x += cs.Width + gap
 	for i := range r.redPips {
 		for f := range r.redPips[i] {
@@ -516,6 +541,7 @@ func (r *playfieldRenderer) layoutRedHud() {
 	}
 	x += gap / 2
 	r.redCount.Move(fyne.NewPos(x, mid-ns.Height/2))
+	r.redCount.Resize(ns)
 	r.redHits = -1
 }
 
@@ -528,12 +554,19 @@ func (r *playfieldRenderer) applyLabels() {
 	r.redCap.Refresh()
 	r.tip.Text = w.TapBall
 	r.tip.Refresh()
+	r.countTail = ""
 	for n := 1; n < len(r.countText); n++ {
-		r.countText[n] = ""
+		r.countText[n], r.countHead[n] = "", ""
 		if w.AutoIn != "" {
 			r.countText[n] = fmt.Sprintf(w.AutoIn, n)
+			r.countHead[n] = r.countText[n]
+			if i := strings.Index(r.countText[n], " — "); i > 0 {
+				r.countHead[n], r.countTail = r.countText[n][:i], r.countText[n][i+len(" — "):]
+			}
 		}
 	}
+	r.countTxt2.Text = r.countTail
+	r.countTxt2.Refresh()
 	r.countSecs = -1
 	r.noticeTxt.Text = w.Resumed
 	r.noticeTxt.Refresh()
@@ -556,17 +589,30 @@ func centreLine(t *canvas.Text, g fieldGeom, size, y float32) {
 func (r *playfieldRenderer) layoutGuide() {
 	g := r.geom
 	mid := fieldW / 2
-	centreLine(r.tip, g, tipText, tipY)
+	k := r.p.textScale()
+	centreLine(r.tip, g, tipText*k, tipY)
+	tw := r.tip.MinSize().Width/g.S + 40
+	r.tipBg.Move(g.unitPos(mid-tw/2, tipY-tipText*k*0.8))
+	r.tipBg.Resize(g.unitSize(tw, tipText*k*1.6))
+	r.tipBg.CornerRadius = 12 * g.S
 
-	r.countBg.Move(g.unitPos(mid-countW/2, countY-countH/2))
-	r.countBg.Resize(g.unitSize(countW, countH))
+	cw, ch, nw := float32(countW), float32(countH), float32(noticeW)
+	if r.p.large {
+		// two lines: the seconds, and what to do
+		cw, ch, nw = fieldW-40, countH*2.4, noticeW*LargeScale
+		centreLine(r.countTxt, g, tipText*k, countY-ch/4)
+		centreLine(r.countTxt2, g, tipText*k, countY+ch/4)
+	} else {
+		centreLine(r.countTxt, g, tipText, countY)
+	}
+	r.countBg.Move(g.unitPos(mid-cw/2, countY-ch/2))
+	r.countBg.Resize(g.unitSize(cw, ch))
 	r.countBg.CornerRadius = 16 * g.S
-	centreLine(r.countTxt, g, tipText, countY)
 
-	r.noticeBg.Move(g.unitPos(mid-noticeW/2, noticeY-noticeH/2))
-	r.noticeBg.Resize(g.unitSize(noticeW, noticeH))
+	r.noticeBg.Move(g.unitPos(mid-nw/2, noticeY-noticeH*k/2))
+	r.noticeBg.Resize(g.unitSize(nw, noticeH*k))
 	r.noticeBg.CornerRadius = 20 * g.S
-	centreLine(r.noticeTxt, g, noticeText, noticeY)
+	centreLine(r.noticeTxt, g, noticeText*k, noticeY)
 }
 
 // setWorld dresses the slots for the playfield's wall: which drawing lies
@@ -620,6 +666,41 @@ func slotResource(k slotKind, bricks []breakout.Brick, i int) fyne.Resource {
 		return art.SlotResource()
 	}
 	return nil
+}
+
+// applyInks colours the playfield's texts and their grounds for the mode:
+// the palette's, or in the large-text mode the high-contrast inks on
+// opaque plates (the tip's, the status band's), and says which objects
+// the tip and the countdown show.
+func (r *playfieldRenderer) applyInks() {
+	large := r.p.large
+	ink := func(c color.Color) color.Color {
+		if large {
+			return art.HighContrast(c)
+		}
+		return c
+	}
+	r.tip.Color = ink(art.TurquoiseLight)
+	r.countTxt.Color, r.countTxt2.Color = ink(art.Limestone), ink(art.Limestone)
+	r.noticeTxt.Color = ink(art.GoldLight)
+	r.badgeTxt.Color, r.redCap.Color, r.redCount.Color = ink(art.Limestone), ink(art.Sand), ink(art.GoldLight)
+	for s := range r.stones {
+		r.stones[s].secs.Color = ink(art.GoldLight)
+	}
+	r.badge.FillColor = art.Terracotta
+	r.countBg.FillColor = color.NRGBA{R: 0x0A, G: 0x12, B: 0x33, A: 0xD8}
+	r.noticeBg.FillColor = color.NRGBA{R: 0x0A, G: 0x12, B: 0x33, A: 0xE0}
+	r.tipObjs = []fyne.CanvasObject{r.tip}
+	r.countObjs = []fyne.CanvasObject{r.countBg, r.countTxt}
+	if large {
+		r.badge.FillColor = art.TerracottaDark
+		r.countBg.FillColor, r.noticeBg.FillColor = art.Night, art.Night
+		r.tipObjs = []fyne.CanvasObject{r.tipBg, r.tip}
+		r.countObjs = []fyne.CanvasObject{r.countBg, r.countTxt, r.countTxt2}
+	}
+	r.hudBand.Hidden = !large
+	hideAll(r.tipBg, r.countTxt2) // shown again by the next update
+	r.forceAll()
 }
 
 // forceAll makes the next update apply every object's state.
@@ -802,7 +883,7 @@ func (r *playfieldRenderer) updateHint(w *breakout.World, b breakout.Ball, now t
 // mode, that the game was resumed after a restart.
 func (r *playfieldRenderer) updateGuide(w *breakout.World, b breakout.Ball) bool {
 	play := w.Mode() == breakout.Play && !w.Done()
-	changed := r.tipShown.set(play && b.Phase == breakout.OnPaddle, r.tip)
+	changed := r.tipShown.set(play && b.Phase == breakout.OnPaddle, r.tipObjs...)
 
 	secs := 0
 	if left := w.Settings().IdleTicks - w.Idle(); play && left <= countdownMax*breakout.TicksPerSecond {
@@ -812,9 +893,12 @@ func (r *playfieldRenderer) updateGuide(w *breakout.World, b breakout.Ball) bool
 	if secs != r.countSecs {
 		if secs > 0 {
 			r.countTxt.Text = r.countText[secs]
+			if r.p.large {
+				r.countTxt.Text = r.countHead[secs]
+			}
 			r.countTxt.Refresh()
 		}
-		showAll(secs > 0, r.countBg, r.countTxt)
+		showAll(secs > 0, r.countObjs...)
 		if secs > 0 && r.countSecs == 0 && r.p.OnCountdown != nil {
 			r.p.OnCountdown(secs)
 		}
@@ -1003,7 +1087,7 @@ func (r *playfieldRenderer) hideDynamic() {
 		s.hits = -1
 	}
 	hideAll(r.red, r.cracked, r.flash, r.ball, r.hint, r.ghost, r.badge, r.badgeTxt, r.redCap, r.redCount)
-	hideAll(r.tip, r.countBg, r.countTxt, r.noticeBg, r.noticeTxt)
+	hideAll(r.tip, r.tipBg, r.countBg, r.countTxt, r.countTxt2, r.noticeBg, r.noticeTxt)
 	hideAll(r.paddle[0], r.paddle[1], r.paddle[2])
 	for s := range r.stones {
 		hideAll(r.stones[s].gem, r.stones[s].secs, r.bars[s])

@@ -42,6 +42,9 @@ type Button struct {
 	// HighContrast draws it in the large-text mode's colours: opaque
 	// fills, and text at least 7:1 against them (art.HighContrast).
 	HighContrast bool
+	// WrapCaption breaks a caption wider than the button into two lines
+	// at a space, rather than letting it run past the edges.
+	WrapCaption bool
 
 	disabled bool
 	pressed  bool
@@ -135,23 +138,26 @@ func (b *Button) FitCaption(caption string) {
 
 func (b *Button) CreateRenderer() fyne.WidgetRenderer {
 	r := &buttonRenderer{b: b, bg: canvas.NewRectangle(color.Transparent),
-		label: canvas.NewText("", art.Sand), caption: canvas.NewText("", art.Sand)}
+		label: canvas.NewText("", art.Sand), caption: canvas.NewText("", art.Sand), caption2: canvas.NewText("", art.Sand)}
 	r.label.Alignment = fyne.TextAlignCenter
 	r.label.TextStyle.Bold = true
 	r.caption.Alignment = fyne.TextAlignCenter
+	r.caption2.Alignment = fyne.TextAlignCenter
 	art.Typeset(r.label)
 	art.Typeset(r.caption)
-	r.objects = []fyne.CanvasObject{r.bg, r.label, r.caption}
+	art.Typeset(r.caption2)
+	r.objects = []fyne.CanvasObject{r.bg, r.label, r.caption, r.caption2}
 	r.Refresh()
 	return r
 }
 
 type buttonRenderer struct {
-	b       *Button
-	bg      *canvas.Rectangle
-	label   *canvas.Text
-	caption *canvas.Text
-	objects []fyne.CanvasObject
+	b        *Button
+	bg       *canvas.Rectangle
+	label    *canvas.Text
+	caption  *canvas.Text
+	caption2 *canvas.Text // the caption's second line (WrapCaption)
+	objects  []fyne.CanvasObject
 }
 
 func (r *buttonRenderer) Objects() []fyne.CanvasObject { return r.objects }
@@ -171,11 +177,35 @@ func (r *buttonRenderer) Layout(size fyne.Size) {
 		return
 	}
 	cs := r.caption.MinSize()
-	top := (size.Height - ls.Height - cs.Height) / 2
+	h2 := float32(0)
+	if !r.caption2.Hidden {
+		h2 = r.caption2.MinSize().Height
+	}
+	top := (size.Height - ls.Height - cs.Height - h2) / 2
 	r.label.Move(fyne.NewPos(0, top))
 	r.label.Resize(fyne.NewSize(size.Width, ls.Height))
 	r.caption.Move(fyne.NewPos(0, top+ls.Height))
 	r.caption.Resize(fyne.NewSize(size.Width, cs.Height))
+	r.caption2.Move(fyne.NewPos(0, top+ls.Height+cs.Height))
+	r.caption2.Resize(fyne.NewSize(size.Width, h2))
+}
+
+// captionLines are the caption's lines: one, or two when WrapCaption and
+// it is wider than the button's room (broken at the last space that lets
+// the first line fit).
+func (b *Button) captionLines() (string, string) {
+	c := b.Caption
+	room := b.Size().Width - b.TextSize*0.6
+	style := fyne.TextStyle{}
+	if !b.WrapCaption || room <= 0 || art.MeasureText(c, b.captionSize(), style).Width <= room {
+		return c, ""
+	}
+	for i := len(c) - 1; i > 0; i-- {
+		if c[i] == ' ' && art.MeasureText(c[:i], b.captionSize(), style).Width <= room {
+			return c[:i], c[i+1:]
+		}
+	}
+	return c, ""
 }
 
 // colours of a button: fill, rim, text.
@@ -238,12 +268,16 @@ func (r *buttonRenderer) Refresh() {
 	r.bg.StrokeWidth = max(2, b.TextSize/12)
 	r.bg.CornerRadius = b.Radius
 	r.label.Text, r.label.Color, r.label.TextSize = b.Text, fg, b.TextSize
-	r.caption.Text, r.caption.Color, r.caption.TextSize = b.Caption, fg, b.captionSize()
+	first, second := b.captionLines()
+	r.caption.Text, r.caption.Color, r.caption.TextSize = first, fg, b.captionSize()
 	r.caption.Hidden = b.Caption == ""
+	r.caption2.Text, r.caption2.Color, r.caption2.TextSize = second, fg, b.captionSize()
+	r.caption2.Hidden = second == ""
 	r.Layout(b.Size())
 	r.bg.Refresh()
 	r.label.Refresh()
 	r.caption.Refresh()
+	r.caption2.Refresh()
 }
 
 var (

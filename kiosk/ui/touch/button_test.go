@@ -3,8 +3,11 @@ package touch
 import (
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"pharaon/kiosk/ui/art"
 )
@@ -40,4 +43,25 @@ func TestHighContrastButtonsReachSevenToOne(t *testing.T) {
 	usual := NewButton("Jouer", Primary, 30, nil)
 	fill, _, fg := test.WidgetRenderer(usual).(*buttonRenderer).colours()
 	assert.Less(t, art.Contrast(fg, fill), 7.0, "the usual Jouer is under 7:1")
+}
+
+// A caption wider than its button goes on two lines with WrapCaption, at a
+// space, each line within the button; without, it stays one line.
+func TestWrapCaption(t *testing.T) {
+	test.NewTempApp(t)
+	b := NewButton("Finir en Auto", Secondary, 30, nil)
+	b.Caption = "dans 20 s ou dès 3 briques restantes"
+	b.Resize(fyne.NewSize(260, 110))
+	r := test.WidgetRenderer(b).(*buttonRenderer)
+	b.Refresh()
+	assert.True(t, r.caption2.Hidden, "one line without WrapCaption")
+
+	b.WrapCaption = true
+	b.Refresh()
+	require.False(t, r.caption2.Hidden)
+	assert.Equal(t, b.Caption, r.caption.Text+" "+r.caption2.Text)
+	for _, c := range []*canvas.Text{r.caption, r.caption2} {
+		assert.LessOrEqual(t, c.MinSize().Width, b.Size().Width, "%q", c.Text)
+	}
+	assert.Greater(t, r.caption2.Position().Y, r.caption.Position().Y)
 }
