@@ -259,6 +259,10 @@ func TestLargeTextFits(t *testing.T) {
 				largeChecked(t, f, "toast")
 				f.expireToast()
 				look("home-credit")
+				require.NoError(t, f.s.opt.Dev.InsertCounterfeit())
+				f.waitFor(func() bool { return f.s.toast.ev.Kind == kiosk.NoteReturned && f.s.toastVisible() }, "the note given back")
+				largeChecked(t, f, "toast of a note given back")
+				f.expireToast()
 
 				f.tap(f.s.tr.T(msgCashOut))
 				require.Equal(t, ovCashConfirm, f.s.overlay)
@@ -326,6 +330,15 @@ func TestLargeTextFitsTheBilingualScreens(t *testing.T) {
 			require.Equal(t, scrHandPay, f.s.screen)
 			largeChecked(t, f, "hand-pay")
 			f.golden(fmt.Sprintf("large-handpay-%vx%v.png", size.Width, size.Height))
+
+			m := newFakeMachine(t, 0)
+			f = newFakeFixture(t, m)
+			f.runUI(func() { f.w.Resize(size) })
+			f.tap("Aa")
+			m.push(func(s *kiosk.Snapshot) { s.Maintenance, s.Restarting = true, true })
+			f.flush()
+			require.Equal(t, scrRestart, f.s.screen)
+			largeChecked(t, f, "restart")
 		})
 	}
 }
