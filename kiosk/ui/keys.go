@@ -315,10 +315,14 @@ func (s *Screens) showFocus() {
 	}
 	if s.focus.ring == nil {
 		s.focus.ring = canvas.NewRectangle(color.Transparent)
-		s.focus.ring.StrokeColor = art.GoldLight
 	}
 	r, b := s.focus.ring, bs[i].b
+	r.StrokeColor = art.GoldLight
 	w := focusRingWidth * s.v.k
+	if s.v.large {
+		// white and wider, against the gold rims of the mode's buttons
+		r.StrokeColor, w = art.ContrastWhite, w*largeScale
+	}
 	r.StrokeWidth = w
 	r.CornerRadius = b.Radius + w
 	r.Move(bs[i].at.Subtract(fyne.NewPos(w*1.5, w*1.5)))

@@ -93,6 +93,7 @@ func (s *Screens) drawLarge(on bool) {
 	s.v.large = on
 	s.gs.SetLargeText(on)
 	s.rebuild()
+	s.warmWindows() // the windows' symbols at the mode's size
 }
 
 // toggleLarge is « Aa » on the home screen.

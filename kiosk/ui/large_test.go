@@ -411,3 +411,20 @@ func TestLargeTextFitsTheGamesEnds(t *testing.T) {
 		})
 	}
 }
+
+// The keypad's ring in the mode: white and wider than the usual gold one,
+// around the button focused, so that it stands out from the gold rims.
+func TestLargeTextFocusRing(t *testing.T) {
+	f := newScrFixture(t)
+	f.credit(10 * game.Euro)
+	f.tap("Aa")
+	f.key(fyne.KeyDown)
+	require.Len(t, f.s.focusBox.Objects, 1)
+	ring := f.s.focusBox.Objects[0].(*canvas.Rectangle)
+	assert.Equal(t, art.ContrastWhite, ring.StrokeColor)
+	assert.InDelta(t, focusRingWidth*f.s.v.k*largeScale, ring.StrokeWidth, 0.01)
+	f.tap("Aa")
+	f.key(fyne.KeyDown)
+	ring = f.s.focusBox.Objects[0].(*canvas.Rectangle)
+	assert.Equal(t, art.GoldLight, ring.StrokeColor, "the usual ring once the mode is off")
+}

@@ -214,6 +214,9 @@ const (
 // player; the game screen again, should its field have another size.
 func (s *Screens) warmWindows() {
 	v := s.fieldView()
+	if v.large {
+		v.k *= v.scale() // the windows' symbols drawn 1.5 times larger (window)
+	}
 	if v.k <= 0 || v.k == s.warmedK {
 		return
 	}
@@ -223,8 +226,10 @@ func (s *Screens) warmWindows() {
 		w, h float32
 		fill canvas.ImageFill
 	}
-	jobs := []job{{art.CongratulationFrameResource(), frameW, frameH, canvas.ImageFillStretch},
-		{art.BonusBrickResource(true), bonusBrickW, bonusBrickW / art.BrickAspect, canvas.ImageFillContain}}
+	jobs := []job{{art.BonusBrickResource(true), bonusBrickW, bonusBrickW / art.BrickAspect, canvas.ImageFillContain}}
+	if !v.large {
+		jobs = append(jobs, job{art.CongratulationFrameResource(), frameW, frameH, canvas.ImageFillStretch})
+	}
 	for _, sym := range game.Symbols {
 		jobs = append(jobs, job{art.SymbolResource(sym, true), winSymbolSide, winSymbolSide, canvas.ImageFillContain})
 	}
