@@ -97,7 +97,9 @@ func TestConfigVoice(t *testing.T) {
 	var c Config
 	v := playerVoice(c, logger)
 	require.NotNil(t, v, "no key: the voice is there for the player who wants it")
-	v.(*speech.Speaker).Close()
+	closeVoice(v)
+	v.Say(speech.Utterance{Text: "après l’arrêt"}) // stopped: nothing more is said, nothing blocks
+	closeVoice(nil)                               // no voice: nothing to stop
 
 	require.NoError(t, ParseConfigFile(strings.NewReader("voice = off\n"), "", &c))
 	assert.Equal(t, "off", c.Voice)

@@ -453,6 +453,9 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sd := newSystemd(ctx, osEnv{}, logger, fyne.Do)
+	// One voice for the screens, whichever machine they show: a kiosk out
+	// of service from its start says its screen too.
+	voice := playerVoice(cfg, logger)
 	var p *parts
 	var startErr error
 	boot := func(report func(kiosk.BootStep, bool)) (ui.Machine, ui.Options, *backOffice) {
@@ -470,7 +473,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 			if errors.As(startErr, &se) {
 				fault = se.fault
 			}
-			return downMachine{fault}, ui.Options{Lang: cfg.Lang,
+			return downMachine{fault}, ui.Options{Lang: cfg.Lang, Voice: voice,
 				OnOutOfService: outOfServiceReady(sd, func() string { return fault.Code })}, nil
 		}
 		snap := p.m.Snapshot()
@@ -491,7 +494,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 		opt := ui.Options{Lang: startLang(cfg.Lang, p.m.Language(), logger), OnHome: up,
 			OnOutOfService: outOfServiceReady(sd, func() string { return p.m.Snapshot().Fault.Code })}
 		backdropOptions(cfg.Backdrop, &opt)
-		opt.Voice = playerVoice(cfg, logger)
+		opt.Voice = voice
 		p.bo.onFirstStart = func(what string) {
 			setup.Do(func() {
 				shown(logger, what, started)
@@ -517,6 +520,7 @@ func runKiosk(ctx context.Context, cfg Config, stdout, stderr io.Writer, started
 					logger.Printf("close: %v", err)
 				}
 			}
+			closeVoice(voice) // a sentence being said stops with the kiosk
 		})
 	}
 	display(windowRun{ctx: ctx, cancel: cancel, boot: boot, closeKiosk: closeKiosk, logger: logger, firstFrame: func() {
@@ -887,6 +891,13 @@ func backdropOptions(mode string, opt *ui.Options) {
 		opt.FullBackdropMaxPixels = -1
 	case "plain":
 		opt.PlainPlayfield = true
+	}
+}
+
+// closeVoice stops the screens' voice, if it is one that stops.
+func closeVoice(v ui.Voice) {
+	if c, ok := v.(interface{ Close() }); ok {
+		c.Close()
 	}
 }
 

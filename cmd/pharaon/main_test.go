@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 			m, opt, _ := r.boot(func(kiosk.BootStep, bool) {})
 			s := m.OnChange(func(kiosk.Snapshot) {})
 			fmt.Printf("SCREEN %s %s credit=%d\n", s.State, s.Fault.Code, s.Credit)
+			if opt.Voice != nil {
+				fmt.Fprintln(os.Stderr, "fake display: the screens have a voice")
+			}
 			// What the screens call as they show that state
 			// (kiosk/ui/home.go, kiosk/ui/outofservice.go).
 			hook := opt.OnHome
@@ -129,6 +132,7 @@ func TestBinaryStartFailures(t *testing.T) {
 				assert.Contains(t, r.stderr, s)
 			}
 			assert.Equal(t, fmt.Sprintf("SCREEN out_of_service %s credit=0\n", c.fault), r.stdout)
+			assert.Contains(t, r.stderr, "the screens have a voice", "the out-of-service screen is said too")
 			assert.NoDirExists(t, filepath.Dir(fresh), "nothing created")
 			b, err := os.ReadFile(notSQLite)
 			require.NoError(t, err)
