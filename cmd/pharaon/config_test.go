@@ -99,7 +99,7 @@ func TestConfigVoice(t *testing.T) {
 	require.NotNil(t, v, "no key: the voice is there for the player who wants it")
 	closeVoice(v)
 	v.Say(speech.Utterance{Text: "après l’arrêt"}) // stopped: nothing more is said, nothing blocks
-	closeVoice(nil)                               // no voice: nothing to stop
+	closeVoice(nil)                                // no voice: nothing to stop
 
 	require.NoError(t, ParseConfigFile(strings.NewReader("voice = off\n"), "", &c))
 	assert.Equal(t, "off", c.Voice)
