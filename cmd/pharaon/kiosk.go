@@ -808,7 +808,7 @@ func watchHeadphones(ctx context.Context, screens *ui.Screens, opt ui.Options, l
 		case err != nil:
 			logger.Printf("headphones: %v (the voice comes on by a key or « Voix » only)", err)
 		case len(devs) == 0:
-			logger.Print("headphones: the kernel reports no jack (the voice comes on by a key or « Voix » only)")
+			logger.Printf("headphones: the kernel reports no jack now (looked for again every %v: a USB sound card plugged in later is found; until then the voice comes on by a key or « Voix »)", jack.RescanEvery)
 		}
 	}()
 }

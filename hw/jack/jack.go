@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Linux's input event codes (linux/input-event-codes.h).
@@ -89,33 +90,92 @@ func Read(r io.Reader, plugged func(bool)) error {
 	}
 }
 
+// RescanEvery is how often Watch looks again for jacks: a USB sound card
+// plugged in after the kiosk started brings its own.
+const RescanEvery = 5 * time.Second
+
 // Watch reads the headphone devices under sys and dev (Find) until ctx
 // ends, and calls plugged at each change; logf says which devices it
-// reads and what fails (once a device). It returns at once: ctx ends it.
-// No device is not an error: the kiosk has no jack it can see.
+// reads and what fails (once a device). It returns at once with the
+// devices found now (ctx ends it), and every RescanEvery watches those
+// that came since; a device gone (unplugged) is watched again when it
+// comes back. No device is not an error: the kiosk has no jack it can see.
 func Watch(ctx context.Context, sys, dev string, plugged func(bool), logf func(string, ...any)) ([]Device, error) {
+	return watch(ctx, sys, dev, plugged, logf, RescanEvery)
+}
+
+func watch(ctx context.Context, sys, dev string, plugged func(bool), logf func(string, ...any), every time.Duration) ([]Device, error) {
 	devs, err := Find(sys, dev)
 	if err != nil {
 		return nil, err
 	}
-	var mu sync.Mutex // plugged is called from one device at a time
+	w := &watcher{ctx: ctx, plugged: plugged, logf: logf, watched: map[string]bool{}, refused: map[string]bool{}}
 	for _, d := range devs {
-		f, err := os.Open(d.Node)
-		if err != nil {
-			logf("headphones: %s: %v (the voice comes on by a key or « Voix » only)", d.Name, err)
-			continue
-		}
-		logf("headphones: watching %s (%s)", d.Name, d.Node)
-		go func() {
-			<-ctx.Done()
-			f.Close()
-		}()
-		go func(d Device) {
-			err := Read(f, func(in bool) { mu.Lock(); defer mu.Unlock(); plugged(in) })
-			if err != nil && ctx.Err() == nil {
-				logf("headphones: %s: %v", d.Name, fmt.Errorf("reading %s: %w", d.Node, err))
-			}
-		}(d)
+		w.open(d)
 	}
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			found, err := Find(sys, dev)
+			if err != nil {
+				continue
+			}
+			for _, d := range found {
+				w.open(d)
+			}
+		}
+	}()
 	return devs, nil
+}
+
+// watcher reads the jacks' devices: each node once at a time.
+type watcher struct {
+	ctx     context.Context
+	plugged func(bool)
+	logf    func(string, ...any)
+
+	mu      sync.Mutex      // plugged is called from one device at a time; the maps
+	watched map[string]bool // nodes being read
+	refused map[string]bool // nodes that could not be opened (said once)
+}
+
+// open starts reading d unless it is read already.
+func (w *watcher) open(d Device) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.watched[d.Node] {
+		return
+	}
+	f, err := os.Open(d.Node)
+	if err != nil {
+		if !w.refused[d.Node] {
+			w.refused[d.Node] = true
+			w.logf("headphones: %s: %v (the voice comes on by a key or « Voix » only)", d.Name, err)
+		}
+		return
+	}
+	delete(w.refused, d.Node)
+	w.watched[d.Node] = true
+	w.logf("headphones: watching %s (%s)", d.Name, d.Node)
+	stop := context.AfterFunc(w.ctx, func() { f.Close() })
+	go func() {
+		err := Read(f, func(in bool) { w.mu.Lock(); defer w.mu.Unlock(); w.plugged(in) })
+		stop()
+		f.Close()
+		if w.ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			w.logf("headphones: %s: %v", d.Name, fmt.Errorf("reading %s: %w", d.Node, err))
+		}
+		w.mu.Lock()
+		delete(w.watched, d.Node) // gone: watched again if it comes back
+		w.mu.Unlock()
+	}()
 }

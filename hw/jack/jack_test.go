@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -148,4 +150,69 @@ func TestWatchUnreadableNode(t *testing.T) {
 	assert.Len(t, devs, 1)
 	require.Len(t, logged, 1)
 	assert.Contains(t, logged[0], "the voice comes on by a key or « Voix » only")
+}
+
+// A jack that comes after the kiosk started (a USB sound card plugged in)
+// is found at the next look and read; gone, it is read again when it comes
+// back.
+func TestWatchFindsAJackPluggedLater(t *testing.T) {
+	root := t.TempDir()
+	sys, dev := filepath.Join(root, "sys"), filepath.Join(root, "dev")
+	require.NoError(t, os.MkdirAll(filepath.Join(sys, "class", "input"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dev, "input"), 0o755))
+	var mu sync.Mutex
+	var got []bool
+	var logged []string
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	devs, err := watch(ctx, sys, dev, func(in bool) { mu.Lock(); got = append(got, in); mu.Unlock() },
+		func(f string, a ...any) { mu.Lock(); logged = append(logged, fmt.Sprintf(f, a...)); mu.Unlock() }, 10*time.Millisecond)
+	require.NoError(t, err)
+	assert.Empty(t, devs, "no jack at the start")
+
+	plugIn := func() *os.File {
+		t.Helper()
+		d := filepath.Join(sys, "class", "input", "event9", "device")
+		require.NoError(t, os.MkdirAll(filepath.Join(d, "capabilities"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "name"), []byte("USB Audio Headphone\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "capabilities", "sw"), []byte("4\n"), 0o644))
+		node := filepath.Join(dev, "input", "event9")
+		require.NoError(t, syscall.Mkfifo(node, 0o600))
+		f, err := os.OpenFile(node, os.O_WRONLY, 0) // waits for the watcher to open it
+		require.NoError(t, err)
+		return f
+	}
+	unplug := func(f *os.File) {
+		t.Helper()
+		require.NoError(t, f.Close()) // the reader sees the end: the device is gone
+		require.NoError(t, os.RemoveAll(filepath.Join(sys, "class", "input", "event9")))
+		require.NoError(t, os.Remove(filepath.Join(dev, "input", "event9")))
+	}
+	heard := func(n int) {
+		t.Helper()
+		require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == n }, 5*time.Second, 5*time.Millisecond)
+	}
+
+	f := plugIn()
+	_, err = f.Write(event(evSW, swHeadphoneInsert, 1))
+	require.NoError(t, err)
+	heard(1)
+	unplug(f)
+	time.Sleep(50 * time.Millisecond) // a few looks with no device
+
+	f = plugIn()
+	defer f.Close()
+	_, err = f.Write(event(evSW, swHeadphoneInsert, 1))
+	require.NoError(t, err)
+	heard(2)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []bool{true, true}, got)
+	watching := 0
+	for _, l := range logged {
+		if strings.HasPrefix(l, "headphones: watching USB Audio Headphone") {
+			watching++
+		}
+	}
+	assert.Equal(t, 2, watching, "watched when plugged in, and again when back: %q", logged)
 }
