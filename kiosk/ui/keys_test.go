@@ -11,6 +11,7 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/kiosk"
+	"pharaon/kiosk/speech"
 )
 
 // key presses a key of the keypad.
@@ -37,7 +38,7 @@ func (f *scrFixture) focusOn(v *heardVoice, label string) {
 	f.t.Helper()
 	for i := 0; i < 40; i++ {
 		f.key(fyne.KeyDown)
-		if strings.HasPrefix(v.lastSaid(), "say: "+label+", bouton") {
+		if said := v.lastSaid(); strings.HasPrefix(said, "say: "+label+", bouton") || strings.HasPrefix(said, "say: "+label+", button") {
 			b := f.s.focused()
 			require.NotNil(f.t, b)
 			require.Len(f.t, f.s.focusBox.Objects, 1, "the ring shows")
@@ -109,6 +110,50 @@ func TestKeypadPlaysAWholeSession(t *testing.T) {
 	assert.Contains(t, v.lastSaid(), "say: Prenez votre bon.")
 	assert.False(t, f.s.voice.on, "the session is over")
 	assert.Empty(t, f.s.focusBox.Objects, "the ring goes with it")
+}
+
+// The same session in English: the player who reads English badly hears
+// it all in English, from the note to the voucher.
+func TestKeypadPlaysAWholeSessionInEnglish(t *testing.T) {
+	v := &heardVoice{}
+	f := newScrFixture(t, withDevices(nil), withVoice(v), inEnglish())
+	require.NoError(t, f.s.opt.Dev.InsertNote(10*game.Euro))
+	f.waitFor(func() bool { return f.s.snap.Credit == 10*game.Euro }, "the note credited")
+	f.expireToast()
+
+	f.key(fyne.Key5)
+	require.True(t, f.s.voice.on, "the first key turns the voice on")
+	assert.Contains(t, v.lastSaid(), "Home screen. Credit: ten euros.")
+	f.key(fyne.Key0)
+	help := v.lastSaid()
+	assert.Contains(t, help, "How to play.")
+	assert.Contains(t, help, "three thousand seven hundred and fifty euros")
+
+	f.focusOn(v, "one euro")
+	f.key(fyne.KeyReturn)
+	assert.Equal(t, "say: Stake chosen: one euro.", v.lastSaid())
+	f.focusOn(v, "Auto")
+	f.key(fyne.KeyEnter)
+	require.NotNil(t, f.game(), "OK pressed Auto")
+	f.playToEnd(false)
+	f.endShown()
+	assert.True(t, said(v.since(0), "Congratulations") || said(v.since(0), "No win this time."), "the end said: %q", v.since(0))
+	f.key(fyne.KeyEscape)
+	require.Equal(t, scrHome, f.s.screen, "back pressed Home")
+
+	f.focusOn(v, "Cash out")
+	f.key(fyne.KeyEnter)
+	require.Equal(t, ovCashConfirm, f.s.overlay)
+	f.focusOn(v, "Print")
+	f.key(fyne.KeyEnter)
+	f.waitFor(func() bool { return f.s.overlay == ovVoucher }, "the voucher card")
+	assert.Contains(t, v.lastSaid(), "say: Take your voucher.")
+	v.mu.Lock()
+	for _, l := range v.langs {
+		assert.Equal(t, speech.English, l, "every sentence in English")
+	}
+	v.mu.Unlock()
+	assert.False(t, f.s.voice.on, "the session is over")
 }
 
 func TestKeypadDisabledButtonAndVolume(t *testing.T) {
