@@ -281,6 +281,13 @@ const (
 	// screen or say a change (amounts in words, Tr.Spoken).
 	msgVoice          msg = "voice.button"
 	msgLargeText      msg = "large.button"
+	msgSayBallLeft    msg = "say.ball_left"
+	msgSayBallAbove   msg = "say.ball_above"
+	msgSayBallRight   msg = "say.ball_right"
+	msgSayDownLeft    msg = "say.down_left"
+	msgSayDownAbove   msg = "say.down_above"
+	msgSayDownRight   msg = "say.down_right"
+	msgSayJouerKeys   msg = "say.jouer_keys"
 	msgLargeCombos    msg = "large.combos"
 	msgSayLargeOn     msg = "say.large_on"
 	msgSayLargeOff    msg = "say.large_off"
@@ -326,8 +333,16 @@ type text struct{ fr, en string }
 // text: they come from game.Table and game.Money (DESIGN.md invariant 5), and
 // the texts only place them (%s).
 var catalogue = map[msg]text{
-	msgVoice:       {"Voix", "Voice"},
-	msgLargeText:   {"Grands caractères", "Large text"},
+	msgVoice:        {"Voix", "Voice"},
+	msgLargeText:    {"Grands caractères", "Large text"},
+	msgSayBallLeft:  {"La balle est à gauche de la raquette.", "The ball is to the left of the paddle."},
+	msgSayBallAbove: {"La balle est au-dessus de la raquette.", "The ball is above the paddle."},
+	msgSayBallRight: {"La balle est à droite de la raquette.", "The ball is to the right of the paddle."},
+	msgSayDownLeft:  {"À gauche.", "Left."},
+	msgSayDownAbove: {"Au-dessus.", "Above."},
+	msgSayDownRight: {"À droite.", "Right."},
+	msgSayJouerKeys: {"Jouer au clavier\u00a0: 4 et 6 déplacent la raquette, 5 lance la balle, 1 dit où est la balle\u00a0; quand la balle redescend, la voix dit de quel côté de la raquette.",
+		"Playing by keys: 4 and 6 move the paddle, 5 launches the ball, 1 says where the ball is; when the ball comes down, the voice says on which side of the paddle."},
 	msgLargeCombos: {"Gains pour une mise de %s", "Prizes for a %s stake"},
 	msgSayLargeOn:  {"Grands caractères activés.", "Large text on."},
 	msgSayLargeOff: {"Grands caractères désactivés.", "Large text off."},

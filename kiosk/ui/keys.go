@@ -11,6 +11,7 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/kiosk/ui/art"
+	"pharaon/kiosk/ui/play"
 	"pharaon/kiosk/ui/touch"
 )
 
@@ -33,6 +34,12 @@ import (
 //	5  Entrée  press the button         Échap  ⌫  back (Fermer, Annuler, Retour…)
 //	0  F1  ?   help: the rules and the prize table of the stake
 //	1          say the screen again      7  −  9  +  the volume
+//
+// In a Jouer wall, 4 ← and 6 → move the paddle a tenth of the field (a key
+// held repeats), 5 launches the ball waiting on it (or presses « Finir en
+// Auto » once the focus is on it), and 1 says where the ball is against
+// the paddle; with the voice on, each time the ball turns down it says on
+// which side of the paddle (playBall).
 
 // keyAction is what a key asks.
 type keyAction uint8
@@ -41,6 +48,8 @@ const (
 	keyNone keyAction = iota
 	keyPrev
 	keyNext
+	keyLeft  // the button before, or in a Jouer wall the paddle left
+	keyRight // the button after, or in a Jouer wall the paddle right
 	keyPress
 	keyBack
 	keyHelp
@@ -52,8 +61,8 @@ const (
 // keyActions are the keys' names (fyne.KeyName: a numeric keypad's
 // digits come as the digits).
 var keyActions = map[fyne.KeyName]keyAction{
-	fyne.Key8: keyPrev, fyne.KeyUp: keyPrev, fyne.Key4: keyPrev, fyne.KeyLeft: keyPrev,
-	fyne.Key2: keyNext, fyne.KeyDown: keyNext, fyne.Key6: keyNext, fyne.KeyRight: keyNext, fyne.KeyTab: keyNext,
+	fyne.Key8: keyPrev, fyne.KeyUp: keyPrev, fyne.Key4: keyLeft, fyne.KeyLeft: keyLeft,
+	fyne.Key2: keyNext, fyne.KeyDown: keyNext, fyne.Key6: keyRight, fyne.KeyRight: keyRight, fyne.KeyTab: keyNext,
 	fyne.Key5: keyPress, fyne.KeyReturn: keyPress, fyne.KeyEnter: keyPress, fyne.KeySpace: keyPress,
 	fyne.KeyEscape: keyBack, fyne.KeyBackspace: keyBack, fyne.KeyDelete: keyBack,
 	fyne.Key0: keyHelp, fyne.KeyF1: keyHelp,
@@ -94,15 +103,17 @@ func (s *Screens) key(a keyAction) {
 		}
 	}
 	s.activity()
-	if w := s.gs.Playfield().World(); s.screen == scrGame && s.gameRunning() && s.overlay == ovNone &&
-		w != nil && w.Mode() == breakout.Play && !w.Done() {
+	if s.inJouerWall() {
+		if s.playKey(a) {
+			return
+		}
 		// Any key is the player there: a Jouer wall left idle does not
 		// go to Auto (the countdown said a key keeps it).
 		s.gs.Playfield().Nudge()
 	}
 	switch a {
-	case keyPrev, keyNext:
-		s.moveFocus(a == keyNext)
+	case keyPrev, keyNext, keyLeft, keyRight:
+		s.moveFocus(a == keyNext || a == keyRight)
 	case keyPress:
 		if b := s.focused(); b != nil {
 			if b.Disabled() {
@@ -127,6 +138,58 @@ func (s *Screens) key(a keyAction) {
 		s.changeVolume(volumeStep)
 	}
 }
+
+// inJouerWall reports whether a Jouer wall is in play on the game screen,
+// nothing over it.
+func (s *Screens) inJouerWall() bool {
+	w := s.gs.Playfield().World()
+	return s.screen == scrGame && s.gameRunning() && s.overlay == ovNone &&
+		w != nil && w.Mode() == breakout.Play && !w.Done()
+}
+
+// playKey is a key in a Jouer wall: the paddle, the ball's launch, where
+// the ball is; false for the keys that do there what they do elsewhere.
+func (s *Screens) playKey(a keyAction) bool {
+	pf := s.gs.Playfield()
+	switch a {
+	case keyLeft, keyRight:
+		dir := 1
+		if a == keyLeft {
+			dir = -1
+		}
+		pf.StepPaddle(dir)
+		return true
+	case keyPress:
+		if s.focused() != nil {
+			return false // « Finir en Auto », reached with 2 or 8
+		}
+		pf.LaunchKey()
+		return true
+	case keyRepeat:
+		if s.voice.on {
+			w := pf.World()
+			s.say(s.tr.Spoken().T(ballSideWords[play.BallSideOf(w.Ball(), w.Paddle())+1]))
+		}
+		return true
+	}
+	return false
+}
+
+// ballSideWords say where the ball is against the paddle, by
+// play.BallSide+1.
+var ballSideWords = [...]msg{msgSayBallLeft, msgSayBallAbove, msgSayBallRight}
+
+// playBall is the game screen's OnBallDown: the voice says on which side
+// of the paddle the ball comes down, in place of what it was saying.
+func (s *Screens) playBall(side play.BallSide) {
+	if !s.voice.on {
+		return // called in a frame: nothing is written for no one
+	}
+	s.say(s.tr.Spoken().T(ballDownWords[side+1]))
+}
+
+// ballDownWords are the short words of playBall, by play.BallSide+1.
+var ballDownWords = [...]msg{msgSayDownLeft, msgSayDownAbove, msgSayDownRight}
 
 // focusState is the keypad's focus: the button it is on, by its place
 // among the buttons of what shows.
@@ -289,7 +352,11 @@ func (s *Screens) help() string {
 			return container.NewWithoutLayout(s.buildRules(v)...)
 		})
 	case s.screen == scrGame && s.game != nil:
-		return s.spokenTexts(func(v view) fyne.CanvasObject { return s.buildPrizeTable(v, s.game.Stake()) })
+		table := s.spokenTexts(func(v view) fyne.CanvasObject { return s.buildPrizeTable(v, s.game.Stake()) })
+		if s.inJouerWall() {
+			return s.tr.Spoken().T(msgSayJouerKeys) + " " + table
+		}
+		return table
 	}
 	return s.describe()
 }

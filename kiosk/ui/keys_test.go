@@ -12,6 +12,7 @@ import (
 	"pharaon/game/breakout"
 	"pharaon/kiosk"
 	"pharaon/kiosk/speech"
+	"pharaon/kiosk/ui/play"
 )
 
 // key presses a key of the keypad.
@@ -209,5 +210,44 @@ func TestKeypadKeepsAJouerWall(t *testing.T) {
 	f.key(fyne.KeyDown)
 	f.frame()
 	assert.Less(t, w.Idle(), idle, "the key was activity: the idle time starts again")
+	assert.Equal(t, breakout.Play, w.Mode(), "still in Jouer")
+}
+
+// Jouer by keys: 4 and 6 move the paddle a tenth of the field, 5 launches
+// the ball, the voice says on which side of the paddle the ball comes
+// down, and 1 says where it is; the help says the keys.
+func TestKeypadPlaysJouer(t *testing.T) {
+	f, v := newVoiced(t, 5*game.Euro)
+	f.tap("Jouer")
+	w := f.s.gs.Playfield().World()
+	require.Equal(t, breakout.Play, w.Mode())
+	require.Equal(t, breakout.OnPaddle, w.Ball().Phase)
+	start := w.Paddle().Target
+
+	f.key(fyne.Key0)
+	assert.Contains(t, v.lastSaid(), "Jouer au clavier\u00a0: 4 et 6 déplacent la raquette")
+	f.key(fyne.Key6)
+	f.frame()
+	assert.Equal(t, start+play.PaddleStep, w.Paddle().Target, "6: a tenth of the field to the right")
+	f.key(fyne.KeyLeft)
+	f.key(fyne.Key4)
+	f.frame()
+	assert.Equal(t, start-play.PaddleStep, w.Paddle().Target, "two to the left")
+	assert.Equal(t, breakout.OnPaddle, w.Ball().Phase, "the ball waits")
+
+	f.key(fyne.Key5)
+	f.frame()
+	require.Equal(t, breakout.Flying, w.Ball().Phase, "5 launched the ball")
+	n := v.count()
+	for i := 0; i < 60*10 && !(w.Ball().VY > 0 && v.count() > n); i++ {
+		f.frame()
+	}
+	require.Greater(t, v.count(), n, "the ball came down: said")
+	side := play.BallSideOf(w.Ball(), w.Paddle())
+	assert.Equal(t, "say: "+[...]string{"À gauche.", "Au-dessus.", "À droite."}[side+1], v.lastSaid())
+
+	f.key(fyne.Key1)
+	assert.Contains(t, []string{"say: La balle est à gauche de la raquette.", "say: La balle est au-dessus de la raquette.",
+		"say: La balle est à droite de la raquette."}, v.lastSaid())
 	assert.Equal(t, breakout.Play, w.Mode(), "still in Jouer")
 }

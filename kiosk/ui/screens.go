@@ -289,6 +289,7 @@ func New(m Machine, opt Options) *Screens {
 	s.gs.OnCartoucheTapped = func() { s.showPrizeTable(s.gs.Stake()) }
 	s.gs.OnCombination = s.onCombination
 	s.gs.OnLanded = s.voiceLanded
+	s.gs.OnBallDown = s.playBall
 	s.gs.Playfield().OnCountdown = s.voiceAutoCountdown
 	if s.voiceAvailable() {
 		s.voice.volume = opt.Voice.Volume()

@@ -72,6 +72,10 @@ type Screen struct {
 	// OnLanded is called when a revealed symbol lands in the cartouche,
 	// with how many of it the cartouche shows now (the voice says it).
 	OnLanded func(s game.Symbol, n int)
+	// OnBallDown is called in a Jouer wall each time the ball starts down
+	// toward the paddle, with the side of the paddle it is on then (the
+	// voice says it to a player who plays by keys).
+	OnBallDown func(side BallSide)
 	// OnBonusWall is called when the bonus wall appears (Art. 4.7).
 	OnBonusWall func()
 	// OnEnd is called once when the game is over: its last wall is
@@ -112,6 +116,7 @@ type Screen struct {
 	words   Words // its words, and the language of its amounts
 
 	frameNow time.Time
+	ballDown bool                 // the ball was going down at the last frame (OnBallDown)
 	launched [game.NumSymbols]int // symbols sent flying on this wall
 	flights  [game.NumSymbols][game.MaxPerSymbol]flight
 	inFlight int
@@ -254,6 +259,38 @@ func (g *Screen) SetCredit(m game.Money) {
 	}
 }
 
+// BallSide is where the ball is against the paddle: BallLeft, BallAbove
+// (within its width) or BallRight.
+type BallSide int8
+
+const (
+	BallLeft BallSide = iota - 1
+	BallAbove
+	BallRight
+)
+
+// BallSideOf is where ball is against paddle.
+func BallSideOf(ball breakout.Ball, paddle breakout.Paddle) BallSide {
+	switch half := paddle.Width / 2; {
+	case ball.X < paddle.X-half:
+		return BallLeft
+	case ball.X > paddle.X+half:
+		return BallRight
+	}
+	return BallAbove
+}
+
+// ballTurn calls OnBallDown when w's ball, flying in a Jouer wall, has
+// just turned down toward the paddle.
+func (g *Screen) ballTurn(w *breakout.World) {
+	b := w.Ball()
+	down := w.Mode() == breakout.Play && !w.Done() && b.Phase == breakout.Flying && b.VY > 0
+	if down && !g.ballDown {
+		g.OnBallDown(BallSideOf(b, w.Paddle()))
+	}
+	g.ballDown = down
+}
+
 // LargeScale is how much larger the texts are in the large-text mode
 // (SetLargeText).
 const LargeScale = 1.5
@@ -349,6 +386,9 @@ func (g *Screen) Frame(now time.Time) {
 				g.event(e, now)
 			}
 		}
+	}
+	if g.OnBallDown != nil && g.stage == stagePlaying && g.src != nil {
+		g.ballTurn(g.src.World())
 	}
 	switch g.stage {
 	case stageLanding:

@@ -346,6 +346,35 @@ func (p *Playfield) brickCentre(i int) (fyne.Position, bool) {
 	return p.rend.geom.pos(rc.X+rc.W/2, rc.Y+rc.H/2), true
 }
 
+// PaddleStep is how far a key moves the paddle's target: a tenth of the
+// field (StepPaddle).
+const PaddleStep = breakout.FieldWidth / 10
+
+// StepPaddle moves the paddle's target by dir (-1 left, +1 right) steps of
+// PaddleStep from where it heads: the keypad's 4 and 6 in a Jouer wall
+// (a key held repeats). Recorded as a touch's move is.
+func (p *Playfield) StepPaddle(dir int) {
+	p.activity()
+	if p.world == nil {
+		return
+	}
+	from := p.target
+	if !p.steer {
+		from = p.world.Paddle().Target
+	}
+	p.steer = true
+	p.target = clampField(from + int32(dir)*PaddleStep)
+}
+
+// LaunchKey launches the ball waiting on the paddle, as a tap on it does
+// (the keypad's 5 in a Jouer wall).
+func (p *Playfield) LaunchKey() {
+	p.activity()
+	if p.world != nil {
+		p.launch = true
+	}
+}
+
 // Nudge is a touch that moves nothing: the player is there (a key of the
 // keypad), and the wall does not go to Auto for want of a touch. Recorded
 // as a touch is, so a replay does the same.
