@@ -1,9 +1,11 @@
 # shellcheck shell=bash disable=SC2034 # out, bin, work: the sourcing script's
 # What packaging/screenshots.sh, packaging/screenshots-player.sh and
 # packaging/voice-frames.sh share,
-# sourced by both with their arguments: the output directory ($1, else
+# sourced by each with its arguments: the output directory ($1, else
 # docs/screenshots), the binary, a work directory, a free display for Xvfb,
-# and the finger and the camera (tap, shot).
+# and the finger and the camera (tap, shot); and for the two that play the
+# player's games, the showcase database, the virtual screen and the kiosk
+# started on a copy of that database (player_session, screen, start).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=${1:-docs/screenshots}
@@ -40,3 +42,44 @@ waitlog() {
 }
 # frames waits for $1 more seconds of game (the -fps log's line a second).
 frames() { for _ in $(seq "$1"); do waitlog "fps [0-9]"; done; }
+
+xvfb="" app=""
+log=$work/pharaon.log
+seen=0 # the log's lines waitlog has read past
+
+# player_session stops the kiosk and the virtual screen and removes the
+# work directory at exit, and makes the showcase database: a block of each
+# stake whose first units are a loser (0,50 €), three birds (1 €) and a
+# prize through the bonus game (2 €) (cmd/pharaon/showcase_test.go).
+player_session() {
+	trap 'stop "$app"; stop "$xvfb"; rm -rf "$work"' EXIT
+	trap exit INT TERM
+	PHARAON_SHOWCASE_DIR=$work/showcase ${GO:-go} test -count=1 ./cmd/pharaon -run '^TestShowcaseDatabase$' >/dev/null
+}
+
+# screen starts a virtual screen of $1 (WIDTHxHEIGHT) in place of the last.
+screen() {
+	stop "$app"
+	app=""
+	stop "$xvfb"
+	Xvfb "$disp" -screen 0 "${1}x24" -nolisten tcp >/dev/null 2>&1 &
+	xvfb=$!
+	for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && return 0; sleep 0.1; done
+	echo "$(basename "$0"): Xvfb $disp did not start" >&2
+	exit 1
+}
+
+# start runs the kiosk (with the flags given, after -dev -fps) on a fresh
+# copy of the showcase database (its anchor and trust root beside it), and
+# waits for home.
+start() {
+	stop "$app"
+	rm -rf "$work/run"
+	mkdir "$work/run"
+	cp "$work/showcase/"{showcase.db,pharaon.anchor,trust.secret,trust.counter} "$work/run/"
+	: >"$log"
+	seen=0
+	"$bin" -dev -fps -db "$work/run/showcase.db" -keys "$work/showcase/showcase.pub" "$@" >"$log" 2>&1 &
+	app=$!
+	waitlog "home shown" 120
+}

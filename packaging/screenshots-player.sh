@@ -13,48 +13,7 @@
 # docs/screenshots/README.md lists them. Look at every picture after a run.
 # shellcheck source=packaging/screenshots-lib.sh
 source "$(dirname "$0")/screenshots-lib.sh"
-xvfb="" app=""
-cleanup() {
-	stop "$app"
-	stop "$xvfb"
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap exit INT TERM
-
-# The showcase database: a block of each stake whose first units are a
-# loser (0,50 €), three birds (1 €) and a prize through the bonus game
-# (2 €).
-PHARAON_SHOWCASE_DIR=$work/showcase ${GO:-go} test -count=1 ./cmd/pharaon -run '^TestShowcaseDatabase$' >/dev/null
-
-# screen starts a virtual screen of $1 (WIDTHxHEIGHT) in place of the last.
-screen() {
-	stop "$app"
-	app=""
-	stop "$xvfb"
-	Xvfb "$disp" -screen 0 "${1}x24" -nolisten tcp >/dev/null 2>&1 &
-	xvfb=$!
-	for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && return 0; sleep 0.1; done
-	echo "screenshots-player: Xvfb $disp did not start" >&2
-	exit 1
-}
-
-log=$work/pharaon.log
-seen=0 # the log's lines waitlog has read past
-# start runs the kiosk full screen on a fresh copy of the showcase
-# database (its anchor and trust root beside it), and waits for home.
-start() {
-	stop "$app"
-	rm -rf "$work/run"
-	mkdir "$work/run"
-	cp "$work/showcase/"{showcase.db,pharaon.anchor,trust.secret,trust.counter} "$work/run/"
-	: >"$log"
-	seen=0
-	"$bin" -dev -fps -db "$work/run/showcase.db" -keys "$work/showcase/showcase.pub" >"$log" 2>&1 &
-	app=$!
-	waitlog "home shown" 120
-}
-
+player_session
 
 # play inserts a 10 € note through the development panel, chooses the
 # stake at x = $1 and starts it in Auto.

@@ -15,39 +15,15 @@
 # shellcheck source=packaging/screenshots-lib.sh
 source "$(dirname "$0")/screenshots-lib.sh" ""
 rounds=${1:-3}
-xvfb="" app=""
-cleanup() {
-	stop "$app"
-	stop "$xvfb"
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap exit INT TERM
-
-PHARAON_SHOWCASE_DIR=$work/showcase ${GO:-go} test -count=1 ./cmd/pharaon -run '^TestShowcaseDatabase$' >/dev/null
-
-Xvfb "$disp" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
-for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
-
-log=$work/pharaon.log
-seen=0
+player_session
+screen 1280x800
 
 # game plays the 2 € unit with the voice $1 (on or off) and prints its
 # figures.
 game() {
-	stop "$app"
-	rm -rf "$work/run"
-	mkdir "$work/run"
-	cp "$work/showcase/"{showcase.db,pharaon.anchor,trust.secret,trust.counter} "$work/run/"
-	: >"$log"
-	seen=0
-	"$bin" -dev -fps -db "$work/run/showcase.db" -keys "$work/showcase/showcase.pub" \
-		-voice-wav "$work/voice.wav" >"$log" 2>&1 &
-	app=$!
-	waitlog "home shown" 120
+	start -voice-wav "$work/voice.wav"
 	if [ "$1" = on ]; then
-		tap 225 88       # Voix
+		tap 281 86       # Voix
 		waitlog "voice fr: Voix activée"
 	fi
 	tap 817 706          # 10 € into the simulated validator
