@@ -72,13 +72,6 @@ func (v view) scale() float32 {
 	return largeScale * max(v.boost, 1)
 }
 
-// normal is v without the large-text mode: the development panel, which
-// is not the player's, keeps its size.
-func (v view) normal() view {
-	v.large, v.zoomed = false, false
-	return v
-}
-
 // setLarge switches the mode on or off and draws the screens again.
 func (s *Screens) setLarge(on bool) {
 	if s.large.on == on {
