@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 
 	"pharaon/kiosk"
@@ -136,13 +137,7 @@ func (s *Screens) buildToast() fyne.CanvasObject {
 	if v.large {
 		return s.buildToastLarge(v, head, line, returned)
 	}
-	rim, headColour := color.Color(art.Gold), color.Color(art.GoldLight)
-	if returned {
-		rim, headColour = art.Alert, art.Alert
-	}
-	bg := v.panelAlpha(x, y, w, h, 0xFF)
-	bg.StrokeColor = rim
-	bg.StrokeWidth = 3 * v.k
+	bg, headColour := toastPanel(v, x, y, w, h, returned)
 	objs := []fyne.CanvasObject{bg}
 	if line == "" {
 		lh := v.lineHeight(sizeHeading-2, true)
@@ -158,11 +153,9 @@ func (s *Screens) buildToast() fyne.CanvasObject {
 	return container.NewWithoutLayout(append(objs, lines...)...)
 }
 
-// buildToastLarge is the home screen's toast in the large-text mode: over
-// the prizes' panel, the credit's panel beside it in sight, its lines
-// broken to the panel's width.
-func (s *Screens) buildToastLarge(v view, head, line string, returned bool) fyne.CanvasObject {
-	x, y, w, h := float32(largeRulesX+8), float32(largeTop+8), float32(largeRulesW-16), float32(250)
+// toastPanel is the toast's opaque panel at (x, y, w, h), its rim gold or,
+// for a note given back, the alert's, and the colour of its first line.
+func toastPanel(v view, x, y, w, h float32, returned bool) (*canvas.Rectangle, color.Color) {
 	rim, headColour := color.Color(art.Gold), color.Color(art.GoldLight)
 	if returned {
 		rim, headColour = art.Alert, art.Alert
@@ -170,6 +163,15 @@ func (s *Screens) buildToastLarge(v view, head, line string, returned bool) fyne
 	bg := v.panelAlpha(x, y, w, h, 0xFF)
 	bg.StrokeColor = rim
 	bg.StrokeWidth = 3 * v.k
+	return bg, headColour
+}
+
+// buildToastLarge is the home screen's toast in the large-text mode: over
+// the prizes' panel, the credit's panel beside it in sight, its lines
+// broken to the panel's width.
+func (s *Screens) buildToastLarge(v view, head, line string, returned bool) fyne.CanvasObject {
+	x, y, w, h := float32(largeRulesX+8), float32(largeTop+8), float32(largeRulesW-16), float32(250)
+	bg, headColour := toastPanel(v, x, y, w, h, returned)
 	objs := []fyne.CanvasObject{bg}
 	lines, ly := v.para(head, sizeHeading-4, headColour, true, fyne.TextAlignCenter, x+12, y+12, w-24)
 	objs = append(objs, lines...)

@@ -166,7 +166,15 @@ func (s *Screens) buildRules(v view) []fyne.CanvasObject {
 	lines, y = v.para(tr.T(msgRulesBonus), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w)
 	objs = append(objs, lines...)
 	y += 6
-	objs = append(objs, v.textAt(tr.T(msgRulesStones), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w))
+	return append(objs, s.rulesStonesAndModes(v, x, y, w)...)
+}
+
+// rulesStonesAndModes is the end of the rules from (x, y), w wide: the
+// stones (Art. 4.5), then Jouer and Auto (Art. 4.1, 4.4); the home screen's
+// panel and the large-text mode's card (large.go) share it.
+func (s *Screens) rulesStonesAndModes(v view, x, y, w float32) []fyne.CanvasObject {
+	tr := s.tr
+	objs := []fyne.CanvasObject{v.textAt(tr.T(msgRulesStones), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w)}
 	y += 26
 	cw := w / 3
 	for i, st := range game.Stones {
@@ -176,7 +184,7 @@ func (s *Screens) buildRules(v view) []fyne.CanvasObject {
 		objs = append(objs, v.textAt(tr.T(key), sizeSmall, art.Sand, false, fyne.TextAlignLeading, cx+36, y+4, cw-36))
 	}
 	y += 38
-	lines, y = v.para(tr.T(msgRulesJouer), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w)
+	lines, y := v.para(tr.T(msgRulesJouer), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w)
 	objs = append(objs, lines...)
 	y += 4
 	lines, _ = v.para(tr.T(msgRulesAuto), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w)

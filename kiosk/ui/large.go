@@ -290,7 +290,7 @@ func (s *Screens) showRules() {
 // card drawn largeScale times larger.
 func (s *Screens) buildRulesCard(v view) fyne.CanvasObject {
 	tr := s.tr
-	const h = 520
+	const h = 470
 	v = v.zoom()
 	objs, y := s.card(v, h, true, s.closeRules)
 	x, w := float32(cashCardX+24), float32(cashCardW-48)
@@ -305,22 +305,7 @@ func (s *Screens) buildRulesCard(v view) fyne.CanvasObject {
 		objs = append(objs, lines...)
 	}
 	y += 6
-	objs = append(objs, v.textAt(tr.T(msgRulesStones), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w))
-	y += 26
-	cw := w / 3
-	for i, st := range game.Stones {
-		cx := x + float32(i)*cw
-		objs = append(objs, v.image(art.StoneResource(st), cx, y, 26, 26))
-		key := [...]msg{game.Pink: msgStonePink, game.Green: msgStoneGreen, game.Blue: msgStoneBlue}[st]
-		objs = append(objs, v.textAt(tr.T(key), sizeSmall, art.Sand, false, fyne.TextAlignLeading, cx+30, y+2, cw-30))
-	}
-	y += 34
-	for _, m := range []msg{msgRulesJouer, msgRulesAuto} {
-		var lines []fyne.CanvasObject
-		lines, y = v.para(tr.T(m), sizeSmall, art.Sand, false, fyne.TextAlignLeading, x, y, w)
-		objs = append(objs, lines...)
-		y += 4
-	}
+	objs = append(objs, s.rulesStonesAndModes(v, x, y, w)...)
 	top := float32(designH-h) / 2
 	objs = append(objs, v.button(tr.T(msgClose), buttonSecondary, sizeButton-4, s.closeRules, designW/2-110, top+h-16-56, 220, 56))
 	return container.NewWithoutLayout(objs...)
