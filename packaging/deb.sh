@@ -131,6 +131,7 @@ depends:
   - udev
   - fonts-dejavu-core
   - locales
+  - espeak-ng
 scripts:
   postinstall: $here/scripts/postinst.sh
   preremove: $here/scripts/prerm.sh

@@ -84,7 +84,8 @@ func TestDeb(t *testing.T) {
 		depends[strings.TrimSpace(d)] = true
 	}
 	for _, d := range []string{"libgl1", "libx11-6", "libxcursor1", "libxrandr2", "libxinerama1", "libxi6",
-		"libxxf86vm1", "cage", "xwayland", "seatd", "tpm-udev", "fonts-dejavu-core", "locales", "systemd", "udev"} {
+		"libxxf86vm1", "cage", "xwayland", "seatd", "tpm-udev", "fonts-dejavu-core", "locales", "systemd", "udev",
+		"espeak-ng"} { // the player's voice (kiosk/speech) runs it
 		assert.True(t, depends[d], "Depends lacks %s: %s", d, fields["Depends"])
 	}
 	for _, script := range []string{"postinst", "prerm", "postrm", "conffiles", "md5sums"} {
