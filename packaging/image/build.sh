@@ -113,7 +113,7 @@ say() { echo "image: $(($(date +%s) - t0)) s: $*" >&2; }
 
 say "root tree ($SUITE)"
 LANG=C.UTF-8 LC_ALL=C.UTF-8 mmdebstrap --variant=minbase --mode=root \
-	--include=linux-image-amd64,initramfs-tools,systemd-sysv,udev,dbus,libpam-systemd,kmod,cage,xwayland,seatd,libgl1-mesa-dri,fonts-dejavu-core,locales,procps,fdisk,systemd-resolved,systemd-timesyncd,openssh-server \
+	--include=linux-image-amd64,initramfs-tools,systemd-sysv,udev,dbus,libpam-systemd,kmod,cage,xwayland,seatd,libgl1-mesa-dri,fonts-dejavu-core,locales,procps,fdisk,systemd-resolved,systemd-timesyncd,openssh-server,alsa-utils \
 	--customize-hook='echo "fr_FR.UTF-8 UTF-8" >"$1/etc/locale.gen"; echo "en_GB.UTF-8 UTF-8" >>"$1/etc/locale.gen"; chroot "$1" locale-gen; echo LANG=fr_FR.UTF-8 >"$1/etc/default/locale"' \
 	--customize-hook="copy-in $deb /tmp" \
 	--customize-hook='rm -f "$1/etc/resolv.conf" && cp /etc/resolv.conf "$1/etc/resolv.conf"' \

@@ -641,6 +641,31 @@ grown() {
 	[ "$alt" = $((sectors - 1)) ] || failed "the backup GPT is not at the disk's end: sector $alt of $sectors"
 }
 
+# voice_heard WAV: the sound the machine's audio output made during a boot
+# (QEMU's wav audio backend) holds speech: seconds above a quiet floor.
+voice_heard() {
+	local r
+	r=$(python3 - "$1" <<'PY'
+import array, sys, wave
+try:
+    w = wave.open(sys.argv[1], "rb")
+except (OSError, EOFError, wave.Error) as e:
+    print("no sound recorded (%s)" % e)
+    sys.exit(1)
+rate, ch, width = w.getframerate(), w.getnchannels(), w.getsampwidth()
+if width != 2:
+    print("%d-byte samples" % width)
+    sys.exit(1)
+data = array.array("h", w.readframes(w.getnframes()))
+step = rate * ch // 10  # a tenth of a second
+loud = sum(1 for i in range(0, len(data), step) if max((abs(x) for x in data[i:i + step]), default=0) > 1000)
+total = len(data) / (rate * ch)
+print("%.1f s of sound above the floor in %.1f s recorded (%d Hz, %d channels)" % (loud / 10, total, rate, ch))
+sys.exit(0 if loud >= 10 else 1)
+PY
+) && say "voice heard: $r" || failed "no voice heard on the audio output: $r"
+}
+
 serial=$out/vm-serial.log
 : >"$serial"
 validation=
@@ -665,6 +690,7 @@ boot() {
 		-chardev serial,id=validator,path="$validator_pty" -device usb-serial,bus=usb.0,chardev=validator,serial=PHVMVALIDATOR \
 		-chardev serial,id=printer,path="$printer_pty" -device usb-serial,bus=usb.0,chardev=printer,serial=PHVMPRINTER \
 		-chardev socket,id=chrtpm,path="$work/swtpm.sock" -tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-tis,tpmdev=tpm0 \
+		-audiodev wav,id=snd0,path="$out/vm-voice-$phase.wav" -device ich9-intel-hda -device hda-output,audiodev=snd0 \
 		-serial stdio -monitor unix:"$work/monitor",server,nowait -qmp unix:"$work/qmp",server,nowait \
 		</dev/null >"$work/console" 2>"$work/qemu.err" &
 	qemu=$!
@@ -677,10 +703,15 @@ boot() {
 	*"VMTEST ready"*)
 		local deadline=$((SECONDS + ${TIMEOUT_REST:-2700}))
 		while [ "$SECONDS" -lt "$deadline" ]; do
-			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|session stop|backup (done|failed)|ssh (ready|off)|shot|switch|money|pay|rollback|main done|cleared done|FAIL)' || true)
+			line=$(wait_for $((deadline - SECONDS)) 'VMTEST (setup shown|first [a-z]|session stop|backup (done|failed)|ssh (ready|off)|shot|voice key|switch|money|pay|rollback|main done|cleared done|FAIL)' || true)
 			[ -n "$line" ] || break
 			say "$line"
 			case $line in
+			*"VMTEST voice key"*)
+				# The keypad's 5 (a USB keypad's keys come as a keyboard's).
+				monitor "sendkey kp_5" || say "sendkey kp_5 failed"
+				say "the keypad's 5 pressed"
+				;;
 			*"VMTEST setup shown"*)
 				shot vm-setup
 				# The technician's PIN and the staff's, each twice, then
@@ -894,6 +925,7 @@ rollback() {
 
 boot main
 grown
+voice_heard "$out/vm-voice-main.wav"
 # The switch step left the machine on slot b: its entries go, and the next
 # boots start slot a, where the probe's phase is written.
 if [ "${SWITCH:-yes}" != no ]; then
