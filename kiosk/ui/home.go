@@ -90,6 +90,18 @@ func (s *Screens) buildHome(v view) fyne.CanvasObject {
 		v.textAt(tr.T(msgTagline), sizeBody, art.Sand, false, fyne.TextAlignCenter, 300, 46+320/art.WordmarkAspect+4, 680),
 	}
 	// The language toggle (FR | EN), top right.
+	objs = append(objs, s.langButtons(v, 1040, 56, 62, minTouch, 6)...)
+	objs = append(objs, s.buildVoiceButtons(v)...)
+	objs = append(objs, s.buildRules(v)...)
+	objs = append(objs, s.buildNotice(v)...)
+	s.homeLive = container.NewWithoutLayout(s.buildHomeLive(v)...)
+	return container.NewWithoutLayout(append(objs, s.homeLive)...)
+}
+
+// langButtons are « FR » and « EN » from (x, y), each w × h, gap apart,
+// the language shown chosen.
+func (s *Screens) langButtons(v view, x, y, w, h, gap float32) []fyne.CanvasObject {
+	var objs []fyne.CanvasObject
 	for i, l := range []Lang{French, English} {
 		kind := buttonQuiet
 		if l == s.tr.Lang {
@@ -99,14 +111,10 @@ func (s *Screens) buildHome(v view) fyne.CanvasObject {
 		if l == English {
 			key = msgLangEN
 		}
-		objs = append(objs, v.button(tr.T(key), kind, 20, func() { s.activity(); s.SetLang(l) },
-			float32(1040+i*68), 56, 62, minTouch))
+		objs = append(objs, v.button(s.tr.T(key), kind, 20, func() { s.activity(); s.SetLang(l) },
+			x+float32(i)*(w+gap), y, w, h))
 	}
-	objs = append(objs, s.buildVoiceButtons(v)...)
-	objs = append(objs, s.buildRules(v)...)
-	objs = append(objs, s.buildNotice(v)...)
-	s.homeLive = container.NewWithoutLayout(s.buildHomeLive(v)...)
-	return container.NewWithoutLayout(append(objs, s.homeLive)...)
+	return objs
 }
 
 // buildHomeLive is what the home screen shows of the machine's state: the

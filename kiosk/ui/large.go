@@ -154,23 +154,11 @@ const (
 
 // buildHomeLarge is the home screen in the large-text mode.
 func (s *Screens) buildHomeLarge(v view) fyne.CanvasObject {
-	tr := s.tr
 	objs := []fyne.CanvasObject{
 		s.cover(v, art.HomeBackdropResource()),
 		v.image(art.WordmarkResource(), 580, largeTopY+4, 210, 210/art.WordmarkAspect),
 	}
-	for i, l := range []Lang{French, English} {
-		kind := buttonQuiet
-		if l == s.tr.Lang {
-			kind = buttonChosen
-		}
-		key := msgLangFR
-		if l == English {
-			key = msgLangEN
-		}
-		objs = append(objs, v.button(tr.T(key), kind, 20, func() { s.activity(); s.SetLang(l) },
-			float32(1022+i*80), largeTopY, 74, largeTopH))
-	}
+	objs = append(objs, s.langButtons(v, 1022, largeTopY, 74, largeTopH, 6)...)
 	objs = append(objs, s.buildVoiceButtons(v)...)
 	objs = append(objs, s.buildCombinationsLarge(v)...)
 	objs = append(objs, s.buildNotice(v)...)
