@@ -19,12 +19,14 @@ import (
 // voice, it is the player's: it ends with the session it was asked for
 // (the credit back to zero once there was some) and at the attract loop.
 //
-// The screens get there three ways (DESIGN.md §8): the home screen and
-// the history have a layout of their own for it; the cards (cash-out, the
+// The screens get there three ways (DESIGN.md §8): home, the history,
+// the prize table, the bilingual screens, the toast and the timeout's
+// strip have a layout of their own for it; the cards (cash-out, the
 // limit, the reality check, the rules) are drawn largeScale times larger
 // as a whole (zoom), which their size leaves room for; the windows over
-// the game lose their frame's art for a plain panel as large as the
-// playfield.
+// the game lose their frame's picture for a plain panel, and are drawn
+// larger as a whole too (window, zoomTo). The game screen scales its own
+// texts (play.Screen.SetLargeText).
 
 // largeScale is the large-text mode's text size against the usual one.
 const largeScale = 1.5

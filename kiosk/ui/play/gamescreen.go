@@ -313,9 +313,6 @@ func (g *Screen) SetLargeText(on bool) {
 	}
 }
 
-// LargeText reports whether the large-text mode is on.
-func (g *Screen) LargeText() bool { return g.large }
-
 // Session is the session's line shown.
 func (g *Screen) Session() string { return g.session }
 
