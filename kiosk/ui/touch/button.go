@@ -176,6 +176,13 @@ func (r *buttonRenderer) Layout(size fyne.Size) {
 		r.label.Resize(fyne.NewSize(size.Width, ls.Height))
 		return
 	}
+	// The caption's lines for this width: a resize alone may change them.
+	if first, second := r.b.captionLines(size.Width); first != r.caption.Text || second != r.caption2.Text {
+		r.caption.Text, r.caption2.Text = first, second
+		r.caption2.Hidden = second == ""
+		r.caption.Refresh()
+		r.caption2.Refresh()
+	}
 	cs := r.caption.MinSize()
 	h2 := float32(0)
 	if !r.caption2.Hidden {
@@ -193,9 +200,9 @@ func (r *buttonRenderer) Layout(size fyne.Size) {
 // captionLines are the caption's lines: one, or two when WrapCaption and
 // it is wider than the button's room (broken at the last space that lets
 // the first line fit).
-func (b *Button) captionLines() (string, string) {
+func (b *Button) captionLines(width float32) (string, string) {
 	c := b.Caption
-	room := b.Size().Width - b.TextSize*0.6
+	room := width - b.TextSize*0.6
 	style := fyne.TextStyle{}
 	if !b.WrapCaption || room <= 0 || art.MeasureText(c, b.captionSize(), style).Width <= room {
 		return c, ""
@@ -268,7 +275,7 @@ func (r *buttonRenderer) Refresh() {
 	r.bg.StrokeWidth = max(2, b.TextSize/12)
 	r.bg.CornerRadius = b.Radius
 	r.label.Text, r.label.Color, r.label.TextSize = b.Text, fg, b.TextSize
-	first, second := b.captionLines()
+	first, second := b.captionLines(b.Size().Width)
 	r.caption.Text, r.caption.Color, r.caption.TextSize = first, fg, b.captionSize()
 	r.caption.Hidden = b.Caption == ""
 	r.caption2.Text, r.caption2.Color, r.caption2.TextSize = second, fg, b.captionSize()

@@ -64,4 +64,12 @@ func TestWrapCaption(t *testing.T) {
 		assert.LessOrEqual(t, c.MinSize().Width, b.Size().Width, "%q", c.Text)
 	}
 	assert.Greater(t, r.caption2.Position().Y, r.caption.Position().Y)
+
+	// A resize alone (a window's new size, no Refresh) lays the lines out
+	// again for the new width.
+	b.Resize(fyne.NewSize(900, 110))
+	assert.True(t, r.caption2.Hidden, "wide enough: one line again")
+	assert.Equal(t, b.Caption, r.caption.Text)
+	b.Resize(fyne.NewSize(260, 110))
+	assert.False(t, r.caption2.Hidden, "narrow again: two lines")
 }
