@@ -269,32 +269,9 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 		objs = append(objs, b)
 	}
 	objs = append(objs, v.textAt(tr.T(msgChooseStake), sizeHeading-4, art.Sand, true, fyne.TextAlignCenter, x, stakeY-40, w))
-	gap := float32(12)
-	bw := (w - 2*gap) / 3
-	for i, st := range game.Stakes {
-		kind := buttonChoice
-		if st == s.stake && available[st] {
-			kind = buttonChosen
-		}
-		b := v.button(tr.Stake(st), kind, sizeButton+4, func() { s.chooseStake(st) }, x+float32(i)*(bw+gap), stakeY, bw, stakeH)
-		if !available[st] {
-			b.Caption = tr.T(msgUnavailable)
-			b.Disable()
-		}
-		objs = append(objs, b)
-	}
-	// A note on its way to the cash box or a voucher printing holds the
-	// credit: no game until it settles.
-	cashBusy := s.snap.Cash.NoteInPath || s.snap.Cash.CashingOut
-	canPlay := available[s.stake] && credit >= s.stake.Money() && !cashBusy
-	bw = (w - gap) / 2
-	// A game asked for and not yet sold: a second tap must not sell another.
-	ready := canPlay && !s.requesting
-	jouer := v.button(tr.T(msgPlay), buttonPrimary, sizeButton+6, func() { s.play(breakout.Play) }, x, playY, bw, playH)
-	auto := v.button(tr.T(msgAuto), buttonSecondary, sizeButton+6, func() { s.play(breakout.Auto) }, x+bw+gap, playY, bw, playH)
-	jouer.SetEnabled(ready)
-	auto.SetEnabled(ready)
-	objs = append(objs, jouer, auto)
+	const gap = float32(12)
+	bw := (w - gap) / 2 // Historique and Encaisser, under Jouer and Auto
+	objs, canPlay, cashBusy := s.playButtons(v, objs, credit, available, x, w, stakeY, stakeH, playY, playH)
 	if msgText, msgColour := s.homeMessage(credit, available, canPlay, cashBusy); msgText != "" {
 		lines, _ := v.para(msgText, sizeSmall, msgColour, true, fyne.TextAlignCenter, x, messageY, w)
 		objs = append(objs, lines...)
@@ -310,6 +287,41 @@ func (s *Screens) buildActions(v view, credit game.Money, available map[game.Sta
 		cash.FitCaption(why)
 	}
 	return append(objs, hist, cash)
+}
+
+// playButtons appends to objs the stakes (a row at stakeY) and Jouer and
+// Auto (at playY) on the column (x, w), both home layouts' (large.go), and
+// says whether the credit plays the stake chosen and whether a note or a
+// voucher holds the credit.
+func (s *Screens) playButtons(v view, objs []fyne.CanvasObject, credit game.Money, available map[game.Stake]bool,
+	x, w, stakeY, stakeH, playY, playH float32) (_ []fyne.CanvasObject, canPlay, cashBusy bool) {
+	tr := s.tr
+	const gap = float32(12)
+	bw := (w - 2*gap) / 3
+	for i, st := range game.Stakes {
+		kind := buttonChoice
+		if st == s.stake && available[st] {
+			kind = buttonChosen
+		}
+		b := v.button(tr.Stake(st), kind, sizeButton+4, func() { s.chooseStake(st) }, x+float32(i)*(bw+gap), stakeY, bw, stakeH)
+		if !available[st] {
+			b.Caption = tr.T(msgUnavailable)
+			b.Disable()
+		}
+		objs = append(objs, b)
+	}
+	// A note on its way to the cash box or a voucher printing holds the
+	// credit: no game until it settles.
+	cashBusy = s.snap.Cash.NoteInPath || s.snap.Cash.CashingOut
+	canPlay = available[s.stake] && credit >= s.stake.Money() && !cashBusy
+	bw = (w - gap) / 2
+	// A game asked for and not yet sold: a second tap must not sell another.
+	ready := canPlay && !s.requesting
+	jouer := v.button(tr.T(msgPlay), buttonPrimary, sizeButton+6, func() { s.play(breakout.Play) }, x, playY, bw, playH)
+	auto := v.button(tr.T(msgAuto), buttonSecondary, sizeButton+6, func() { s.play(breakout.Auto) }, x+bw+gap, playY, bw, playH)
+	jouer.SetEnabled(ready)
+	auto.SetEnabled(ready)
+	return append(objs, jouer, auto), canPlay, cashBusy
 }
 
 // homeMessage is the line under Jouer and Auto: an error of Play, why

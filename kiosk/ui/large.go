@@ -7,7 +7,6 @@ import (
 	"fyne.io/fyne/v2/container"
 
 	"pharaon/game"
-	"pharaon/game/breakout"
 	"pharaon/kiosk"
 	"pharaon/kiosk/ui/art"
 )
@@ -229,28 +228,8 @@ func (s *Screens) buildActionsLarge(v view, credit game.Money, available map[gam
 	}
 	objs = append(objs, v.textAt(tr.T(msgChooseStake), sizeHeading-4, art.Sand, true, fyne.TextAlignCenter, x, 334, w))
 	const gap = float32(12)
-	bw := (w - 2*gap) / 3
-	for i, st := range game.Stakes {
-		kind := buttonChoice
-		if st == s.stake && available[st] {
-			kind = buttonChosen
-		}
-		b := v.button(tr.Stake(st), kind, sizeButton+4, func() { s.chooseStake(st) }, x+float32(i)*(bw+gap), 388, bw, 84)
-		if !available[st] {
-			b.Caption = tr.T(msgUnavailable)
-			b.Disable()
-		}
-		objs = append(objs, b)
-	}
-	cashBusy := s.snap.Cash.NoteInPath || s.snap.Cash.CashingOut
-	canPlay := available[s.stake] && credit >= s.stake.Money() && !cashBusy
-	ready := canPlay && !s.requesting
-	bw = (w - gap) / 2
-	jouer := v.button(tr.T(msgPlay), buttonPrimary, sizeButton+6, func() { s.play(breakout.Play) }, x, 482, bw, 88)
-	auto := v.button(tr.T(msgAuto), buttonSecondary, sizeButton+6, func() { s.play(breakout.Auto) }, x+bw+gap, 482, bw, 88)
-	jouer.SetEnabled(ready)
-	auto.SetEnabled(ready)
-	objs = append(objs, jouer, auto)
+	bw := (w - gap) / 2 // Historique and Encaisser, under Jouer and Auto
+	objs, canPlay, cashBusy := s.playButtons(v, objs, credit, available, x, w, 388, 84, 482, 88)
 	if text, colour := s.homeMessage(credit, available, canPlay, cashBusy); text != "" {
 		lines, _ := v.para(text, sizeSmall, colour, true, fyne.TextAlignCenter, x, 576, w)
 		objs = append(objs, lines...)
