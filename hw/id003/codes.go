@@ -62,8 +62,44 @@ const (
 	CommInterrupt2 byte = 0x02 // the unit sends ENQ only when it needs the host (which statuses: uncertain)
 )
 
-// ENQ is the single byte, outside any frame, by which a unit in an interrupt mode asks to be polled.
+// ENQ is the byte by which a unit in an interrupt mode asks to be polled. Units send it in one of
+// two forms (ENQForm), and a host must take both.
 const ENQ byte = 0x05
+
+// ENQForm is how a unit in an interrupt mode sends its ENQ.
+type ENQForm int
+
+const (
+	// ENQFramed: a frame of its own, FC 05 05 and its CRC (SYNC, LNG = 5, CMD = ENQ, no data). The
+	// field-proven open-source hosts checked parse ENQ only this way, as a reply whose command
+	// byte is 05 (they drop any byte before a SYNC): what the units they drive send. The default.
+	ENQFramed ENQForm = iota
+	// ENQByte: the single byte 05 outside any frame, as some public descriptions of the protocol
+	// have it (uncertain: no field-proven host was found that reads it).
+	ENQByte
+)
+
+func (f ENQForm) String() string {
+	switch f {
+	case ENQFramed:
+		return "framed ENQ (FC 05 05 + CRC)"
+	case ENQByte:
+		return "single-byte ENQ (05 outside a frame)"
+	}
+	return fmt.Sprintf("ENQForm(%d)", int(f))
+}
+
+// Bytes is the ENQ as a unit sends it in this form.
+func (f ENQForm) Bytes() []byte {
+	if f == ENQByte {
+		return []byte{ENQ}
+	}
+	return MustEncode(ENQ)
+}
+
+// IsENQ reports whether a frame is a framed ENQ (FC 05 05 + CRC): no status, no answer, only the
+// unit's call to be polled.
+func IsENQ(f Frame) bool { return f.Cmd == ENQ && len(f.Data) == 0 }
 
 // Replies that are not statuses.
 const (

@@ -142,7 +142,7 @@ func (h *Host) configure() error {
 	}{
 		{CmdSetEnable, h.enableMask[:]},
 		{CmdSetSecurity, h.secMask[:]},
-		{CmdSetCommMode, []byte{0x00}},
+		{CmdSetCommMode, []byte{h.cfg.CommMode}},
 		{CmdSetDirection, []byte{h.cfg.Direction}},
 		{CmdSetOptionalFun, h.cfg.OptionalFunc[:]},
 	} {

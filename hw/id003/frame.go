@@ -124,6 +124,10 @@ type Decoder struct {
 	// candidates whose CRC failed (a corrupted frame, or a 0xFC inside garbage).
 	Skipped int
 	BadCRC  int
+	// ENQBytes counts single ENQ bytes (05) dropped outside any frame: a unit in an interrupt mode
+	// calling the host in ENQByte's form. Garbage holding a 05 counts too; an ENQ only ever costs
+	// the host a status request.
+	ENQBytes int
 }
 
 // Feed adds bytes read from the line.
@@ -184,8 +188,8 @@ scan:
 				if n > MinFrameLen {
 					f.Data = append([]byte(nil), d.buf[p+3:p+n-2]...)
 				}
-				d.drop(p + n)
-				d.Skipped -= n // the frame itself was not skipped
+				d.drop(p)                              // what came before the frame was skipped
+				d.buf = d.buf[:copy(d.buf, d.buf[n:])] // the frame itself was not
 				return f, true
 			case kind == candBad && p == 0:
 				// Decided only at the front, so each bad candidate is counted once.
@@ -209,5 +213,6 @@ func (d *Decoder) drop(n int) {
 		return
 	}
 	d.Skipped += n
+	d.ENQBytes += bytes.Count(d.buf[:n], []byte{ENQ})
 	d.buf = d.buf[:copy(d.buf, d.buf[n:])]
 }

@@ -114,6 +114,7 @@ const (
 	EventLineError                          // a command had to be retried: no answer, bad frame, COMMUNICATION ERROR
 	EventAnomaly                            // something the protocol should not do (Detail); logged for staff
 	EventNoteUncertain                      // a note sent to stack left the path without VEND VALID (a jam cleared): it may be in the cash box; its intent is held for staff
+	EventCalled                             // the unit called the host by ENQ, in a form not seen before in this serial session (Detail: which)
 )
 
 var eventNames = map[EventKind]string{
@@ -121,7 +122,7 @@ var eventNames = map[EventKind]string{
 	EventConfigured: "configured", EventConfigError: "config error", EventEscrow: "escrow",
 	EventCredited: "credited", EventCreditFailed: "credit failed", EventAckRepeated: "ack repeated",
 	EventNoteReturned: "note returned", EventLineError: "line error", EventAnomaly: "anomaly",
-	EventNoteUncertain: "note uncertain",
+	EventNoteUncertain: "note uncertain", EventCalled: "called",
 }
 
 func (k EventKind) String() string {
@@ -177,10 +178,18 @@ type Config struct {
 	OptionalFunc [2]byte // SET OPTIONAL FUNCTION data
 
 	PollInterval time.Duration // default 150 ms (the unit expects 100-200 ms)
-	ReplyTimeout time.Duration // silence after which a command is retried; default 250 ms
-	Retries      int           // retries of a command before the line is declared lost; default 3
-	Backoff      hw.Backoff    // re-open after a lost line; default hw.DefaultBackoff
-	Clock        hw.Clock      // default hw.SystemClock
+	// CommMode is what SET COMM MODE asks of the unit: CommPolling (the default: the host asks for
+	// the status every PollInterval), CommInterrupt1 or CommInterrupt2 (the unit calls by ENQ, and
+	// the host asks then, and at least every InterruptPoll, measured on Clock). In any mode the
+	// host takes ENQ in both its forms (ENQForm) wherever it comes, and logs each form once per
+	// serial session (EventCalled): a unit left in an interrupt mode by an earlier host calls until
+	// configured.
+	CommMode      byte
+	InterruptPoll time.Duration // default 1 s
+	ReplyTimeout  time.Duration // silence after which a command is retried; default 250 ms
+	Retries       int           // retries of a command before the line is declared lost; default 3
+	Backoff       hw.Backoff    // re-open after a lost line; default hw.DefaultBackoff
+	Clock         hw.Clock      // default hw.SystemClock
 
 	// OnEvent receives every event, synchronously from the polling goroutine, in order. It must
 	// not block for long and must not call Close.
@@ -217,6 +226,12 @@ func (c *Config) fill() error {
 	}
 	if c.ReplyTimeout <= 0 {
 		c.ReplyTimeout = 250 * time.Millisecond
+	}
+	if c.CommMode > CommInterrupt2 {
+		return fmt.Errorf("comm mode 0x%02X is none of polling (0), interrupt 1 or interrupt 2", c.CommMode)
+	}
+	if c.InterruptPoll <= 0 {
+		c.InterruptPoll = time.Second
 	}
 	if c.Retries <= 0 {
 		c.Retries = 3
@@ -275,6 +290,11 @@ type Host struct {
 	creditFailures int
 	enableMask     [2]byte
 	secMask        [2]byte
+	// called: an ENQ came since the last status request; enqForms: the forms seen in this serial
+	// session (logged once each); enqBytes: the decoder's ENQBytes already taken.
+	called   bool
+	enqForms [2]bool
+	enqBytes int
 }
 
 // noteTrack follows the note in the unit's path. It outlives a lost line (the unit keeps its
@@ -419,6 +439,7 @@ func (h *Host) session(port hw.Port) (good bool, err error) {
 	h.sessions++
 	// The unit may have changed while the line was down: its first status is reported as new.
 	h.last = Status{}
+	h.called, h.enqForms = false, [2]bool{}
 	if err := port.SetReadTimeout(h.cfg.ReplyTimeout); err != nil {
 		return false, err
 	}
@@ -432,7 +453,7 @@ func (h *Host) session(port hw.Port) (good bool, err error) {
 		if err := h.handle(st); err != nil {
 			return true, err
 		}
-		if err := h.cfg.Clock.Sleep(h.ctx, h.cfg.PollInterval); err != nil {
+		if err := h.wait(); err != nil {
 			return true, err
 		}
 		if st, err = h.poll(); err != nil {
@@ -513,13 +534,76 @@ func (h *Host) exchange(cmd byte, data []byte) (Frame, error) {
 			return Frame{}, hw.Errorf(hw.ErrTimeout, "read", "no answer to %02X within %v", cmd, h.cfg.ReplyTimeout)
 		}
 		h.dec.Feed(h.rbuf[:n])
-		if f, ok := h.dec.Next(); ok {
+		if f, ok := h.next(); ok {
 			return f, nil
 		}
 		if total += n; total > maxNoise {
 			return Frame{}, hw.Errorf(hw.ErrProtocol, "read", "%d bytes without a frame", total)
 		}
 	}
+}
+
+// next returns the next frame that is not an ENQ, taking the ENQs before it in both forms.
+func (h *Host) next() (Frame, bool) {
+	defer h.takeENQBytes()
+	for {
+		f, ok := h.dec.Next()
+		if !ok {
+			return Frame{}, false
+		}
+		if !IsENQ(f) {
+			return f, true
+		}
+		h.sawENQ(ENQFramed)
+	}
+}
+
+// takeENQBytes takes the single-byte ENQs the decoder dropped since the last call.
+func (h *Host) takeENQBytes() {
+	if h.dec.ENQBytes > h.enqBytes {
+		h.sawENQ(ENQByte)
+	}
+	h.enqBytes = h.dec.ENQBytes
+}
+
+// sawENQ notes the unit's call, and logs its form the first time this serial session sees it.
+func (h *Host) sawENQ(form ENQForm) {
+	h.called = true
+	if int(form) >= len(h.enqForms) || h.enqForms[form] {
+		return
+	}
+	h.enqForms[form] = true
+	h.emit(Event{Kind: EventCalled, Detail: fmt.Sprintf("the unit calls by %s; comm mode asked: %d", form, h.cfg.CommMode)})
+}
+
+// wait is the pause between two status requests: PollInterval in polling mode; in an interrupt
+// mode, until the unit calls (at once if it called during the last exchange) or InterruptPoll has
+// passed. Before the unit is configured it polls, whatever the mode.
+func (h *Host) wait() error {
+	if h.cfg.CommMode == CommPolling || !h.configured {
+		h.called = false
+		return h.cfg.Clock.Sleep(h.ctx, h.cfg.PollInterval)
+	}
+	deadline := h.cfg.Clock.Now().Add(h.cfg.InterruptPoll)
+	for !h.called {
+		if err := h.ctx.Err(); err != nil {
+			return err
+		}
+		if !h.cfg.Clock.Now().Before(deadline) {
+			break
+		}
+		n, err := h.port.Read(h.rbuf) // (0, nil) after ReplyTimeout
+		if err != nil {
+			return err
+		}
+		h.dec.Feed(h.rbuf[:n])
+		if f, ok := h.next(); ok {
+			// Nothing was asked: a stale answer, dropped as send would drop it.
+			h.emit(Event{Kind: EventAnomaly, Detail: fmt.Sprintf("frame %s while no command was sent", f)})
+		}
+	}
+	h.called = false
+	return nil
 }
 
 // send writes one frame after dropping anything stale: ID-003 is strictly question and answer,

@@ -19,7 +19,7 @@ func TestEveryStateAndKindIsNamed(t *testing.T) {
 		seen[k] = s
 	}
 	assert.Equal(t, "power_up_with_bill_in_stacker", StatePowerUpBillInStacker.Key())
-	for k := EventConnected; k <= EventNoteUncertain; k++ {
+	for k := EventConnected; k <= EventCalled; k++ {
 		assert.NotEqual(t, "event", k.Code(), "kind %d", int(k))
 	}
 	assert.Equal(t, "config_error", EventConfigError.Code())

@@ -202,6 +202,7 @@ const (
 	EventLineError                          // a command had to be retried: no answer, bad frame, the unit could not read it
 	EventAnomaly                            // something the protocol should not do (Detail); logged for staff
 	EventNoteUncertain                      // a note sent to stack left the path without a credit report (a jam cleared): it may be in the cash box; its intent is held for staff
+	EventCalled                             // the unit called the host of its own (an interrupt mode), in a form not seen before on this line (Detail: which)
 )
 
 var eventNames = map[EventKind]string{
@@ -209,7 +210,7 @@ var eventNames = map[EventKind]string{
 	EventConfigured: "configured", EventConfigError: "config error", EventEscrow: "escrow",
 	EventCredited: "credited", EventCreditFailed: "credit failed", EventAckRepeated: "ack repeated",
 	EventNoteReturned: "note returned", EventLineError: "line error", EventAnomaly: "anomaly",
-	EventNoteUncertain: "note uncertain",
+	EventNoteUncertain: "note uncertain", EventCalled: "called",
 }
 
 func (k EventKind) String() string {

@@ -17,8 +17,10 @@
 // shown every state once before the unit leaves it (Config.MoveOnUnseen).
 //
 // The communication mode a host sets (SET COMM MODE) is honoured: in interrupt mode 1 the unit sends
-// ENQ (0x05, outside any frame) at every change of its status, in interrupt mode 2 only when it needs
-// the host; a host in either mode polls when it gets one. Any other mode is refused (INVALID COMMAND).
+// ENQ at every change of its status, in interrupt mode 2 only when it needs the host; a host in either
+// mode polls when it gets one. Any other mode is refused (INVALID COMMAND). The ENQ goes out as a
+// frame of its own, FC 05 05 and its CRC, as the field-proven hosts read it (Config.ENQ: the single
+// byte 05 of some descriptions on request).
 //
 // The simulator must never reach into a host: everything goes through the pty.
 package id003sim
@@ -50,6 +52,9 @@ type Config struct {
 	// travels back to the bezel), INITIALIZE (the check of the mechanism after a RESET), and ESCROW
 	// or HOLDING since the last HOLD (then the unit gives the note back). A zero field takes
 	// QuickTiming's; UnitTiming has the real unit's.
+	// ENQ is the form of the unit's ENQ in the interrupt modes: id003.ENQFramed (the default) or
+	// id003.ENQByte.
+	ENQ    id003.ENQForm
 	Timing Durations
 	Clock  Clock // what Timing is measured on (default: the system clock)
 	// MoveOnUnseen lets the unit leave a state on time even if no status request has reported it,
@@ -381,7 +386,7 @@ func (s *Sim) sendENQLocked() {
 	s.mu.Unlock()
 	if n > 0 && p != nil {
 		// One ENQ per change: a host polls once for each, which costs nothing and loses none.
-		_, _ = p.Master.Write(bytes.Repeat([]byte{id003.ENQ}, n))
+		_, _ = p.Master.Write(bytes.Repeat(s.cfg.ENQ.Bytes(), n))
 	}
 }
 

@@ -14,15 +14,18 @@ import (
 	"pharaon/hw/sim/id003sim"
 )
 
-// interruptHost is an ID-003 host written apart from hw/id003, the way third-party hosts that use
-// interrupt mode work: it resets the unit and polls it through initialisation, enables it, switches
-// it to interrupt mode 1 (SET COMM MODE 0x01), and from then on sends a status request only after
-// the unit's ENQ. It never polls on a timer of its own, so a unit that keeps quiet stalls it.
+// interruptHost is an ID-003 host written apart from hw/id003, the way field-proven third-party
+// hosts that use interrupt mode work: it resets the unit and polls it through initialisation,
+// enables it, switches it to interrupt mode 1 (SET COMM MODE 0x01), and from then on sends a status
+// request only after the unit's ENQ, which it reads as those hosts do: a frame like any answer
+// (FC 05 05 and its CRC), every byte before a SYNC dropped. It never polls on a timer of its own, so
+// a unit that keeps quiet, or calls in a form it does not read, stalls it.
 type interruptHost struct {
 	t      *testing.T
 	port   hw.Port
 	buf    []byte
 	enq    int                // ENQs received and not yet answered with a status request
+	lost   int                // bytes dropped before a SYNC (a single-byte ENQ among them)
 	states []id003.State      // every status it read, in order
 	unit   func() id003.State // for the failure message only
 }
@@ -37,18 +40,13 @@ func newInterruptHost(t *testing.T, s *id003sim.Sim, path string) *interruptHost
 }
 
 // read takes what the unit sent until the deadline, or until a frame (returned) or, with
-// untilENQ, an ENQ arrives. ENQ bytes between frames are counted; other bytes outside a frame
-// are dropped.
+// untilENQ, an ENQ arrives. ENQ frames are counted; bytes outside a frame are dropped.
 func (h *interruptHost) read(deadline time.Time, untilENQ bool) (id003.Frame, bool) {
 	rd := make([]byte, 64)
 	for {
 		for len(h.buf) > 0 {
-			if h.buf[0] == id003.ENQ {
-				h.enq++
-				h.buf = h.buf[1:]
-				continue
-			}
 			if h.buf[0] != id003.Sync {
+				h.lost++
 				h.buf = h.buf[1:]
 				continue
 			}
@@ -58,6 +56,10 @@ func (h *interruptHost) read(deadline time.Time, untilENQ bool) (id003.Frame, bo
 			n := int(h.buf[1])
 			f, err := id003.DecodeFrame(h.buf[:n])
 			h.buf = h.buf[n:]
+			if err == nil && f.Cmd == id003.ENQ {
+				h.enq++
+				continue
+			}
 			if err == nil {
 				return f, true
 			}
@@ -262,4 +264,21 @@ func TestSimInterruptMode2UnitIdlesWithoutPolls(t *testing.T) {
 	c.Advance(timing.Stacked)
 	assert.Equal(t, id003.StateIdle, s.State(), "no poll needed to finish")
 	require.NoError(t, s.InsertNote(1000))
+}
+
+// A unit that calls in the single-byte form stalls the field's hosts: they drop any byte before a
+// SYNC and never poll. The default form is the frame they read (TestSimInterruptModeHostStacksANote).
+func TestSimSingleByteENQStallsAFieldHost(t *testing.T) {
+	link := filepath.Join(t.TempDir(), "bv")
+	s := id003sim.New(id003sim.Config{ENQ: id003.ENQByte})
+	require.NoError(t, s.Start(link))
+	defer s.Close()
+	h := newInterruptHost(t, s, link)
+	h.start(id003.CommInterrupt1)
+	require.NoError(t, s.InsertNote(1000))
+	_, ok := h.read(time.Now().Add(500*time.Millisecond), true)
+	assert.False(t, ok)
+	assert.Zero(t, h.enq, "the field host read no ENQ")
+	assert.NotZero(t, h.lost, "the unit did call, in a form the host drops")
+	assert.Zero(t, s.Counts().Stacked)
 }
