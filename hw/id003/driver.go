@@ -156,6 +156,7 @@ var validatorEvents = map[EventKind]validator.EventKind{
 	EventLineError:     validator.EventLineError,
 	EventAnomaly:       validator.EventAnomaly,
 	EventNoteUncertain: validator.EventNoteUncertain,
+	EventCalled:        validator.EventCalled,
 }
 
 // ValidatorEvent is the event in the words both families share.

@@ -90,13 +90,13 @@ func TestValidatorStatusKeepsTheUnitsBytesAndReasons(t *testing.T) {
 
 func TestEveryEventKindMaps(t *testing.T) {
 	seen := map[validator.EventKind]bool{}
-	for k := id003.EventConnected; k <= id003.EventNoteUncertain; k++ {
+	for k := id003.EventConnected; k <= id003.EventCalled; k++ {
 		e := id003.ValidatorEvent(id003.Event{Kind: k})
 		assert.Equal(t, k.String(), e.Kind.String(), "kind %d", int(k))
 		assert.False(t, seen[e.Kind], "%s twice", e.Kind)
 		seen[e.Kind] = true
 	}
-	assert.Len(t, seen, int(validator.EventNoteUncertain))
+	assert.Len(t, seen, int(validator.EventCalled))
 	// A kind the Host does not have is not dropped: it reaches staff as an anomaly.
 	e := id003.ValidatorEvent(id003.Event{Kind: 99, Detail: "x"})
 	assert.Equal(t, validator.EventAnomaly, e.Kind)
