@@ -44,7 +44,12 @@ func BlocksConsumer(kiosk string) string { return "blocks-" + kiosk }
 //   - its deliveries: read its consumer's state, fetch from it and
 //     acknowledge its messages (the consumer's filter, set by the centre,
 //     is its id and its groups), and read the block files of its own
-//     object store and its groups' (BlockObjectsFor).
+//     object store and its groups' (BlockObjectsFor);
+//   - its updates (rollout.go): read its own offer in
+//     pharaon-update-offers, read the bundles of its own update store
+//     and its groups' (UpdateObjectsFor), write and read its own reports
+//     (keys <kiosk>.*) of pharaon-update-reports; nothing of the rollouts
+//     or of the centre's catalogue of bundles.
 func KioskPermissions(kiosk string, groups []string) Permissions {
 	cons := BlocksConsumer(kiosk)
 	pub := []string{
@@ -57,6 +62,9 @@ func KioskPermissions(kiosk string, groups []string) Permissions {
 		"$JS.API.CONSUMER.INFO." + BlocksStream + "." + cons,
 		"$JS.API.CONSUMER.MSG.NEXT." + BlocksStream + "." + cons,
 		"$JS.ACK." + BlocksStream + "." + cons + ".>",
+		directGetSubject("KV_"+UpdateOffers, kvSubject(UpdateOffers, kiosk)),
+		kvSubject(UpdateReports, kiosk+".>"),
+		directGetSubject("KV_"+UpdateReports, kvSubject(UpdateReports, kiosk+".>")),
 	}
 	addresses := []Address{ToKiosk(kiosk)}
 	for _, g := range groups {
@@ -68,14 +76,16 @@ func KioskPermissions(kiosk string, groups []string) Permissions {
 		// to that address: its info, its direct gets (an object's
 		// description), its consumers (made and deleted by the client)
 		// and their flow control.
-		s := "OBJ_" + BlockObjectsFor(a)
-		pub = append(pub,
-			"$JS.API.STREAM.INFO."+s,
-			"$JS.API.DIRECT.GET."+s+".>",
-			"$JS.API.CONSUMER.CREATE."+s+".>",
-			"$JS.API.CONSUMER.DELETE."+s+".>",
-			"$JS.FC."+s+".>",
-		)
+		// The same for the update bundles sent to it.
+		for _, s := range []string{"OBJ_" + BlockObjectsFor(a), "OBJ_" + UpdateObjectsFor(a)} {
+			pub = append(pub,
+				"$JS.API.STREAM.INFO."+s,
+				"$JS.API.DIRECT.GET."+s+".>",
+				"$JS.API.CONSUMER.CREATE."+s+".>",
+				"$JS.API.CONSUMER.DELETE."+s+".>",
+				"$JS.FC."+s+".>",
+			)
+		}
 	}
 	return Permissions{Publish: slices.Clip(pub), Subscribe: []string{InboxPrefix(kiosk) + ".>"}}
 }

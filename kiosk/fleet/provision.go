@@ -27,7 +27,8 @@ const VoucherHistory = 16
 // there up to this configuration: the records (one subject per kiosk, a
 // day of de-duplication, every record kept: limits by age or size are the
 // operator's to set on the server), the deliveries, and the buckets of the
-// vouchers, the block claims and the block results. The buckets a kiosk
+// vouchers, the block claims, the block results, and the updates' rollouts,
+// offers and reports (rollout.go). The buckets a kiosk
 // writes take no roll-up (a message with Nats-Rollup: all would purge
 // every key, every kiosk's) and no purge or delete through the API.
 func Provision(ctx context.Context, js jetstream.JetStream, replicas int) error {
@@ -47,7 +48,8 @@ func Provision(ctx context.Context, js jetstream.JetStream, replicas int) error 
 	for _, b := range []struct {
 		name    string
 		history uint8
-	}{{VoucherBucket, VoucherHistory}, {ClaimsBucket, 8}, {BlockResults, 4}} {
+	}{{VoucherBucket, VoucherHistory}, {ClaimsBucket, 8}, {BlockResults, 4},
+		{RolloutsBucket, RolloutHistory}, {UpdateOffers, 4}, {UpdateReports, 8}} {
 		if err := provisionBucket(ctx, js, b.name, b.history, replicas); err != nil {
 			return err
 		}
