@@ -20,6 +20,7 @@
 //	pharaon-central pay     -by COUNTER VALIDATION
 //	pharaon-central send-block -file F (-to KIOSK | -group G)
 //	pharaon-central blocks  [-kiosk ID]               deliveries and results
+//	pharaon-central updates upload|list|start|status|stop|rollback|watch   software updates (updates.go)
 //
 // Every command takes -fleet DIR (default $PHARAON_FLEET) and reaches the
 // server at -nats URL (default tls://127.0.0.1:4222) as the centre.
@@ -86,6 +87,7 @@ const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
   pay -by COUNTER VALIDATION  payer un ticket une fois dans la flotte / pay a voucher once fleet-wide
   send-block -file F (-to KIOSK | -group G)  envoyer un bloc signé / send a signed block
   blocks [-kiosk ID]          blocs envoyés et résultats par borne / blocks sent and each kiosk's result
+  updates upload|list|start|status|stop|rollback|watch  mises à jour par la flotte / software updates through the fleet
 toutes / all: -fleet DIR (défaut / default $PHARAON_FLEET) -nats URL (défaut / default ` + defaultURL + `)
 `
 
@@ -99,6 +101,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	}
 	cmd := args[0]
 	args = args[1:]
+	if cmd == "updates" {
+		return runUpdates(ctx, args, stdout, stderr, now)
+	}
 	if cmd == "kiosk" {
 		if len(args) == 0 || (args[0] != "add" && args[0] != "revoke" && args[0] != "list") {
 			fmt.Fprint(stderr, usage)

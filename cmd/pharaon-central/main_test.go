@@ -81,7 +81,7 @@ func (l *lockedBuffer) String() string {
 func (c *testCentre) cmd(t *testing.T, now time.Time, args ...string) (string, error) {
 	t.Helper()
 	n := 1
-	if args[0] == "kiosk" {
+	if args[0] == "kiosk" || args[0] == "updates" {
 		n = 2
 	}
 	full := append(append(slices.Clone(args[:n]), "-fleet", c.dir, "-nats", c.url), args[n:]...)

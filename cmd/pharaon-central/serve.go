@@ -68,8 +68,9 @@ func provision(ctx context.Context, w io.Writer, c *centre, replicas int) error 
 // centre of a development run (make run-fleet) and of the tests, in
 // operator mode with TLS from the fleet's material in dir, as the
 // operator's own server runs with nats-server.conf. It provisions the
-// streams, the buckets and the kiosks' consumers at its start, and
-// answers the kiosks' claims of blocks (serveClaims).
+// streams, the buckets and the kiosks' consumers at its start, answers
+// the kiosks' claims of blocks (serveClaims), and applies the rollouts'
+// stop rule as the kiosks report (watchRollouts).
 func serve(ctx context.Context, dir, listen, store string, w io.Writer) error {
 	host, port, err := net.SplitHostPort(listen)
 	if err != nil {
@@ -106,6 +107,8 @@ func serve(ctx context.Context, dir, listen, store string, w io.Writer) error {
 		return err
 	}
 	defer stop()
+	// The rollouts' stop rule, as the kiosks report (updates.go).
+	defer startRolloutWatch(m, url, w)()
 	fmt.Fprintf(w, "nats-server JetStream: %s (store %s, fleet %s)\n", url, store, dir)
 	<-ctx.Done()
 	return nil
