@@ -89,9 +89,12 @@ func (h *Host) handle(evs []Event) error {
 		var err error
 		switch e.Code {
 		case EvSlaveReset:
-			// The unit restarted (power, a reset): it is disabled and forgot its settings.
-			reset = true
-			h.enabled = false
+			// The unit restarted (power, a reset): it is disabled and forgot its settings. The
+			// restart before this session's setup is reported at its first poll: nothing to redo.
+			if h.polled {
+				reset = true
+				h.enabled = false
+			}
 		case EvDisabled:
 			h.enabled = false
 		case EvReadNote:
@@ -129,6 +132,7 @@ func (h *Host) handle(evs []Event) error {
 			return err
 		}
 	}
+	h.polled = true
 	if reset {
 		h.configured = false
 	}

@@ -138,6 +138,7 @@ type Host struct {
 	sess       *Session // nil: plain
 	setup      Setup
 	configured bool
+	polled     bool // a poll was answered since the last setup
 	configErr  error
 	enabled    bool // what the unit was last told
 	inhibits   [2]byte
@@ -598,6 +599,7 @@ func (h *Host) configure() error {
 		return err
 	}
 	h.configured = true
+	h.polled = false
 	h.emit(validator.Event{Kind: validator.EventConfigured, Detail: id.String()})
 	return nil
 }

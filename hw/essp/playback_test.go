@@ -246,8 +246,8 @@ func TestPlaybackPowerUpWithNote(t *testing.T) {
 	s.startup(t, true)
 	s.poll(t, Event{Code: EvSlaveReset}, Event{Code: EvClearedToCashBox, Channel: 2}, Event{Code: EvDisabled})
 	s.cmd(t, []byte{CmdEventAck}, RespOK)
-	// After the slave reset the host sets the unit up again.
-	s.startup(t, true)
+	// The slave reset was before this setup: the host only enables the unit again.
+	s.cmd(t, []byte{CmdEnable}, RespOK)
 	s.poll(t)
 	rec := play(t, w, 11, false, s.ops)
 	bal, intents, _ := w.Snapshot()
