@@ -71,8 +71,8 @@ func inPath(code byte) bool {
 }
 
 // handle acts on one poll's events, in order, then acknowledges the ones the unit repeats until
-// acknowledged, only if every Wallet call they caused returned nil.
-func (h *Host) handle(evs []Event) error {
+// acknowledged, only if every Wallet call they caused returned nil (settled).
+func (h *Host) handle(evs []Event) (settled bool, err error) {
 	st := validator.Status{State: validator.StateDisabled, Code: hexBytes([]byte{RespOK})}
 	if h.enabled {
 		st.State = validator.StateIdle
@@ -86,7 +86,6 @@ func (h *Host) handle(evs []Event) error {
 			ackDue = true
 		}
 		var ok bool
-		var err error
 		switch e.Code {
 		case EvSlaveReset:
 			// The unit restarted (power, a reset): it is disabled and forgot its settings. The
@@ -118,7 +117,7 @@ func (h *Host) handle(evs []Event) error {
 			ackOK = ackOK && ok
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
 	if len(evs) == 0 {
@@ -129,14 +128,14 @@ func (h *Host) handle(evs []Event) error {
 	}
 	if ackDue && ackOK {
 		if _, err := h.command(CmdEventAck); err != nil && !errors.Is(err, ErrRefused) {
-			return err
+			return false, err
 		}
 	}
 	h.polled = true
 	if reset {
 		h.configured = false
 	}
-	return nil
+	return ackOK, nil
 }
 
 func (h *Host) report(st validator.Status) {
@@ -175,7 +174,7 @@ func (h *Host) noteOf() validator.Note {
 // intent; then the next poll lets the unit stack it, or REJECT gives it back.
 func (h *Host) escrow(ch byte) error {
 	t := &h.note
-	if t.active && t.decided && t.channel == ch {
+	if t.active && t.decided && !t.credited && t.channel == ch {
 		// The unit still reports the note in escrow after the decision (the answer to the poll
 		// that decided it): send a refusal again; an acceptance is the next poll itself.
 		if !t.accepted {

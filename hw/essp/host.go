@@ -331,9 +331,6 @@ func (h *Host) step() error {
 		h.sess = nil
 		return nil
 	}
-	if err := h.applyEnable(); err != nil {
-		return err
-	}
 	resp, err := h.command(CmdPollWithAck)
 	if err != nil {
 		return err
@@ -346,7 +343,15 @@ func (h *Host) step() error {
 		return nil
 	}
 	h.update(func(s *validator.Snapshot) { s.Polls++ })
-	return h.handle(evs)
+	settled, err := h.handle(evs)
+	if err != nil || !settled {
+		// A credit or a power-up the kiosk has not resolved yet: the unit stays as it is (it takes
+		// no note before the event is acknowledged anyway).
+		return err
+	}
+	// After the poll, not before: the first poll of a setup tells whether the unit lost power
+	// with a note, and the kiosk resolves that (Wallet.PowerUp) before the unit is enabled.
+	return h.applyEnable()
 }
 
 // command sends one command and returns the answer's data after OK; another generic response is
@@ -539,8 +544,8 @@ func drawPrimes(r io.Reader) (g, p uint64, err error) {
 }
 
 // configure brings the unit to the kiosk's settings after a connect, a reset or a lost key: SYNC,
-// the protocol version, the key, its identity and table, the inhibits, what to do with a note found
-// in escrow, and the enable the kiosk wants.
+// the protocol version, the key, its identity and table, the inhibits, and what to do with a note
+// found in escrow. The enable the kiosk wants follows the first poll (step).
 func (h *Host) configure() error {
 	h.sess = nil
 	if _, err := h.command(CmdSync); err != nil {
@@ -594,10 +599,9 @@ func (h *Host) configure() error {
 	if err := h.escrowAtStart(); err != nil {
 		return err
 	}
-	h.enabled = false
-	if err := h.setEnable(h.accepting()); err != nil {
-		return err
-	}
+	// Enabled or not, the first poll says (DISABLED every poll while disabled); until then the
+	// host assumes the unit may take notes.
+	h.enabled = true
 	h.configured = true
 	h.polled = false
 	h.emit(validator.Event{Kind: validator.EventConfigured, Detail: id.String()})

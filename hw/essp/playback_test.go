@@ -96,7 +96,6 @@ func (s *unitScript) startup(t *testing.T, encrypted bool) {
 	s.cmd(t, []byte{CmdFirmwareVersion}, append([]byte{RespOK}, "NV0200420EUR0001"...)...)
 	s.cmd(t, []byte{CmdSetInhibits, 0x0F, 0x00}, RespOK)
 	s.cmd(t, []byte{CmdHold}, RespCannotProcess)
-	s.cmd(t, []byte{CmdEnable}, RespOK)
 }
 
 func (s *unitScript) poll(t *testing.T, evs ...Event) {
@@ -157,6 +156,8 @@ func TestPlaybackKeyExchangeAndWholeNote(t *testing.T) {
 	w := &essptest.Wallet{}
 	s := newScript(7)
 	s.startup(t, true)
+	s.poll(t, Event{Code: EvSlaveReset}, Event{Code: EvDisabled}) // as after power-up
+	s.cmd(t, []byte{CmdEnable}, RespOK)
 	s.poll(t, Event{Code: EvReadNote})
 	s.poll(t, Event{Code: EvReadNote, Channel: 3})
 	s.cmd(t, []byte{CmdHold}, RespOK)
@@ -256,4 +257,55 @@ func TestPlaybackPowerUpWithNote(t *testing.T) {
 	assert.True(t, intents[0].Credited)
 	assert.Equal(t, []validator.Place{validator.InStacker}, w.PowerUps())
 	assert.GreaterOrEqual(t, rec.count(validator.EventLineError), 1)
+}
+
+func TestPlaybackPowerUpUnresolvedKeepsUnitDisabled(t *testing.T) {
+	// The kiosk cannot resolve the power-up at first: no EVENT ACK and no ENABLE until it can.
+	w := &essptest.Wallet{}
+	w.FailNext(1)
+	s := newScript(12)
+	s.startup(t, false)
+	s.poll(t, Event{Code: EvSlaveReset}, Event{Code: EvClearedFromFront, Channel: 1}, Event{Code: EvDisabled})
+	s.poll(t, Event{Code: EvClearedFromFront, Channel: 1}, Event{Code: EvDisabled})
+	s.cmd(t, []byte{CmdEventAck}, RespOK)
+	s.cmd(t, []byte{CmdEnable}, RespOK)
+	s.poll(t)
+	rec := play(t, w, 12, true, s.ops)
+	assert.Equal(t, []validator.Place{validator.InAcceptor}, w.PowerUps())
+	assert.Equal(t, 1, rec.count(validator.EventCreditFailed))
+}
+
+func TestPlaybackWrongCountRenegotiates(t *testing.T) {
+	// An answer whose count is not the one expected (a replayed or forged packet) is not acted
+	// on: the host negotiates a new key and sets the unit up again.
+	w := &essptest.Wallet{}
+	s := newScript(13)
+	s.startup(t, true)
+	s.seq = !s.seq
+	c := s.hs.Count
+	wire, err := s.hs.Seal(c, []byte{CmdPollWithAck}, s.host)
+	require.NoError(t, err)
+	replay, err := s.hs.Seal(c, AppendEvents([]byte{RespOK}, Event{Code: EvCreditNote, Channel: 4}), s.unit)
+	require.NoError(t, err)
+	s.ops = append(s.ops, hwtest.Exchange{Write: Encode(Frame{Seq: s.seq, Data: wire}), Read: Encode(Frame{Seq: s.seq, Data: replay})})
+	s.startup(t, true)
+	s.poll(t)
+	rec := play(t, w, 13, false, s.ops)
+	bal, _, _ := w.Snapshot()
+	assert.Zero(t, bal, "the replayed credit was not acted on")
+	assert.Equal(t, 1, rec.count(validator.EventLineError))
+}
+
+func TestPlaybackUnknownEventChangesNothing(t *testing.T) {
+	w := &essptest.Wallet{}
+	s := newScript(14)
+	s.startup(t, false)
+	s.cmd(t, []byte{CmdPollWithAck}, RespOK, EvCreditNote, 0x02, 0x42) // 0x42: no such event
+	s.poll(t, Event{Code: EvCreditNote, Channel: 2})
+	s.cmd(t, []byte{CmdEventAck}, RespOK)
+	rec := play(t, w, 14, true, s.ops)
+	assert.Equal(t, 1, rec.count(validator.EventAnomaly))
+	_, _, credits := w.Snapshot()
+	assert.Empty(t, credits, "no open intent: a recovered credit credits nothing")
+	assert.Equal(t, 1, rec.count(validator.EventCredited), "credited once, at the second answer")
 }
