@@ -42,6 +42,25 @@ func (c *Client) Install(ctx context.Context, stick, file string, step func(stri
 	return *rep.Update, err
 }
 
+// FleetCheck verifies the bundle file of the helper's spool directory
+// that the fleet sent, installing nothing; FleetInstall verifies and
+// installs it (kiosk/fleet's follower, on an idle kiosk).
+func (c *Client) FleetCheck(ctx context.Context, file string) (Update, error) {
+	rep, err := c.ask(ctx, Request{Op: OpFleetCheck, File: file}, nil)
+	if rep.Update == nil {
+		return Update{}, err
+	}
+	return *rep.Update, err
+}
+
+func (c *Client) FleetInstall(ctx context.Context, file string) (Update, error) {
+	rep, err := c.ask(ctx, Request{Op: OpFleetInstall, File: file}, nil)
+	if rep.Update == nil {
+		return Update{}, err
+	}
+	return *rep.Update, err
+}
+
 // Export writes the journal, the system's facts and files to a new folder
 // on stick.
 func (c *Client) Export(ctx context.Context, stick, kiosk string, files []File, step func(string)) (Exported, error) {

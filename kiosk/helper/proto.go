@@ -20,6 +20,11 @@ const (
 	// other A/B slot and not started yet; the kiosk asks it at its first
 	// idle moment (kiosk.Machine.RunSystemSwitch).
 	OpSwitch = "switch"
+	// OpFleetCheck and OpFleetInstall verify, and install, a bundle the
+	// fleet sent the kiosk (kiosk/fleet), which the kiosk downloaded into
+	// the helper's spool directory: File is its plain name there.
+	OpFleetCheck   = "fleet-check"
+	OpFleetInstall = "fleet-install"
 )
 
 // Request is one request: an operation, the stick it acts on and, for an

@@ -64,6 +64,11 @@ type Server struct {
 	Sys   System
 	// Updates installs the bundles (nil: the helper installs nothing).
 	Updates Installer
+	// Spool is the directory the kiosk downloads the fleet's bundles into
+	// (OpFleetCheck, OpFleetInstall; "": none taken). The kiosk's user
+	// writes there: the helper takes a regular file of a plain name only,
+	// and verifies it as a stick's bundle.
+	Spool string
 	// Allowed says whether a peer's user may ask (nil: root alone).
 	Allowed func(uid uint32) bool
 	// Now is the clock of the export folder's name, in the kiosk's zone.
@@ -172,6 +177,12 @@ func (s *Server) do(ctx context.Context, req Request, step func(string)) Reply {
 		return Reply{Sticks: sticks}
 	case OpCheck, OpInstall:
 		u, err := s.install(ctx, req, req.Op == OpCheck, step)
+		if err != nil {
+			return reply(err)
+		}
+		return Reply{Update: &u}
+	case OpFleetCheck, OpFleetInstall:
+		u, err := s.installSpooled(ctx, req, req.Op == OpFleetCheck, step)
 		if err != nil {
 			return reply(err)
 		}
@@ -333,6 +344,30 @@ func (s *Server) install(ctx context.Context, req Request, check bool, step func
 	if err != nil {
 		return Update{}, err
 	}
+	return s.installPath(ctx, p, check, step)
+}
+
+// installSpooled verifies, and unless check installs, the fleet's bundle
+// req.File of the spool directory: a plain name, a regular file (not a
+// link the kiosk's user put there to make the helper read elsewhere).
+func (s *Server) installSpooled(ctx context.Context, req Request, check bool, step func(string)) (Update, error) {
+	if s.Updates == nil || s.Spool == "" {
+		return Update{}, fail(CodeRequest, "this helper installs no update from the fleet")
+	}
+	name := req.File
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+		return Update{}, fail(CodeRequest, "bundle %q: not a plain file name", name)
+	}
+	p := filepath.Join(s.Spool, name)
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return Update{}, fail(CodeNoFile, "%s: not a regular file in %s (%v)", name, s.Spool, err)
+	}
+	return s.installPath(ctx, p, check, step)
+}
+
+// installPath verifies, and unless check installs, the bundle at p.
+func (s *Server) installPath(ctx context.Context, p string, check bool, step func(string)) (Update, error) {
 	step(StepVerifying)
 	if !check {
 		// The bundle is verified again as it is installed: Install checks

@@ -45,3 +45,15 @@ func ReasonCodes() []string {
 	}
 	return out
 }
+
+// ReasonError is the error whose code Reason returns as code (nil for a
+// code it never returns): a reason that crossed the root helper's socket
+// as a code is the update's error again on the kiosk's side.
+func ReasonError(code string) error {
+	for _, r := range reasons {
+		if r.code == code {
+			return r.err
+		}
+	}
+	return nil
+}

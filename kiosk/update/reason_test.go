@@ -20,3 +20,14 @@ func TestReasonNamesEveryUpdateError(t *testing.T) {
 	assert.Equal(t, "", Reason(nil))
 	assert.Len(t, ReasonCodes(), len(reasons))
 }
+
+func TestReasonErrorIsTheReasonsError(t *testing.T) {
+	for _, code := range ReasonCodes() {
+		if got := Reason(ReasonError(code)); got != code {
+			t.Errorf("Reason(ReasonError(%q)) = %q", code, got)
+		}
+	}
+	if ReasonError("nosuch") != nil {
+		t.Error("an unknown code has an error")
+	}
+}
