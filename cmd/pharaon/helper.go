@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/user"
+	"path/filepath"
 	"pharaon/game/block"
 	"pharaon/kiosk"
 	"runtime"
@@ -53,6 +54,7 @@ func runHelper(ctx context.Context, args []string, e env, _, stderr io.Writer) e
 	kioskUser := fs.String("user", "pharaon", "the kiosk's user, who may ask")
 	socket := fs.String("socket", "", "listen on this socket (default: the one systemd passes)")
 	idle := fs.Duration("idle", 10*time.Minute, "exit after this long without a request (0: never)")
+	spool := fs.String("spool", filepath.Join(filepath.Dir(productionDB), fleetSpool), "directory the kiosk downloads the fleet's update bundles into")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			commandUsage(stderr, "helper", fs)
@@ -91,6 +93,7 @@ func runHelper(ctx context.Context, args []string, e env, _, stderr io.Writer) e
 		Media:   *media,
 		Sys:     helperSystem(),
 		Updates: bundleInstaller{keys: *keysDir, state: *state, log: stderr},
+		Spool:   *spool,
 		Allowed: func(uid uint32) bool { return uid == allowed },
 		Log:     stderr,
 		Now:     kioskNow,

@@ -274,6 +274,7 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 		p.Close()
 		return nil, storeFailure(err)
 	}
+	hc := &helper.Client{} // the root helper, which installs the fleet's updates too
 	if !cfg.Dev {
 		p.stopSwitch = startSystemSwitch(ctx, p.m)
 	} else {
@@ -284,7 +285,8 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 			logger.Printf("%v", err)
 		} else {
 			p.stopSticks = stop
-			p.bo.office.UseHelper(&helper.Client{Socket: sock})
+			hc = &helper.Client{Socket: sock}
+			p.bo.office.UseHelper(hc)
 		}
 	}
 	if cfg.Fleet.URL != "" {
@@ -295,6 +297,12 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 			return nil, err
 		}
 		p.stopFleet, err = startFleetBlocks(ctx, cfg.Fleet, st, p.m, clk, logger, p.stopFleet)
+		if err != nil {
+			p.Close()
+			return nil, err
+		}
+		p.stopFleet, err = startFleetUpdates(ctx, cfg.Fleet, st, p.m, clk, logger, hc,
+			filepath.Join(filepath.Dir(cfg.DB), fleetSpool), p.stopFleet)
 		if err != nil {
 			p.Close()
 			return nil, err

@@ -284,7 +284,7 @@ func (f *UpdateFollower) step(ctx context.Context, s *updateSession) error {
 	now.InService = f.m.InService()
 	switch reason := update.Reason(ierr); {
 	case ierr == nil:
-		now.Outcome, now.Detail = UpdateInstalled, fmt.Sprintf("%s %s installed over %s, key %s", res.Manifest.Package, res.Manifest.Version, res.From, res.Key)
+		now.Outcome, now.Detail = UpdateInstalled, fmt.Sprintf("%s %s installed over %s", res.Manifest.Package, res.Manifest.Version, res.From)
 	case reason == "busy":
 		return nil // another update (the technician's) runs: at a later poll
 	case refusedReasons[reason]:
