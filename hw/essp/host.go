@@ -139,6 +139,7 @@ type Host struct {
 	setup      Setup
 	configured bool
 	polled     bool // a poll was answered since the last setup
+	plainPoll  bool // the unit refused POLL WITH ACK: kept disabled
 	configErr  error
 	enabled    bool // what the unit was last told
 	inhibits   [2]byte
@@ -331,7 +332,21 @@ func (h *Host) step() error {
 		h.sess = nil
 		return nil
 	}
-	resp, err := h.command(CmdPollWithAck)
+	poll := byte(CmdPollWithAck)
+	if h.plainPoll {
+		poll = CmdPoll
+	}
+	resp, err := h.command(poll)
+	var refused *RefusedError
+	if errors.As(err, &refused) && refused.Resp == RespUnknown && poll == CmdPollWithAck {
+		// A unit without POLL WITH ACK (older firmware) would lose a credit the kiosk died before
+		// committing: it is kept disabled, polled plainly only to see its state.
+		h.plainPoll = true
+		h.configErr = ErrNoPollWithAck
+		h.update(func(s *validator.Snapshot) { s.ConfigError = h.configErr })
+		h.emit(validator.Event{Kind: validator.EventConfigError, Err: h.configErr})
+		return h.applyEnable()
+	}
 	if err != nil {
 		return err
 	}
@@ -588,6 +603,9 @@ func (h *Host) configure() error {
 		return err
 	}
 	h.configErr = h.checkTable()
+	if h.plainPoll {
+		h.configErr = ErrNoPollWithAck
+	}
 	h.inhibits = h.inhibitMask()
 	h.update(func(s *validator.Snapshot) { s.Identity = id; s.ConfigError = h.configErr })
 	if h.configErr != nil {
@@ -607,6 +625,10 @@ func (h *Host) configure() error {
 	h.emit(validator.Event{Kind: validator.EventConfigured, Detail: id.String()})
 	return nil
 }
+
+// ErrNoPollWithAck: the unit does not know POLL WITH ACK, without which a credit can be lost; it
+// stays disabled.
+var ErrNoPollWithAck = errors.New("essp: unit does not support poll with ack")
 
 // ErrTable: the unit's channel table does not hold a value the kiosk takes.
 var ErrTable = errors.New("essp: unit's channel table does not match")

@@ -330,3 +330,13 @@ func (r *rig) dump(t *testing.T) {
 	}
 	t.Logf("unit %s %+v", r.sim.State(), r.sim.Counts())
 }
+
+func TestSimUnitWithoutPollWithAckStaysDisabled(t *testing.T) {
+	r := newRig(t, esspsim.Config{NoPollWithAck: true}, essp.Config{})
+	r.wait(func() bool { return r.count(validator.EventConfigError) == 1 }, "no config error")
+	r.wait(func() bool { return r.host.Snapshot().Polls > 3 }, "not polled")
+	on, _ := r.sim.Enabled()
+	assert.False(t, on)
+	assert.ErrorIs(t, r.host.Snapshot().ConfigError, essp.ErrNoPollWithAck)
+	assert.Positive(t, r.sim.Commands()[essp.CmdPoll], "state still read, plainly")
+}

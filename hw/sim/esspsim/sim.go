@@ -52,10 +52,12 @@ type Config struct {
 	FixedKey uint64 // default essp.DefaultFixedKey
 	// RequireEncryption: the commands that move notes are refused (FA) unless encrypted.
 	RequireEncryption bool
-	Timing            Durations // a zero field takes QuickTiming's
-	Clock             Clock     // default: the system clock
-	Capacity          int       // notes the cash box holds before STACKER FULL; default 1000
-	Seed              uint64    // for garbage bytes, the unit's secret and packing
+	// NoPollWithAck: an older firmware that answers COMMAND NOT KNOWN to POLL WITH ACK and EVENT ACK.
+	NoPollWithAck bool
+	Timing        Durations // a zero field takes QuickTiming's
+	Clock         Clock     // default: the system clock
+	Capacity      int       // notes the cash box holds before STACKER FULL; default 1000
+	Seed          uint64    // for garbage bytes, the unit's secret and packing
 }
 
 func (c *Config) fill() {
@@ -567,11 +569,17 @@ func (s *Sim) exec(d []byte) (resp []byte, restart bool, newKey *essp.Session) {
 	case essp.CmdLastRejectCode:
 		return ok(s.rejected), false, nil
 	case essp.CmdPoll, essp.CmdPollWithAck:
+		if cmd == essp.CmdPollWithAck && s.cfg.NoPollWithAck {
+			return []byte{essp.RespUnknown}, false, nil
+		}
 		if !want(0) {
 			return []byte{essp.RespWrongParams}, false, nil
 		}
 		return s.poll(cmd == essp.CmdPollWithAck), false, nil
 	case essp.CmdEventAck:
+		if s.cfg.NoPollWithAck {
+			return []byte{essp.RespUnknown}, false, nil
+		}
 		n := 0
 		s.queue = slices.DeleteFunc(s.queue, func(q queued) bool {
 			if q.reported && essp.NeedsAck(q.ev.Code) {

@@ -1,0 +1,94 @@
+package esspsim
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Command is one line of the control channel, for the development panel and scripts, in the same
+// words as the ID-003 simulator's where they mean the same:
+//
+//	{"op":"insert","cents":1000}   {"op":"counterfeit","reason":2}   {"op":"fraud","cents":2000}
+//	{"op":"fault","fault":"safe-jam"}   {"op":"fault","fault":"bad-crc","n":3}
+//	{"op":"clear"}  {"op":"clear-line"}  {"op":"power-cycle"}  {"op":"power-cut"}  {"op":"power-on"}
+//	{"op":"unplug"}  {"op":"replug"}  {"op":"status"}
+type Command struct {
+	Op     string `json:"op"`
+	Cents  int64  `json:"cents,omitempty"`
+	Reason byte   `json:"reason,omitempty"`
+	Fault  Fault  `json:"fault,omitempty"`
+	N      int    `json:"n,omitempty"`
+}
+
+// Reply answers every command with the unit's state and cash box after it.
+type Reply struct {
+	OK     bool   `json:"ok"`
+	Error  string `json:"error,omitempty"`
+	State  string `json:"state"`
+	Counts Counts `json:"counts"`
+}
+
+// Do runs one control command.
+func (s *Sim) Do(c Command) Reply {
+	var err error
+	switch c.Op {
+	case "insert":
+		err = s.InsertNote(c.Cents)
+	case "counterfeit":
+		err = s.InsertCounterfeit(c.Reason)
+	case "fraud":
+		err = s.InsertFraud(c.Cents)
+	case "fault":
+		err = s.Inject(c.Fault, c.N)
+	case "clear":
+		s.Clear()
+	case "clear-line":
+		s.ClearLine()
+	case "power-cycle":
+		s.PowerCycle()
+	case "power-cut":
+		s.PowerCut()
+	case "power-on":
+		s.PowerOn()
+	case "unplug":
+		err = s.Unplug()
+	case "replug":
+		err = s.Replug()
+	case "status":
+	default:
+		err = fmt.Errorf("simulator: unknown op %q", c.Op)
+	}
+	r := Reply{OK: err == nil, State: s.State(), Counts: s.Counts()}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r
+}
+
+// ServeControl reads one JSON command per line from r and writes one JSON reply per line to w,
+// until r ends. A line that is not a command gets an error reply; it does not stop the channel.
+func (s *Sim) ServeControl(r io.Reader, w io.Writer) error {
+	sc := bufio.NewScanner(r)
+	enc := json.NewEncoder(w)
+	for sc.Scan() {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var c Command
+		var rep Reply
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			rep = Reply{Error: fmt.Sprintf("simulator: bad command: %v", err), State: s.State(), Counts: s.Counts()}
+		} else {
+			rep = s.Do(c)
+		}
+		if err := enc.Encode(rep); err != nil {
+			return fmt.Errorf("control reply: %w", err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("control: %w", err)
+	}
+	return nil
+}
