@@ -196,3 +196,43 @@ func respName(r byte) string {
 	}
 	return fmt.Sprintf("response %02X", r)
 }
+
+// Reject codes, the answer to LAST REJECT CODE, with the public hosts' names.
+var rejectNames = map[byte]string{
+	0x00: "note accepted", 0x01: "length fail", 0x02: "average fail", 0x03: "coastline fail",
+	0x04: "graph fail", 0x05: "buried fail", 0x06: "channel inhibit", 0x07: "second note detected",
+	0x08: "reject by host", 0x09: "cross channel detected", 0x0A: "rear sensor error",
+	0x0B: "note too long", 0x0C: "disabled by host", 0x0D: "slow mech", 0x0E: "strim attempt",
+	0x0F: "fraud channel", 0x10: "no notes detected", 0x11: "peak detect fail",
+	0x12: "twisted note reject", 0x13: "escrow time-out", 0x14: "bar code scan fail",
+}
+
+// RejectName names a reject code.
+func RejectName(code byte) string {
+	if n, ok := rejectNames[code]; ok {
+		return n
+	}
+	return fmt.Sprintf("reject code %02X", code)
+}
+
+// RejectKey is the reject code's key for the screens' words (validator.Status.Reason), in the
+// words the kiosk already holds for the other family where they mean the same: a value it does not
+// take, a note not recognised, a note to insert again. "" for the host's own refusals (by the host,
+// disabled, escrow time-out): the kiosk knows why.
+func RejectKey(code byte) string {
+	switch code {
+	case 0x06:
+		return "inhibited_denomination"
+	case 0x01, 0x0B:
+		return "length_error"
+	case 0x02, 0x03, 0x04, 0x05, 0x09, 0x0F, 0x11, 0x14:
+		return "denomination_not_identified"
+	case 0x07, 0x0E, 0x10, 0x12:
+		return "insertion_error"
+	case 0x0A, 0x0D:
+		return "transport_error"
+	case 0x00, 0x08, 0x0C, 0x13:
+		return ""
+	}
+	return fmt.Sprintf("reject_%02x", code)
+}

@@ -18,13 +18,15 @@
 // reset the unit while a note may be on its way to its credit, and never import the rest of the
 // project but hw and hw/validator.
 //
-// Sources. What comes from public documents and hosts, and what is a guess:
+// Sources. What comes from public documents and hosts, and what is a guess. The manual itself was not
+// at hand: "the manual" below is what the public hosts take from it, read in their code and
+// documentation, not copied.
 //   - Frame (STX 0x7F, SEQ/address with the sequence flag in bit 7, length, data, CRC-16 poly
 //     0x8005 seed 0xFFFF over SEQ..data sent low byte first, 0x7F doubled after STX), the generic
 //     responses (F0 OK … FA key not set), the commands' codes, the events' codes and which carry
 //     a channel: the manufacturer's SSP protocol manual (GA138) as public hosts implement it (the
 //     npm package encrypted-smiley-secure-protocol, the Rust crate ssp); the SYNC and OK frames of
-//     TestKnownFrames are the manual's own examples.
+//     TestKnownFrames as public descriptions print them, checked by the CRC here.
 //   - eSSP: Set Generator, Set Modulus, Request Key Exchange with 64-bit little-endian values;
 //     key = fixed key (eight bytes little-endian, default 0x0123456701234567) then the negotiated
 //     key (little-endian), AES-128 ECB; packet STEX 0x7E + AES(length, count LE32, data, random
@@ -46,6 +48,7 @@
 //     (NeedsAck: credit, fraud attempt, the two power-up clearances).
 //   - NOTE CLEARED FROM FRONT (E1) and NOTE CLEARED INTO CASH BOX (E2), reported after a power-up
 //     with a note in the path: the manual. They map to validator.InAcceptor and InStacker.
+//   - LAST REJECT CODE's codes: the public hosts' tables; the screen words they map to: our choice.
 //   - The line: 9600 baud, 8 data bits, no parity, 2 stop bits, as the manual and the public hosts
 //     open it.
 //   - Guessed: primes for the key exchange below 2^31 (units computing in 64-bit products).

@@ -80,6 +80,17 @@ func (h *Host) handle(evs []Event) (settled bool, err error) {
 	ackDue, ackOK, seen, reset := false, true, false, false
 	for _, e := range evs {
 		st = stateOf(e, h.enabled)
+		if e.Code == EvNoteRejected {
+			// Why, for the screens: the unit keeps the last reject's code until the next note.
+			b, err := h.command(CmdLastRejectCode)
+			switch {
+			case err == nil && len(b) == 1:
+				st.Reason = RejectKey(b[0])
+				st.Text += ": " + RejectName(b[0])
+			case err != nil && !errors.Is(err, ErrRefused):
+				return false, err
+			}
+		}
 		h.report(st)
 		seen = seen || inPath(e.Code)
 		if NeedsAck(e.Code) {

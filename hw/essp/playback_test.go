@@ -207,6 +207,7 @@ func TestPlaybackNoteRefusedByKiosk(t *testing.T) {
 	s.cmd(t, []byte{CmdReject}, RespOK)
 	s.poll(t, Event{Code: EvNoteRejecting})
 	s.poll(t, Event{Code: EvNoteRejected})
+	s.cmd(t, []byte{CmdLastRejectCode}, RespOK, 0x08)
 	s.poll(t)
 	rec := play(t, w, 9, false, s.ops)
 	bal, _, credits := w.Snapshot()
@@ -225,9 +226,29 @@ func TestPlaybackNoteOfAValueNotTaken(t *testing.T) {
 	s.cmd(t, []byte{CmdHold}, RespOK)
 	s.cmd(t, []byte{CmdReject}, RespOK)
 	s.poll(t, Event{Code: EvNoteRejected})
+	s.cmd(t, []byte{CmdLastRejectCode}, RespOK, 0x08)
 	play(t, w, 10, true, s.ops)
 	_, intents, _ := w.Snapshot()
 	assert.Empty(t, intents)
+}
+
+func TestPlaybackRejectReasonForTheScreens(t *testing.T) {
+	w := &essptest.Wallet{}
+	s := newScript(15)
+	s.startup(t, false)
+	s.poll(t, Event{Code: EvReadNote})
+	s.poll(t, Event{Code: EvNoteRejecting})
+	s.poll(t, Event{Code: EvNoteRejected})
+	s.cmd(t, []byte{CmdLastRejectCode}, RespOK, 0x06)
+	rec := play(t, w, 15, true, s.ops)
+	var got validator.Status
+	for _, e := range rec.all {
+		if e.Kind == validator.EventState && e.Status.Code == "EC" {
+			got = e.Status
+		}
+	}
+	assert.Equal(t, validator.Status{State: validator.StateRejecting, Code: "EC", Text: "note rejected: channel inhibit",
+		Reason: "inhibited_denomination"}, got)
 }
 
 func TestPlaybackPowerUpWithNote(t *testing.T) {
