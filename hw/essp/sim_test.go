@@ -340,3 +340,57 @@ func TestSimUnitWithoutPollWithAckStaysDisabled(t *testing.T) {
 	assert.ErrorIs(t, r.host.Snapshot().ConfigError, essp.ErrNoPollWithAck)
 	assert.Positive(t, r.sim.Commands()[essp.CmdPoll], "state still read, plainly")
 }
+
+// A power cut while the kiosk decides (the note held in escrow) and while a refused note goes back:
+// the note comes out of the front, the intent is void, nothing is credited.
+func TestSimPowerCutInEscrowAndWhileRejecting(t *testing.T) {
+	t.Run("escrow", func(t *testing.T) {
+		r := newRig(t, esspsim.Config{}, essp.Config{})
+		var once sync.Once
+		r.wallet.BeforeEscrow = func(validator.Note) { once.Do(r.sim.PowerCycle) }
+		r.insert(2000)
+		r.wait(func() bool { return len(r.wallet.PowerUps()) == 1 }, "power-up not resolved")
+		assert.Equal(t, []validator.Place{validator.InAcceptor}, r.wallet.PowerUps())
+		_, intents, _ := r.wallet.Snapshot()
+		require.Len(t, intents, 1)
+		assert.True(t, intents[0].Void)
+		assert.Zero(t, r.balance())
+		assert.Equal(t, 1, r.sim.Counts().Returned)
+		assert.Zero(t, r.sim.Counts().Stacked)
+	})
+	t.Run("rejecting", func(t *testing.T) {
+		slow := esspsim.Durations{Reject: 300 * time.Millisecond}
+		r := newRig(t, esspsim.Config{Timing: slow}, essp.Config{})
+		r.wallet.Refuse = true
+		r.insert(2000)
+		r.wait(func() bool { return r.sim.State() == "rejecting" }, "never rejecting")
+		r.sim.PowerCycle()
+		r.wait(func() bool { on, _ := r.sim.Enabled(); return on && len(r.wallet.PowerUps()) == 1 }, "not back")
+		assert.Zero(t, r.balance())
+		assert.Equal(t, 1, r.sim.Counts().Returned)
+	})
+}
+
+func TestSimCounterfeitAndUnitFaultStates(t *testing.T) {
+	r := newRig(t, esspsim.Config{}, essp.Config{})
+	r.wait(func() bool { on, _ := r.sim.Enabled(); return on }, "never enabled")
+	require.NoError(t, r.sim.InsertCounterfeit(0))
+	r.wait(func() bool {
+		s := r.host.Snapshot().Status
+		return s.State == validator.StateRejecting && s.Reason == "denomination_not_identified"
+	}, "counterfeit's reason not reported")
+	for _, c := range []struct {
+		f    esspsim.Fault
+		want validator.State
+	}{
+		{esspsim.UnsafeJam, validator.StateJamInAcceptor},
+		{esspsim.SafeJam, validator.StateJamInStacker},
+		{esspsim.NotePathOpen, validator.StateFailure},
+	} {
+		require.NoError(t, r.sim.Inject(c.f, 0))
+		r.wait(func() bool { return r.host.Snapshot().Status.State == c.want }, string(c.f))
+		r.sim.Clear()
+		r.wait(func() bool { return r.host.Snapshot().Status.State == validator.StateIdle }, "cleared")
+	}
+	assert.Zero(t, r.balance())
+}

@@ -38,6 +38,9 @@ type Wallet struct {
 	fail   int
 	// AfterCredit, if set, is called after a committed credit (a test kills the host there).
 	AfterCredit func(validator.Note)
+	// BeforeEscrow, if set, is called as Escrow starts, while the unit holds the note (a test
+	// cuts the power there).
+	BeforeEscrow func(validator.Note)
 }
 
 var errInjected = errors.New("essptest: commit failed")
@@ -51,6 +54,9 @@ func (w *Wallet) FailNext(n int) {
 
 // Escrow records an intent, voiding or holding an earlier open one as the contract says.
 func (w *Wallet) Escrow(_ context.Context, n validator.Note) (bool, string, error) {
+	if w.BeforeEscrow != nil {
+		w.BeforeEscrow(n)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i := range w.intents {
