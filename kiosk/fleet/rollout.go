@@ -94,6 +94,7 @@ var (
 	ErrNoRollout      = errors.New("no such rollout")
 	ErrRolloutOver    = errors.New("the rollout is not running")
 	ErrNoTargets      = errors.New("no kiosk to send the update to")
+	ErrUnknownKiosk   = errors.New("not a kiosk of the fleet (never added, or revoked)")
 	ErrOfferOpen      = errors.New("the kiosk has an offer of another running rollout")
 	ErrNotRollback    = errors.New("the bundle is not signed as a rollback")
 	ErrRollbackNewer  = errors.New("a rollback's version must be older than the rollout's")
@@ -465,6 +466,13 @@ func (r *Rollouts) start(ctx context.Context, spec RolloutSpec, b Bundle, rollba
 		}
 		ro.Targets = ChooseTargets(b.SHA256, members, spec.Percent)
 	} else {
+		// A kiosk the centre does not serve (never added, or revoked: its
+		// consumer deleted) is offered nothing.
+		if _, err := r.js.Consumer(ctx, BlocksStream, BlocksConsumer(spec.To.Name)); errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return Rollout{}, fmt.Errorf("kiosk %s: %w", spec.To.Name, ErrUnknownKiosk)
+		} else if err != nil {
+			return Rollout{}, fmt.Errorf("kiosk %s: %w", spec.To.Name, err)
+		}
 		ro.Targets = []string{spec.To.Name}
 	}
 	if rollbackOf != "" {

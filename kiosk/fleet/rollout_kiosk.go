@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -77,6 +78,12 @@ type UpdateFollower struct {
 	MinBackoff, MaxBackoff time.Duration
 	Now                    func() time.Time
 	Sleep                  func(ctx context.Context, d time.Duration) error
+	// MinFree is the room the bundle's download must leave on the
+	// download directory's file system (default 256 MiB): it is the data
+	// partition, and a kiosk whose ledger cannot be written stops
+	// selling. Free says how much room there is (default: statfs).
+	MinFree int64
+	Free    func(dir string) (int64, error)
 	// OnReport, when set, is called with each report once it is written;
 	// OnError with each failure.
 	OnReport func(UpdateReport)
@@ -101,7 +108,8 @@ func NewUpdateFollower(cfg Config, inst UpdateInstaller, m UpdateMachine, log Up
 		return nil, errors.New("fleet: an update follower needs an installer, the machine, the event log and a directory")
 	}
 	return &UpdateFollower{cfg: cfg, inst: inst, m: m, log: log, dir: dir, Poll: 30 * time.Second,
-		MinBackoff: 250 * time.Millisecond, MaxBackoff: 30 * time.Second, Now: time.Now, Sleep: hw.SystemClock{}.Sleep}, nil
+		MinBackoff: 250 * time.Millisecond, MaxBackoff: 30 * time.Second, Now: time.Now, Sleep: hw.SystemClock{}.Sleep,
+		MinFree: 256 << 20, Free: freeSpace}, nil
 }
 
 // Run follows the offers until ctx is cancelled, reconnecting after a
@@ -240,8 +248,8 @@ func (f *UpdateFollower) step(ctx context.Context, s *updateSession) error {
 	if err != nil {
 		return err
 	}
-	if refusal != "" {
-		now.Outcome, now.Reason, now.Detail = UpdateRefused, update.Reason(update.ErrPayload), refusal
+	if refusal != nil {
+		now.Outcome, now.Reason, now.Detail = UpdateRefused, refusal.reason, refusal.detail
 		return f.write(ctx, s, now)
 	}
 	// Checked first: a bundle this kiosk refuses (its signature, its
@@ -300,34 +308,48 @@ func (f *UpdateFollower) step(ctx context.Context, s *updateSession) error {
 var refusedReasons = map[string]bool{"unsigned": true, "untrusted": true, "signature": true, "payload": true, "format": true,
 	"downgrade": true, "mismatch": true, "datadir": true, "norollback": true, "readonly": true, "noslots": true, "unconfirmed": true}
 
+// downloadRefusal is why a download is refused: a reason's code
+// (update.Reason's "payload", or "space") and the detail.
+type downloadRefusal struct{ reason, detail string }
+
+func refuse(reason, format string, args ...any) *downloadRefusal {
+	return &downloadRefusal{reason: reason, detail: fmt.Sprintf(format, args...)}
+}
+
 // download brings the offer's bundle into the kiosk's directory, checked
 // against the offer's size and SHA-256 (the object store's own digest is
 // checked as it is read), once an offer. A bundle that is not the offer's
 // is a refusal (said in refusal), not an error.
-func (f *UpdateFollower) download(ctx context.Context, s *updateSession, o *UpdateOffer) (path, refusal string, err error) {
+func (f *UpdateFollower) download(ctx context.Context, s *updateSession, o *UpdateOffer) (path string, refusal *downloadRefusal, err error) {
 	if f.staged.rollout == o.Rollout {
-		return f.staged.path, "", nil
+		return f.staged.path, nil, nil
 	}
 	obj, err := s.js.ObjectStore(ctx, o.Bucket)
 	if err != nil {
-		return "", "", fmt.Errorf("object store %s: %w", o.Bucket, err)
+		return "", nil, fmt.Errorf("object store %s: %w", o.Bucket, err)
 	}
 	info, err := obj.GetInfo(ctx, o.Object)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return "", fmt.Sprintf("bundle %s not in %s", o.Object, o.Bucket), nil
+		return "", refuse("payload", "bundle %s not in %s", o.Object, o.Bucket), nil
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("bundle %s: %w", o.Object, err)
+		return "", nil, fmt.Errorf("bundle %s: %w", o.Object, err)
 	}
 	if int64(info.Size) != o.Size || o.Size <= 0 || o.Size > update.MaxPayload+maxManifestOverhead {
-		return "", fmt.Sprintf("bundle %s has %d bytes, the offer says %d", o.Object, info.Size, o.Size), nil
+		return "", refuse("payload", "bundle %s has %d bytes, the offer says %d", o.Object, info.Size, o.Size), nil
 	}
 	if err := os.MkdirAll(f.dir, 0o700); err != nil {
-		return "", "", err
+		return "", nil, err
+	}
+	if free, err := f.Free(f.dir); err != nil {
+		return "", nil, fmt.Errorf("room for the bundle: %w", err)
+	} else if free-o.Size < f.MinFree {
+		return "", refuse("space", "bundle %s of %d bytes: %d bytes free on the kiosk's disk, %d must stay for its data",
+			o.Object, o.Size, free, f.MinFree), nil
 	}
 	tmp, err := os.CreateTemp(f.dir, ".fleet-update-*")
 	if err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	ok := false
 	defer func() {
@@ -338,28 +360,28 @@ func (f *UpdateFollower) download(ctx context.Context, s *updateSession, o *Upda
 	}()
 	rd, err := obj.Get(ctx, o.Object)
 	if err != nil {
-		return "", "", fmt.Errorf("get %s: %w", o.Object, err)
+		return "", nil, fmt.Errorf("get %s: %w", o.Object, err)
 	}
 	sum := sha256.New()
 	n, err := io.Copy(io.MultiWriter(tmp, sum), io.LimitReader(rd, o.Size+1))
 	rd.Close()
 	switch {
 	case errors.Is(err, jetstream.ErrDigestMismatch):
-		return "", fmt.Sprintf("bundle %s: %v", o.Object, err), nil
+		return "", refuse("payload", "bundle %s: %v", o.Object, err), nil
 	case err != nil:
-		return "", "", fmt.Errorf("read %s: %w", o.Object, err)
+		return "", nil, fmt.Errorf("read %s: %w", o.Object, err)
 	case n != o.Size:
-		return "", fmt.Sprintf("bundle %s: %d bytes read, the offer says %d", o.Object, n, o.Size), nil
+		return "", refuse("payload", "bundle %s: %d bytes read, the offer says %d", o.Object, n, o.Size), nil
 	}
 	if got := hex.EncodeToString(sum.Sum(nil)); got != o.SHA256 {
-		return "", fmt.Sprintf("bundle %s: SHA-256 %s, the offer says %s", o.Object, got[:16], o.SHA256), nil
+		return "", refuse("payload", "bundle %s: SHA-256 %s, the offer says %s", o.Object, got[:16], o.SHA256), nil
 	}
 	if err := tmp.Close(); err != nil {
-		return "", "", err
+		return "", nil, err
 	}
 	ok = true
 	f.staged.rollout, f.staged.path = o.Rollout, tmp.Name()
-	return tmp.Name(), "", nil
+	return tmp.Name(), nil, nil
 }
 
 // write records a report: the kiosk's event log, then its key of the
@@ -388,4 +410,14 @@ func (f *UpdateFollower) write(ctx context.Context, s *updateSession, r UpdateRe
 		f.OnReport(r)
 	}
 	return nil
+}
+
+// freeSpace is the room left on the file system of dir for an
+// unprivileged user.
+func freeSpace(dir string) (int64, error) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
 }

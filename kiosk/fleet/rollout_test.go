@@ -158,6 +158,8 @@ type updateKiosk struct {
 	reports chan UpdateReport
 	polls   atomic.Int64
 	stop    func()
+	tune    func(*UpdateFollower) // the test's settings, before it runs
+	dir     string                // where it downloads
 }
 
 func newUpdateKiosk(t *testing.T, cfg Config, st *store.Store, inst *updaterInstaller, m UpdateMachine) *updateKiosk {
@@ -168,9 +170,13 @@ func newUpdateKiosk(t *testing.T, cfg Config, st *store.Store, inst *updaterInst
 // follow starts the kiosk's follower, stopped at the test's end.
 func (k *updateKiosk) follow(t *testing.T, clock func() time.Time) {
 	t.Helper()
-	f, err := NewUpdateFollower(k.cfg, k.inst, k.m, k.st, t.TempDir())
+	k.dir = t.TempDir()
+	f, err := NewUpdateFollower(k.cfg, k.inst, k.m, k.st, k.dir)
 	require.NoError(t, err)
 	f.Poll, f.MinBackoff, f.Now = 20*time.Millisecond, 10*time.Millisecond, clock
+	if k.tune != nil {
+		k.tune(f)
+	}
 	f.OnReport = func(r UpdateReport) { k.reports <- r }
 	sleep := f.Sleep
 	f.Sleep = func(ctx context.Context, d time.Duration) error {
@@ -516,6 +522,53 @@ func TestRolloutStopsOnKiosksOutOfService(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 1, st.OutOfService)
 		assert.Equal(t, RolloutHalted, st.State)
+	})
+
+	t.Run("not the offer's bundle", func(t *testing.T) {
+		// The bundle in the kiosk's store is not the one offered: a byte
+		// changed, or cut short. The kiosk refuses it and installs
+		// nothing.
+		for i, change := range []func([]byte) []byte{
+			func(b []byte) []byte { b[len(b)/2] ^= 1; return b },
+			func(b []byte) []byte { return b[:len(b)-100] },
+		} {
+			id := fmt.Sprintf("T%d", i)
+			cfg := ns.kiosk(t, id)
+			r, err := ro.Start(ctx, RolloutSpec{Bundle: "1.1.0", To: ToKiosk(id), By: "alice"})
+			require.NoError(t, err)
+			obj, err := js.ObjectStore(ctx, UpdateObjectsFor(ToKiosk(id)))
+			require.NoError(t, err)
+			b, err := obj.GetBytes(ctx, r.Bundle.Name)
+			require.NoError(t, err)
+			_, err = obj.PutBytes(ctx, r.Bundle.Name, change(b))
+			require.NoError(t, err)
+			k := newUpdateKiosk(t, cfg, openStore(t), newUpdaterInstaller(t, "1.0.0", ""), &fakeMachine{})
+			k.follow(t, clk.Now)
+			rep := k.report(t)
+			assert.Equal(t, UpdateRefused, rep.Outcome)
+			assert.Equal(t, "payload", rep.Reason, rep.Detail)
+			assert.Empty(t, k.inst.sys.installedVersions())
+			left, _ := os.ReadDir(k.dir)
+			assert.Empty(t, left, "no download left")
+		}
+	})
+
+	t.Run("no room on the disk", func(t *testing.T) {
+		cfg := ns.kiosk(t, "D1")
+		_, err := ro.Start(ctx, RolloutSpec{Bundle: "1.1.0", To: ToKiosk("D1"), By: "alice"})
+		require.NoError(t, err)
+		k := newUpdateKiosk(t, cfg, openStore(t), newUpdaterInstaller(t, "1.0.0", ""), &fakeMachine{})
+		k.tune = func(f *UpdateFollower) { f.Free = func(string) (int64, error) { return 100 << 20, nil } }
+		k.follow(t, clk.Now)
+		rep := k.report(t)
+		assert.Equal(t, UpdateRefused, rep.Outcome)
+		assert.Equal(t, "space", rep.Reason, rep.Detail)
+		assert.Empty(t, k.inst.sys.installedVersions())
+	})
+
+	t.Run("not a kiosk of the fleet", func(t *testing.T) {
+		_, err := ro.Start(ctx, RolloutSpec{Bundle: "1.1.0", To: ToKiosk("GHOST"), By: "alice"})
+		assert.ErrorIs(t, err, ErrUnknownKiosk)
 	})
 
 	t.Run("silent after taking it", func(t *testing.T) {
