@@ -108,6 +108,10 @@ func (e *RefusedError) Error() string {
 
 func (e *RefusedError) Unwrap() error { return ErrRefused }
 
+// errStale: an answer that cannot be this command's (encrypted, to a plain command): the host sends
+// the command again.
+var errStale = fmt.Errorf("%w: stale answer", hw.ErrProtocol)
+
 // errRekey: the key must be negotiated again (the unit lost it, or a packet failed its checks).
 var errRekey = errors.New("essp: key to renegotiate")
 
@@ -419,7 +423,13 @@ func (h *Host) transact(data []byte) ([]byte, error) {
 			err = hw.Errorf(hw.ErrProtocol, "read", "answer %v to a command with flag %v", f, h.seq)
 		}
 		if err == nil {
-			return h.open(data[0], sent, f.Data)
+			resp, oerr := h.open(data[0], sent, f.Data)
+			if !errors.Is(oerr, errStale) {
+				return resp, oerr
+			}
+			// An answer of an earlier exchange the unit was still sending (retries it queued
+			// while the line was slow): not this command's. Send it again.
+			err = oerr
 		}
 		if errors.Is(err, hw.ErrIO) || errors.Is(err, hw.ErrClosed) {
 			return nil, fmt.Errorf("command %02X: %w", data[0], err)
@@ -436,7 +446,7 @@ func (h *Host) transact(data []byte) ([]byte, error) {
 func (h *Host) open(cmd byte, sent uint32, data []byte) ([]byte, error) {
 	if h.sess == nil {
 		if data[0] == STEX {
-			return nil, fmt.Errorf("command %02X: %w: encrypted answer to a plain command", cmd, ErrCrypto)
+			return nil, fmt.Errorf("command %02X: %w: encrypted answer to a plain command", cmd, errStale)
 		}
 		return data, nil
 	}

@@ -199,7 +199,8 @@ func TestPlaybackCreditAcknowledgedOnlyAfterCommit(t *testing.T) {
 }
 
 func TestPlaybackNoteRefusedByKiosk(t *testing.T) {
-	w := &essptest.Wallet{Refuse: true}
+	w := &essptest.Wallet{}
+	w.SetRefuse(true)
 	s := newScript(9)
 	s.startup(t, true)
 	s.poll(t, Event{Code: EvReadNote, Channel: 2})
@@ -329,4 +330,20 @@ func TestPlaybackUnknownEventChangesNothing(t *testing.T) {
 	_, _, credits := w.Snapshot()
 	assert.Empty(t, credits, "no open intent: a recovered credit credits nothing")
 	assert.Equal(t, 1, rec.count(validator.EventCredited), "credited once, at the second answer")
+}
+
+func TestPlaybackStaleEncryptedAnswerToSyncIsRetried(t *testing.T) {
+	// The unit was still sending an encrypted answer of the lost session when the new one began:
+	// the host takes it for what it is, not this SYNC's answer, and sends SYNC again.
+	w := &essptest.Wallet{}
+	s := newScript(16)
+	stale, err := NewSession(DefaultFixedKey, 99).Seal(7, []byte{RespOK}, seeded(1))
+	require.NoError(t, err)
+	sync := Encode(Frame{Seq: true, Data: []byte{CmdSync}})
+	s.ops = append(s.ops, hwtest.Exchange{Write: sync, Read: Encode(Frame{Seq: true, Data: stale})})
+	s.startup(t, false)
+	s.poll(t)
+	rec := play(t, w, 16, true, s.ops)
+	assert.Equal(t, 1, rec.count(validator.EventLineError))
+	assert.Equal(t, 1, rec.count(validator.EventConfigured))
 }

@@ -34,7 +34,7 @@ func newRig(t *testing.T, sc esspsim.Config, hc essp.Config) *rig {
 	require.NoError(t, r.sim.Start(""))
 	t.Cleanup(func() { _ = r.sim.Close() })
 	hc.PollInterval = 5 * time.Millisecond
-	hc.ReplyTimeout = 60 * time.Millisecond
+	hc.ReplyTimeout = 150 * time.Millisecond
 	hc.Backoff = hw.Backoff{Min: 5 * time.Millisecond, Max: 40 * time.Millisecond}
 	hc.OnEvent = r.on
 	r.cfg = hc
@@ -151,7 +151,7 @@ func TestSimPlainHostAgainstAUnitRequiringEncryption(t *testing.T) {
 
 func TestSimKioskRefusesNote(t *testing.T) {
 	r := newRig(t, esspsim.Config{}, essp.Config{})
-	r.wallet.Refuse = true
+	r.wallet.SetRefuse(true)
 	r.insert(2000)
 	r.wait(func() bool { return r.sim.Counts().Returned == 1 }, "note not given back")
 	assert.Zero(t, r.balance())
@@ -161,15 +161,19 @@ func TestSimKioskRefusesNote(t *testing.T) {
 func TestSimLineFaults(t *testing.T) {
 	r := newRig(t, esspsim.Config{Seed: 3}, essp.Config{})
 	r.wait(func() bool { on, _ := r.sim.Enabled(); return on }, "never enabled")
-	var total int64
+	// Each note ends in the cash box, credited once and acknowledged, or back with the player
+	// (a fault long enough to lose the line while it waited in escrow: the next session gives it
+	// back); never anything else.
 	for i, f := range []esspsim.Fault{esspsim.Silence, esspsim.BadCRC, esspsim.Garbage, esspsim.Split, esspsim.Merged, esspsim.Deaf} {
 		require.NoError(t, r.sim.Inject(f, 2))
 		r.insert(1000)
-		total += 1000
-		r.wait(func() bool { return r.balance() == total && r.sim.Counts().Acked == i+1 }, string(f))
+		r.wait(func() bool {
+			c := r.sim.Counts()
+			return c.Stacked+c.Returned == i+1 && c.Acked == c.Stacked && r.sim.State() == "idle"
+		}, string(f))
+		assert.Equal(t, r.sim.Counts().StackedSum, r.balance(), string(f))
 	}
-	assert.Equal(t, total, r.sim.Counts().StackedSum)
-	assert.Equal(t, 6, r.sim.Counts().Acked)
+	assert.GreaterOrEqual(t, r.sim.Counts().Stacked, 4, "most notes go through")
 	assert.Positive(t, r.count(validator.EventLineError))
 }
 
@@ -188,7 +192,7 @@ func TestSimUnplugAndReplug(t *testing.T) {
 // than let its first poll stack a note the kiosk never decided on.
 func TestSimNoteInEscrowAtStartIsGivenBack(t *testing.T) {
 	r := newRig(t, esspsim.Config{}, essp.Config{})
-	r.wait(func() bool { return r.count(validator.EventConfigured) == 1 }, "not set up")
+	r.wait(func() bool { on, _ := r.sim.Enabled(); return on }, "not enabled")
 	r.killHost()
 	require.NoError(t, r.sim.InsertNote(2000))
 	r.wait(func() bool { return r.sim.State() == "escrow" }, "not in escrow")
@@ -230,9 +234,9 @@ func TestSimPowerCutAtEveryStep(t *testing.T) {
 func TestSimHostKilledBetweenCreditAndAck(t *testing.T) {
 	r := newRig(t, esspsim.Config{}, essp.Config{})
 	var once sync.Once
-	r.wallet.AfterCredit = func(validator.Note) {
+	r.wallet.SetAfterCredit(func(validator.Note) {
 		once.Do(func() { _ = r.sim.Inject(esspsim.Deaf, 1<<30) }) // the ack never arrives
-	}
+	})
 	r.insert(5000)
 	r.wait(func() bool { return r.balance() == 5000 && r.count(validator.EventLineError) > 0 }, "no credit")
 	r.killHost()
@@ -347,7 +351,7 @@ func TestSimPowerCutInEscrowAndWhileRejecting(t *testing.T) {
 	t.Run("escrow", func(t *testing.T) {
 		r := newRig(t, esspsim.Config{}, essp.Config{})
 		var once sync.Once
-		r.wallet.BeforeEscrow = func(validator.Note) { once.Do(r.sim.PowerCycle) }
+		r.wallet.SetBeforeEscrow(func(validator.Note) { once.Do(r.sim.PowerCycle) })
 		r.insert(2000)
 		r.wait(func() bool { return len(r.wallet.PowerUps()) == 1 }, "power-up not resolved")
 		assert.Equal(t, []validator.Place{validator.InAcceptor}, r.wallet.PowerUps())
@@ -361,7 +365,7 @@ func TestSimPowerCutInEscrowAndWhileRejecting(t *testing.T) {
 	t.Run("rejecting", func(t *testing.T) {
 		slow := esspsim.Durations{Reject: 300 * time.Millisecond}
 		r := newRig(t, esspsim.Config{Timing: slow}, essp.Config{})
-		r.wallet.Refuse = true
+		r.wallet.SetRefuse(true)
 		r.insert(2000)
 		r.wait(func() bool { return r.sim.State() == "rejecting" }, "never rejecting")
 		r.sim.PowerCycle()
@@ -393,4 +397,33 @@ func TestSimCounterfeitAndUnitFaultStates(t *testing.T) {
 		r.wait(func() bool { return r.host.Snapshot().Status.State == validator.StateIdle }, "cleared")
 	}
 	assert.Zero(t, r.balance())
+}
+
+func TestSimResetWaitsForTheCredit(t *testing.T) {
+	slow := esspsim.Durations{Stack: 300 * time.Millisecond}
+	r := newRig(t, esspsim.Config{Timing: slow}, essp.Config{})
+	r.insert(1000)
+	r.wait(func() bool { return r.sim.State() == "stacking" }, "never stacking")
+	r.host.Reset()
+	// Not while the note is on its way to its credit: the reset comes after.
+	r.wait(func() bool { return r.sim.Commands()[essp.CmdReset] == 1 }, "reset never sent")
+	assert.Equal(t, int64(1000), r.balance(), "credited before the reset")
+	assert.Equal(t, 2, r.sim.Counts().PowerUps)
+	r.wait(func() bool { on, _ := r.sim.Enabled(); return on }, "not enabled again after the reset")
+	r.insert(500)
+	r.wait(func() bool { return r.balance() == 1500 }, "no note after the reset")
+}
+
+func TestHostStartAndCloseOnce(t *testing.T) {
+	h, err := essp.New(func() (hw.Port, error) { return nil, &hw.Error{Op: "open", Kind: hw.ErrNotFound} },
+		&essptest.Wallet{}, essp.Config{Backoff: hw.Backoff{Min: time.Millisecond, Max: 2 * time.Millisecond}})
+	require.NoError(t, err)
+	require.NoError(t, h.Start())
+	assert.Error(t, h.Start(), "started twice")
+	require.NoError(t, h.Close())
+	require.NoError(t, h.Close(), "closed twice")
+	_, err = essp.New(nil, &essptest.Wallet{}, essp.Config{})
+	assert.Error(t, err)
+	_, err = essp.New(func() (hw.Port, error) { return nil, nil }, &essptest.Wallet{}, essp.Config{Country: "EURO"})
+	assert.Error(t, err)
 }

@@ -33,14 +33,32 @@ type Wallet struct {
 	balance  int64
 	credits  []validator.Note
 	powerUps []validator.Place
-	// Refuse makes Escrow refuse every note.
-	Refuse bool
-	fail   int
-	// AfterCredit, if set, is called after a committed credit (a test kills the host there).
-	AfterCredit func(validator.Note)
-	// BeforeEscrow, if set, is called as Escrow starts, while the unit holds the note (a test
-	// cuts the power there).
-	BeforeEscrow func(validator.Note)
+	refuse   bool
+	fail     int
+	after    func(validator.Note)
+	beforeEs func(validator.Note)
+}
+
+// SetRefuse makes Escrow refuse every note (true) or take them (false).
+func (w *Wallet) SetRefuse(on bool) {
+	w.mu.Lock()
+	w.refuse = on
+	w.mu.Unlock()
+}
+
+// SetAfterCredit sets a function called after each committed credit (a test kills the host there).
+func (w *Wallet) SetAfterCredit(f func(validator.Note)) {
+	w.mu.Lock()
+	w.after = f
+	w.mu.Unlock()
+}
+
+// SetBeforeEscrow sets a function called as Escrow starts, while the unit holds the note (a test
+// cuts the power there).
+func (w *Wallet) SetBeforeEscrow(f func(validator.Note)) {
+	w.mu.Lock()
+	w.beforeEs = f
+	w.mu.Unlock()
 }
 
 var errInjected = errors.New("essptest: commit failed")
@@ -54,8 +72,11 @@ func (w *Wallet) FailNext(n int) {
 
 // Escrow records an intent, voiding or holding an earlier open one as the contract says.
 func (w *Wallet) Escrow(_ context.Context, n validator.Note) (bool, string, error) {
-	if w.BeforeEscrow != nil {
-		w.BeforeEscrow(n)
+	w.mu.Lock()
+	before := w.beforeEs
+	w.mu.Unlock()
+	if before != nil {
+		before(n)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -68,7 +89,7 @@ func (w *Wallet) Escrow(_ context.Context, n validator.Note) (bool, string, erro
 			}
 		}
 	}
-	if w.Refuse {
+	if w.refuse {
 		return false, "", nil
 	}
 	id := fmt.Sprintf("intent-%d", len(w.intents)+1)
@@ -129,7 +150,7 @@ func (w *Wallet) Credit(_ context.Context, n validator.Note) error {
 		w.balance += in.Cents
 		w.credits = append(w.credits, n)
 	}
-	after := w.AfterCredit
+	after := w.after
 	w.mu.Unlock()
 	if after != nil {
 		after(n)
