@@ -387,10 +387,12 @@ func TestRolloutStopsByItselfAndKiosksKeepSelling(t *testing.T) {
 	assert.Equal(t, "1.0.0", rep.Version, "the kiosk that failed runs its version")
 	assert.True(t, rep.InService)
 	assert.Equal(t, "1.0.0", kiosks[bad].inst.sys.version())
+	failedAt := time.Now()
 	require.Eventually(t, func() bool {
 		r, err := ro.Get(ctx, r1.ID)
 		return err == nil && r.State == RolloutHalted
 	}, 30*time.Second, 10*time.Millisecond, "the rollout stops by itself")
+	t.Logf("halted by the centre's watch %v after the failure was reported", time.Since(failedAt).Round(time.Millisecond))
 	r1, err = ro.Get(ctx, r1.ID)
 	require.NoError(t, err)
 	last := r1.Log[len(r1.Log)-1]
