@@ -195,9 +195,11 @@ func (h *Host) escrow(ch byte) error {
 	}
 	if _, err := h.command(CmdHold); err != nil {
 		if errors.Is(err, ErrRefused) {
-			// Not in escrow any more (the unit's escrow timer ran out): the next poll says where.
+			// Not in escrow any more (the unit's escrow timer ran out), or a unit that will not
+			// hold: the next poll must not stack a note the kiosk did not decide on, so REJECT
+			// (refused in turn if nothing is in escrow, which costs nothing).
 			h.emit(validator.Event{Kind: validator.EventAnomaly, Err: err, Detail: "hold refused"})
-			return nil
+			return h.reject()
 		}
 		return err
 	}

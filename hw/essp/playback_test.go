@@ -347,3 +347,18 @@ func TestPlaybackStaleEncryptedAnswerToSyncIsRetried(t *testing.T) {
 	assert.Equal(t, 1, rec.count(validator.EventLineError))
 	assert.Equal(t, 1, rec.count(validator.EventConfigured))
 }
+
+func TestPlaybackHoldRefusedGivesTheNoteBack(t *testing.T) {
+	// A unit that does not take HOLD for a note it reports in escrow: the next poll would stack a
+	// note nobody decided on, so the host rejects it without asking the kiosk.
+	w := &essptest.Wallet{}
+	s := newScript(17)
+	s.startup(t, false)
+	s.poll(t, Event{Code: EvReadNote, Channel: 2})
+	s.cmd(t, []byte{CmdHold}, RespCannotProcess)
+	s.cmd(t, []byte{CmdReject}, RespOK)
+	s.poll(t, Event{Code: EvNoteRejecting})
+	play(t, w, 17, true, s.ops)
+	_, intents, _ := w.Snapshot()
+	assert.Empty(t, intents)
+}
