@@ -688,7 +688,21 @@ func (r *Rollouts) stop(ctx context.Context, id, state, by, why string) (Rollout
 	if by == "" {
 		return Rollout{}, errors.New("a stop says who stops it")
 	}
-	ro, err := r.change(ctx, id, func(ro *Rollout) (bool, error) {
+	ro, err := r.Get(ctx, id)
+	if err != nil {
+		return ro, err
+	}
+	if ro.State != RolloutRunning {
+		return ro, fmt.Errorf("rollout %s is %s: %w", ro.ID, ro.State, ErrRolloutOver)
+	}
+	// The offers first: once the rollout reads stopped, none of its
+	// offers is left for a kiosk to take. A stop that fails after them
+	// leaves a running rollout that offers nothing more, the safe side;
+	// it is stopped again.
+	if err := r.withdraw(ctx, ro); err != nil {
+		return ro, err
+	}
+	return r.change(ctx, id, func(ro *Rollout) (bool, error) {
 		if ro.State != RolloutRunning {
 			return false, fmt.Errorf("rollout %s is %s: %w", ro.ID, ro.State, ErrRolloutOver)
 		}
@@ -696,10 +710,6 @@ func (r *Rollouts) stop(ctx context.Context, id, state, by, why string) (Rollout
 		ro.Log = append(ro.Log, RolloutEvent{At: r.Now().UTC(), By: by, Action: state, Detail: why})
 		return true, nil
 	})
-	if err != nil {
-		return ro, err
-	}
-	return ro, r.withdraw(ctx, ro)
 }
 
 // withdraw deletes the offers of ro still under its targets' keys but
