@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -18,7 +17,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"pharaon/game"
-	"pharaon/game/block"
 	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
 	"pharaon/store"
@@ -50,13 +48,12 @@ func sendBlock(ctx context.Context, w, errw io.Writer, js jetstream.JetStream, n
 	if err != nil {
 		return fmt.Errorf("send-block: %w", err)
 	}
-	if _, err := block.Inspect(bytes.NewReader(file), nil); err != nil {
-		fmt.Fprintf(w, "REFUSÉ / REFUSED\u00a0: %s n’est pas un bloc / is not a block file: %v\n", name, err)
-		return errFound
-	}
-	d, err := fleet.SendBlock(ctx, js, file, to, now)
+	d, err := fleet.SendBlockFile(ctx, js, file, to, now)
 	var elsewhere *fleet.SendRefusal
 	switch {
+	case errors.Is(err, fleet.ErrNotABlock):
+		fmt.Fprintf(w, "REFUSÉ / REFUSED\u00a0: %s n’est pas un bloc / is not a block file: %v\n", name, strings.TrimPrefix(err.Error(), fleet.ErrNotABlock.Error()+": "))
+		return errFound
 	case errors.As(err, &elsewhere):
 		// A block is on sale at one kiosk only: there is no way to force
 		// it elsewhere (its units sold there would be sold twice).
