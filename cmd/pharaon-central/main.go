@@ -21,6 +21,8 @@
 //	pharaon-central send-block -file F (-to KIOSK | -group G)
 //	pharaon-central blocks  [-kiosk ID]               deliveries and results
 //	pharaon-central updates upload|list|start|status|stop|rollback|watch   software updates (updates.go)
+//	pharaon-central operator add -name N -role R      a console account (password on stdin)
+//	pharaon-central console -http ADDR [-tls-cert F -tls-key F]  the web console
 //
 // Every command takes -fleet DIR (default $PHARAON_FLEET) and reaches the
 // server at -nats URL (default tls://127.0.0.1:4222) as the centre.
@@ -88,6 +90,8 @@ const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
   send-block -file F (-to KIOSK | -group G)  envoyer un bloc signé / send a signed block
   blocks [-kiosk ID]          blocs envoyés et résultats par borne / blocks sent and each kiosk's result
   updates upload|list|start|status|stop|rollback|watch  mises à jour par la flotte / software updates through the fleet
+  operator add -name N -role R  un compte de la console / a console account (pharaon-central operator)
+  console -http ADDR          la console web / the web console (pharaon-central console -h)
 toutes / all: -fleet DIR (défaut / default $PHARAON_FLEET) -nats URL (défaut / default ` + defaultURL + `)
 `
 
@@ -103,6 +107,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	args = args[1:]
 	if cmd == "updates" {
 		return runUpdates(ctx, args, stdout, stderr, now)
+	}
+	if cmd == "console" || cmd == "operator" {
+		return runConsole(ctx, cmd, args, stdout, stderr, now)
 	}
 	if cmd == "kiosk" {
 		if len(args) == 0 || (args[0] != "add" && args[0] != "revoke" && args[0] != "list") {
