@@ -38,7 +38,7 @@ func chromiumPath(t *testing.T) string {
 }
 
 // shot saves the page as docs/screenshots/<name>.png when
-// PHARAON_CONSOLE_SCREENSHOTS names the directory (make screenshots-console).
+// PHARAON_CONSOLE_SCREENSHOTS names the directory (docs/screenshots/README.md).
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	dir := os.Getenv("PHARAON_CONSOLE_SCREENSHOTS")
