@@ -144,6 +144,9 @@ func TestConsoleInABrowser(t *testing.T) {
 	browser, stopBrowser := chromedp.NewContext(alloc)
 	defer stopBrowser()
 	require.NoError(t, chromedp.Do(browser, chromedp.Navigate("about:blank")))
+	// A live page fetches its live part once its event stream opens: a
+	// click waits for that, or it could land on a row being replaced.
+	settled := chromedp.WaitVisible(chromedp.CSS("body[data-refreshed]"))
 	// Each role in a browser context of its own: its own cookies.
 	as := func(r console.Role) context.Context {
 		tab, stop := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
@@ -157,6 +160,7 @@ func TestConsoleInABrowser(t *testing.T) {
 			chromedp.SendKeys(chromedp.ID("password"), "le mot de passe de "+r.String()),
 			chromedp.Click(chromedp.ID("login")),
 			chromedp.WaitVisible(chromedp.CSS(`tr[data-kiosk="borne-3"]`)),
+			settled,
 		), r.String())
 		return tab
 	}
@@ -208,7 +212,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	t.Run("acknowledge", func(t *testing.T) {
 		tab := as(console.Operator)
 		open := `tr.open.out_of_service[data-kiosk="borne-2"]`
-		require.NoError(t, chromedp.Do(tab, chromedp.Navigate(base+"/alarms"), chromedp.WaitVisible(chromedp.CSS(open))))
+		require.NoError(t, chromedp.Do(tab, chromedp.Navigate(base+"/alarms"), settled, chromedp.WaitVisible(chromedp.CSS(open))))
 		shot(t, tab, "console-alarms")
 		require.NoError(t, chromedp.Do(tab, chromedp.Click(chromedp.CSS(open+" .ack-button")),
 			chromedp.WaitVisible(chromedp.CSS(`tr.acked.out_of_service[data-kiosk="borne-2"]`))))

@@ -19,4 +19,8 @@
   }
   var es = new EventSource("/events");
   es.addEventListener("change", refresh);
+  // A change between the page's making and this subscription (the
+  // console still reading the records at its start, say) was not sent
+  // here: fetch once when the stream opens, and again when it reopens.
+  es.addEventListener("open", refresh);
 })();
