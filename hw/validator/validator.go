@@ -9,8 +9,10 @@
 // Wallet.Stacking before the stack command, and calls Wallet.Credit for the unit's report of a
 // note stacked, acknowledging or moving on only once Credit has returned nil.
 //
-// This package must never import a family's package nor the rest of the project: the kiosk's core
-// learns from it nothing of the protocol but the unit's own status bytes, kept for the event log.
+// This package must never import a family's package nor the rest of the project (hw's clock and
+// back-off aside, in Settings): the kiosk's core learns from it nothing of the protocol but the
+// unit's own status bytes, kept for the event log. The families are named in one place, the
+// wiring of hw/validator/drivers.
 package validator
 
 import (
