@@ -13,13 +13,14 @@ import (
 	"pharaon/game"
 	"pharaon/hw"
 	"pharaon/hw/escpos"
-	"pharaon/hw/id003"
+	"pharaon/hw/validator"
 	"pharaon/store"
 )
 
 // The money flow (DESIGN.md §7): bank notes in through the bill
 // validator, cash-out through a printed voucher. Credit comes only from a
-// note the validator reports irrevocably accepted (VEND VALID), exactly
+// note the validator reports irrevocably accepted (ID-003's VEND VALID,
+// an eSSP unit's note credit; validator.StateVendValid), exactly
 // once (cash_in.go); the credit is zeroed only once the printer confirmed
 // the voucher (cash_out.go); at start, a voucher whose print was never
 // confirmed is voided and the credit kept, so the player ends with the
@@ -83,9 +84,15 @@ type CashConfig struct {
 	ValidatorPath string
 	PrinterPath   string
 	PrinterMode   hw.Mode // DefaultPrinterMode
-	// Validator tunes the ID-003 host (notes accepted, poll interval,
-	// timeouts); its OnEvent is the kiosk's own.
-	Validator id003.Config
+	// Validator is the bill validator's family (validator = id003 | essp
+	// in the configuration) and its driver's settings (notes accepted,
+	// poll interval, timeouts, eSSP's key). The core reads only its
+	// family-neutral words; Drivers turns it into a family's driver.
+	Validator validator.Settings
+	// Drivers builds the validator's driver and probes the unit at boot
+	// (hw/validator/drivers.Opener): the wiring's, the one place that
+	// knows the families. Required with a ValidatorPath.
+	Drivers validator.Opener
 	// PrinterTiming tunes the ESC/POS driver.
 	PrinterTiming escpos.Config
 	PrinterCheck  time.Duration // DefaultPrinterCheck
@@ -112,7 +119,15 @@ func (c *CashConfig) fill() error {
 	if c.PrinterCheck <= 0 {
 		c.PrinterCheck = DefaultPrinterCheck
 	}
+	if c.Validator.Family == "" {
+		c.Validator.Family = validator.FamilyID003
+	}
+	if _, err := validator.ParseFamily(string(c.Validator.Family)); err != nil {
+		return fmt.Errorf("cash: %w: %w", err, ErrBadSetting)
+	}
 	switch {
+	case c.ValidatorPath != "" && c.Drivers == nil:
+		return fmt.Errorf("cash: bill validator %s without its drivers: %w", c.ValidatorPath, ErrBadSetting)
 	case c.MaxCredit < 0 || c.PayoutLimit < 0 || c.HandPayLimit < 0:
 		return fmt.Errorf("cash: negative limit: %w", ErrBadSetting)
 	case c.VoucherValidity < time.Hour:
@@ -212,15 +227,9 @@ type VoucherPrinter interface {
 	Status(ctx context.Context) (escpos.Status, error)
 }
 
-// billValidator is what the kiosk needs of the bill validator's driver
-// (*id003.Host).
-type billValidator interface {
-	Start() error
-	Close() error
-	SetAccepting(bool)
-	Reset()
-	Snapshot() id003.Snapshot
-}
+// billValidator is what the kiosk needs of the bill validator's driver,
+// whatever its family.
+type billValidator = validator.Driver
 
 // cashState is the machine's money flow; guarded by Machine.mu unless said.
 type cashState struct {
@@ -240,9 +249,12 @@ type cashState struct {
 	stopped   atomic.Bool
 
 	vStatus, pStatus DeviceStatus
-	activity         CashInEvent
-	noteInPath       bool
-	cashingOut       bool
+	// unit is what the bill validator said it is at the boot self-test
+	// (its family, model, serial number, version).
+	unit       validator.Identity
+	activity   CashInEvent
+	noteInPath bool
+	cashingOut bool
 	// restUnseen: the unit has not been seen at rest since the kiosk
 	// started or the validator's line was lost (settleAtRest).
 	restUnseen bool
@@ -284,7 +296,7 @@ func (m *Machine) initCash() {
 	m.cash.restUnseen = true // the validator's first status is at the kiosk's start
 	accept := c.Validator.Accept
 	if accept == nil {
-		accept = id003.DefaultEnabled
+		accept = validator.DefaultAccept
 	}
 	for i, v := range accept {
 		if i == 0 || game.Money(v) < m.cash.minNote {
@@ -344,7 +356,7 @@ func (m *Machine) startCash(ctx context.Context) error {
 	if printer == nil && c.PrinterPath != "" {
 		printer = openPrinter(c)
 	}
-	var h *id003.Host
+	var h billValidator
 	if c.ValidatorPath != "" {
 		var err error
 		if h, err = openValidator(c, wallet{m}, m.onValidatorEvent); err != nil {

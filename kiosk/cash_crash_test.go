@@ -27,6 +27,8 @@ import (
 	"pharaon/hw/id003"
 	"pharaon/hw/sim/id003sim"
 	"pharaon/hw/sim/printersim"
+	"pharaon/hw/validator"
+	"pharaon/hw/validator/drivers"
 	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
 )
@@ -73,7 +75,8 @@ func childCashConfig() CashConfig {
 		MaxCredit:     1_000_000 * game.Euro,
 		ValidatorPath: os.Getenv(cashValidatorEnv),
 		PrinterPath:   os.Getenv(cashPrinterEnv),
-		Validator: id003.Config{
+		Drivers:       drivers.Opener{},
+		Validator: validator.Settings{
 			PollInterval: 5 * time.Millisecond,
 			ReplyTimeout: kiosktest.ReplyTimeout,
 			Backoff:      hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
@@ -118,7 +121,7 @@ func cashChild(mode string) int {
 		}
 		if v := m.cash.validator; v != nil {
 			h := v.Snapshot()
-			if !h.Connected || !h.Accepting || h.Status.State != id003.StateIdle || s.Cash.NoteInPath {
+			if !h.Connected || !h.Accepting || h.Status.State != validator.StateIdle || s.Cash.NoteInPath {
 				return false
 			}
 		}

@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"pharaon/hw/id003"
+	"pharaon/hw/validator"
+	"pharaon/hw/validator/drivers"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 	"pharaon/store"
@@ -37,7 +38,8 @@ func Example_cash() {
 		Cash: kiosk.CashConfig{
 			ValidatorPath: devs.ValidatorPath,
 			PrinterPath:   devs.PrinterPath,
-			Validator:     id003.Config{PollInterval: 10 * time.Millisecond}, // the kiosk polls every 150 ms
+			Validator:     validator.Settings{PollInterval: 10 * time.Millisecond}, // the kiosk polls every 150 ms
+			Drivers:       drivers.Opener{},
 		},
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"pharaon/hw/validator/drivers"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
 )
@@ -19,6 +20,7 @@ func testCashConfig(d *devsim.Devices) CashConfig {
 		ValidatorPath: d.ValidatorPath,
 		PrinterPath:   d.PrinterPath,
 		Validator:     kiosktest.ValidatorTiming(),
+		Drivers:       drivers.Opener{},
 		PrinterTiming: kiosktest.PrinterTiming(),
 		PrinterCheck:  30 * time.Millisecond,
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"pharaon/game"
-	"pharaon/hw/id003"
+	"pharaon/hw/validator"
 	"pharaon/store"
 )
 
@@ -28,12 +28,12 @@ var ErrNoteAnomaly = errors.New("bank note needs staff")
 // wallet is the kiosk's side of the ID-003 exactly-once rule.
 type wallet struct{ m *Machine }
 
-var _ id003.Wallet = wallet{}
+var _ validator.Wallet = wallet{}
 
 // Escrow decides a note waiting in escrow: refused (the unit gives it back)
 // unless the kiosk takes notes now and the note keeps the credit within
 // the maximum; accepted once its intent is durable.
-func (w wallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) {
+func (w wallet) Escrow(ctx context.Context, n validator.Note) (bool, string, error) {
 	m := w.m
 	denom := game.Money(n.Cents)
 	// The intent still open when a note waits in escrow never reached VEND
@@ -89,7 +89,7 @@ func (w wallet) Escrow(ctx context.Context, n id003.Note) (bool, string, error) 
 // decides again. Any other intent in stacking may have put its note in the
 // cash box (a power cut, a kiosk killed between its mark and the power-up
 // report): it is held for staff, never voided silently.
-func (m *Machine) settleOpenIntent(ctx context.Context, n id003.Note) error {
+func (m *Machine) settleOpenIntent(ctx context.Context, n validator.Note) error {
 	in, err := m.st.PendingBillIntent(ctx)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -112,7 +112,7 @@ func (m *Machine) settleOpenIntent(ctx context.Context, n id003.Note) error {
 
 // Stacking records that STACK is about to be sent for the note's intent:
 // from here a restarted kiosk knows the note may be in the cash box.
-func (w wallet) Stacking(ctx context.Context, n id003.Note) error {
+func (w wallet) Stacking(ctx context.Context, n validator.Note) error {
 	m := w.m
 	id, err := strconv.ParseInt(n.IntentID, 10, 64)
 	if err != nil {
@@ -140,8 +140,13 @@ func (w wallet) Stacking(ctx context.Context, n id003.Note) error {
 //     kiosk): the kiosk cannot tell; the intent is held for staff, who
 //     count the cash box (store.HeldIntents, CreditHeldIntent,
 //     CloseHeldIntent).
-func (w wallet) PowerUp(ctx context.Context, st id003.State, n id003.Note) error {
+func (w wallet) PowerUp(ctx context.Context, at validator.Place, n validator.Note) error {
 	m := w.m
+	// The shared state's words, as the event log always wrote them.
+	st := validator.StatePowerUpBillInStacker.String()
+	if at == validator.InAcceptor {
+		st = validator.StatePowerUpBillInAcceptor.String()
+	}
 	in, err := m.st.PendingBillIntent(ctx)
 	if errors.Is(err, store.ErrNotFound) {
 		m.logCash(store.LevelWarning, "validator", "power_up_note", "%s with %s: no intent open, nothing to credit", st, n)
@@ -156,14 +161,14 @@ func (w wallet) PowerUp(ctx context.Context, st id003.State, n id003.Note) error
 		// good (the host resets it only after nil): the open intent is
 		// resolved as if the host knew nothing.
 		m.logCash(store.LevelCritical, "validator", "power_up_mismatch", "%s with %s: the open intent is %d", st, n, in.ID)
-		n = id003.Note{Recovered: true}
+		n = validator.Note{Recovered: true}
 	}
 	sent := in.State == store.IntentStacking
 	refused := n.IntentID != "" && !n.StackSent // this run of the host knows STACK was not taken
 	switch {
-	case st == id003.StatePowerUpBillInStacker && sent:
+	case at == validator.InStacker && sent:
 		return m.creditPowerUp(ctx, st, n, in)
-	case st == id003.StatePowerUpBillInAcceptor && (!sent || refused):
+	case at == validator.InAcceptor && (!sent || refused):
 		_, err = m.st.VoidBillIntent(ctx, in.ID, fmt.Sprintf("%s, STACK not taken: the unit returns the note", st))
 	default:
 		_, err = m.st.HoldBillIntent(ctx, in.ID, fmt.Sprintf("%s after STACK (%s): the unit settles the note by its own rule", st, in.State))
@@ -180,7 +185,7 @@ func (w wallet) PowerUp(ctx context.Context, st id003.State, n id003.Note) error
 
 // creditPowerUp credits a note the unit stacks at its reset without VEND
 // VALID, at its intent's recorded value.
-func (m *Machine) creditPowerUp(ctx context.Context, st id003.State, n id003.Note, in store.BillIntent) error {
+func (m *Machine) creditPowerUp(ctx context.Context, st string, n validator.Note, in store.BillIntent) error {
 	m.ledgerMu.Lock()
 	e, err := m.st.CreditBillIntent(ctx, in.ID)
 	if err == nil {
@@ -219,7 +224,7 @@ var msgHeld = Message{Code: MsgNotesHeld}
 // Credit is the credit point: the note is in the cash box's path for good
 // (VEND VALID). It credits the note's intent in one durable commit and shows
 // the credit; the host acknowledges the unit after it returns nil.
-func (w wallet) Credit(ctx context.Context, n id003.Note) error {
+func (w wallet) Credit(ctx context.Context, n validator.Note) error {
 	m := w.m
 	m.cashPoint(pointVendValid)
 	id, err := m.intentFor(ctx, n)
@@ -262,10 +267,10 @@ func (w wallet) Credit(ctx context.Context, n id003.Note) error {
 	return nil
 }
 
-// intentFor finds the intent a VEND VALID settles (id003.Wallet's rule):
+// intentFor finds the intent a VEND VALID settles (validator.Wallet's rule):
 // the one the host named; after a restart the pending one; none (0, nil)
 // when the latest is already credited.
-func (m *Machine) intentFor(ctx context.Context, n id003.Note) (int64, error) {
+func (m *Machine) intentFor(ctx context.Context, n validator.Note) (int64, error) {
 	if n.IntentID != "" {
 		id, err := strconv.ParseInt(n.IntentID, 10, 64)
 		if err != nil {
@@ -316,7 +321,7 @@ func (m *Machine) intentFor(ctx context.Context, n id003.Note) (int64, error) {
 
 // noteAnomaly refuses a VEND VALID the kiosk cannot match: logged once as
 // critical, shown to staff; the note stays unacknowledged.
-func (m *Machine) noteAnomaly(n id003.Note, why string) error {
+func (m *Machine) noteAnomaly(n validator.Note, why string) error {
 	detail := fmt.Sprintf("%s: %s; not credited, not acknowledged: count the cash box", n, why)
 	m.mu.Lock()
 	first := m.cash.vStatus.Code != "note_anomaly"
@@ -376,28 +381,28 @@ func (m *Machine) validatorOKLocked() DeviceStatus {
 // onValidatorEvent receives the host's events, in order, from its polling
 // goroutine: each is logged with the unit's own codes, and the device's
 // status and the player's feedback follow them.
-func (m *Machine) onValidatorEvent(e id003.Event) {
+func (m *Machine) onValidatorEvent(e validator.Event) {
 	m.logValidatorEvent(e)
 	switch e.Kind {
-	case id003.EventConnected:
+	case validator.EventConnected:
 		m.update(func() {
 			m.cash.vStatus.Connected = true
 			if m.cash.vStatus.Code == "connecting" || m.cash.vStatus.Code == "offline" {
 				m.cash.vStatus.Code, m.cash.vStatus.Message = "starting", msgStarting
 			}
 		})
-	case id003.EventDisconnected:
+	case validator.EventDisconnected:
 		m.update(func() {
 			m.cash.restUnseen = true // the next session's first status is reported first
 			m.cash.noteInPath = false
 			m.cash.vStatus = DeviceStatus{Configured: true, Code: "offline", Message: msgOffline}
 		})
-	case id003.EventConfigError:
+	case validator.EventConfigError:
 		m.update(func() {
 			m.cash.vStatus.OK = false
 			m.cash.vStatus.Code, m.cash.vStatus.Message = "config", msgUnitConfig
 		})
-	case id003.EventConfigured:
+	case validator.EventConfigured:
 		var cfgErr error
 		if v := m.cash.validator; v != nil {
 			cfgErr = v.Snapshot().ConfigError
@@ -411,10 +416,10 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 				m.cash.vStatus = m.validatorOKLocked()
 			}
 		})
-	case id003.EventState:
+	case validator.EventState:
 		m.settleAtRest(e.Status.State)
 		m.validatorState(e.Status)
-	case id003.EventEscrow:
+	case validator.EventEscrow:
 		if !e.Accepted && e.Detail != "" {
 			// Refused by the host itself (our own refusals are shown by Escrow).
 			code, why := "not_accepted", msgNotAccept
@@ -426,9 +431,9 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 			}
 			m.noteRefused(game.Money(e.Note.Cents), code, why)
 		}
-	case id003.EventCredited:
+	case validator.EventCredited:
 		m.cashPoint(pointAcked)
-	case id003.EventNoteReturned:
+	case validator.EventNoteReturned:
 		// The note the kiosk accepted came back: its intent is void (a later
 		// escrow would void it anyway; this says why, now).
 		if id, err := strconv.ParseInt(e.Note.IntentID, 10, 64); err == nil {
@@ -444,7 +449,7 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 					Code: "returned", Reason: msgReturned})
 			}
 		})
-	case id003.EventNoteUncertain:
+	case validator.EventNoteUncertain:
 		// Sent to stack, gone without VEND VALID: maybe in the cash box.
 		if id, err := strconv.ParseInt(e.Note.IntentID, 10, 64); err == nil {
 			in, err := m.st.HoldBillIntent(context.Background(), id, "left the validator's path after STACK without VEND VALID: "+e.Detail)
@@ -456,7 +461,7 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 			}
 		}
 		m.update(func() { m.cash.noteInPath = false })
-	case id003.EventAnomaly:
+	case validator.EventAnomaly:
 		m.update(func() {
 			m.cash.vStatus.Warning = Message{Code: MsgValidatorAnomaly}
 		})
@@ -476,14 +481,14 @@ func (m *Machine) onValidatorEvent(e id003.Event) {
 // waited for. Called on the host's goroutine, before the host acts on the
 // status: an intent this run knows is held here first, and the host's
 // own report of it then changes nothing.
-func (m *Machine) settleAtRest(st id003.State) {
+func (m *Machine) settleAtRest(st validator.State) {
 	m.mu.Lock()
 	first := m.cash.restUnseen
 	switch {
 	case !first:
-	case st == id003.StateIdle || st == id003.StateDisabled:
+	case st == validator.StateIdle || st == validator.StateDisabled:
 		m.cash.restUnseen = false
-	case st == id003.StateInitialize || st == id003.StatePowerUp || st.Fault():
+	case st == validator.StateInitialize || st == validator.StatePowerUp || st.Fault():
 		// Not yet at rest: a plain POWER UP (no note) is answered by the
 		// host's reset, not by PowerUp, so the intent is settled at the
 		// first idle status after it.
@@ -520,11 +525,11 @@ func (m *Machine) settleAtRest(st id003.State) {
 
 // validatorState follows the unit's status: the steps of a note, and its
 // faults (jam, cash box full or open, fraud attempt, failure).
-func (m *Machine) validatorState(st id003.Status) {
+func (m *Machine) validatorState(st validator.Status) {
 	switch st.State {
-	case id003.StateAccepting:
+	case validator.StateAccepting:
 		m.cashPoint(pointAccepting)
-	case id003.StateStacking:
+	case validator.StateStacking:
 		m.cashPoint(pointStacking)
 	}
 	m.update(func() {
@@ -536,29 +541,28 @@ func (m *Machine) validatorState(st id003.Status) {
 				Message: Message{Code: MsgValidatorState, Detail: st.State.Key()}}
 		case c.vStatus.Code == "config" || c.vStatus.Code == "note_anomaly":
 			// Stays until the unit is configured right, or the note is settled.
-		case st.State.PowerUp() || st.State == id003.StateInitialize:
+		case st.State.PowerUp() || st.State == validator.StateInitialize:
 			c.vStatus = DeviceStatus{Configured: true, Connected: true, Code: "starting", Message: msgStarting}
 		case c.vStatus.Code != "ok":
 			// Working, or working again once staff cleared a fault.
 			c.vStatus = m.validatorOKLocked()
 		}
 		switch st.State {
-		case id003.StateAccepting:
+		case validator.StateAccepting:
 			if c.activity.Kind != NoteReading {
 				c.activity = m.nextActivityLocked(CashInEvent{Kind: NoteReading})
 			}
-		case id003.StateRejecting:
-			r := st.Reason()
+		case validator.StateRejecting:
 			c.noteInPath = false
 			c.activity = m.nextActivityLocked(CashInEvent{Kind: NoteReturned, Code: st.DeviceCode(),
-				Reason: Message{Code: MsgNoteRejected, Detail: r.Key()}})
-		case id003.StateReturning:
+				Reason: Message{Code: MsgNoteRejected, Detail: rejectKey(st)}})
+		case validator.StateReturning:
 			c.noteInPath = false
 			if c.activity.Kind != NoteReturned {
 				c.activity = m.nextActivityLocked(CashInEvent{Kind: NoteReturned, Amount: c.activity.Amount,
 					Code: "returned", Reason: msgReturned})
 			}
-		case id003.StateIdle, id003.StateDisabled:
+		case validator.StateIdle, validator.StateDisabled:
 			c.noteInPath = false
 		}
 	})
@@ -566,58 +570,35 @@ func (m *Machine) validatorState(st id003.Status) {
 
 // logValidatorEvent writes a host event to the store's log, source
 // "validator", with the unit's own status bytes in the detail.
-func (m *Machine) logValidatorEvent(e id003.Event) {
+func (m *Machine) logValidatorEvent(e validator.Event) {
 	level := store.LevelInfo
 	switch e.Kind {
-	case id003.EventLineError, id003.EventNoteReturned:
+	case validator.EventLineError, validator.EventNoteReturned:
 		level = store.LevelWarning
-	case id003.EventEscrow:
+	case validator.EventEscrow:
 		if !e.Accepted {
 			level = store.LevelWarning
 		}
-	case id003.EventState:
+	case validator.EventState:
 		switch {
 		case e.Status.State.Fault():
 			level = store.LevelError
-		case e.Status.State == id003.StateRejecting || e.Status.State.PowerUp():
+		case e.Status.State == validator.StateRejecting || e.Status.State.PowerUp():
 			level = store.LevelWarning
 		}
-	case id003.EventDisconnected, id003.EventConfigError, id003.EventCreditFailed:
+	case validator.EventDisconnected, validator.EventConfigError, validator.EventCreditFailed:
 		level = store.LevelError
-	case id003.EventAnomaly, id003.EventNoteUncertain:
+	case validator.EventAnomaly, validator.EventNoteUncertain:
 		level = store.LevelCritical
 	}
-	m.logCash(level, "validator", validatorEventCode(e.Kind), "%s", e)
+	m.logCash(level, "validator", e.Kind.Code(), "%s", e)
 }
 
-func validatorEventCode(k id003.EventKind) string {
-	switch k {
-	case id003.EventConnected:
-		return "connected"
-	case id003.EventDisconnected:
-		return "disconnected"
-	case id003.EventState:
-		return "state"
-	case id003.EventConfigured:
-		return "configured"
-	case id003.EventConfigError:
-		return "config_error"
-	case id003.EventEscrow:
-		return "escrow"
-	case id003.EventCredited:
-		return "credited"
-	case id003.EventCreditFailed:
-		return "credit_failed"
-	case id003.EventAckRepeated:
-		return "ack_repeated"
-	case id003.EventNoteReturned:
-		return "note_returned"
-	case id003.EventLineError:
-		return "line_error"
-	case id003.EventAnomaly:
-		return "anomaly"
-	case id003.EventNoteUncertain:
-		return "note_uncertain"
+// rejectKey is the reason's key for the screens' words; a unit that gave
+// no reason is "reject_00", as ID-003's reason 0 always was.
+func rejectKey(st validator.Status) string {
+	if st.Reason == "" {
+		return "reject_00"
 	}
-	return "event"
+	return st.Reason
 }

@@ -24,6 +24,7 @@ import (
 	"pharaon/hw/id003"
 	"pharaon/hw/sim/id003sim"
 	"pharaon/hw/sim/printersim"
+	"pharaon/hw/validator"
 	"pharaon/kiosk/devsim"
 	"pharaon/store"
 )
@@ -524,23 +525,23 @@ func TestVendValidWithoutIntentIsNotCredited(t *testing.T) {
 	f, _, _ := newCashFixture(t, func(c *Config) { c.Cash = CashConfig{} })
 	f.boot()
 	w := wallet{f.m}
-	err := w.Credit(ctx, id003.Note{Code: 0x64, Cents: 2000, Recovered: true})
+	err := w.Credit(ctx, validator.Note{Code: 0x64, Cents: 2000, Recovered: true})
 	require.ErrorIs(t, err, ErrNoteAnomaly)
 	in, err := f.st.RecordBillIntent(ctx, 10*game.Euro)
 	require.NoError(t, err)
-	err = w.Credit(ctx, id003.Note{Code: 0x64, Cents: 2000, Recovered: true})
+	err = w.Credit(ctx, validator.Note{Code: 0x64, Cents: 2000, Recovered: true})
 	require.ErrorIs(t, err, ErrNoteAnomaly, "a note of another value than the pending intent")
-	err = w.Credit(ctx, id003.Note{Code: 0x64, Cents: 2000, IntentID: "1"})
+	err = w.Credit(ctx, validator.Note{Code: 0x64, Cents: 2000, IntentID: "1"})
 	require.ErrorIs(t, err, ErrNoteAnomaly)
-	err = w.Credit(ctx, id003.Note{Code: 0x64, Cents: 2000, IntentID: "x"})
+	err = w.Credit(ctx, validator.Note{Code: 0x64, Cents: 2000, IntentID: "x"})
 	require.ErrorIs(t, err, ErrNoteAnomaly)
 	assert.Zero(t, f.m.Snapshot().Credit)
 	assert.Equal(t, "note_anomaly", f.m.Snapshot().Cash.Validator.Code)
 
-	require.NoError(t, w.Credit(ctx, id003.Note{Code: 0x63, Cents: 1000, Recovered: true}))
+	require.NoError(t, w.Credit(ctx, validator.Note{Code: 0x63, Cents: 1000, Recovered: true}))
 	assert.Equal(t, 10*game.Euro, f.m.Snapshot().Credit)
-	require.NoError(t, w.Credit(ctx, id003.Note{Code: 0x63, Cents: 1000, Recovered: true}), "credited already: acknowledged")
-	require.NoError(t, w.Credit(ctx, id003.Note{Code: 0x63, Cents: 1000, IntentID: "1"}), "the same, by its id")
+	require.NoError(t, w.Credit(ctx, validator.Note{Code: 0x63, Cents: 1000, Recovered: true}), "credited already: acknowledged")
+	require.NoError(t, w.Credit(ctx, validator.Note{Code: 0x63, Cents: 1000, IntentID: "1"}), "the same, by its id")
 	assert.Equal(t, 10*game.Euro, f.m.Snapshot().Credit, "once")
 	got, err := f.st.BillIntent(ctx, in.ID)
 	require.NoError(t, err)
@@ -555,31 +556,31 @@ func TestEscrowPolicy(t *testing.T) {
 	f, _, _ := newCashFixture(t, func(c *Config) { c.Cash = CashConfig{} })
 	f.boot()
 	w := wallet{f.m}
-	ok, id, err := w.Escrow(ctx, id003.Note{Code: 0x63, Cents: 1000})
+	ok, id, err := w.Escrow(ctx, validator.Note{Code: 0x63, Cents: 1000})
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, "1", id)
 	assert.True(t, f.m.Snapshot().Cash.NoteInPath)
 	// Another note in escrow: the first never reached VEND VALID.
-	ok, id2, err := w.Escrow(ctx, id003.Note{Code: 0x64, Cents: 2000})
+	ok, id2, err := w.Escrow(ctx, validator.Note{Code: 0x64, Cents: 2000})
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, "2", id2)
 	first, err := f.st.BillIntent(ctx, 1)
 	require.NoError(t, err)
 	assert.Equal(t, store.IntentVoid, first.State)
-	require.ErrorIs(t, w.Credit(ctx, id003.Note{Code: 0x63, Cents: 1000, IntentID: id}), ErrNoteAnomaly)
-	require.NoError(t, w.Credit(ctx, id003.Note{Code: 0x64, Cents: 2000, IntentID: id2}))
+	require.ErrorIs(t, w.Credit(ctx, validator.Note{Code: 0x63, Cents: 1000, IntentID: id}), ErrNoteAnomaly)
+	require.NoError(t, w.Credit(ctx, validator.Note{Code: 0x64, Cents: 2000, IntentID: id2}))
 	assert.Equal(t, 20*game.Euro, f.m.Snapshot().Credit)
 	assert.False(t, f.m.Snapshot().Cash.NoteInPath)
 
-	ok, _, err = w.Escrow(ctx, id003.Note{Code: 0x67, Cents: 20000})
+	ok, _, err = w.Escrow(ctx, validator.Note{Code: 0x67, Cents: 20000})
 	require.NoError(t, err)
 	assert.False(t, ok, "above the maximum credit")
 	assert.Equal(t, "max_credit", f.m.Snapshot().Cash.CashIn.Code)
 
 	f.m.outOfService(Fault{Code: FaultStore, Detail: "test"})
-	ok, _, err = w.Escrow(ctx, id003.Note{Code: 0x63, Cents: 1000})
+	ok, _, err = w.Escrow(ctx, validator.Note{Code: 0x63, Cents: 1000})
 	require.NoError(t, err)
 	assert.False(t, ok, "out of service")
 	assert.Equal(t, "off", f.m.Snapshot().Cash.CashIn.Code)
@@ -668,7 +669,7 @@ func TestCreditShownInLedgerOrder(t *testing.T) {
 	f.m.layoutHook = func(p store.Play) (reveal.Walls, error) {
 		// The stake is committed, the play not yet shown: the note is
 		// credited and shown now.
-		note := id003.Note{Code: 0x63, Cents: 1000, IntentID: strconv.FormatInt(in.ID, 10)}
+		note := validator.Note{Code: 0x63, Cents: 1000, IntentID: strconv.FormatInt(in.ID, 10)}
 		require.NoError(t, wallet{f.m}.Credit(ctx, note))
 		return reveal.Layout(p.Stake, p.Tier, p.ViaBonus, p.Seed, reveal.Version(p.LayoutVersion))
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
-	"pharaon/hw/id003"
+	"pharaon/hw/validator"
 	"pharaon/store"
 )
 
@@ -28,15 +28,15 @@ func TestRecoveredVendValidWithoutCodeCreditsTheOpenIntent(t *testing.T) {
 	_, err = f.st.MarkBillIntentStacking(ctx, in.ID)
 	require.NoError(t, err)
 
-	require.NoError(t, w.Credit(ctx, id003.Note{Recovered: true}))
+	require.NoError(t, w.Credit(ctx, validator.Note{Recovered: true}))
 	assert.Equal(t, 20*game.Euro, f.m.Snapshot().Credit)
 	got, err := f.st.BillIntent(ctx, in.ID)
 	require.NoError(t, err)
 	assert.Equal(t, store.IntentCredited, got.State)
-	require.NoError(t, w.Credit(ctx, id003.Note{Recovered: true}), "repeated: acknowledged, nothing more")
+	require.NoError(t, w.Credit(ctx, validator.Note{Recovered: true}), "repeated: acknowledged, nothing more")
 	assert.Equal(t, 20*game.Euro, f.m.Snapshot().Credit)
 
-	err = w.Credit(ctx, id003.Note{Code: 0x63, Cents: 1000, Recovered: true})
+	err = w.Credit(ctx, validator.Note{Code: 0x63, Cents: 1000, Recovered: true})
 	require.NoError(t, err, "the latest intent is credited: a repeat")
 	assert.Equal(t, 20*game.Euro, f.m.Snapshot().Credit)
 	f.m.Close()

@@ -9,7 +9,8 @@ import (
 
 	"pharaon/hw"
 	"pharaon/hw/escpos"
-	"pharaon/hw/id003"
+	"pharaon/hw/validator"
+	"pharaon/store"
 )
 
 // The cash devices are named by stable paths (DESIGN.md §9): on the kiosk
@@ -17,18 +18,16 @@ import (
 // tests a simulator's pseudo-terminal link (kiosk/devsim). The same drivers
 // run against both.
 
-// openValidator builds the bill validator's host on its path. The host
-// re-opens the device with back-off (hw.Reconnector) whenever it goes
+// openValidator builds the bill validator's driver on its path, of the
+// family the configuration names (c.Drivers knows them, the core does
+// not). The driver re-opens the device with back-off whenever it goes
 // away; Start launches its polling.
-func openValidator(c CashConfig, w id003.Wallet, onEvent func(id003.Event)) (*id003.Host, error) {
-	path := c.ValidatorPath
-	cfg := c.Validator
-	cfg.OnEvent = onEvent
-	h, err := id003.New(func() (hw.Port, error) { return hw.Open(path, id003.Mode) }, w, cfg)
+func openValidator(c CashConfig, w validator.Wallet, onEvent func(validator.Event)) (validator.Driver, error) {
+	d, err := c.Drivers.Open(c.ValidatorPath, w, c.Validator, onEvent)
 	if err != nil {
-		return nil, fmt.Errorf("bill validator %s: %w", path, err)
+		return nil, fmt.Errorf("bill validator %s: %w", c.ValidatorPath, err)
 	}
-	return h, nil
+	return d, nil
 }
 
 // openPrinter builds the voucher printer's driver on its path. The driver
@@ -84,12 +83,13 @@ func (m *Machine) checkDevices(ctx context.Context) *DeviceFault {
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.DeviceCheck)
 	defer cancel()
 	var verr, perr error
+	var unit validator.Identity
 	var wg sync.WaitGroup
 	if c.ValidatorPath != "" {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			verr = checkValidator(ctx, c, m.cfg.DeviceCheck)
+			unit, verr = checkValidator(ctx, c, m.cfg.DeviceCheck)
 		}()
 	}
 	if c.PrinterPath != "" && c.Printer == nil {
@@ -100,6 +100,14 @@ func (m *Machine) checkDevices(ctx context.Context) *DeviceFault {
 		}()
 	}
 	wg.Wait()
+	if c.ValidatorPath != "" {
+		// What the unit says it is (nothing when it did not answer), for
+		// the devices view until its driver has asked, and for the log
+		// (logUnit).
+		m.mu.Lock()
+		m.cash.unit = unit
+		m.mu.Unlock()
+	}
 	switch {
 	case verr != nil && perr != nil:
 		return &DeviceFault{FaultValidator, fmt.Errorf("%w; %w", verr, perr)}
@@ -118,6 +126,7 @@ func (m *Machine) startDeviceCheck(ctx context.Context) <-chan *DeviceFault {
 	m.bootStep(BootDevices, false)
 	go func() {
 		df := m.checkDevices(ctx)
+		m.logUnit()
 		m.bootStep(BootDevices, true)
 		out <- df
 	}()
@@ -128,81 +137,46 @@ func (m *Machine) startDeviceCheck(ctx context.Context) <-chan *DeviceFault {
 // or silent, within the self-test's bound.
 const devicePause = 50 * time.Millisecond
 
-// checkValidator opens the bill validator and asks its status (ID-003
-// STATUS REQUEST), again while its port is missing or it does not answer,
-// until ctx ends. A valid status other than FAILURE passes (a jam, a full
-// or open cash box are shown and refuse notes, as after the boot).
-func checkValidator(ctx context.Context, c CashConfig, bound time.Duration) error {
-	reply := c.Validator.ReplyTimeout
-	if reply <= 0 {
-		reply = 250 * time.Millisecond
-	}
+// checkValidator probes the bill validator (its family's status request
+// and identification, validator.Opener.Probe), again while its port is
+// missing or it does not answer, until ctx ends. A valid status other than
+// a failure passes (a jam, a full or open cash box are shown and refuse
+// notes, as after the boot). It returns what the unit says it is.
+func checkValidator(ctx context.Context, c CashConfig, bound time.Duration) (validator.Identity, error) {
 	var last error
 	for {
-		st, err := validatorStatus(ctx, c.ValidatorPath, reply)
+		id, st, err := c.Drivers.Probe(ctx, c.ValidatorPath, c.Validator)
 		if err == nil {
-			if st.State == id003.StateFailure {
-				return fmt.Errorf("bill validator %s reports %s", c.ValidatorPath, st)
+			if st.State == validator.StateFailure {
+				return id, fmt.Errorf("bill validator %s (%s) reports %s", c.ValidatorPath, unitText(id), st)
 			}
-			return nil
+			return id, nil
 		}
 		last = worse(last, err)
 		if (hw.SystemClock{}).Sleep(ctx, devicePause) != nil {
-			return fmt.Errorf("bill validator %s: no valid answer to a status request within %v: %w", c.ValidatorPath, bound, last)
+			return validator.Identity{}, fmt.Errorf("bill validator %s: no valid answer to a status request within %v: %w", c.ValidatorPath, bound, last)
 		}
 	}
 }
 
-// validatorStatus opens the validator's port, sends one STATUS REQUEST and
-// reads its answer (within reply, and ctx's deadline).
-func validatorStatus(ctx context.Context, path string, reply time.Duration) (id003.Status, error) {
-	port, err := hw.Open(path, id003.Mode)
-	if err != nil {
-		return id003.Status{}, err
+// logUnit logs what the bill validator said it is at the self-test: a unit
+// swapped while the kiosk was off shows in the log, beside the devices view.
+func (m *Machine) logUnit() {
+	m.mu.Lock()
+	unit := m.cash.unit
+	m.mu.Unlock()
+	if unit.Family != "" {
+		m.logf(store.LevelInfo, "validator_identity", "self-test of the devices: bill validator %s is %s", m.cfg.Cash.ValidatorPath, unitText(unit))
 	}
-	defer port.Close()
-	if d, ok := ctx.Deadline(); ok {
-		reply = min(reply, max(time.Until(d), time.Millisecond))
+}
+
+// unitText is what a unit says it is, in the words of the log and the
+// self-test's result: "ID-003 i(EUR)100-SS …", "eSSP NV200 4.10 n° 123".
+func unitText(id validator.Identity) string {
+	if id.Model == "" && id.Version == "" && id.Serial == "" {
+		return id.Family.Label() + ", which did not say what it is"
 	}
-	if err := port.SetReadTimeout(reply); err != nil {
-		return id003.Status{}, err
-	}
-	if err := port.ResetInputBuffer(); err != nil {
-		return id003.Status{}, err
-	}
-	frame, err := id003.Encode(id003.CmdStatusRequest)
-	if err != nil {
-		return id003.Status{}, err
-	}
-	if _, err := port.Write(frame); err != nil {
-		return id003.Status{}, err
-	}
-	var dec id003.Decoder
-	buf := make([]byte, 64)
-	for total := 0; ; {
-		n, err := port.Read(buf)
-		if err != nil {
-			return id003.Status{}, err
-		}
-		if n == 0 {
-			if total > 0 {
-				return id003.Status{}, hw.Errorf(hw.ErrProtocol, "read", "%d bytes without a valid frame within %v", total, reply)
-			}
-			return id003.Status{}, hw.Errorf(hw.ErrTimeout, "read", "no answer within %v", reply)
-		}
-		total += n
-		dec.Feed(buf[:n])
-		if f, ok := dec.Next(); ok {
-			if f.Cmd == id003.StatusCommunicationError {
-				// The unit did not understand the request: asked again.
-				return id003.Status{}, hw.Errorf(hw.ErrProtocol, "read", "the unit reported COMMUNICATION ERROR")
-			}
-			return id003.ParseStatus(f)
-		}
-		if total > 1024 {
-			return id003.Status{}, hw.Errorf(hw.ErrProtocol, "read", "%d bytes without a frame", total)
-		}
-	}
+	return id.String()
 }
 
 // checkPrinter opens the voucher printer and reads its status (DLE EOT 1

@@ -1,6 +1,7 @@
 package kiosk
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"slices"
 
 	"pharaon/game"
+	"pharaon/hw/validator"
 	"pharaon/kiosk/update"
 	"pharaon/store"
 )
@@ -98,10 +100,14 @@ type Devices struct {
 	ValidatorPath, PrinterPath string // "" : no such device
 	// Accepted are the notes the validator takes, smallest first.
 	Accepted []game.Money
-	// ValidatorVersion is what the unit says it is ("" until it answered);
-	// Polls counts the status requests it answered.
-	ValidatorVersion string
-	Polls            uint64
+	// ValidatorFamily is the family the kiosk drives its validator as
+	// (the configuration's validator key); ValidatorUnit is what the unit
+	// says it is: its family, and its model, serial number and version as
+	// far as it reports them (empty until it answered). Polls counts the
+	// status requests it answered.
+	ValidatorFamily validator.Family
+	ValidatorUnit   validator.Identity
+	Polls           uint64
 }
 
 // Devices reads the devices' state and configuration.
@@ -124,9 +130,19 @@ func (m *Machine) devices() Devices {
 		d.Accepted = append(d.Accepted, game.Money(c))
 	}
 	slices.Sort(d.Accepted)
+	d.ValidatorFamily = cmp.Or(m.cfg.Cash.Validator.Family, validator.FamilyID003)
+	m.mu.Lock()
+	d.ValidatorUnit = m.cash.unit
+	m.mu.Unlock()
 	if m.cash.validator != nil {
 		v := m.cash.validator.Snapshot()
-		d.ValidatorVersion, d.Polls = v.Version, v.Polls
+		if v.Identity != (validator.Identity{Family: v.Identity.Family}) {
+			d.ValidatorUnit = v.Identity // the driver's, newer than the self-test's
+		}
+		d.Polls = v.Polls
+	}
+	if d.ValidatorUnit.Family == "" {
+		d.ValidatorUnit.Family = d.ValidatorFamily
 	}
 	return d
 }
@@ -147,8 +163,8 @@ func (o *Office) TestValidator(ctx context.Context, s *Session) (Devices, error)
 		o.audit(store.LevelWarning, "validator_test", "validator test by %s: %s", s.role, d.Validator.Message)
 		return d, fmt.Errorf("validator test: %s: %w", d.Validator.Message, ErrDeviceDown)
 	}
-	o.audit(store.LevelInfo, "validator_test", "validator test by %s: %s, version %q, %d polls answered",
-		s.role, d.Validator.Message, d.ValidatorVersion, d.Polls)
+	o.audit(store.LevelInfo, "validator_test", "validator test by %s: %s, %s, %d polls answered",
+		s.role, d.Validator.Message, unitText(d.ValidatorUnit), d.Polls)
 	return d, nil
 }
 

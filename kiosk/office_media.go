@@ -215,8 +215,9 @@ func (o *Office) diagnostic(ctx context.Context) []byte {
 	snap := m.Snapshot()
 	fmt.Fprintf(&b, "\n[state]\nstate: %v\ncredit: %s\nfault: %s %s\n", snap.State, snap.Credit.Plain(), snap.Fault.Code, snap.Fault.Detail)
 	d := m.devices()
-	fmt.Fprintf(&b, "\n[devices]\nvalidator: %s connected=%v %s\nvalidator version: %q, polls answered: %d\nprinter: %s connected=%v %s\n",
-		d.ValidatorPath, d.Validator.Connected, d.Validator.Message, d.ValidatorVersion, d.Polls,
+	u := d.ValidatorUnit
+	fmt.Fprintf(&b, "\n[devices]\nvalidator: %s connected=%v %s\nvalidator family: %s, model: %q, serial: %q, version: %q, polls answered: %d\nprinter: %s connected=%v %s\n",
+		d.ValidatorPath, d.Validator.Connected, d.Validator.Message, u.Family, u.Model, u.Serial, u.Version, d.Polls,
 		d.PrinterPath, d.Printer.Connected, d.Printer.Message)
 	meters, err := m.st.Meters(ctx)
 	b.WriteString("\n[meters]\n")

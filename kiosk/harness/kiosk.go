@@ -21,7 +21,8 @@ import (
 	"pharaon/game/breakout"
 	"pharaon/hw"
 	"pharaon/hw/escpos"
-	"pharaon/hw/id003"
+	"pharaon/hw/validator"
+	"pharaon/hw/validator/drivers"
 	"pharaon/kiosk"
 	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
@@ -108,7 +109,8 @@ func cashConfig(c KioskConfig) kiosk.CashConfig {
 		MaxCredit:     1_000_000 * game.Euro,
 		ValidatorPath: c.Validator,
 		PrinterPath:   c.Printer,
-		Validator: id003.Config{
+		Drivers:       drivers.Opener{},
+		Validator: validator.Settings{
 			PollInterval: 5 * time.Millisecond,
 			ReplyTimeout: 200 * time.Millisecond,
 			Backoff:      hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},

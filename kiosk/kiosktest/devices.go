@@ -5,7 +5,7 @@ import (
 
 	"pharaon/hw"
 	"pharaon/hw/escpos"
-	"pharaon/hw/id003"
+	"pharaon/hw/validator"
 )
 
 // The device timings of the tests on the simulators (kiosk/devsim): polls
@@ -17,7 +17,7 @@ import (
 // of a silent or missing device gets its answer within SelfTestBound, or
 // sees the line fail at once (an unplugged cable hangs the port up).
 const (
-	ReplyTimeout  = 2 * time.Second // id003.Config.ReplyTimeout; 250 ms in service
+	ReplyTimeout  = 2 * time.Second // validator.Settings.ReplyTimeout; 250 ms in service
 	StatusTimeout = 5 * time.Second // escpos.Config.StatusTimeout; 500 ms in service
 	// SelfTestBound is the devices' self-test bound (kiosk.Config.DeviceCheck)
 	// of the tests that make a device fail it: each such check lasts it
@@ -26,9 +26,10 @@ const (
 	SelfTestBound = 2 * time.Second
 )
 
-// ValidatorTiming is the bill validator's driver timing of the tests.
-func ValidatorTiming() id003.Config {
-	return id003.Config{
+// ValidatorTiming is the bill validator's driver timing of the tests (the
+// family's default: ID-003).
+func ValidatorTiming() validator.Settings {
+	return validator.Settings{
 		PollInterval: 5 * time.Millisecond,
 		ReplyTimeout: ReplyTimeout,
 		Backoff:      hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},

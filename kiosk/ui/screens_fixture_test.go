@@ -18,6 +18,7 @@ import (
 	"pharaon/game"
 	"pharaon/game/breakout"
 	"pharaon/hw/id003"
+	"pharaon/hw/validator/drivers"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
@@ -371,6 +372,7 @@ func withDevices(mod func(*kiosk.CashConfig)) fixtureOption {
 			ValidatorPath: d.ValidatorPath,
 			PrinterPath:   d.PrinterPath,
 			Validator:     kiosktest.ValidatorTiming(),
+			Drivers:       drivers.Opener{},
 			PrinterTiming: kiosktest.PrinterTiming(),
 			PrinterCheck:  30 * time.Millisecond,
 			HandPayLimit:  c.Cash.HandPayLimit,

@@ -89,7 +89,7 @@ var eventWords = map[string]text{
 	"vend_valid_no_code": {"Billet crédité à sa valeur enregistrée après un redémarrage", "Note credited at its recorded value after a restart"},
 	"note_anomaly":       {"Anomalie du lecteur de billets", "Bill validator anomaly"},
 	"test_note":          {"Mode test\u00a0: billet reconnu et rendu", "Test mode: note recognised and given back"},
-	// The validator's own reports (kiosk/cash_in.go, validatorEventCode).
+	// The validator's own reports (kiosk/cash_in.go: validator.EventKind.Code).
 	"connected":      {"Lecteur de billets connecté", "Bill validator connected"},
 	"disconnected":   {"Lecteur de billets déconnecté", "Bill validator disconnected"},
 	"state":          {"Lecteur de billets\u00a0: nouvel état", "Bill validator: new state"},

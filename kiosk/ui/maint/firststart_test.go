@@ -19,7 +19,8 @@ import (
 	"pharaon/game"
 	"pharaon/hw"
 	"pharaon/hw/escpos"
-	"pharaon/hw/id003"
+	"pharaon/hw/validator"
+	"pharaon/hw/validator/drivers"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
@@ -63,8 +64,9 @@ func (k *fsKiosk) start(create bool) {
 	require.NoError(k.t, err)
 	m, err := kiosk.New(st, kiosk.SystemClock{}, kiosk.Config{Keys: kiosktest.Keys, ResultTimeout: time.Hour, Cash: kiosk.CashConfig{
 		ValidatorPath: k.dev.ValidatorPath, PrinterPath: k.dev.PrinterPath,
-		Validator: id003.Config{PollInterval: 5 * time.Millisecond, ReplyTimeout: 150 * time.Millisecond,
+		Validator: validator.Settings{PollInterval: 5 * time.Millisecond, ReplyTimeout: 150 * time.Millisecond,
 			Backoff: hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond}},
+		Drivers:       drivers.Opener{},
 		PrinterTiming: escpos.Config{StatusTimeout: 2 * time.Second, PollInterval: 20 * time.Millisecond},
 		PrinterCheck:  30 * time.Millisecond,
 	}})

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/hw/validator/drivers"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
@@ -95,6 +96,7 @@ func newRptFix(t *testing.T) *rptFix {
 		ResultTimeout: time.Hour, Cash: kiosk.CashConfig{
 			ValidatorPath: d.ValidatorPath, PrinterPath: d.PrinterPath,
 			Validator:     kiosktest.ValidatorTiming(),
+			Drivers:       drivers.Opener{},
 			PrinterTiming: kiosktest.PrinterTiming(),
 			PrinterCheck:  30 * time.Millisecond,
 		}, SystemStatus: filepath.Join(dir, "system.json")}
