@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"pharaon/game"
+	"pharaon/hw/validator"
+	"pharaon/hw/validator/drivers"
 	"pharaon/kiosk"
 	"pharaon/kiosk/fleet"
 	"pharaon/kiosk/ui"
@@ -74,8 +76,13 @@ type Config struct {
 	Keys                 []string
 	// The cash devices' stable paths (kiosk.CashConfig); none: no cash-in
 	// or no cash-out, shown as such (with -dev: the simulators).
-	Validator string // the bill validator's serial device (ID-003)
-	Printer   string // the voucher printer's serial device (ESC/POS)
+	Validator string // the bill validator's serial device
+	// ValidatorFamily is the bill validator's protocol family (validator
+	// = id003 | essp; default id003), ESSP an eSSP unit's settings (the
+	// kiosk's own configuration only: its key is the cabinet's secret).
+	ValidatorFamily validator.Family
+	ESSP            validator.ESSPSettings
+	Printer         string // the voucher printer's serial device (ESC/POS)
 	// BlockDir is where the maintenance screen's blocks view looks for
 	// block files: a USB stick is mounted under it (empty: /media,
 	// maint.BlockDir).
@@ -113,8 +120,8 @@ const maxConfigSize = 64 << 10
 
 // configKeys are the keys of the configuration file, which are the long
 // names of the flags.
-var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "dev-seed", "fps", "backdrop", "voice", "keys", "validator", "printer",
-	"max-credit", "payout-limit", "voucher-validity", "installed-marker", "trust", "trust-dir", "tpm", "anchor", "block-dir",
+var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev", "dev-seed", "fps", "backdrop", "voice", "keys", "validator", "validator-device", "printer",
+	"essp-key", "essp-address", "essp-encryption", "max-credit", "payout-limit", "voucher-validity", "installed-marker", "trust", "trust-dir", "tpm", "anchor", "block-dir",
 	"update-keys", "nats-url", "nats-creds", "nats-ca", "nats-voucher-key", "site"}
 
 // siteKeys are the keys a site file may set: what makes one kiosk of the
@@ -122,7 +129,7 @@ var configKeys = []string{"db", "kiosk-id", "venue", "lang", "fullscreen", "dev"
 // keys, its fleet credentials). Never the database, the
 // trust root, the update keys or the limits on money: those stay in the
 // kiosk's own configuration, on the root file system.
-var siteKeys = []string{"kiosk-id", "venue", "keys", "validator", "printer",
+var siteKeys = []string{"kiosk-id", "venue", "keys", "validator", "validator-device", "printer",
 	"nats-url", "nats-creds", "nats-ca", "nats-voucher-key"}
 
 // retiredKeys are keys the kiosk no longer takes, and what replaced them:
@@ -360,7 +367,45 @@ func (c *Config) set(key, value, dir string) error {
 		c.Keys = keys
 		return nil
 	case "validator":
+		if strings.Contains(value, "/") {
+			// The device, as the key named it before the families: kept, so
+			// that a kiosk's configuration from then still starts.
+			return path(&c.Validator, value)
+		}
+		f, err := validator.ParseFamily(value)
+		if err != nil {
+			return fmt.Errorf("validator = %q: the bill validator's protocol, id003 (JCM) or essp (Innovative Technology); its device is validator-device: %w", value, ErrConfig)
+		}
+		if !drivers.Has(f) {
+			return fmt.Errorf("validator = %q: this build has no %s driver: %w", value, f.Label(), ErrConfig)
+		}
+		c.ValidatorFamily = f
+		return nil
+	case "validator-device":
 		return path(&c.Validator, value)
+	case "essp-key":
+		// 16 hexadecimal digits, as the maker's tool shows the fixed key.
+		v := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(value)), "0x")
+		k, err := strconv.ParseUint(v, 16, 64)
+		if err != nil || len(v) != 16 {
+			return fmt.Errorf("essp-key: the eSSP fixed key, 16 hexadecimal digits (0123456701234567): %w", ErrConfig)
+		}
+		c.ESSP.FixedKey = k
+		return nil
+	case "essp-address":
+		n, err := strconv.ParseUint(value, 10, 8)
+		if err != nil || n > 125 {
+			return fmt.Errorf("essp-address = %q: the unit's SSP address, 0 to 125 (0: a bill validator's): %w", value, ErrConfig)
+		}
+		c.ESSP.Address = byte(n)
+		return nil
+	case "essp-encryption":
+		var w string
+		if err := oneOf(&w, "required", "optional"); err != nil {
+			return err
+		}
+		c.ESSP.RequireEncryption = w == "required"
+		return nil
 	case "printer":
 		return path(&c.Printer, value)
 	case "nats-url":
@@ -427,7 +472,12 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 	fs.StringVar(&c.VoiceWAV, "voice-wav", "", "write what the voice says to this WAV `file` instead of the audio output (measuring without sound; not a key of the configuration file)")
 	fs.BoolFunc("fps", "log frames per second and time per frame during a game, and each screen and window shown", func(s string) error { return c.set("fps", s, "") })
 	fs.Func("keys", "trusted issuer public key `files`, comma-separated", func(s string) error { return c.set("keys", s, "") })
-	fs.Func("validator", "bill validator (ID-003) serial `device`", func(s string) error { return c.set("validator", s, "") })
+	fs.Func("validator", "the bill validator's `protocol`: id003 (JCM, the default) or essp (Innovative Technology); with -dev, the simulated unit's",
+		func(s string) error { return c.set("validator", s, "") })
+	fs.Func("validator-device", "the bill validator's serial `device`", func(s string) error { return c.set("validator-device", s, "") })
+	fs.Func("essp-address", "an eSSP bill validator's SSP `address` (default 0)", func(s string) error { return c.set("essp-address", s, "") })
+	fs.Func("essp-encryption", "whether an eSSP unit must negotiate its key: `required` or optional (the fixed key, essp-key, only in the configuration file)",
+		func(s string) error { return c.set("essp-encryption", s, "") })
 	fs.Func("printer", "voucher printer (ESC/POS) serial `device`", func(s string) error { return c.set("printer", s, "") })
 	fs.Func("max-credit", "the most credit bank notes can build, in `euros` (default 200)", func(s string) error { return c.set("max-credit", s, "") })
 	fs.Func("payout-limit", "the largest voucher paid at the shop's counter, in `euros` (default 1500)",

@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/hw/validator"
+	"pharaon/hw/validator/drivers"
 	"pharaon/kiosk/speech"
 	"pharaon/kiosk/ui"
 	"pharaon/store"
@@ -116,6 +118,44 @@ func TestConfigVoice(t *testing.T) {
 	assert.Contains(t, err.Error(), "voice")
 }
 
+// The validator key names the unit's family; its device has its own key,
+// and a device path under the old key still starts a kiosk configured
+// before the families.
+func TestConfigValidatorFamily(t *testing.T) {
+	var c Config
+	require.NoError(t, ParseConfigFile(strings.NewReader(
+		"validator = id003\nvalidator-device = /dev/pharaon-validator\nessp-key = 0123456701234567\nessp-address = 0\nessp-encryption = optional\n"), "", &c))
+	assert.Equal(t, validator.FamilyID003, c.ValidatorFamily)
+	assert.Equal(t, "/dev/pharaon-validator", c.Validator)
+	assert.Equal(t, validator.ESSPSettings{FixedKey: 0x0123456701234567}, c.ESSP)
+
+	c = Config{}
+	require.NoError(t, ParseConfigFile(strings.NewReader("validator = /dev/serial/by-id/usb-JCM\n"), "", &c))
+	assert.Equal(t, "/dev/serial/by-id/usb-JCM", c.Validator, "the key's spelling before the families")
+	assert.Empty(t, c.ValidatorFamily, "the default family")
+
+	err := ParseConfigFile(strings.NewReader("validator = foo\n"), "", &Config{})
+	require.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), `validator = "foo"`)
+	assert.Contains(t, err.Error(), "id003")
+	assert.Contains(t, err.Error(), "essp")
+	assert.Contains(t, err.Error(), "validator-device")
+
+	err = ParseConfigFile(strings.NewReader("validator = essp\n"), "", &c)
+	if drivers.Has(validator.FamilyESSP) {
+		require.NoError(t, err)
+		assert.Equal(t, validator.FamilyESSP, c.ValidatorFamily)
+	} else {
+		require.ErrorIs(t, err, ErrConfig)
+		assert.Contains(t, err.Error(), "no eSSP driver")
+	}
+
+	var stderr bytes.Buffer
+	_, err = loadConfig([]string{"-validator", "foo"}, mapEnv{"HOME": "/home/k"}, &stderr)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `validator = "foo"`)
+}
+
 func TestParseConfigFileRefusesAndChangesNothing(t *testing.T) {
 	cases := map[string]string{
 		"unknown key":     "db = a.db\ncolour = blue\n",
@@ -143,6 +183,12 @@ func TestParseConfigFileRefusesAndChangesNothing(t *testing.T) {
 		"limit huge":      "payout-limit = 1 000 000\n",
 		"credit overflow": "max-credit = 99999999999999999999\n",
 		"bad backdrop":    "backdrop = stars\n",
+		"bad validator":   "validator = foo\n",
+		"validator empty": "validator =\n",
+		"essp key short":  "essp-key = 01234567\n",
+		"essp key text":   "essp-key = the cabinet key\n",
+		"essp address":    "essp-address = 200\n",
+		"essp encryption": "essp-encryption = maybe\n",
 	}
 	for name, text := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -179,7 +225,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 	var stderr bytes.Buffer
 	c, err := loadConfig(nil, mapEnv{"HOME": "/home/k"}, &stderr)
 	require.NoError(t, err)
-	assert.Equal(t, Config{DB: productionDB, Fullscreen: true, Lang: ui.French, Installed: "/var/lib/pharaon/pharaon.installed"}, c,
+	assert.Equal(t, Config{DB: productionDB, Fullscreen: true, Lang: ui.French, Installed: "/var/lib/pharaon/pharaon.installed",
+		ESSP: validator.ESSPSettings{RequireEncryption: true}}, c,
 		"production defaults (without a configuration file, the marker is beside the database)")
 
 	c, err = loadConfig([]string{"-dev"}, mapEnv{"HOME": "/home/k"}, &stderr)

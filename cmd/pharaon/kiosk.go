@@ -22,6 +22,8 @@ import (
 	"pharaon/cmd/pharaon/internal/early"
 	"pharaon/game/block"
 	"pharaon/hw/jack"
+	"pharaon/hw/validator"
+	"pharaon/hw/validator/drivers"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/fleet"
@@ -256,6 +258,7 @@ func openKioskReporting(ctx context.Context, cfg Config, clk kiosk.Clock, logger
 	p := &parts{st: st, devs: devs}
 	p.m, err = kiosk.New(st, clk, kiosk.Config{Dev: cfg.Dev, Keys: keys, KioskID: cfg.KioskID, Venue: cfg.Venue,
 		Cash: kiosk.CashConfig{ValidatorPath: cfg.Validator, PrinterPath: cfg.Printer,
+			Validator: validator.Settings{Family: cfg.ValidatorFamily, ESSP: cfg.ESSP}, Drivers: drivers.Opener{},
 			MaxCredit: cfg.MaxCredit, PayoutLimit: cfg.PayoutLimit, VoucherValidity: cfg.VoucherValidity},
 		OnBootStep: report, Software: software, SystemStatus: update.StatusFile})
 	if err != nil {
