@@ -87,7 +87,9 @@ func (m *Machine) clearChecks(ctx context.Context) (Fault, error) {
 	// The devices are asked only while their drivers are not running (a
 	// kiosk that has not served yet): a running driver owns its port.
 	if !served {
-		if df := m.checkDevices(ctx); df != nil {
+		df := m.checkDevices(ctx)
+		m.logUnit()
+		if df != nil {
 			m.refuse(df.Code, "self-test of the devices", df)
 			return fault, df
 		}

@@ -10,6 +10,7 @@ import (
 	"pharaon/game"
 	"pharaon/hw/escpos"
 	"pharaon/hw/sim/id003sim"
+	"pharaon/hw/validator"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
@@ -135,4 +136,28 @@ func BenchmarkDeviceSelfTest(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// The self-test says what the unit is: its family and what it reports of
+// itself, in the log and in the devices view, and in the fault of a unit
+// that answers with a failure.
+func TestDeviceSelfTestSaysWhatTheUnitIs(t *testing.T) {
+	f, d, _ := newCashFixture(t, func(cfg *Config) { cfg.DeviceCheck = kiosktest.SelfTestBound })
+	f.boot()
+	ev := kioskEvents(t, f, "validator_identity")
+	require.Len(t, ev, 1)
+	assert.Contains(t, ev[0].Detail, "bill validator "+d.ValidatorPath+" is ID-003 PHARAON-SIM ID003 EUR V1.00 2025-01-01")
+	o, tech := technician(t, f)
+	devs, err := o.Devices(ctx, tech)
+	require.NoError(t, err)
+	assert.Equal(t, validator.FamilyID003, devs.ValidatorFamily)
+	assert.Equal(t, validator.Identity{Family: validator.FamilyID003, Version: "PHARAON-SIM ID003 EUR V1.00 2025-01-01"}, devs.ValidatorUnit)
+
+	f.stop()
+	require.NoError(t, d.Cause(devsim.ValidatorFailure))
+	f.start()
+	f.boot()
+	snap := f.m.Snapshot()
+	require.Equal(t, FaultValidator, snap.Fault.Code)
+	assert.Contains(t, snap.Fault.Detail, "(ID-003 PHARAON-SIM ID003 EUR V1.00 2025-01-01) reports failure")
 }

@@ -13,15 +13,21 @@ import (
 )
 
 // The devices (technician): the bill validator and the voucher printer,
-// their state, the paths they are opened on, the notes taken; a test of
-// each (the validator answers; the printer prints its test page).
+// their state, the paths they are opened on, the notes taken, what the
+// validator says it is (its protocol family, model, serial number and
+// version: how a technician tells which unit a kiosk has); a test of each
+// (the validator answers; the printer prints its test page).
 
 var _ = register(View{ID: "devices", Title: "rpt.dev.title", Need: kiosk.RoleTechnician, Order: 61, Diagnosis: true,
 	Build: func(env *Env, o Office) fyne.CanvasObject { return buildDevices(env, o) }})
 
 var _ = words(map[word]text{
 	"rpt.dev.title":     {"Périphériques", "Devices"},
-	"rpt.dev.validator": {"Lecteur de billets (ID-003)", "Bill validator (ID-003)"},
+	"rpt.dev.validator": {"Lecteur de billets", "Bill validator"},
+	"rpt.dev.family":    {"Protocole", "Protocol"},
+	"rpt.dev.model":     {"Modèle", "Model"},
+	"rpt.dev.serial":    {"Numéro de série", "Serial number"},
+	"rpt.dev.untold":    {"non indiqué par l’appareil", "not given by the unit"},
 	"rpt.dev.printer":   {"Imprimante (ESC/POS)", "Printer (ESC/POS)"},
 	"rpt.dev.state":     {"État", "State"},
 	"rpt.dev.path":      {"Port", "Port"},
@@ -117,15 +123,29 @@ func devicesRows(tr Tr, d kiosk.Devices) []fyne.CanvasObject {
 	for i, n := range d.Accepted {
 		notes[i] = tr.Money(n)
 	}
-	version := d.ValidatorVersion
+	u := d.ValidatorUnit
+	version := u.Version
 	if version == "" {
 		version = tr.T("rpt.dev.unknown")
+	}
+	told := func(s string) string {
+		if s == "" {
+			return tr.T("rpt.dev.untold")
+		}
+		return s
+	}
+	family := d.ValidatorFamily
+	if u.Family != "" {
+		family = u.Family
 	}
 	return []fyne.CanvasObject{
 		head(tr.T("rpt.dev.validator")),
 		rptRow(tr.T("rpt.dev.state"), rptStatus(tr, d.Validator), false),
 		rptRow(tr.T("rpt.dev.path"), path(d.ValidatorPath), false),
 		rptRow(tr.T("rpt.dev.notes"), strings.Join(notes, ", "), false),
+		rptRow(tr.T("rpt.dev.family"), family.Label(), false),
+		rptRow(tr.T("rpt.dev.model"), told(u.Model), u.Model != ""),
+		rptRow(tr.T("rpt.dev.serial"), told(u.Serial), u.Serial != ""),
 		rptRow(tr.T("rpt.dev.version"), version, true),
 		rptRow(tr.T("rpt.dev.polls"), fmt.Sprint(d.Polls), true),
 		widget.NewSeparator(),

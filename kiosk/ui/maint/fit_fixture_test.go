@@ -17,6 +17,7 @@ import (
 
 	"pharaon/game"
 	"pharaon/game/breakout"
+	"pharaon/hw/validator"
 	"pharaon/kiosk"
 	"pharaon/kiosk/helper"
 	"pharaon/kiosk/ui/play"
@@ -179,8 +180,9 @@ func (o *fitOffice) Devices(context.Context, *kiosk.Session) (kiosk.Devices, err
 		Validator:     kiosk.DeviceStatus{Configured: true, Connected: true, Code: "45", Message: kiosk.Message{Code: kiosk.MsgValidatorState, Detail: "acceptor_jam"}, Warning: kiosk.Message{Code: kiosk.MsgNotesHeld}},
 		Printer:       kiosk.DeviceStatus{Configured: true, Connected: true, OK: true, Message: kiosk.Message{Code: kiosk.MsgWorking}, Warning: kiosk.Message{Code: kiosk.MsgPaperLow}},
 		ValidatorPath: fitPath, PrinterPath: strings.Replace(fitPath, "JCM_ID-003", "Custom_TG2480-H", 1),
-		Accepted:         []game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro, 50 * game.Euro, 100 * game.Euro, 200 * game.Euro, 500 * game.Euro},
-		ValidatorVersion: "i(EUR)100-SS ID003-05V220-41 30JAN19 0A1B", Polls: 1_234_567_890,
+		Accepted:        []game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro, 50 * game.Euro, 100 * game.Euro, 200 * game.Euro, 500 * game.Euro},
+		ValidatorFamily: validator.FamilyID003, Polls: 1_234_567_890,
+		ValidatorUnit: validator.Identity{Family: validator.FamilyID003, Version: "i(EUR)100-SS ID003-05V220-41 30JAN19 0A1B"},
 	}, nil
 }
 
