@@ -394,17 +394,17 @@ func (c *Config) set(key, value, dir string) error {
 		return nil
 	case "essp-address":
 		n, err := strconv.ParseUint(value, 10, 8)
-		if err != nil || n > 125 {
-			return fmt.Errorf("essp-address = %q: the unit's SSP address, 0 to 125 (0: a bill validator's): %w", value, ErrConfig)
+		if err != nil || n > 127 {
+			return fmt.Errorf("essp-address = %q: the unit's SSP address, 0 to 127 (0: a bill validator's): %w", value, ErrConfig)
 		}
 		c.ESSP.Address = byte(n)
 		return nil
 	case "essp-encryption":
 		var w string
-		if err := oneOf(&w, "required", "optional"); err != nil {
+		if err := oneOf(&w, "required", "off"); err != nil {
 			return err
 		}
-		c.ESSP.RequireEncryption = w == "required"
+		c.ESSP.Plain = w == "off"
 		return nil
 	case "printer":
 		return path(&c.Printer, value)
@@ -476,7 +476,7 @@ func bindFlags(fs *flag.FlagSet, c *Config, configPath *string) {
 		func(s string) error { return c.set("validator", s, "") })
 	fs.Func("validator-device", "the bill validator's serial `device`", func(s string) error { return c.set("validator-device", s, "") })
 	fs.Func("essp-address", "an eSSP bill validator's SSP `address` (default 0)", func(s string) error { return c.set("essp-address", s, "") })
-	fs.Func("essp-encryption", "whether an eSSP unit must negotiate its key: `required` or optional (the fixed key, essp-key, only in the configuration file)",
+	fs.Func("essp-encryption", "an eSSP unit's line: `required` (the key negotiated, every packet encrypted) or off (plain SSP, for a bench); the fixed key, essp-key, only in the configuration file",
 		func(s string) error { return c.set("essp-encryption", s, "") })
 	fs.Func("printer", "voucher printer (ESC/POS) serial `device`", func(s string) error { return c.set("printer", s, "") })
 	fs.Func("max-credit", "the most credit bank notes can build, in `euros` (default 200)", func(s string) error { return c.set("max-credit", s, "") })

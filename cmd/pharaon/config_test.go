@@ -124,10 +124,10 @@ func TestConfigVoice(t *testing.T) {
 func TestConfigValidatorFamily(t *testing.T) {
 	var c Config
 	require.NoError(t, ParseConfigFile(strings.NewReader(
-		"validator = id003\nvalidator-device = /dev/pharaon-validator\nessp-key = 0123456701234567\nessp-address = 0\nessp-encryption = optional\n"), "", &c))
+		"validator = id003\nvalidator-device = /dev/pharaon-validator\nessp-key = 0123456701234567\nessp-address = 0\nessp-encryption = off\n"), "", &c))
 	assert.Equal(t, validator.FamilyID003, c.ValidatorFamily)
 	assert.Equal(t, "/dev/pharaon-validator", c.Validator)
-	assert.Equal(t, validator.ESSPSettings{FixedKey: 0x0123456701234567}, c.ESSP)
+	assert.Equal(t, validator.ESSPSettings{FixedKey: 0x0123456701234567, Plain: true}, c.ESSP)
 
 	c = Config{}
 	require.NoError(t, ParseConfigFile(strings.NewReader("validator = /dev/serial/by-id/usb-JCM\n"), "", &c))
@@ -188,6 +188,7 @@ func TestParseConfigFileRefusesAndChangesNothing(t *testing.T) {
 		"essp key short":  "essp-key = 01234567\n",
 		"essp key text":   "essp-key = the cabinet key\n",
 		"essp address":    "essp-address = 200\n",
+		"essp plain word": "essp-encryption = optional\n",
 		"essp encryption": "essp-encryption = maybe\n",
 	}
 	for name, text := range cases {
@@ -225,8 +226,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	var stderr bytes.Buffer
 	c, err := loadConfig(nil, mapEnv{"HOME": "/home/k"}, &stderr)
 	require.NoError(t, err)
-	assert.Equal(t, Config{DB: productionDB, Fullscreen: true, Lang: ui.French, Installed: "/var/lib/pharaon/pharaon.installed",
-		ESSP: validator.ESSPSettings{RequireEncryption: true}}, c,
+	assert.Equal(t, Config{DB: productionDB, Fullscreen: true, Lang: ui.French, Installed: "/var/lib/pharaon/pharaon.installed"}, c,
 		"production defaults (without a configuration file, the marker is beside the database)")
 
 	c, err = loadConfig([]string{"-dev"}, mapEnv{"HOME": "/home/k"}, &stderr)

@@ -34,7 +34,6 @@ import (
 	"time"
 
 	"pharaon/cmd/pharaon/internal/early"
-	"pharaon/hw/validator"
 	"pharaon/kiosk"
 )
 
@@ -171,9 +170,7 @@ func loadConfig(args []string, e env, stderr io.Writer) (Config, error) {
 		return Config{}, &usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 
-	// An eSSP unit must negotiate its key unless the configuration says
-	// otherwise: in clear, a wire spliced into the cabinet forges credits.
-	cfg := Config{Fullscreen: true, ESSP: validator.ESSPSettings{RequireEncryption: true}}
+	cfg := Config{Fullscreen: true}
 	if configPath != "" {
 		if err := readConfigFiles(configPath, &cfg); err != nil {
 			return Config{}, err

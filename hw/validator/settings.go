@@ -37,9 +37,10 @@ type ESSPSettings struct {
 	FixedKey uint64
 	// Address is the unit's SSP address on the line (0, a bill validator's, by default).
 	Address byte
-	// RequireEncryption refuses a unit that does not negotiate the key: the line then carries the
-	// credit reports in clear, which a wire spliced into the cabinet could forge.
-	RequireEncryption bool
+	// Plain talks plain SSP, negotiating no key: the line then carries the credit reports in
+	// clear, which a wire spliced into the cabinet could forge. For a bench, never a kiosk: the
+	// zero value is encrypted (eSSP).
+	Plain bool
 }
 
 // ParseFamily reads a family as the configuration spells it ("id003", "essp").

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"pharaon/hw"
+	"pharaon/hw/essp"
 	"pharaon/hw/id003"
 	"pharaon/hw/validator"
 )
@@ -33,6 +34,25 @@ var families = map[validator.Family]family{
 			return id003.Probe(ctx, port, id003Config(s))
 		},
 	},
+	validator.FamilyESSP: {
+		mode: essp.Mode,
+		new: func(dial hw.Dial, w validator.Wallet, s validator.Settings, onEvent func(validator.Event)) (validator.Driver, error) {
+			cfg := esspConfig(s)
+			cfg.OnEvent = onEvent
+			return essp.New(dial, w, cfg)
+		},
+		probe: func(ctx context.Context, port hw.Port, s validator.Settings) (validator.Identity, validator.Status, error) {
+			return essp.Probe(ctx, port, esspConfig(s))
+		},
+	},
+}
+
+// esspConfig is the eSSP host's settings: the notes and timing the kiosk asks, the unit's address
+// and fixed key, and plain SSP only where the configuration allows it.
+func esspConfig(s validator.Settings) essp.Config {
+	return essp.Config{Accept: slices.Clone(s.Accept), Address: s.ESSP.Address, FixedKey: s.ESSP.FixedKey,
+		Plain: s.ESSP.Plain, PollInterval: s.PollInterval, ReplyTimeout: s.ReplyTimeout,
+		Retries: s.Retries, Backoff: s.Backoff, Clock: s.Clock}
 }
 
 // id003Config is the ID-003 host's settings: the euro table, the notes and timing the kiosk asks.
