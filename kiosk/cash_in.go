@@ -591,7 +591,43 @@ func (m *Machine) logValidatorEvent(e validator.Event) {
 	case validator.EventAnomaly, validator.EventNoteUncertain:
 		level = store.LevelCritical
 	}
-	m.logCash(level, "validator", e.Kind.Code(), "%s", e)
+	m.logCash(level, "validator", validatorEventCode(e.Kind), "%s", e)
+}
+
+// validatorEventCode is the event log's code of a driver's event, spelt
+// out: the maintenance screen's words are checked against these literals.
+func validatorEventCode(k validator.EventKind) string {
+	switch k {
+	case validator.EventConnected:
+		return "connected"
+	case validator.EventDisconnected:
+		return "disconnected"
+	case validator.EventState:
+		return "state"
+	case validator.EventConfigured:
+		return "configured"
+	case validator.EventConfigError:
+		return "config_error"
+	case validator.EventEscrow:
+		return "escrow"
+	case validator.EventCredited:
+		return "credited"
+	case validator.EventCreditFailed:
+		return "credit_failed"
+	case validator.EventAckRepeated:
+		return "ack_repeated"
+	case validator.EventNoteReturned:
+		return "note_returned"
+	case validator.EventLineError:
+		return "line_error"
+	case validator.EventAnomaly:
+		return "anomaly"
+	case validator.EventNoteUncertain:
+		return "note_uncertain"
+	case validator.EventCalled:
+		return "called"
+	}
+	return "event"
 }
 
 // rejectKey is the reason's key for the screens' words; a unit that gave

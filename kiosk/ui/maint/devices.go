@@ -26,7 +26,7 @@ var _ = words(map[word]text{
 	"rpt.dev.validator": {"Lecteur de billets", "Bill validator"},
 	"rpt.dev.family":    {"Protocole", "Protocol"},
 	"rpt.dev.model":     {"Modèle", "Model"},
-	"rpt.dev.serial":    {"Numéro de série", "Serial number"},
+	"rpt.dev.serial":    {"Numéro de l’appareil", "Serial number"},
 	"rpt.dev.untold":    {"non indiqué par l’appareil", "not given by the unit"},
 	"rpt.dev.printer":   {"Imprimante (ESC/POS)", "Printer (ESC/POS)"},
 	"rpt.dev.state":     {"État", "State"},

@@ -62,7 +62,7 @@ func TestDevicesView(t *testing.T) {
 	// What the unit says it is: how a technician tells which one the kiosk has.
 	assert.Contains(t, txt, "Protocole\nID-003\n")
 	assert.Contains(t, txt, "Modèle\nnon indiqué par l’appareil\n", "ID-003 does not give its model")
-	assert.Contains(t, txt, "Numéro de série\nnon indiqué par l’appareil\n")
+	assert.Contains(t, txt, "Numéro de l’appareil\nnon indiqué par l’appareil\n")
 	assert.Contains(t, txt, "Version\nPHARAON-SIM ID003 EUR V1.00 2025-01-01\n")
 	f.tap("Tester le lecteur")
 	assert.Contains(t, f.text(), "Le lecteur répond (")

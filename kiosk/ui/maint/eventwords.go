@@ -89,7 +89,7 @@ var eventWords = map[string]text{
 	"vend_valid_no_code": {"Billet crédité à sa valeur enregistrée après un redémarrage", "Note credited at its recorded value after a restart"},
 	"note_anomaly":       {"Anomalie du lecteur de billets", "Bill validator anomaly"},
 	"test_note":          {"Mode test\u00a0: billet reconnu et rendu", "Test mode: note recognised and given back"},
-	// The validator's own reports (kiosk/cash_in.go: validator.EventKind.Code).
+	// The validator's own reports (kiosk/cash_in.go, validatorEventCode).
 	"connected":      {"Lecteur de billets connecté", "Bill validator connected"},
 	"disconnected":   {"Lecteur de billets déconnecté", "Bill validator disconnected"},
 	"state":          {"Lecteur de billets\u00a0: nouvel état", "Bill validator: new state"},
@@ -103,6 +103,7 @@ var eventWords = map[string]text{
 	"line_error":     {"Liaison avec le lecteur de billets perturbée", "Link with the bill validator disturbed"},
 	"anomaly":        {"Anomalie du lecteur de billets", "Bill validator anomaly"},
 	"note_uncertain": {"Billet peut-être dans la caisse sans avoir été crédité", "Note perhaps in the cash box without a credit"},
+	"called":         {"Le lecteur de billets appelle la borne de lui-même", "The bill validator calls the kiosk of its own"},
 	"event":          {"Évènement du lecteur de billets", "Bill validator event"},
 
 	// The vouchers and the printer (kiosk/cash_out.go, kiosk/cash.go,
