@@ -25,6 +25,21 @@ func (m *Material) ServerConfigFile() string { return filepath.Join(m.Dir, "nats
 // (no account server to run), JetStream storing in storeDir, TLS with the
 // centre's certificate (clients must speak TLS), listening on listen.
 func (m *Material) ServerConfig(listen, storeDir string) (string, error) {
+	return m.serverConfig(listen, storeDir, nil)
+}
+
+// NodeConfig is ServerConfig for node of the fleet's cluster (cluster.go):
+// its name, its routes to the other nodes over TLS verified with the
+// fleet's CA both ways, JetStream clustered, and its own certificate
+// (IssueNodeCert makes it) for the kiosks too.
+func (m *Material) NodeConfig(node Node, listen, storeDir string) (string, error) {
+	if err := node.Check(); err != nil {
+		return "", err
+	}
+	return m.serverConfig(listen, storeDir, &node)
+}
+
+func (m *Material) serverConfig(listen, storeDir string, node *Node) (string, error) {
 	accJWT, err := m.AccountJWT()
 	if err != nil {
 		return "", err
@@ -46,9 +61,23 @@ func (m *Material) ServerConfig(listen, storeDir string) (string, error) {
 		m.accountClaims.Subject, strconv.Quote(strings.TrimSpace(accJWT)),
 		m.operatorClaims.SystemAccount, strconv.Quote(strings.TrimSpace(m.systemJWT)))
 	fmt.Fprintf(&b, "jetstream: {\n  store_dir: %s\n}\n", strconv.Quote(abs(storeDir)))
+	cert, key := m.ServerCertFile(), m.ServerKeyFile()
+	if node != nil {
+		m.clusterConfig(&b, *node, abs)
+		cert, key = m.NodeCertFile(node.Name), m.NodeKeyFile(node.Name)
+	}
 	fmt.Fprintf(&b, "tls: {\n  cert_file: %s\n  key_file: %s\n  timeout: 5\n}\n",
-		strconv.Quote(abs(m.ServerCertFile())), strconv.Quote(abs(m.ServerKeyFile())))
+		strconv.Quote(abs(cert)), strconv.Quote(abs(key)))
 	return b.String(), nil
+}
+
+// WriteNodeConfig writes NodeConfig to NodeConfigFile.
+func (m *Material) WriteNodeConfig(node Node, listen, storeDir string) error {
+	conf, err := m.NodeConfig(node, listen, storeDir)
+	if err != nil {
+		return err
+	}
+	return WriteFile(m.NodeConfigFile(node.Name), []byte(conf), 0o644)
 }
 
 // WriteServerConfig writes ServerConfig to ServerConfigFile.
@@ -65,20 +94,47 @@ func (m *Material) WriteServerConfig(listen, storeDir string) error {
 // added or revoked): a server started from it has the revocations. No
 // file, nothing written.
 func (m *Material) RefreshServerConfig() error {
-	if _, err := os.Stat(m.ServerConfigFile()); errors.Is(err, os.ErrNotExist) {
-		return nil
+	if _, err := os.Stat(m.ServerConfigFile()); err == nil {
+		opts, err := server.ProcessConfigFile(m.ServerConfigFile())
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.ServerConfigFile(), err)
+		}
+		if err := m.WriteServerConfig(net.JoinHostPort(opts.Host, strconv.Itoa(opts.Port)), opts.StoreDir); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
 	}
-	opts, err := server.ProcessConfigFile(m.ServerConfigFile())
+	// Each node's of the cluster too: every node must refuse a revoked
+	// kiosk when it starts again.
+	nodes, err := filepath.Glob(filepath.Join(m.Dir, "nats-server-*.conf"))
 	if err != nil {
-		return fmt.Errorf("%s: %w", m.ServerConfigFile(), err)
+		return err
 	}
-	return m.WriteServerConfig(net.JoinHostPort(opts.Host, strconv.Itoa(opts.Port)), opts.StoreDir)
+	for _, f := range nodes {
+		opts, err := server.ProcessConfigFile(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		node := Node{Name: opts.ServerName, Cluster: net.JoinHostPort(opts.Cluster.Host, strconv.Itoa(opts.Cluster.Port))}
+		for _, r := range opts.Routes {
+			node.Routes = append(node.Routes, r.Host)
+		}
+		if err := m.WriteNodeConfig(node, net.JoinHostPort(opts.Host, strconv.Itoa(opts.Port)), opts.StoreDir); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	return nil
 }
 
 // ServerOptions are ServerConfig's options for an embedded nats-server
 // (pharaon-central serve, the tests) on host:port (port -1: any).
 func (m *Material) ServerOptions(host string, port int, storeDir string) (*server.Options, error) {
-	conf, err := m.ServerConfig("127.0.0.1:4222", storeDir)
+	return m.serverOptions(host, port, storeDir, nil)
+}
+
+func (m *Material) serverOptions(host string, port int, storeDir string, node *Node) (*server.Options, error) {
+	conf, err := m.serverConfig("127.0.0.1:4222", storeDir, node)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +154,7 @@ type Server struct {
 	host  string
 	port  int
 	store string
+	node  *Node // a node of the fleet's cluster; nil: a server alone
 	s     *server.Server
 }
 
@@ -107,6 +164,15 @@ func (m *Material) NewServer(host string, port int, store string) *Server {
 	return &Server{m: m, host: host, port: port, store: store}
 }
 
+// NewNode is node of the fleet's cluster on host:port storing in store
+// (NewServer); its certificate is made first (IssueNodeCert).
+func (m *Material) NewNode(host string, port int, store string, node Node) *Server {
+	return &Server{m: m, host: host, port: port, store: store, node: &node}
+}
+
+// Node is the server's place in the cluster, nil for a server alone.
+func (s *Server) Node() *Node { return s.node }
+
 // startWait bounds a start: the server recovers its JetStream store before
 // it takes connections, which took more than 10 s for the fleet test's 50
 // kiosks on a machine running two test suites. A bound for a server that
@@ -115,7 +181,7 @@ const startWait = 2 * time.Minute
 
 // Start starts the server, ready for connections. It logs nothing.
 func (s *Server) Start() error {
-	opts, err := s.m.ServerOptions(s.host, s.port, s.store)
+	opts, err := s.m.serverOptions(s.host, s.port, s.store, s.node)
 	if err != nil {
 		return err
 	}
@@ -132,6 +198,10 @@ func (s *Server) Start() error {
 	s.s, s.port = srv, srv.Addr().(*net.TCPAddr).Port
 	return nil
 }
+
+// NATS is the running server (nil when stopped), for what the tests read
+// of it (its JetStream's state).
+func (s *Server) NATS() *server.Server { return s.s }
 
 // Stop stops the server and waits for it.
 func (s *Server) Stop() {
