@@ -162,4 +162,3 @@ func TestNodeCertNeedsTheCAKey(t *testing.T) {
 	_, err = os.Stat(m.NodeCertFile("n1"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
-
