@@ -137,6 +137,9 @@ type scaleKiosk struct {
 	failures atomic.Int64 // the publisher's failures (connections lost, refused, timed out)
 	notes    int
 	vouchers []string // validation numbers printed
+	// printed, when set, is told each voucher as it is printed (the
+	// cluster's test pays them while the kiosks play).
+	printed func(validation string)
 }
 
 // scaleID is the id of the fleet's kiosk n.
@@ -317,6 +320,9 @@ func (k *scaleKiosk) cashOut(ctx context.Context) error {
 		return err
 	}
 	k.vouchers = append(k.vouchers, val)
+	if k.printed != nil {
+		k.printed(val)
+	}
 	return nil
 }
 
