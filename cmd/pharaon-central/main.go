@@ -79,7 +79,7 @@ const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
   kiosk add -id ID [-groups G,…] [-url URL]  identifiants d’une borne / a kiosk's credentials (kiosks/ID/)
   kiosk revoke -id ID         révoquer une borne / revoke a kiosk
   kiosk list                  les bornes / the kiosks
-  provision [-replicas N]     créer les flux et les seaux / make the streams and buckets
+  provision [-replicas N]     créer les flux et les seaux (N copies, 3 sur une grappe de trois) / make the streams and buckets (N copies, 3 on a cluster of three)
   serve -listen ADDR -store DIR  un nats-server local / a local nats-server
   claims                      répondre aux revendications de blocs des bornes / answer the kiosks' claims of blocks
   status  [-kiosk ID]         état de chaque borne / each kiosk's status
@@ -130,7 +130,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	tlsCA := fs.String("tls-ca", "", "your CA `file` (init)")
 	tlsCert := fs.String("tls-cert", "", "your server certificate `file` (init)")
 	tlsKey := fs.String("tls-key", "", "your server key `file` (init)")
-	replicas := fs.Int("replicas", 1, "replicas of the streams and buckets (provision)")
+	replicas := fs.Int("replicas", 0, "replicas of the streams and buckets, one a node: 3 on a cluster of three (provision; default: as they are, 1 when made)")
 	by := fs.String("by", "", "the counter paying (pay)")
 	listen := fs.String("listen", "127.0.0.1:4222", "address to serve on (serve; init: the server's configuration)")
 	storeDir := fs.String("store", "", "JetStream store `directory` (serve; init: the server's configuration)")
@@ -143,6 +143,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	}
 	if *dir == "" {
 		fmt.Fprintln(stderr, "pharaon-central: -fleet DIR manque / is missing (or PHARAON_FLEET)")
+		return errUsage
+	}
+	if *replicas < 0 {
+		fmt.Fprintf(stderr, "%s: -replicas %d : 1 ou plus / 1 or more\n", cmd, *replicas)
 		return errUsage
 	}
 	switch cmd {

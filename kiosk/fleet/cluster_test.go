@@ -218,7 +218,8 @@ func (c *natsCluster) leader(ctx context.Context, js jetstream.JetStream, stream
 
 // Provisioning an R1 fleet again with three replicas makes every stream
 // and every bucket R3: a bucket made before is brought to the replicas
-// too, not only the streams.
+// too, not only the streams. Provisioning again without saying the
+// replicas keeps them.
 func TestProvisionReplicasOnTheCluster(t *testing.T) {
 	c := startCluster(t, 3)
 	ctx := context.Background()
@@ -234,6 +235,13 @@ func TestProvisionReplicasOnTheCluster(t *testing.T) {
 		require.NoError(t, err, name)
 	}
 	require.NoError(t, Provision(ctx, js, 3))
+	for _, name := range replicated {
+		s, err := js.Stream(ctx, name)
+		require.NoError(t, err)
+		assert.Equal(t, 3, s.CachedInfo().Config.Replicas, name)
+	}
+	// Provisioned again without its replicas said: they stay three.
+	require.NoError(t, Provision(ctx, js, 0))
 	for _, name := range replicated {
 		s, err := js.Stream(ctx, name)
 		require.NoError(t, err)

@@ -31,17 +31,21 @@ const VoucherHistory = 16
 // offers and reports (rollout.go). The buckets a kiosk
 // writes take no roll-up (a message with Nats-Rollup: all would purge
 // every key, every kiosk's) and no purge or delete through the API.
+//
+// Each stream and bucket gets replicas copies, one a node of a cluster
+// (docs/fleet.md, The centre as a cluster); replicas 0 leaves each as it
+// is (one for what is made), so that provisioning again a clustered fleet
+// without saying its replicas never takes its copies away.
 func Provision(ctx context.Context, js jetstream.JetStream, replicas int) error {
-	replicas = max(replicas, 1)
 	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: RecordsStream, Subjects: []string{RecordsSubject + ">"}, Storage: jetstream.FileStorage,
-		Duplicates: 24 * time.Hour, Replicas: replicas, AllowDirect: true, DenyDelete: true,
+		Duplicates: 24 * time.Hour, Replicas: replicasOf(ctx, js, RecordsStream, replicas), AllowDirect: true, DenyDelete: true,
 	}); err != nil {
 		return fmt.Errorf("stream %s: %w", RecordsStream, err)
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: BlocksStream, Subjects: []string{BlocksSubject + ">"}, Storage: jetstream.FileStorage,
-		Duplicates: time.Hour, Replicas: replicas, DenyDelete: true,
+		Duplicates: time.Hour, Replicas: replicasOf(ctx, js, BlocksStream, replicas), DenyDelete: true,
 	}); err != nil {
 		return fmt.Errorf("stream %s: %w", BlocksStream, err)
 	}
@@ -50,11 +54,24 @@ func Provision(ctx context.Context, js jetstream.JetStream, replicas int) error 
 		history uint8
 	}{{VoucherBucket, VoucherHistory}, {ClaimsBucket, 8}, {BlockResults, 4},
 		{RolloutsBucket, RolloutHistory}, {UpdateOffers, 4}, {UpdateReports, 8}} {
-		if err := provisionBucket(ctx, js, b.name, b.history, replicas); err != nil {
+		if err := provisionBucket(ctx, js, b.name, b.history, replicasOf(ctx, js, "KV_"+b.name, replicas)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// replicasOf is want, or when want is 0 the replicas stream has (1 when
+// it does not exist, or cannot be read: its creation then says why).
+func replicasOf(ctx context.Context, js jetstream.JetStream, stream string, want int) int {
+	if want > 0 {
+		return want
+	}
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return 1
+	}
+	return max(s.CachedInfo().Config.Replicas, 1)
 }
 
 func provisionBucket(ctx context.Context, js jetstream.JetStream, name string, history uint8, replicas int) error {
@@ -70,11 +87,13 @@ func provisionBucket(ctx context.Context, js jetstream.JetStream, name string, h
 	if err != nil {
 		return fmt.Errorf("bucket %s: %w", name, err)
 	}
+	// A bucket made before (a fleet provisioned on one server, then
+	// clustered) is brought to the replicas as the streams are.
 	cfg := s.CachedInfo().Config
-	if !cfg.AllowRollup && cfg.DenyPurge && cfg.DenyDelete {
+	if !cfg.AllowRollup && cfg.DenyPurge && cfg.DenyDelete && cfg.Replicas == replicas {
 		return nil
 	}
-	cfg.AllowRollup, cfg.DenyPurge, cfg.DenyDelete = false, true, true
+	cfg.AllowRollup, cfg.DenyPurge, cfg.DenyDelete, cfg.Replicas = false, true, true, replicas
 	if _, err := js.UpdateStream(ctx, cfg); err != nil {
 		return fmt.Errorf("bucket %s: %w", name, err)
 	}
