@@ -463,6 +463,9 @@ func TestFleetClusterFaults(t *testing.T) {
 			lastOK = time.Now()
 			time.Sleep(100 * time.Millisecond)
 		}
+		if g := int64(time.Since(lastOK)); g > readGap.Load() {
+			readGap.Store(g) // the last read may have been waiting when the reads ended
+		}
 	}()
 
 	// The faults, at fifths of the fleet's games: the records' leader
@@ -482,6 +485,7 @@ func TestFleetClusterFaults(t *testing.T) {
 					return err
 				}
 				f.restarted = time.Now()
+				t.Logf("%s started %s", time.Now().Format("15:04:05.000"), f.node)
 				for !c.whole(target) {
 					if time.Since(f.restarted) > 3*time.Minute {
 						return fmt.Errorf("%s: %s not whole 3 min after its start", f.what, f.node)
@@ -499,6 +503,7 @@ func TestFleetClusterFaults(t *testing.T) {
 				return errors.New("the records have no leader")
 			}
 			f := &clusterFault{what: "stopped", node: c.nodes[killed].Node().Name, began: time.Now()}
+			t.Logf("%s stop %s", time.Now().Format("15:04:05.000"), f.node)
 			faults = append(faults, f)
 			c.nodes[killed].Stop()
 			if err := at(2); err != nil {
@@ -515,6 +520,7 @@ func TestFleetClusterFaults(t *testing.T) {
 				wiped = (killed + 1) % len(c.nodes)
 			}
 			f = &clusterFault{what: "wiped", node: c.nodes[wiped].Node().Name, began: time.Now()}
+			t.Logf("%s wipe %s", time.Now().Format("15:04:05.000"), f.node)
 			faults = append(faults, f)
 			c.nodes[wiped].Stop()
 			if err := os.RemoveAll(c.nodes[wiped].Store()); err != nil {

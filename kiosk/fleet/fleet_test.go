@@ -403,7 +403,8 @@ func kioskJS(t *testing.T, c Config) jetstream.JetStream {
 }
 
 // A batch sent again (its acknowledgement lost, its mark not written) is
-// stored once: the server drops the copies by their Nats-Msg-Id.
+// stored once: the server drops the copies by their Nats-Msg-Id, or
+// refuses them for not following the kiosk's last record.
 func TestResendIsStoredOnce(t *testing.T) {
 	ns := startNATS(t)
 	ctx := context.Background()
@@ -414,8 +415,13 @@ func TestResendIsStoredOnce(t *testing.T) {
 	k1 := ns.kiosk(t, "k1")
 	kjs := kioskJS(t, k1)
 	p := newTestPublisher(t, k1, src, newAcks())
+	var last uint64 // the stream's sequence of the kiosk's last record
 	for range 3 {
-		n, err := p.sendBatch(ctx, kjs, NewBucket(kjs, VoucherBucket), RecordsSubject+"k1")
+		n, err := p.sendBatch(ctx, kjs, NewBucket(kjs, VoucherBucket), RecordsSubject+"k1", &last)
+		if isWrongLastSeq(err) {
+			assert.Equal(t, 50, n, "sent, refused")
+			continue
+		}
 		assert.Equal(t, 0, n)
 		require.ErrorContains(t, err, "crash before the mark")
 	}

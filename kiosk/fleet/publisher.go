@@ -190,20 +190,34 @@ func (p *Publisher) session(ctx context.Context) (progressed bool, err error) {
 	}
 	kv := NewBucket(js, VoucherBucket)
 	subject := RecordsSubject + p.cfg.KioskID
-	if err := p.resync(ctx, nc, kv, subject); err != nil {
+	last, err := p.resync(ctx, nc, kv, subject)
+	if err != nil {
 		return false, err
 	}
 	p.setStatus(func(s *Status) { s.Connected = true })
 	poll := time.NewTicker(p.Poll)
 	defer poll.Stop()
+	resynced := false
 	for {
-		n, err := p.sendBatch(ctx, js, kv, subject)
+		n, err := p.sendBatch(ctx, js, kv, subject, &last)
 		if n > 0 {
 			progressed = true
+		}
+		if isWrongLastSeq(err) && !resynced {
+			// The kiosk's subject does not end where this session thought:
+			// a record sent again whose first copy the stream holds, with
+			// others after it (a mark lost). Where it ends is read again,
+			// once; a second refusal in a row ends the session.
+			resynced = true
+			if last, err = p.resync(ctx, nc, kv, subject); err != nil {
+				return progressed, err
+			}
+			continue
 		}
 		if err != nil {
 			return progressed, err
 		}
+		resynced = false
 		if n == p.Batch {
 			continue // more may be waiting
 		}
@@ -224,36 +238,44 @@ func (p *Publisher) session(ctx context.Context) (progressed bool, err error) {
 // kiosk did not write before a crash) is then not sent again, even beyond
 // the server's de-duplication window. The vouchers' entries of the records
 // it moves over are written first, as sendBatch writes them: the session
-// that sent those records may have died before it wrote them.
-func (p *Publisher) resync(ctx context.Context, nc *nats.Conn, kv Bucket, subject string) error {
-	m, _, err := directGet(ctx, nc, RecordsStream, subject)
+// that sent those records may have died before it wrote them. It returns
+// the stream's sequence of that record (0: none), which the next record
+// expects to follow (sendBatch).
+//
+// On a cluster the answer may come from a replica behind its leader (a
+// direct get is answered by any replica): an older record, or none. The
+// mark then stays where it is, and the next record, expecting to follow
+// that older one, is refused by the leader until the replica caught up:
+// never stored twice nor out of order.
+func (p *Publisher) resync(ctx context.Context, nc *nats.Conn, kv Bucket, subject string) (uint64, error) {
+	m, stored, err := directGet(ctx, nc, RecordsStream, subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil
+		return 0, nil
 	}
 	if err != nil {
-		return fmt.Errorf("last record stored: %w", err)
+		return 0, fmt.Errorf("last record stored: %w", err)
 	}
 	seq, err := strconv.ParseInt(m.Header.Get(HeaderSeq), 10, 64)
 	if err != nil {
-		return fmt.Errorf("last record stored: sequence %q: %w", m.Header.Get(HeaderSeq), err)
+		return 0, fmt.Errorf("last record stored: sequence %q: %w", m.Header.Get(HeaderSeq), err)
 	}
 	st, err := p.src.OutboxState(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if seq > st.Last {
-		return fmt.Errorf("the centre holds record %d of kiosk %s, this kiosk's outbox ends at %d: another kiosk with this id, or a file restored", seq, p.cfg.KioskID, st.Last)
+		return 0, fmt.Errorf("the centre holds record %d of kiosk %s, this kiosk's outbox ends at %d: another kiosk with this id, or a file restored", seq, p.cfg.KioskID, st.Last)
 	}
 	if seq > st.Published {
 		if err := p.applyVouchers(ctx, kv, st.Published, seq); err != nil {
-			return err
+			return 0, err
 		}
 		if err := p.src.MarkPublished(ctx, seq); err != nil {
-			return err
+			return 0, err
 		}
 		p.acked(ctx, seq)
 	}
-	return nil
+	return stored, nil
 }
 
 // applyVouchers brings the vouchers' entries up to the outbox records
@@ -332,8 +354,20 @@ func (p *Publisher) prune(ctx context.Context) {
 }
 
 // sendBatch sends up to Batch records beyond the mark and moves the mark
-// over those acknowledged in order; it returns how many it sent.
-func (p *Publisher) sendBatch(ctx context.Context, js jetstream.JetStream, kv Bucket, subject string) (int, error) {
+// over those stored; it returns how many it sent. *last is the stream's
+// sequence of the kiosk's last record (resync's), moved at each record
+// stored.
+//
+// The records go one after the other, each once the one before it is
+// stored, and each only if the kiosk's subject ends with the one before
+// it (Nats-Expected-Last-Subject-Sequence): on a cluster, records sent
+// together to a leader that stops are lost or stored each on its own, so
+// that a later one could be stored while an earlier one was lost, the
+// kiosk's records at the centre out of order or with a hole, and the
+// resync moving the mark over the hole (TestFleetClusterFaults found it).
+// A record sent again whose first copy was stored is answered as a
+// duplicate (its Nats-Msg-Id) with the first copy's sequence.
+func (p *Publisher) sendBatch(ctx context.Context, js jetstream.JetStream, kv Bucket, subject string, last *uint64) (int, error) {
 	st, err := p.src.OutboxState(ctx)
 	if err != nil {
 		return 0, err
@@ -342,7 +376,9 @@ func (p *Publisher) sendBatch(ctx context.Context, js jetstream.JetStream, kv Bu
 	if err != nil || len(recs) == 0 {
 		return 0, err
 	}
-	futures := make([]jetstream.PubAckFuture, 0, len(recs))
+	var upTo int64
+	var failed error
+	stored := make([]uint64, 0, len(recs)) // each record's sequence in the stream
 	for _, r := range recs {
 		// No validation number leaves the kiosk in clear.
 		sealed, err := p.keys.sealRecord(r)
@@ -355,42 +391,22 @@ func (p *Publisher) sendBatch(ctx context.Context, js jetstream.JetStream, kv Bu
 		}
 		m := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
 		m.Header.Set(HeaderSeq, strconv.FormatInt(r.Seq, 10))
-		f, err := js.PublishMsgAsync(m, jetstream.WithMsgID(MsgID(p.cfg.KioskID, r.Seq)),
-			jetstream.WithExpectStream(RecordsStream))
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		ack, err := js.PublishMsg(pctx, m, jetstream.WithMsgID(MsgID(p.cfg.KioskID, r.Seq)),
+			jetstream.WithExpectStream(RecordsStream), jetstream.WithExpectLastSequencePerSubject(*last))
+		cancel()
 		if err != nil {
-			return 0, fmt.Errorf("publish %d: %w", r.Seq, err)
+			failed = fmt.Errorf("record %d: %w", r.Seq, err)
+			break
 		}
-		futures = append(futures, f)
-	}
-	var upTo int64
-	var failed error
-	stored := make([]uint64, len(futures)) // each record's sequence in the stream
-	timeout := time.NewTimer(10 * time.Second)
-	defer timeout.Stop()
-wait:
-	for i, f := range futures {
-		select {
-		case ack := <-f.Ok():
-			upTo, stored[i] = recs[i].Seq, ack.Sequence
-		case err := <-f.Err():
-			failed = fmt.Errorf("record %d: %w", recs[i].Seq, err)
-			break wait
-		case <-timeout.C:
-			failed = fmt.Errorf("record %d: no acknowledgement", recs[i].Seq)
-			break wait
-		case <-ctx.Done():
-			failed = ctx.Err()
-			break wait
-		}
+		*last, upTo = ack.Sequence, r.Seq
+		stored = append(stored, ack.Sequence)
 	}
 	if upTo > 0 {
 		// The vouchers' entries follow their records before the mark moves:
 		// a failure there sends the records again, and applying them twice
 		// changes nothing.
-		for i, r := range recs {
-			if r.Seq > upTo {
-				break
-			}
+		for i, r := range recs[:len(stored)] {
 			if err := p.applyVoucher(ctx, kv, r, stored[i]); err != nil {
 				return 0, err
 			}
