@@ -718,18 +718,42 @@ func claims(kiosk string, r store.OutboxRecord, h nats.Header, data []byte) []st
 // ReadRecords reads every record of the stream (of one kiosk when kiosk is
 // not "") in order and gives each to fn, until the stream's end as it was
 // when the read began. A record's kiosk is its subject's (Record).
+//
+// On a cluster a read can fail while a node stops or the stream's leader
+// moves (the stream's information not answered, the consumer gone with
+// its node: no responders); it is tried again, up to readRetries times in
+// a row, and the ordered consumer's next fetch makes it again from the
+// record after the last one given: none given twice, none skipped.
 func ReadRecords(ctx context.Context, js jetstream.JetStream, kiosk string, fn func(Record) error) error {
-	stream, err := js.Stream(ctx, RecordsStream)
-	if err != nil {
-		return fmt.Errorf("stream %s: %w", RecordsStream, err)
-	}
 	filter := RecordsSubject + ">"
 	if kiosk != "" {
 		filter = RecordsSubject + kiosk
 	}
-	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(filter))
-	if err != nil {
-		return err
+	failures := 0
+	again := func(err error) error {
+		if failures++; failures > readRetries || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(readRetryWait):
+		}
+		return nil
+	}
+	var stream jetstream.Stream
+	var info *jetstream.StreamInfo
+	for {
+		var err error
+		if stream, err = js.Stream(ctx, RecordsStream); err == nil {
+			info, err = stream.Info(ctx, jetstream.WithSubjectFilter(filter))
+		}
+		if err == nil {
+			break
+		}
+		if err := again(err); err != nil {
+			return fmt.Errorf("stream %s: %w", RecordsStream, err)
+		}
 	}
 	if info.State.Msgs == 0 {
 		return nil
@@ -741,7 +765,10 @@ func ReadRecords(ctx context.Context, js jetstream.JetStream, kiosk string, fn f
 	for {
 		batch, err := c.Fetch(1024, jetstream.FetchMaxWait(2*time.Second))
 		if err != nil {
-			return err
+			if err := again(err); err != nil {
+				return err
+			}
+			continue
 		}
 		n := 0
 		for m := range batch.Messages() {
@@ -765,10 +792,21 @@ func ReadRecords(ctx context.Context, js jetstream.JetStream, kiosk string, fn f
 			}
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) {
-			return err
+			if err := again(err); err != nil {
+				return err
+			}
+			continue
 		}
 		if n == 0 {
 			return errors.New("the stream ended before its last record")
 		}
+		failures = 0
 	}
 }
+
+// readRetries and readRetryWait bound how ReadRecords tries again: about
+// 10 s, what the cluster takes to elect a stream's new leader.
+const (
+	readRetries   = 20
+	readRetryWait = 500 * time.Millisecond
+)
