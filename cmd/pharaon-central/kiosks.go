@@ -17,13 +17,18 @@ import (
 // initFleet makes the centre's material in dir (authority.Init) and the
 // nats-server configuration for the operator's own server, listening on
 // listen and storing in store.
-func initFleet(w io.Writer, dir string, tlsIn authority.TLSInput, listen, store string) error {
+//
+// With node, it writes that node's configuration instead (cluster.go).
+func initFleet(w io.Writer, dir string, tlsIn authority.TLSInput, listen, store string, node *authority.Node) error {
 	m, err := authority.Init(dir, tlsIn)
 	if err != nil {
 		return err
 	}
 	if store == "" {
 		store = filepath.Join(dir, "jetstream")
+	}
+	if node != nil {
+		return initNode(w, m, listen, store, *node, tlsIn.Hosts)
 	}
 	if err := m.WriteServerConfig(listen, store); err != nil {
 		return err

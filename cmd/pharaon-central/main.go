@@ -13,6 +13,7 @@
 //	pharaon-central kiosk add|revoke|list -fleet DIR [-id ID] [-groups G,…] [-url URL]
 //	pharaon-central provision -fleet DIR [-replicas N]
 //	pharaon-central serve   -fleet DIR -listen 127.0.0.1:4222 -store DIR
+//	                        [-node NAME -cluster ADDR -routes ADDR,…]   one node of a cluster
 //	pharaon-central claims                            the kiosks' claims of blocks, until stopped
 //	pharaon-central status  [-kiosk ID]               per-kiosk status
 //	pharaon-central report                            sales and wins by stake and by block
@@ -81,6 +82,7 @@ const usage = `pharaon-central: la flotte de bornes / the fleet of kiosks
   kiosk list                  les bornes / the kiosks
   provision [-replicas N]     créer les flux et les seaux (N copies, 3 sur une grappe de trois) / make the streams and buckets (N copies, 3 on a cluster of three)
   serve -listen ADDR -store DIR  un nats-server local / a local nats-server
+  init|serve -node NOM -cluster ADDR -routes ADDR,…  un nœud de la grappe (routes TLS, flux en N copies) / a node of the cluster (TLS routes, streams in N copies)
   claims                      répondre aux revendications de blocs des bornes / answer the kiosks' claims of blocks
   status  [-kiosk ID]         état de chaque borne / each kiosk's status
           [-anchor-keys DIR]  vérifier les sceaux avec DIR/<borne>.key / check the seals with DIR/<kiosk>.key
@@ -137,6 +139,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 	blockFile := fs.String("file", "", "signed block `file` (send-block)")
 	toKiosk := fs.String("to", "", "the `kiosk` the block is for (send-block)")
 	toGroup := fs.String("group", "", "the `group` the block is for (send-block)")
+	nodeName := fs.String("node", "", "this server's `name` in the cluster (init, serve)")
+	clusterAddr := fs.String("cluster", "", "`address` the other nodes' routes reach this one on, host:port (init, serve)")
+	routes := fs.String("routes", "", "the other nodes' cluster `addresses`, comma-separated (init, serve)")
 	keys := fs.String("anchor-keys", "", "`directory` of the kiosks' anchor secrets, <kiosk>.key (status, report)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -149,12 +154,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, now func(
 		fmt.Fprintf(stderr, "%s: -replicas %d : 1 ou plus / 1 or more\n", cmd, *replicas)
 		return errUsage
 	}
+	node, err := clusterNode(*nodeName, *clusterAddr, *routes)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return errUsage
+	}
+	if node != nil && cmd != "init" && cmd != "serve" {
+		fmt.Fprintf(stderr, "%s: -node, -cluster, -routes : pour / for init, serve\n", cmd)
+		return errUsage
+	}
 	switch cmd {
 	case "init":
 		return initFleet(stdout, *dir, authority.TLSInput{Hosts: splitList(*hosts), CAFile: *tlsCA, CertFile: *tlsCert, KeyFile: *tlsKey},
-			*listen, *storeDir)
+			*listen, *storeDir, node)
 	case "serve":
-		return serve(ctx, *dir, *listen, *storeDir, stdout)
+		return serve(ctx, *dir, *listen, *storeDir, node, splitList(*hosts), stdout)
 	case "kiosk list":
 		return listKiosks(stdout, *dir)
 	case "kiosk add", "kiosk revoke":

@@ -71,7 +71,12 @@ func provision(ctx context.Context, w io.Writer, c *centre, replicas int) error 
 // streams, the buckets and the kiosks' consumers at its start, answers
 // the kiosks' claims of blocks (serveClaims), and applies the rollouts'
 // stop rule as the kiosks report (watchRollouts).
-func serve(ctx context.Context, dir, listen, store string, w io.Writer) error {
+//
+// With node, it runs as that node of the fleet's cluster (cluster.go).
+func serve(ctx context.Context, dir, listen, store string, node *authority.Node, hosts []string, w io.Writer) error {
+	if node != nil {
+		return serveNode(ctx, dir, listen, store, *node, hosts, w)
+	}
 	host, port, err := net.SplitHostPort(listen)
 	if err != nil {
 		return fmt.Errorf("-listen %q: %w", listen, err)
