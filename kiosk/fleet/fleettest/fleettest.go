@@ -1,5 +1,5 @@
 // Package fleettest is a fleet's centre for the tests of the commands
-// (cmd/pharaon): an embedded nats-server in operator mode with TLS and
+// (cmd/pharaon), on one server (Start) or on a cluster (StartCluster): an embedded nats-server in operator mode with TLS and
 // the fleet's material as pharaon-central makes it (kiosk/fleet/authority),
 // the streams and buckets provisioned, the centre's claim service, and each kiosk's configuration with
 // its own credentials and permissions, as in production. It is for tests
@@ -77,14 +77,21 @@ func (c *Centre) Kiosk(t *testing.T, id string, groups ...string) fleet.Config {
 	if k, ok := c.kiosks[id]; ok {
 		return k
 	}
-	p := authority.Permissions(fleet.KioskPermissions(id, groups))
-	creds, err := c.Material.IssueUser(authority.AccountName, id, &p, time.Time{})
-	require.NoError(t, err)
-	require.NoError(t, fleet.ProvisionKiosk(context.Background(), c.JS(t), id, groups))
-	k := fleet.Config{URL: c.URL(), KioskID: id, CredsFile: creds, CAFile: c.Material.CAFile(),
-		VoucherKey: fleet.KioskVoucherKey(c.master, id)}
+	k := issueKiosk(t, c.Material, c.JS(t), c.master, c.URL(), id, groups)
 	c.kiosks[id] = k
 	return k
+}
+
+// issueKiosk issues kiosk id's user in groups with its permissions, makes
+// its consumer of the deliveries, and returns its configuration reaching
+// url.
+func issueKiosk(t *testing.T, m *authority.Material, js jetstream.JetStream, master []byte, url, id string, groups []string) fleet.Config {
+	t.Helper()
+	p := authority.Permissions(fleet.KioskPermissions(id, groups))
+	creds, err := m.IssueUser(authority.AccountName, id, &p, time.Time{})
+	require.NoError(t, err)
+	require.NoError(t, fleet.ProvisionKiosk(context.Background(), js, id, groups))
+	return fleet.Config{URL: url, KioskID: id, CredsFile: creds, CAFile: m.CAFile(), VoucherKey: fleet.KioskVoucherKey(master, id)}
 }
 
 // Vouchers is the centre's voucher bucket for the kiosks configured.
