@@ -138,10 +138,12 @@ fuzz: deps
 # test runs 200 faults and 30 cuts), and the fleet at scale with every one
 # of its 50 kiosks a kiosk core, 300 games each and 12 network faults
 # (kiosk/fleet, docs/fleet.md; make test: 10 cores and 40 store-only
-# kiosks, 100 games, 6 faults). Long: outside CI.
+# kiosks, 100 games, 6 faults), and the centre on three nodes with 24
+# kiosks (4 kiosk cores) x 400 games through a node stopped and a node
+# wiped (make test: 8 kiosks, 1 core, 120 games). Long: outside CI.
 soak: deps
 	PHARAON_SOAK=1 BREAKOUT_SOAK=10 $(GO) test -race -count=1 -timeout 180m \
-	  -run 'Crash|ExactlyOnce|PowerCut|Property|Auto|FaultHarness|FleetScale' ./store ./kiosk ./game/breakout ./kiosk/harness ./kiosk/fleet
+	  -run 'Crash|ExactlyOnce|PowerCut|Property|Auto|FaultHarness|FleetScale|FleetCluster' ./store ./kiosk ./game/breakout ./kiosk/harness ./kiosk/fleet
 
 # make run: the kiosk on a development default (docs/kiosk-config.md): its
 # database under the user's data directory, a demo issuer key and a demo block
@@ -210,6 +212,48 @@ fleet-send-block: fleet-key
 
 fleet-blocks: build
 	$(CENTRAL) blocks -fleet $(FLEET_DIR) -nats $(NATS_URL)
+
+# make run-fleet-cluster: make run-fleet with its centre on three nodes of a
+# cluster (DESIGN.md §11, docs/fleet.md, The centre as a cluster): three
+# pharaon-central serve -node n1, n2, n3 on loopback, the kiosks' ports
+# 4231 to 4233 and the routes' 6231 to 6233 (TLS verified both ways with the
+# fleet's CA), each storing in bin/fleet-cluster/jetstream-nN, the streams
+# and buckets in three copies, each node with the claim service. The two
+# kiosks are given the three URLs. The fleet's material and the kiosks'
+# bundles are made in bin/fleet-cluster on first use (make
+# fleet-cluster-init). Each node's process id is printed: kill one (or
+# kill -STOP it) and the kiosks go on with the two others; make
+# fleet-cluster-status reads the fleet through any node that answers.
+CLUSTER_DIR ?= $(BIN)/fleet-cluster
+CLUSTER_NODES = 1 2 3
+CLUSTER_URL = tls://127.0.0.1:4231,tls://127.0.0.1:4232,tls://127.0.0.1:4233
+.PHONY: run-fleet-cluster fleet-cluster-init fleet-cluster-status
+run-fleet-cluster: build fleet-cluster-init
+	@set -m; trap 'kill $$pids 2>/dev/null; wait' EXIT INT TERM; pids=""; \
+	for n in $(CLUSTER_NODES); do \
+	  routes=""; for o in $(CLUSTER_NODES); do [ $$o = $$n ] || routes="$$routes$${routes:+,}127.0.0.1:623$$o"; done; \
+	  $(CENTRAL) serve -fleet $(CLUSTER_DIR) -listen 127.0.0.1:423$$n -store $(CLUSTER_DIR)/jetstream-n$$n \
+	    -node n$$n -cluster 127.0.0.1:623$$n -routes $$routes & pids="$$pids $$!"; \
+	  echo "node n$$n: pid $$!"; \
+	done; \
+	for k in $(FLEET_KIOSKS); do \
+	  $(BIN)/pharaon -dev -fullscreen=false -kiosk-id $$k -db $(CLUSTER_DIR)/$$k/pharaon.db \
+	    -nats-url $(CLUSTER_URL) -nats-creds $(CLUSTER_DIR)/kiosks/$$k/kiosk.creds -nats-ca $(CLUSTER_DIR)/kiosks/$$k/ca.pem \
+	    -nats-voucher-key $(CLUSTER_DIR)/kiosks/$$k/voucher.key -keys $(CLUSTER_DIR)/issuer.pub $(RUN_ARGS) & pids="$$pids $$!"; \
+	done; \
+	wait -n
+
+# fleet-cluster-init: the cluster's fleet material, its kiosks' bundles
+# (given the three URLs) and its issuer key, made once.
+fleet-cluster-init: build
+	@$(MAKE) --no-print-directory fleet-key FLEET_DIR=$(CLUSTER_DIR)
+	@test -f $(CLUSTER_DIR)/nsc/stores/pharaon/pharaon.jwt || \
+	  $(CENTRAL) init -fleet $(CLUSTER_DIR) -listen 127.0.0.1:4231 -store $(CLUSTER_DIR)/jetstream-n1
+	@for k in $(FLEET_KIOSKS); do test -f $(CLUSTER_DIR)/kiosks/$$k/kiosk.creds || \
+	  $(CENTRAL) kiosk add -fleet $(CLUSTER_DIR) -id $$k -groups $(FLEET_GROUP) -url $(CLUSTER_URL) -nats $(CLUSTER_URL); done
+
+fleet-cluster-status: build
+	$(CENTRAL) status -fleet $(CLUSTER_DIR) -nats $(CLUSTER_URL); $(CENTRAL) report -fleet $(CLUSTER_DIR) -nats $(CLUSTER_URL)
 
 fleet-status: build
 	$(CENTRAL) status -fleet $(FLEET_DIR) -nats $(NATS_URL); $(CENTRAL) report -fleet $(FLEET_DIR) -nats $(NATS_URL)
