@@ -145,7 +145,8 @@ func (c *natsCluster) vouchers(t *testing.T, js jetstream.JetStream) *Vouchers {
 
 // replicated are the streams the fleet provisions: each must be whole on
 // every node.
-var replicated = []string{RecordsStream, BlocksStream, "KV_" + VoucherBucket, "KV_" + ClaimsBucket, "KV_" + BlockResults}
+var replicated = []string{RecordsStream, BlocksStream, "KV_" + VoucherBucket, "KV_" + ClaimsBucket, "KV_" + BlockResults,
+	"KV_" + RolloutsBucket, "KV_" + UpdateOffers, "KV_" + UpdateReports}
 
 // replicas reads what node i's own replica of each stream holds (its last
 // sequence and its count of messages); ok false while the node is stopped
