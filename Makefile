@@ -32,12 +32,15 @@ export CGO_ENABLED := 1
 # window is stopped on (cmd/pharaon/window_test.go), and espeak-ng, the
 # voice the speech's tests hear (kiosk/speech), and Node and npm, which run
 # the independent eSSP host the validator simulator is tried against
-# (hw/sim/esspsim/thirdparty_test.go); chromium, the headless browser the
+# (hw/sim/esspsim/thirdparty_test.go), taken from Debian only when the
+# machine has no node and npm of its own (Debian's npm cannot be installed
+# beside a Node from another source, which brings its npm); chromium, the headless browser the
 # operator's console is tested in (cmd/pharaon-central,
 # console_browser_test.go); and what fetches Go when the machine's is too
 # old.
+NODE_DEBS := $(if $(and $(shell command -v node),$(shell command -v npm)),,nodejs npm)
 DEB_DEPS := libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev \
-            libxi-dev libxxf86vm-dev pkg-config gcc swtpm systemd lintian xvfb espeak-ng nodejs npm chromium $(if $(GO_FETCH),curl ca-certificates unzip)
+            libxi-dev libxxf86vm-dev pkg-config gcc swtpm systemd lintian xvfb espeak-ng $(NODE_DEBS) chromium $(if $(GO_FETCH),curl ca-certificates unzip)
 
 # make test: -race everywhere. The timeout is a guard against a hung test,
 # not a measure of speed: one for CI and a person's machine, long enough for
