@@ -22,6 +22,7 @@ import (
 	"pharaon/cmd/pharaon/internal/early"
 	"pharaon/game/block"
 	"pharaon/hw/jack"
+	"pharaon/hw/sim/esspsim"
 	"pharaon/hw/validator"
 	"pharaon/hw/validator/drivers"
 	"pharaon/kiosk"
@@ -159,10 +160,13 @@ const (
 )
 
 // startDevSim starts the simulated bill validator and voucher printer of a
-// development run, for the devices the configuration gives no path to.
+// development run, for the devices the configuration gives no path to. The
+// validator is of the family the configuration names (-validator essp: an
+// eSSP unit, with the kiosk's fixed key and address).
 func startDevSim(cfg *Config, logger *log.Logger) (*devsim.Devices, error) {
 	data := filepath.Dir(cfg.DB)
 	devs, err := devsim.Start(devsim.Config{Dir: filepath.Join(data, devRunDir), Receipts: filepath.Join(data, devVouchersDir),
+		Family: cfg.ValidatorFamily, ESSP: esspsim.Config{FixedKey: cfg.ESSP.FixedKey, Address: cfg.ESSP.Address},
 		Logf: logger.Printf})
 	if err != nil {
 		return nil, fmt.Errorf("start the simulated cash devices: %w", err)
@@ -173,8 +177,8 @@ func startDevSim(cfg *Config, logger *log.Logger) (*devsim.Devices, error) {
 	if cfg.Printer == "" {
 		cfg.Printer = devs.PrinterPath
 	}
-	logger.Printf("development kiosk: bill validator %s, voucher printer %s, vouchers in %s",
-		cfg.Validator, cfg.Printer, filepath.Join(data, devVouchersDir))
+	logger.Printf("development kiosk: bill validator %s (%s), voucher printer %s, vouchers in %s",
+		cfg.Validator, devs.Unit.Family().Label(), cfg.Printer, filepath.Join(data, devVouchersDir))
 	return devs, nil
 }
 

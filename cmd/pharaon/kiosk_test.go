@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"pharaon/game"
+	"pharaon/hw/validator"
 	"pharaon/kiosk"
 	"pharaon/kiosk/devsim"
 )
@@ -90,6 +91,29 @@ func insertNote(t *testing.T, p *parts, amount game.Money) {
 func waitFor(t *testing.T, cond func() bool, msg string, args ...any) {
 	t.Helper()
 	require.Eventually(t, cond, 20*time.Second, 5*time.Millisecond, append([]any{msg}, args...)...)
+}
+
+// -dev -validator essp simulates an eSSP unit: the kiosk's eSSP driver
+// negotiates its key with it, a note is credited, and the devices view says
+// what the unit is.
+func TestOpenKioskDevelopmentESSP(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Config{DB: filepath.Join(dir, "data", "pharaon.db"), Dev: true, KioskID: "PH-DEV", Venue: "Tabac de la Gare",
+		ValidatorFamily: validator.FamilyESSP}
+	var logs bytes.Buffer
+	p, err := openKiosk(context.Background(), cfg, testNow, log.New(&logs, "", 0))
+	require.NoError(t, err)
+	defer p.Close()
+	require.NotNil(t, p.devs.ESSP, "an eSSP unit is simulated")
+	assert.Nil(t, p.devs.Validator)
+	assert.Contains(t, logs.String(), "(eSSP)")
+	insertNote(t, p, 20*game.Euro)
+	insertNote(t, p, 5*game.Euro)
+	assert.Equal(t, 25*game.Euro, p.m.Snapshot().Credit)
+	assert.True(t, p.devs.ESSP.Encrypted(), "the line is encrypted")
+	c := p.devs.Unit.Counts()
+	assert.Equal(t, []int64{2000, 500}, c.Values)
+	assert.Equal(t, 2, c.Acked, "each credit acknowledged once")
 }
 
 func TestOpenKioskProduction(t *testing.T) {

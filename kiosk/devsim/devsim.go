@@ -1,7 +1,7 @@
 // Package devsim runs the kiosk's two cash devices as simulators on
-// pseudo-terminals, in the kiosk's own process: the JCM ID-003 bill
-// validator (hw/sim/id003sim) and the ESC/POS voucher printer
-// (hw/sim/printersim). The development run and the tests point the kiosk's
+// pseudo-terminals, in the kiosk's own process: the bill validator, a JCM
+// ID-003 unit (hw/sim/id003sim) or an ITL eSSP one (hw/sim/esspsim), and
+// the ESC/POS voucher printer (hw/sim/printersim). The development run and the tests point the kiosk's
 // real drivers at their stable links (Devices.ValidatorPath and
 // PrinterPath), so every machine runs the same code end to end as the
 // kiosk on its hardware (DESIGN.md §9). The development panel inserts
@@ -22,9 +22,10 @@ import (
 	"sync"
 
 	"pharaon/game"
-	"pharaon/hw/id003"
+	"pharaon/hw/sim/esspsim"
 	"pharaon/hw/sim/id003sim"
 	"pharaon/hw/sim/printersim"
+	"pharaon/hw/validator"
 )
 
 // Config says where the simulators live.
@@ -36,9 +37,13 @@ type Config struct {
 	// NNNN.png, numbered on from the files already there ("" = nowhere;
 	// the data directory's vouchers/ in the development run).
 	Receipts string
-	// Validator and Printer tune the simulators (their links and receipt
-	// directory are set here).
+	// Family is the simulated bill validator's (default ID-003).
+	Family validator.Family
+	// Validator, ESSP and Printer tune the simulators (their links and
+	// receipt directory are set here): Validator an ID-003 unit, ESSP an
+	// eSSP one.
 	Validator id003sim.Config
+	ESSP      esspsim.Config
 	Printer   printersim.Config
 	// Logf receives what the printer found odd in its byte stream and the
 	// receipt files it could not write (nil: dropped).
@@ -47,7 +52,11 @@ type Config struct {
 
 // Devices are the two simulated devices, running.
 type Devices struct {
+	// Unit is the bill validator whatever its family; Validator is it
+	// when it is an ID-003 unit, ESSP when an eSSP one (the other nil).
+	Unit          Unit
 	Validator     *id003sim.Sim
+	ESSP          *esspsim.Sim
 	Printer       *printersim.Printer
 	ValidatorPath string // what the kiosk opens as its bill validator
 	PrinterPath   string // what the kiosk opens as its voucher printer
@@ -79,9 +88,16 @@ func Start(cfg Config) (*Devices, error) {
 		}
 		d.next = n + 1
 	}
-	d.Validator = id003sim.New(cfg.Validator)
-	if err := d.Validator.Start(d.ValidatorPath); err != nil {
+	u, err := newUnit(cfg, d.ValidatorPath)
+	if err != nil {
 		return nil, fmt.Errorf("devsim: bill validator: %w", err)
+	}
+	d.Unit = u
+	switch u := u.(type) {
+	case id003Unit:
+		d.Validator = u.Sim
+	case esspUnit:
+		d.ESSP = u.Sim
 	}
 	pcfg := cfg.Printer
 	pcfg.Link, pcfg.Dir = d.PrinterPath, ""
@@ -90,7 +106,7 @@ func Start(cfg Config) (*Devices, error) {
 	}
 	p, err := printersim.Start(pcfg)
 	if err != nil {
-		d.Validator.Close()
+		d.Unit.Close()
 		return nil, fmt.Errorf("devsim: printer: %w", err)
 	}
 	d.Printer = p
@@ -188,29 +204,20 @@ func (r *Refusal) RefusalCode() string { return string(r.Code) }
 
 // refusal names the validator's known refusals; other errors pass as they
 // are.
-func refusal(err error) error {
-	var code RefusalCode
-	switch {
-	case errors.Is(err, id003sim.ErrDisabled):
-		code = RefusedDisabled
-	case errors.Is(err, id003sim.ErrBusy):
-		code = RefusedBusy
-	case errors.Is(err, id003sim.ErrUnplugged):
-		code = RefusedUnplugged
-	case errors.Is(err, id003sim.ErrUnknown):
-		code = RefusedUnknownNote
-	default:
+func (d *Devices) refusal(err error) error {
+	code := d.Unit.refusal(err)
+	if code == "" {
 		return err
 	}
 	return &Refusal{Code: code, Err: err}
 }
 
 // InsertNote inserts a genuine note. It fails while the validator is not
-// taking notes (id003sim.ErrDisabled: the kiosk inhibits it) or already
-// holds one (id003sim.ErrBusy), with a *Refusal.
+// taking notes (RefusedDisabled: the kiosk inhibits it) or already holds
+// one (RefusedBusy), with a *Refusal.
 func (d *Devices) InsertNote(amount game.Money) error {
-	if err := d.Validator.InsertNote(int64(amount)); err != nil {
-		return refusal(fmt.Errorf("insert %s: %w", amount.Plain(), err))
+	if err := d.Unit.InsertNote(int64(amount)); err != nil {
+		return d.refusal(fmt.Errorf("insert %s: %w", amount.Plain(), err))
 	}
 	return nil
 }
@@ -218,8 +225,8 @@ func (d *Devices) InsertNote(amount game.Money) error {
 // InsertCounterfeit inserts a note the validator rejects (its optical
 // pattern is wrong).
 func (d *Devices) InsertCounterfeit() error {
-	if err := d.Validator.InsertCounterfeit(id003.RejectPhotoPattern); err != nil {
-		return refusal(fmt.Errorf("insert counterfeit: %w", err))
+	if err := d.Unit.InsertCounterfeit(); err != nil {
+		return d.refusal(fmt.Errorf("insert counterfeit: %w", err))
 	}
 	return nil
 }
@@ -257,16 +264,10 @@ var ErrUnknownFault = errors.New("devsim: unknown fault")
 func (d *Devices) Cause(f Fault) error {
 	var err error
 	switch f {
-	case ValidatorJam:
-		err = d.Validator.Inject(id003sim.JamInAcceptor, 0)
-	case ValidatorStackerFull:
-		err = d.Validator.Inject(id003sim.StackerFull, 0)
-	case ValidatorStackerOpen:
-		err = d.Validator.Inject(id003sim.StackerOpen, 0)
-	case ValidatorFailure:
-		err = d.Validator.Inject(id003sim.Failure, 0)
+	case ValidatorJam, ValidatorStackerFull, ValidatorStackerOpen, ValidatorFailure:
+		err = d.Unit.cause(f)
 	case ValidatorUnplugged:
-		err = d.unplug(f, d.Validator.Unplug)
+		err = d.unplug(f, d.Unit.Unplug)
 	case PrinterPaperOut:
 		d.Printer.SetPaper(printersim.PaperEmpty)
 	case PrinterPaperLow:
@@ -285,7 +286,7 @@ func (d *Devices) Cause(f Fault) error {
 		return &Refusal{Code: RefusedUnknownFault, Err: fmt.Errorf("%q: %w", f, ErrUnknownFault)}
 	}
 	if err != nil {
-		return refusal(fmt.Errorf("devsim: %s: %w", f, err))
+		return d.refusal(fmt.Errorf("devsim: %s: %w", f, err))
 	}
 	return nil
 }
@@ -313,7 +314,7 @@ func (d *Devices) Repair() error {
 	var errs []error
 	d.mu.Lock()
 	if d.unplugged[ValidatorUnplugged] {
-		errs = append(errs, d.Validator.Replug())
+		errs = append(errs, d.Unit.Replug())
 		delete(d.unplugged, ValidatorUnplugged)
 	}
 	if d.unplugged[PrinterUnplugged] {
@@ -321,8 +322,7 @@ func (d *Devices) Repair() error {
 		delete(d.unplugged, PrinterUnplugged)
 	}
 	d.mu.Unlock()
-	d.Validator.ClearLine()
-	d.Validator.Clear()
+	d.Unit.repair()
 	d.Printer.Disarm()
 	d.Printer.SetPaper(printersim.PaperOK)
 	d.Printer.SetCoverOpen(false)
@@ -338,5 +338,5 @@ func (d *Devices) Repair() error {
 
 // Close powers both simulators off.
 func (d *Devices) Close() error {
-	return errors.Join(d.Validator.Close(), d.Printer.Close())
+	return errors.Join(d.Unit.Close(), d.Printer.Close())
 }
