@@ -35,6 +35,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"pharaon/hw/validator"
 	"pharaon/kiosk/harness"
 	"pharaon/store"
 	"pharaon/store/powercut"
@@ -57,7 +58,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "a line per fault")
 	powerCut := fs.Bool("powercut", false, "every fault a kill -9 and a power cut, on the power-cut file system (root, /dev/fuse)")
 	syncMode := fs.String("sync", "", "OFF or NORMAL: the kiosk's store does not sync (with -powercut, a binary built with -tags pharaon_weaksync)")
+	family := fs.String("validator", "id003", "the simulated bill validator's `family`: id003 or essp")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fam, err := validator.ParseFamily(*family)
+	if err != nil {
+		fmt.Fprintln(stderr, "pharaon-harness: -validator:", err)
 		return 2
 	}
 	if *faults < 1 {
@@ -100,7 +107,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rep, err := harness.Run(ctx, harness.Config{Dir: *dir, Faults: *faults, Seed: *seed, Tmpfs: *tmpfs, Logf: logf,
+	rep, err := harness.Run(ctx, harness.Config{Dir: *dir, Family: fam, Faults: *faults, Seed: *seed, Tmpfs: *tmpfs, Logf: logf,
 		PowerCut: *powerCut, Sync: *syncMode,
 		Command: func() *exec.Cmd { return exec.Command(self, "kiosk") }})
 	if rep != nil {

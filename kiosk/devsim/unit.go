@@ -30,6 +30,11 @@ type Unit interface {
 	Stacking() bool
 	// AtRest: no note in its path.
 	AtRest() bool
+	// LineFaults names the faults the unit's line can suffer (bad CRC,
+	// noise, split or merged answers, silence, a lost acknowledgement);
+	// InjectLine applies one to its next n answers.
+	LineFaults() []string
+	InjectLine(fault string, n int) error
 	// Refusal code of an insertion's error ("" when not one the panel names).
 	refusal(err error) RefusalCode
 	cause(f Fault) error
@@ -55,6 +60,13 @@ func (id003Unit) Family() validator.Family { return validator.FamilyID003 }
 func (u id003Unit) InsertCounterfeit() error {
 	return u.Sim.InsertCounterfeit(id003.RejectPhotoPattern)
 }
+
+func (id003Unit) LineFaults() []string {
+	return []string{string(id003sim.BadCRC), string(id003sim.Split), string(id003sim.Merged), string(id003sim.Garbage),
+		string(id003sim.Silence), string(id003sim.DropAck)}
+}
+
+func (u id003Unit) InjectLine(f string, n int) error { return u.Inject(id003sim.Fault(f), n) }
 
 func (u id003Unit) Counts() UnitCounts {
 	c := u.Sim.Counts()
@@ -111,6 +123,15 @@ type esspUnit struct{ *esspsim.Sim }
 func (esspUnit) Family() validator.Family { return validator.FamilyESSP }
 
 func (u esspUnit) InsertCounterfeit() error { return u.Sim.InsertCounterfeit(esspsim.RejectAverage) }
+
+// LineFaults: Deaf, a frame the unit never heard, is the host's lost
+// acknowledgement's twin on an SSP line.
+func (esspUnit) LineFaults() []string {
+	return []string{string(esspsim.BadCRC), string(esspsim.Split), string(esspsim.Merged), string(esspsim.Garbage),
+		string(esspsim.Silence), string(esspsim.Deaf)}
+}
+
+func (u esspUnit) InjectLine(f string, n int) error { return u.Inject(esspsim.Fault(f), n) }
 
 func (u esspUnit) Counts() UnitCounts {
 	c := u.Sim.Counts()

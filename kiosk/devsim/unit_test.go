@@ -29,6 +29,9 @@ func TestEitherFamilysUnit(t *testing.T) {
 			for _, fault := range []Fault{ValidatorJam, ValidatorStackerFull, ValidatorStackerOpen, ValidatorFailure, ValidatorUnplugged} {
 				require.NoError(t, d.Cause(fault), "%s", fault)
 			}
+			for _, lf := range d.Unit.LineFaults() {
+				require.NoError(t, d.Unit.InjectLine(lf, 1), "%s", lf)
+			}
 			require.NoError(t, d.Repair())
 			assert.Zero(t, d.Unit.Counts().Stacked)
 			assert.False(t, d.Unit.Stacking())

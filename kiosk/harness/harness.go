@@ -27,8 +27,10 @@ import (
 	"time"
 
 	"pharaon/game"
+	"pharaon/hw/sim/esspsim"
 	"pharaon/hw/sim/id003sim"
 	"pharaon/hw/sim/printersim"
+	"pharaon/hw/validator"
 	"pharaon/kiosk/devsim"
 	"pharaon/kiosk/kiosktest"
 	"pharaon/store"
@@ -69,6 +71,9 @@ type Config struct {
 	// Dir is the run's work directory (made; the database, the device
 	// links and the vouchers go there).
 	Dir string
+	// Family is the simulated bill validator's (default ID-003): the
+	// kiosk's core drives either through the same calls.
+	Family validator.Family
 	// Faults is how many faults to cause; Seed the run's randomness.
 	Faults int
 	Seed   uint64
@@ -107,8 +112,9 @@ type Config struct {
 // Report is what a run found.
 type Report struct {
 	Seed     uint64
-	Faults   map[Kind]int // caused, by kind
-	Skipped  map[Kind]int // drawn but not possible here (read-only without a tmpfs)
+	Family   validator.Family // the bill validator's
+	Faults   map[Kind]int     // caused, by kind
+	Skipped  map[Kind]int     // drawn but not possible here (read-only without a tmpfs)
 	Restarts int
 	Kills    int
 	// What the player and staff did.
@@ -149,7 +155,11 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 // String is the report as the documentation shows it.
 func (r *Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d, %d faults in %s, %d restarts (%d kill -9)\n", r.Seed, r.total(),
+	fam := r.Family
+	if fam == "" {
+		fam = validator.FamilyID003
+	}
+	fmt.Fprintf(&b, "%s bill validator, seed %d, %d faults in %s, %d restarts (%d kill -9)\n", fam.Label(), r.Seed, r.total(),
 		r.Elapsed.Round(time.Second), r.Restarts, r.Kills)
 	for _, k := range Kinds {
 		if r.Faults[k] > 0 || r.Skipped[k] > 0 {
@@ -227,7 +237,7 @@ type run struct {
 // the report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	t0 := time.Now()
-	r := &run{cfg: cfg, rep: &Report{Seed: cfg.Seed, Faults: map[Kind]int{}, Skipped: map[Kind]int{}},
+	r := &run{cfg: cfg, rep: &Report{Seed: cfg.Seed, Family: cfg.Family, Faults: map[Kind]int{}, Skipped: map[Kind]int{}},
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0xfa017)), typical: map[string]time.Duration{},
 		validations: map[string]bool{}, unknownPaper: map[string]bool{}}
 	r.ack.plays, r.ack.vouchers, r.ack.paid = map[int64]Played{}, map[int64]bool{}, map[int64]bool{}
@@ -339,13 +349,13 @@ func (r *run) setup() error {
 	} else if db, err = kiosktest.CopyTemplate(tmpl, r.data); err != nil {
 		return err
 	}
-	r.devs, err = devsim.Start(devsim.Config{Dir: filepath.Join(r.cfg.Dir, "dev"),
-		Validator: id003sim.Config{Seed: r.cfg.Seed}})
+	r.devs, err = devsim.Start(devsim.Config{Dir: filepath.Join(r.cfg.Dir, "dev"), Family: r.cfg.Family,
+		Validator: id003sim.Config{Seed: r.cfg.Seed}, ESSP: esspsim.Config{Seed: r.cfg.Seed}})
 	if err != nil {
 		return err
 	}
-	r.kc = KioskConfig{DB: db, Validator: r.devs.ValidatorPath, Printer: r.devs.PrinterPath, Seed: r.cfg.Seed,
-		Sync: r.cfg.Sync}
+	r.kc = KioskConfig{DB: db, Validator: r.devs.ValidatorPath, Family: r.devs.Unit.Family(), Printer: r.devs.PrinterPath,
+		Seed: r.cfg.Seed, Sync: r.cfg.Sync}
 	return nil
 }
 
@@ -563,17 +573,23 @@ func (r *run) idle(printer bool) error {
 
 var notes = []game.Money{5 * game.Euro, 10 * game.Euro, 20 * game.Euro, 50 * game.Euro}
 
+// refused reports whether err is the devices' refusal of one of codes.
+func refused(err error, codes ...devsim.RefusalCode) bool {
+	var r *devsim.Refusal
+	return errors.As(err, &r) && slices.Contains(codes, r.Code)
+}
+
 // insert puts a note in the validator.
 func (r *run) insert() error {
 	n := notes[r.rng.IntN(len(notes))]
 	// The kiosk says it takes notes a little before the unit has left its
 	// initialisation: the player tries again, as a player would.
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		err := r.devs.Validator.InsertNote(int64(n))
+		err := r.devs.InsertNote(n)
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, id003sim.ErrDisabled) && !errors.Is(err, id003sim.ErrBusy) || time.Now().After(deadline) {
+		if !refused(err, devsim.RefusedDisabled, devsim.RefusedBusy) || time.Now().After(deadline) {
 			return err
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -630,7 +646,7 @@ func (r *run) feed(c game.Money) error {
 			return err
 		}
 		t0 := time.Now()
-		before := r.devs.Validator.Counts()
+		before := r.devs.Unit.Counts()
 		if err := r.insert(); err != nil {
 			return err
 		}
@@ -645,9 +661,9 @@ func (r *run) feed(c game.Money) error {
 // waitCredit waits until the note inserted is in the cash box or back
 // out (the unit's own counts), then until the kiosk settled, and says
 // whether the credit moved from was.
-func (r *run) waitCredit(was game.Money, before id003sim.Counts) error {
+func (r *run) waitCredit(was game.Money, before devsim.UnitCounts) error {
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		c := r.devs.Validator.Counts()
+		c := r.devs.Unit.Counts()
 		if c.Stacked != before.Stacked || c.Returned != before.Returned {
 			break
 		}
@@ -963,7 +979,7 @@ func (r *run) heldInBox() ([]string, error) {
 	if err != nil || f.Held == 0 || f.Open > 0 {
 		return nil, err
 	}
-	surplus := game.Money(r.devs.Validator.Counts().StackedSum) - f.Ledger[store.KindBillIn]
+	surplus := game.Money(r.devs.Unit.Counts().StackedSum) - f.Ledger[store.KindBillIn]
 	credit, ok := inBox(f.HeldNotes, surplus)
 	if !ok {
 		return nil, nil
@@ -984,11 +1000,10 @@ func (r *run) validatorFault(k Kind) (kill bool, err error) {
 	if err := r.idle(false); err != nil {
 		return false, err
 	}
-	v := r.devs.Validator
+	v := r.devs.Unit
 	if k == ValidatorGarble {
-		line := []id003sim.Fault{id003sim.BadCRC, id003sim.Split, id003sim.Merged, id003sim.Garbage,
-			id003sim.Silence, id003sim.DropAck}
-		if err := v.Inject(line[r.rng.IntN(len(line))], 1+r.rng.IntN(4)); err != nil {
+		line := v.LineFaults()
+		if err := v.InjectLine(line[r.rng.IntN(len(line))], 1+r.rng.IntN(4)); err != nil {
 			return false, err
 		}
 	}
@@ -1084,7 +1099,7 @@ func (r *run) diskFull() error {
 			// The kiosk may have inhibited the validator by now (a game of
 			// this fault won a hand-pay, or could not be written): the
 			// player's note is refused, which is right on a full disk.
-			if err = r.insert(); errors.Is(err, id003sim.ErrDisabled) {
+			if err = r.insert(); refused(err, devsim.RefusedDisabled) {
 				r.cfg.Logf("disk full: the validator refuses the note: %v", err)
 				err = nil
 			} else if err == nil {
@@ -1187,7 +1202,7 @@ func (r *run) check(i int, k Kind) error {
 		// are credited, the others closed. While a note is still open
 		// (its STACK sent, unsettled) staff wait: they could not tell it
 		// from a held one.
-		c := r.devs.Validator.Counts()
+		c := r.devs.Unit.Counts()
 		surplus := game.Money(c.StackedSum) - f.Ledger[store.KindBillIn]
 		credit, ok := inBox(f.HeldNotes, surplus)
 		if !ok {
@@ -1247,7 +1262,7 @@ func (r *run) check(i int, k Kind) error {
 	// staff (when staff could not count yet) and the notes whose STACK was
 	// sent and that no report settled yet (the kiosk holds them at the
 	// next note): never more, and never less.
-	c := r.devs.Validator.Counts()
+	c := r.devs.Unit.Counts()
 	box, credited := game.Money(c.StackedSum), f.Ledger[store.KindBillIn]
 	surplus := box - credited
 	stacked := credited // the notes in the box the books account for

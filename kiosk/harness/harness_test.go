@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"pharaon/hw/validator"
 	"pharaon/store"
 )
 
@@ -85,7 +86,15 @@ func envInt(t *testing.T, name string, def int) int {
 	return n
 }
 
+// The fault harness runs against each family of bill validator, its
+// figures reported for each.
 func TestFaultHarness(t *testing.T) {
+	for _, f := range validator.Families() {
+		t.Run(string(f), func(t *testing.T) { faultHarness(t, f) })
+	}
+}
+
+func faultHarness(t *testing.T, f validator.Family) {
 	faults := 200
 	if testing.Short() {
 		faults = 40
@@ -97,6 +106,7 @@ func TestFaultHarness(t *testing.T) {
 	seed := uint64(envInt(t, "PHARAON_HARNESS_SEED", 1))
 	rep, err := Run(context.Background(), Config{
 		Dir:     t.TempDir(),
+		Family:  f,
 		Faults:  faults,
 		Seed:    seed,
 		Command: kioskCommand(t),

@@ -40,6 +40,7 @@ import (
 const (
 	EnvDB        = "PHARAON_HARNESS_DB"        // the database file
 	EnvValidator = "PHARAON_HARNESS_VALIDATOR" // the bill validator's serial line
+	EnvFamily    = "PHARAON_HARNESS_FAMILY"    // its family (validator.Family; "" is ID-003)
 	EnvPrinter   = "PHARAON_HARNESS_PRINTER"   // the voucher printer's serial line
 	EnvClock     = "PHARAON_HARNESS_CLOCK"     // the clock's offset from the system's, as a Go duration
 	EnvSeed      = "PHARAON_HARNESS_SEED"      // the player's randomness (paddle moves)
@@ -60,6 +61,7 @@ const (
 // KioskConfig is a headless kiosk.
 type KioskConfig struct {
 	DB, Validator, Printer string
+	Family                 validator.Family // the bill validator's
 	ClockOffset            time.Duration
 	Seed                   uint64
 	// Sync is "" (synchronous=FULL, as the kiosk runs) or OFF or NORMAL
@@ -70,7 +72,7 @@ type KioskConfig struct {
 // KioskFromEnv reads a headless kiosk's configuration from its environment.
 func KioskFromEnv() (KioskConfig, error) {
 	c := KioskConfig{DB: os.Getenv(EnvDB), Validator: os.Getenv(EnvValidator), Printer: os.Getenv(EnvPrinter),
-		Sync: os.Getenv(EnvSync)}
+		Family: validator.Family(os.Getenv(EnvFamily)), Sync: os.Getenv(EnvSync)}
 	if c.DB == "" {
 		return c, fmt.Errorf("%s is not set", EnvDB)
 	}
@@ -93,7 +95,7 @@ func KioskFromEnv() (KioskConfig, error) {
 
 // (c KioskConfig) env is the environment a child needs for c.
 func (c KioskConfig) env() []string {
-	return []string{EnvDB + "=" + c.DB, EnvValidator + "=" + c.Validator, EnvPrinter + "=" + c.Printer,
+	return []string{EnvDB + "=" + c.DB, EnvValidator + "=" + c.Validator, EnvFamily + "=" + string(c.Family), EnvPrinter + "=" + c.Printer,
 		EnvClock + "=" + c.ClockOffset.String(), EnvSeed + "=" + strconv.FormatUint(c.Seed, 10), EnvSync + "=" + c.Sync}
 }
 
@@ -111,6 +113,7 @@ func cashConfig(c KioskConfig) kiosk.CashConfig {
 		PrinterPath:   c.Printer,
 		Drivers:       drivers.Opener{},
 		Validator: validator.Settings{
+			Family:       c.Family,
 			PollInterval: 5 * time.Millisecond,
 			ReplyTimeout: 200 * time.Millisecond,
 			Backoff:      hw.Backoff{Min: 5 * time.Millisecond, Max: 50 * time.Millisecond},
