@@ -675,7 +675,13 @@ func (r *run) waitCredit(was game.Money, before devsim.UnitCounts) error {
 	if err := r.idle(false); err != nil {
 		return err
 	}
+	// An SSP unit counts the note in its box as it gets there, and may
+	// raise its credit then: the kiosk credits it at its next poll.
 	have, err := r.credit()
+	for deadline := time.Now().Add(10 * time.Second); err == nil && have == was && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		have, err = r.credit()
+	}
 	if err == nil && have == was {
 		err = errors.New("the note was not credited")
 	}
