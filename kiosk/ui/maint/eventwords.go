@@ -150,6 +150,7 @@ var eventWords = map[string]text{
 	"system_switch":            {"Redémarrage sur le nouveau système (borne libre)", "Restart into the new system (kiosk idle)"},
 	"system_switch_failed":     {"Redémarrage sur le nouveau système non fait\u00a0: borne rouverte", "Restart into the new system not done: kiosk open again"},
 	"system_status_unreadable": {"État des emplacements système illisible", "System slots’ status unreadable"},
+	"fleet_update":             {"Mise à jour envoyée par le centre\u00a0: son issue (installée, refusée, en échec)", "Update sent by the centre: its outcome (installed, refused, failed)"},
 	"update_asked":             {"Mise à jour demandée depuis une clé USB", "Update asked from a USB stick"},
 	"update_installed":         {"Mise à jour installée depuis une clé USB", "Update installed from a USB stick"},
 	"update_refused":           {"Mise à jour refusée", "Update refused"},
