@@ -111,6 +111,9 @@ func TestOpenKioskDevelopmentESSP(t *testing.T) {
 	insertNote(t, p, 5*game.Euro)
 	assert.Equal(t, 25*game.Euro, p.m.Snapshot().Credit)
 	assert.True(t, p.devs.ESSP.Encrypted(), "the line is encrypted")
+	// The credit is committed before the unit is told (the acknowledgement
+	// follows the commit): the second note's may still be on the line.
+	waitFor(t, func() bool { return p.devs.Unit.Counts().Acked >= 2 }, "both credits acknowledged")
 	c := p.devs.Unit.Counts()
 	assert.Equal(t, []int64{2000, 500}, c.Values)
 	assert.Equal(t, 2, c.Acked, "each credit acknowledged once")
