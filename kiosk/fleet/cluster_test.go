@@ -572,6 +572,12 @@ func TestFleetClusterFaults(t *testing.T) {
 	caughtUp := time.Since(playStart)
 	pay.wg.Wait()
 	<-claimsDone
+	// On two loaded cores a read of the whole stream can outlast the faults
+	// and the kiosks' catching up: the reads end once one has come through
+	// (a read is bounded by 20 s and ReadRecords' retries), and the longest
+	// gap between two says how long the centre went without an answer.
+	require.Eventually(t, func() bool { return reads.Load() > 0 }, 3*time.Minute, 50*time.Millisecond,
+		"the centre's reads never came through (%d failed)", readFailures.Load())
 	endReads()
 	<-readsDone
 
