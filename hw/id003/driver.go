@@ -50,15 +50,15 @@ func (d *Driver) Snapshot() validator.Snapshot { return ValidatorSnapshot(d.h.Sn
 type walletAdapter struct{ w validator.Wallet }
 
 func (a walletAdapter) Escrow(ctx context.Context, n Note) (bool, string, error) {
-	return a.w.Escrow(ctx, validator.Note(n))
+	return a.w.Escrow(ctx, n)
 }
 
 func (a walletAdapter) Stacking(ctx context.Context, n Note) error {
-	return a.w.Stacking(ctx, validator.Note(n))
+	return a.w.Stacking(ctx, n)
 }
 
 func (a walletAdapter) Credit(ctx context.Context, n Note) error {
-	return a.w.Credit(ctx, validator.Note(n))
+	return a.w.Credit(ctx, n)
 }
 
 // PowerUp tells the kiosk where the note was. The Host calls it only for the two power-up states
@@ -69,7 +69,7 @@ func (a walletAdapter) PowerUp(ctx context.Context, st State, n Note) error {
 	if !ok {
 		return fmt.Errorf("id003: power up in state %s: no note's place", st)
 	}
-	return a.w.PowerUp(ctx, p, validator.Note(n))
+	return a.w.PowerUp(ctx, p, n)
 }
 
 // PowerUpPlace is where the note of a power-up state with a note is.
@@ -167,7 +167,7 @@ func ValidatorEvent(e Event) validator.Event {
 		k = validator.EventAnomaly
 		e.Detail = strings.TrimPrefix(e.Detail+fmt.Sprintf(" (ID-003 event %d)", int(e.Kind)), " ")
 	}
-	return validator.Event{Time: e.Time, Kind: k, Status: ValidatorStatus(e.Status), Note: validator.Note(e.Note),
+	return validator.Event{Time: e.Time, Kind: k, Status: ValidatorStatus(e.Status), Note: e.Note,
 		Accepted: e.Accepted, Err: e.Err, Detail: e.Detail}
 }
 

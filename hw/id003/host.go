@@ -10,44 +10,17 @@ import (
 	"time"
 
 	"pharaon/hw"
+	"pharaon/hw/validator"
 )
 
 // Mode is the line setting of an ID-003 unit.
 var Mode = hw.Mode{BaudRate: BaudRate, DataBits: DataBits, Parity: hw.EvenParity, StopBits: StopBits}
 
-// Note is a bank note on its way through the unit, as the host tells the kiosk about it.
-type Note struct {
-	Code  byte  // the unit's escrow code
-	Cents int64 // its value from the table; 0 when the code is not in the table
-	// IntentID is what the kiosk's Escrow returned for this note; "" when this run of the host
-	// did not send STACK for it (Recovered).
-	IntentID string
-	// Recovered: VEND VALID for a note this run of the host did not stack: the kiosk restarted
-	// while the note was on its way, and must resolve it from its own intent log (see Wallet).
-	// Code is then 0 when the unit's VEND VALID carried no escrow code (units differ).
-	Recovered bool
-	// StackSent: this run of the host sent STACK for the note and the unit did not refuse it, so
-	// the note may be in the cash box (PowerUp).
-	StackSent bool
-	// Previous is, at Escrow, the intent the kiosk gave this very note in an earlier serial
-	// session: the line was lost while the note waited in escrow and the unit still holds it
-	// there, so that STACK (if one was sent) was never carried out. The kiosk decides again.
-	Previous string
-}
-
-func (n Note) String() string {
-	s := fmt.Sprintf("note 0x%02X (%d cents)", n.Code, n.Cents)
-	if n.IntentID != "" {
-		s += " intent " + n.IntentID
-	}
-	if n.Recovered {
-		s += " recovered"
-	}
-	if n.Previous != "" {
-		s += " previous intent " + n.Previous
-	}
-	return s
-}
+// Note is a bank note on its way through the unit, as the host tells the kiosk about it: the
+// note of any family's driver (hw/validator), its Code the unit's escrow code. IntentID is empty and
+// Recovered set for a VEND VALID this run of the host did not stack; StackSent says STACK was sent
+// and not refused.
+type Note = validator.Note
 
 // Wallet is what the host needs of the kiosk's money flow. The host calls it from its polling
 // goroutine, one call at a time, and polls nothing meanwhile (the unit waits), so calls should
