@@ -1,4 +1,4 @@
-// Package sim holds what the device simulators share: a pseudo-terminal that stands in for a
+// Package sim holds what the device simulators share: their JSON control channel (ServeControl) and a pseudo-terminal that stands in for a
 // serial line. The simulators themselves live in subpackages (id003sim for the bill validator,
 // printersim for the receipt printer). A simulator must behave toward the host exactly like the real
 // unit, over the same bytes, so that the real drivers run end to end on any machine; it must never

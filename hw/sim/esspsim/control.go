@@ -1,10 +1,10 @@
 package esspsim
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
+
+	"pharaon/hw/sim"
 )
 
 // Command is one line of the control channel, for the development panel and scripts, in the same
@@ -68,27 +68,9 @@ func (s *Sim) Do(c Command) Reply {
 }
 
 // ServeControl reads one JSON command per line from r and writes one JSON reply per line to w,
-// until r ends. A line that is not a command gets an error reply; it does not stop the channel.
+// until r ends (sim.ServeControl).
 func (s *Sim) ServeControl(r io.Reader, w io.Writer) error {
-	sc := bufio.NewScanner(r)
-	enc := json.NewEncoder(w)
-	for sc.Scan() {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		var c Command
-		var rep Reply
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			rep = Reply{Error: fmt.Sprintf("simulator: bad command: %v", err), State: s.State(), Counts: s.Counts()}
-		} else {
-			rep = s.Do(c)
-		}
-		if err := enc.Encode(rep); err != nil {
-			return fmt.Errorf("control reply: %w", err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("control: %w", err)
-	}
-	return nil
+	return sim.ServeControl(r, w, s.Do, func(err error) Reply {
+		return Reply{Error: err.Error(), State: s.State(), Counts: s.Counts()}
+	})
 }
